@@ -1,0 +1,91 @@
+"""The agent interface every agent implements, and the data it learns from.
+
+An agent is a bundle of pure functions plus static data requirements. Params,
+optimizer state and PRNG keys travel as arguments, never as hidden state, so
+one agent definition serves both the Python `dm_env` loop (which jits `act`
+and `update` separately) and a compiled loop (which calls them inside one
+jitted `lax.scan`).
+
+    learner_state = agent.init(key)
+    params = agent.actor_params(learner_state)
+    actions, extras = agent.act(params, key, observations)   # [N, ...] -> [N]
+    learner_state, metrics = agent.update(learner_state, trajectory)
+    probabilities = agent.action_probabilities(params, observations)
+
+`action_probabilities` is the deployable policy: greedy evaluation takes its
+argmax, and the TFLite export converts it.
+"""
+
+import dataclasses
+from typing import Any, Callable, Dict, Generic, Mapping, NamedTuple, Optional, Tuple, TypeVar
+
+import jax
+
+Params = Any  # A pytree of arrays the actor needs (network params, epsilon…).
+LearnerState = TypeVar('LearnerState')  # Params, optimizer state, PRNG key…
+Extras = Dict[str, jax.Array]  # Per-step actor outputs (log-probs, values…).
+Metrics = Mapping[str, jax.Array]
+
+
+class Trajectory(NamedTuple):
+  """A batch of experience, time-major: leading dims `[T, B]`.
+
+  Step `t` of sequence `b` is: observe `observations[t]`, take `actions[t]`,
+  receive `rewards[t]` and `discounts[t]` (0 at termination, else 1).
+
+  Attributes:
+    observations: `[T, B, *obs_shape]`, o_t.
+    actions: int32 `[T, B]`, a_t.
+    rewards: float32 `[T, B]`, r_{t+1}.
+    discounts: float32 `[T, B]`, environment discount d_{t+1}.
+    last: bool `[T, B]`, step t ended its episode (termination or truncation);
+      returns must not flow across it.
+    mask: float32 `[T, B]`, 1 for real steps and 0 for padding.
+    final_observations: `[B, *obs_shape]`, the observation after the last
+      step, for agents that bootstrap from a value.
+    extras: per-step actor outputs, `[T, B, ...]` each.
+  """
+  observations: jax.Array
+  actions: jax.Array
+  rewards: jax.Array
+  discounts: jax.Array
+  last: jax.Array
+  mask: jax.Array
+  final_observations: jax.Array
+  extras: Extras
+
+
+@dataclasses.dataclass(frozen=True)
+class DataRequirements:
+  """How loops must cut experience into `Trajectory` batches for `update`.
+
+  Attributes:
+    batch_size: sequences per update (B).
+    unroll_length: steps per sequence (T); None means whole episodes, padded
+      with `mask` 0 to a common length.
+  """
+  batch_size: int
+  unroll_length: Optional[int] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Agent(Generic[LearnerState]):
+  """Pure functions of one agent; see the module docstring.
+
+  Attributes:
+    init: `key -> learner_state`.
+    actor_params: `learner_state -> params` the actor acts with.
+    act: `(params, key, observations [N, ...]) -> (actions [N], extras)`,
+      sampling an exploratory action among legal ones.
+    update: `(learner_state, trajectory) -> (learner_state, metrics)`; the
+      learner state carries its own PRNG key.
+    action_probabilities: `(params, observations [N, ...]) -> [N, A]`, the
+      deployable policy, zero on illegal actions.
+    data: how experience must be batched for `update`.
+  """
+  init: Callable[[jax.Array], LearnerState]
+  actor_params: Callable[[LearnerState], Params]
+  act: Callable[[Params, jax.Array, jax.Array], Tuple[jax.Array, Extras]]
+  update: Callable[[LearnerState, Trajectory], Tuple[LearnerState, Metrics]]
+  action_probabilities: Callable[[Params, jax.Array], jax.Array]
+  data: DataRequirements

@@ -1,0 +1,31 @@
+"""Crash-safe file writes: write a temporary file, then rename over."""
+
+import json
+import os
+import tempfile
+from typing import Any, Union
+
+PathLike = Union[str, os.PathLike]
+
+
+def write_bytes(path: PathLike, data: bytes) -> None:
+  """Writes `data` to `path` atomically (readers see old or new, never half)."""
+  directory = os.path.dirname(os.path.abspath(path))
+  os.makedirs(directory, exist_ok=True)
+  fd, tmp = tempfile.mkstemp(dir=directory, prefix='.tmp-')
+  try:
+    with os.fdopen(fd, 'wb') as f:
+      f.write(data)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
+
+
+def write_json(path: PathLike, value: Any) -> None:
+  """Writes `value` as indented JSON, atomically."""
+  write_bytes(path, (json.dumps(value, indent=2, sort_keys=True) +
+                     '\n').encode())

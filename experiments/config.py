@@ -1,0 +1,90 @@
+"""Experiment configuration: environment, agent, network and run settings."""
+
+import dataclasses
+from typing import Any, Mapping, Optional, Tuple
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+
+# Changing these makes a different experiment; the rest (budget, logging,
+# export) may change when a run is resumed.
+IDENTITY_KEYS = ('agent', 'env', 'seed', 'env_kwargs', 'hidden_sizes',
+                 'agent_config')
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentConfig:
+  """Everything one training run needs.
+
+  Attributes:
+    agent: agent name (see `agents.registry.names()`).
+    env: environment name (see `environments.registry.names()`).
+    seed: seeds the agent, the actor and the environment.
+    agent_config: the agent's config dataclass; None means its defaults.
+    env_kwargs: keyword arguments of the environment factory.
+    hidden_sizes: network hidden layers; None means the network's default.
+    num_episodes: training budget in episodes.
+    num_steps: optional budget in environment steps (stop at either).
+    eval_episodes: greedy episodes of the final evaluation.
+    eval_every_episodes: periodic greedy evaluation interval (0 disables).
+    periodic_eval_episodes: episodes of each periodic evaluation.
+    log_every_episodes: scalars go to the loggers this often.
+    checkpoint_every_updates: checkpoint this often (and at the end).
+    export_tflite: export and verify a TFLite policy at the end.
+  """
+  agent: str = 'reinforce'
+  env: str = 'plane_strike'
+  seed: int = 0
+  agent_config: Any = None
+  env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  hidden_sizes: Optional[Tuple[int, ...]] = None
+  num_episodes: int = 30_000
+  num_steps: Optional[int] = None
+  eval_episodes: int = 1000
+  eval_every_episodes: int = 2500
+  periodic_eval_episodes: int = 100
+  log_every_episodes: int = 250
+  checkpoint_every_updates: int = 250
+  export_tflite: bool = True
+
+  def __post_init__(self):
+    agent_registry.get(self.agent)  # Fails fast, listing valid agents.
+    if self.env not in env_registry.names():
+      raise ValueError(f'Unknown environment {self.env!r}. Valid names: '
+                       f'{", ".join(env_registry.names())}.')
+    if self.agent_config is None:
+      object.__setattr__(self, 'agent_config',
+                         agent_registry.make_config(self.agent))
+    elif not isinstance(self.agent_config,
+                        agent_registry.get(self.agent).config_class):
+      raise ValueError(
+          f'agent_config is a {type(self.agent_config).__name__}, but agent '
+          f'{self.agent!r} needs a '
+          f'{agent_registry.get(self.agent).config_class.__name__}.')
+    for name in ('num_episodes', 'eval_episodes', 'periodic_eval_episodes',
+                 'log_every_episodes', 'checkpoint_every_updates'):
+      if getattr(self, name) < 1:
+        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
+    if self.num_steps is not None and self.num_steps < 1:
+      raise ValueError(f'num_steps must be >= 1; got {self.num_steps}.')
+    if self.eval_every_episodes < 0:
+      raise ValueError(f'eval_every_episodes must be >= 0; got '
+                       f'{self.eval_every_episodes}.')
+    if self.hidden_sizes is not None:
+      object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
+
+  def to_dict(self) -> dict:
+    """JSON-ready dict, as saved in the workdir."""
+    return dataclasses.asdict(self) | {'env_kwargs': dict(self.env_kwargs)}
+
+
+def identity_mismatch(saved: Mapping[str, Any],
+                      config: ExperimentConfig) -> dict:
+  """Identity keys whose values differ between a saved and a new config."""
+  current = config.to_dict()
+  normalise = lambda v: list(v) if isinstance(v, tuple) else v
+  return {
+      key: (saved.get(key), current[key])
+      for key in IDENTITY_KEYS
+      if normalise(saved.get(key)) != normalise(current[key])
+  }

@@ -1,0 +1,262 @@
+"""Runs one training experiment with the Python dm_env loop.
+
+Workdir layout:
+  config.json     the resolved experiment config (checked on resume)
+  checkpoints/    Orbax checkpoints: learner state, actor key, counters
+  train.csv       logged scalars, one row per logging interval
+  tensorboard/    the same scalars as TensorBoard events
+  result.json     final counters, greedy evaluation and export results
+  <env>.tflite    the exported policy (e.g. planestrike.tflite)
+"""
+
+import dataclasses
+import json
+import os
+import re
+import time
+from typing import Any, Dict, Optional
+
+import jax
+import numpy as np
+import tqdm
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from environments import specs
+from experiments import actor as actor_lib
+from experiments import atomic_files
+from experiments import checkpointing
+from experiments import config as config_lib
+from experiments import environment_loop
+from experiments import episode_batcher
+from experiments import evaluation
+from experiments import learner as learner_lib
+from experiments import loggers
+
+# Each role gets its own environment seed stream, derived from config.seed.
+_TRAIN, _EVAL, _EXPORT = 0, 1, 2
+_COUNTERS = ('episodes', 'env_steps', 'updates')
+
+
+@dataclasses.dataclass(frozen=True)
+class Built:
+  """The objects an experiment config describes."""
+  config: config_lib.ExperimentConfig
+  environment_spec: specs.EnvironmentSpec
+  agent: Any
+
+  def _environment(self, *seed_words: int):
+    seed = int(np.random.SeedSequence([self.config.seed, *seed_words
+                                      ]).generate_state(1)[0])
+    return env_registry.make_environment(self.config.env, seed=seed,
+                                         **self.config.env_kwargs)
+
+  def train_environment(self, episodes_done: int = 0):
+    """Training episodes; a resumed run continues with fresh episodes."""
+    return self._environment(_TRAIN, episodes_done)
+
+  def eval_environment(self):
+    """Greedy evaluation episodes, disjoint from the training ones."""
+    return self._environment(_EVAL)
+
+  def export_environment(self):
+    """Games played through the exported model."""
+    return self._environment(_EXPORT)
+
+
+def build(config: config_lib.ExperimentConfig) -> Built:
+  """Environment spec and agent for `config` (no training state yet)."""
+  environment = env_registry.make_environment(config.env, **config.env_kwargs)
+  spec = specs.make_environment_spec(environment)
+  agent = agent_registry.make_agent(config.agent, config.agent_config, spec,
+                                    config.hidden_sizes)
+  return Built(config, spec, agent)
+
+
+def export_filename(env_name: str) -> str:
+  """`plane_strike` -> `planestrike.tflite`."""
+  return re.sub(r'[^a-z0-9]', '', env_name.lower()) + '.tflite'
+
+
+def load_config(workdir: str) -> config_lib.ExperimentConfig:
+  """The config saved in `workdir` by a training run."""
+  path = os.path.join(workdir, 'config.json')
+  if not os.path.exists(path):
+    raise FileNotFoundError(
+        f'No config.json in {workdir!r}; is it the --workdir of a training '
+        f'run?')
+  with open(path) as f:
+    saved = json.load(f)
+  saved['agent_config'] = agent_registry.make_config(saved['agent'],
+                                                     **saved['agent_config'])
+  return config_lib.ExperimentConfig(**saved)
+
+
+def _initial_state(built: Built) -> Dict[str, Any]:
+  key = jax.random.PRNGKey(built.config.seed)
+  learner_key, actor_key = jax.random.split(key)
+  counters = {name: np.zeros((), np.int64) for name in _COUNTERS}
+  counters['wall_seconds'] = np.zeros((), np.float64)
+  return {'learner': built.agent.init(learner_key), 'actor_key': actor_key,
+          'counters': counters}
+
+
+def restore_state(built: Built, workdir: str) -> Optional[Dict[str, Any]]:
+  """The newest checkpointed training state in `workdir`, or None."""
+  checkpointer = checkpointing.Checkpointer(os.path.join(workdir,
+                                                         'checkpoints'))
+  try:
+    restored = checkpointer.restore_latest(_initial_state(built))
+  finally:
+    checkpointer.close()
+  return None if restored is None else restored[1]
+
+
+def quiet_library_logs() -> None:
+  """Orbax logs every save at INFO; keep that out unless --verbosity asks."""
+  from absl import flags, logging  # pylint: disable=g-import-not-at-top
+  if not (flags.FLAGS.is_parsed() and flags.FLAGS['verbosity'].present):
+    logging.set_verbosity(logging.WARNING)
+
+
+def _prepare_workdir(config: config_lib.ExperimentConfig, workdir: str):
+  os.makedirs(workdir, exist_ok=True)
+  path = os.path.join(workdir, 'config.json')
+  if os.path.exists(path):
+    with open(path) as f:
+      saved = json.load(f)
+    mismatch = config_lib.identity_mismatch(saved, config)
+    if mismatch:
+      details = '; '.join(f'{k}: saved {a!r}, now {b!r}'
+                          for k, (a, b) in mismatch.items())
+      raise ValueError(
+          f'--workdir {workdir!r} holds a different experiment ({details}). '
+          f'Use a new --workdir, or the same settings to resume.')
+  atomic_files.write_json(path, config.to_dict())
+
+
+def _mean(values):
+  return float(np.mean(values)) if values else float('nan')
+
+
+def run_experiment(config: config_lib.ExperimentConfig,
+                   workdir: str,
+                   progress: bool = True) -> Dict[str, Any]:
+  """Trains (resuming from `workdir` if possible), evaluates and exports.
+
+  Returns:
+    The dict also written to `workdir/result.json`.
+  """
+  _prepare_workdir(config, workdir)
+  built = build(config)
+  agent = built.agent
+  checkpointer = checkpointing.Checkpointer(os.path.join(workdir,
+                                                         'checkpoints'))
+  state = _initial_state(built)
+  restored = checkpointer.restore_latest(state)
+  resume_step = None
+  if restored is not None:
+    state = restored[1]
+    resume_step = int(state['counters']['env_steps'])
+  counters = {k: v.item() for k, v in state['counters'].items()}
+
+  environment = built.train_environment(counters['episodes'])
+  eval_environment = built.eval_environment()
+  learner = learner_lib.Learner(agent, state['learner'])
+  actor = actor_lib.Actor(agent, learner.params, state['actor_key'])
+  loop = environment_loop.EnvironmentLoop(
+      environment, actor, learner,
+      episode_batcher.EpisodeBatcher(agent.data.batch_size))
+  logger = loggers.MultiLogger([
+      loggers.CSVLogger(os.path.join(workdir, 'train.csv'), resume_step),
+      loggers.TensorBoardLogger(os.path.join(workdir, 'tensorboard'),
+                                resume_step),
+  ])
+
+  def save():
+    checkpointer.save(counters['updates'], {
+        'learner': learner.state, 'actor_key': actor.key,
+        'counters': {k: np.asarray(v) for k, v in counters.items()}})
+
+  def done():
+    return (counters['episodes'] >= config.num_episodes or
+            (config.num_steps is not None and
+             counters['env_steps'] >= config.num_steps))
+
+  bar = tqdm.tqdm(total=config.num_episodes, initial=counters['episodes'],
+                  unit='episode', disable=not progress, dynamic_ncols=True)
+  window = {'returns': [], 'lengths': [], 'metrics': [], 'steps': 0,
+            'start': time.perf_counter()}
+  session_start = time.perf_counter()
+  wall_at_start = counters['wall_seconds']
+  while not done():
+    result = loop.run_episode()
+    counters['episodes'] += 1
+    counters['env_steps'] += result.episode_length
+    window['returns'].append(result.episode_return)
+    window['lengths'].append(result.episode_length)
+    window['steps'] += result.episode_length
+    bar.update(1)
+    if result.learner_metrics is not None:
+      counters['updates'] += 1
+      window['metrics'].append(result.learner_metrics)
+    counters['wall_seconds'] = (wall_at_start + time.perf_counter() -
+                                session_start)
+    values = {}
+    if counters['episodes'] % config.log_every_episodes == 0:
+      elapsed = time.perf_counter() - window['start']
+      values.update({
+          'episode_return': _mean(window['returns']),
+          'game_length': _mean(window['lengths']),
+          'steps_per_second': window['steps'] / elapsed,
+          'episodes_per_second': len(window['lengths']) / elapsed,
+      })
+      if window['metrics']:
+        fetched = jax.device_get(window['metrics'])
+        for name in fetched[0]:
+          values[name] = _mean([float(m[name]) for m in fetched])
+      bar.set_postfix(game_length=f'{values["game_length"]:.1f}',
+                      sps=f'{values["steps_per_second"]:.0f}')
+      window = {'returns': [], 'lengths': [], 'metrics': [], 'steps': 0,
+                'start': time.perf_counter()}
+    if (config.eval_every_episodes and
+        counters['episodes'] % config.eval_every_episodes == 0):
+      greedy = evaluation.evaluate(eval_environment, agent, learner.params,
+                                   config.periodic_eval_episodes)
+      values.update({f'eval/{k}': v for k, v in greedy.items()})
+    if values:
+      values.update(episodes=counters['episodes'],
+                    updates=counters['updates'],
+                    wall_seconds=counters['wall_seconds'])
+      logger.write(values, counters['env_steps'])
+    if (result.learner_metrics is not None and
+        counters['updates'] % config.checkpoint_every_updates == 0):
+      save()
+  bar.close()
+  save()
+  checkpointer.close()
+  logger.close()
+
+  final = evaluation.evaluate(eval_environment, agent, learner.params,
+                              config.eval_episodes)
+  result = {
+      'agent': config.agent,
+      'env': config.env,
+      'seed': config.seed,
+      **counters,
+      'eval_episodes': config.eval_episodes,
+      'eval_mean_return': final['mean_return'],
+      'eval_mean_episode_length': final['mean_episode_length'],
+      'tflite_path': None,
+  }
+  if config.export_tflite:
+    from experiments import export_tflite  # pylint: disable=g-import-not-at-top
+    path = os.path.join(workdir, export_filename(config.env))
+    report = export_tflite.export_and_verify(
+        agent, learner.params, built.environment_spec, path,
+        built.export_environment(),
+        num_games=config.eval_episodes)
+    result['tflite_path'] = os.path.abspath(path)
+    result['tflite'] = report
+  atomic_files.write_json(os.path.join(workdir, 'result.json'), result)
+  return result

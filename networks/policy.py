@@ -1,0 +1,40 @@
+"""Policy networks: observations to action logits, as pure `hk.transform`s."""
+
+from typing import Optional, Sequence
+
+import haiku as hk
+import jax
+
+from networks import mlp
+
+
+def reference_hidden_sizes(num_actions: int) -> Sequence[int]:
+  """Hidden layers of the Plane Strike reference policy: (2·A, A)."""
+  return (2 * num_actions, num_actions)
+
+
+def make_policy_network(
+    num_actions: int,
+    hidden_sizes: Optional[Sequence[int]] = None) -> hk.Transformed:
+  """MLP policy: flatten → hidden ReLU layers → `num_actions` logits.
+
+  With the default `hidden_sizes` this is the reference Plane Strike policy
+  (flatten → 2·B² ReLU → B² ReLU → B² logits), whose exported softmax is a
+  drop-in for the Android app's model.
+
+  Args:
+    num_actions: number of discrete actions (logits).
+    hidden_sizes: hidden layer widths; default `reference_hidden_sizes`.
+
+  Returns:
+    `init(key, observations)` and `apply(params, observations)`; observations
+    are batched, `[N, *observation_shape]`, and logits are `[N, num_actions]`.
+  """
+  if hidden_sizes is None:
+    hidden_sizes = reference_hidden_sizes(num_actions)
+
+  def forward(observations: jax.Array) -> jax.Array:
+    torso = mlp.MLPTorso(hidden_sizes)
+    return hk.Linear(num_actions, name='logits')(torso(observations))
+
+  return hk.without_apply_rng(hk.transform(forward))

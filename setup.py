@@ -1,0 +1,36 @@
+"""Install: pip install -e .[test]"""
+
+import setuptools
+
+setuptools.setup(
+    name='planestrike-rl',
+    version='0.1.0',
+    description=('Reinforcement-learning agents in JAX (Haiku, RLax, Optax) '
+                 'over dm_env games, with TFLite export.'),
+    packages=setuptools.find_packages(
+        include=['agents', 'agents.*', 'environments', 'environments.*',
+                 'networks', 'networks.*', 'experiments', 'experiments.*']),
+    python_requires='>=3.11',
+    install_requires=[
+        'absl-py>=1.4',
+        'chex>=0.1.86',
+        'dm-env>=1.6',
+        'dm-haiku>=0.0.12',
+        # JAX releases for Python 3.11 stop at 0.10.x.
+        'jax>=0.4.30,<0.11',
+        'jaxlib>=0.4.30,<0.11',
+        'numpy>=1.26',
+        'optax>=0.2.2',
+        'orbax-checkpoint>=0.6',
+        'rlax>=0.1.6',
+        'tensorboard>=2.16',
+        'tensorboardX>=2.6',
+        'tqdm>=4.66',
+        # Export only: jax2tf + TFLiteConverter, and LiteRT to run .tflite.
+        'tensorflow-cpu>=2.16,<2.22',
+        'ai-edge-litert>=1.2',
+    ],
+    extras_require={
+        'test': ['pytest>=7'],
+    },
+)
