@@ -21,7 +21,13 @@ class Checkpointer:
                                              create=True))
 
   def save(self, step: int, state: Any) -> None:
-    """Saves `state` as checkpoint `step` and waits until it is on disk."""
+    """Saves `state` as checkpoint `step` and waits until it is on disk.
+
+    `step` must identify the state (e.g. environment steps so far): saving a
+    step that is already the newest checkpoint does nothing.
+    """
+    if self._manager.latest_step() == step:
+      return
     self._manager.save(step, args=ocp.args.StandardSave(state), force=True)
     self._manager.wait_until_finished()
 

@@ -2,7 +2,8 @@
 
 Workdir layout:
   config.json     the resolved experiment config (checked on resume)
-  checkpoints/    Orbax checkpoints: learner state, actor key, counters
+  checkpoints/    Orbax checkpoints (named by environment steps): learner
+                  state, actor key, counters
   train.csv       logged scalars, one row per logging interval
   tensorboard/    the same scalars as TensorBoard events
   result.json     final counters, greedy evaluation and export results
@@ -174,7 +175,7 @@ def run_experiment(config: config_lib.ExperimentConfig,
   ])
 
   def save():
-    checkpointer.save(counters['updates'], {
+    checkpointer.save(counters['env_steps'], {
         'learner': learner.state, 'actor_key': actor.key,
         'counters': {k: np.asarray(v) for k, v in counters.items()}})
 

@@ -21,39 +21,41 @@ class Logger(Protocol):
 
 
 class CSVLogger:
-  """Appends rows to a CSV file; the header is the first row's keys.
+  """Appends rows to a CSV file, widening the header when new keys appear.
 
   On resume, rows logged after `resume_step` (work the checkpoint does not
-  contain) are dropped first, so the file matches the restored run.
+  contain) are dropped first, so the file matches the restored run. Without
+  `resume_step` an existing file is started afresh.
   """
 
   def __init__(self, path: str, resume_step: Optional[int] = None):
     self._path = path
-    self._fieldnames: Optional[Sequence[str]] = None
-    if os.path.exists(path):
+    rows = []
+    if resume_step is not None and os.path.exists(path):
       with open(path, newline='') as f:
-        rows = list(csv.DictReader(f))
-      if rows:
-        self._fieldnames = list(rows[0])
-      keep = [r for r in rows
-              if resume_step is not None and int(r['step']) <= resume_step]
-      buffer = io.StringIO()
-      if self._fieldnames and keep:
-        writer = csv.DictWriter(buffer, self._fieldnames)
-        writer.writeheader()
-        writer.writerows(keep)
-      else:
-        self._fieldnames = None
-      atomic_files.write_bytes(path, buffer.getvalue().encode())
-    self._file = open(path, 'a', newline='')
+        rows = [r for r in csv.DictReader(f) if int(r['step']) <= resume_step]
+    fieldnames = list(rows[0]) if rows else []
+    self._rewrite(fieldnames, rows)
+
+  def _rewrite(self, fieldnames: Sequence[str], rows) -> None:
+    buffer = io.StringIO()
+    if fieldnames:
+      writer = csv.DictWriter(buffer, fieldnames)
+      writer.writeheader()
+      writer.writerows(rows)
+    atomic_files.write_bytes(self._path, buffer.getvalue().encode())
+    self._fieldnames = list(fieldnames)
+    self._file = open(self._path, 'a', newline='')
 
   def write(self, values: Scalars, step: int) -> None:
     row = {'step': step, **values}
-    if self._fieldnames is None:
-      self._fieldnames = list(row)
-      csv.DictWriter(self._file, self._fieldnames).writeheader()
-    writer = csv.DictWriter(self._file, self._fieldnames, extrasaction='ignore')
-    writer.writerow(row)
+    new_keys = [k for k in row if k not in self._fieldnames]
+    if new_keys:
+      self._file.close()
+      with open(self._path, newline='') as f:
+        rows = list(csv.DictReader(f))
+      self._rewrite(self._fieldnames + new_keys, rows)
+    csv.DictWriter(self._file, self._fieldnames).writerow(row)
     self._file.flush()
 
   def close(self) -> None:

@@ -1,0 +1,105 @@
+"""Tests for experiments/experiment.py: outputs, resume, bad workdirs."""
+
+import csv
+import json
+import os
+
+from absl.testing import absltest
+import pytest
+
+from agents import reinforce
+from experiments import config as config_lib
+from experiments import experiment
+
+RESULT_FIELDS = ('agent', 'env', 'seed', 'env_steps', 'episodes',
+                 'wall_seconds', 'eval_mean_return',
+                 'eval_mean_episode_length', 'tflite_path')
+
+
+def _config(**overrides):
+  settings = dict(
+      agent_config=reinforce.ReinforceConfig(batch_size=8),
+      hidden_sizes=(32,),
+      num_episodes=48, eval_episodes=10, eval_every_episodes=24,
+      periodic_eval_episodes=5, log_every_episodes=8,
+      checkpoint_every_updates=2, export_tflite=False)
+  settings.update(overrides)
+  return config_lib.ExperimentConfig(**settings)
+
+
+class ExperimentTest(absltest.TestCase):
+
+  def test_writes_config_logs_checkpoints_and_result(self):
+    workdir = self.create_tempdir().full_path
+    result = experiment.run_experiment(_config(), workdir, progress=False)
+    for field in RESULT_FIELDS:
+      self.assertIn(field, result)
+    self.assertEqual(result['episodes'], 48)
+    self.assertEqual(result['updates'], 6)
+    self.assertIsNone(result['tflite_path'])
+    with open(os.path.join(workdir, 'result.json')) as f:
+      self.assertEqual(json.load(f), json.loads(json.dumps(result)))
+    with open(os.path.join(workdir, 'train.csv'), newline='') as f:
+      rows = list(csv.DictReader(f))
+    self.assertLen(rows, 6)  # Every 8 of 48 episodes.
+    for column in ('game_length', 'episode_return', 'loss',
+                   'steps_per_second', 'eval/mean_episode_length'):
+      self.assertIn(column, rows[0])
+    self.assertNotEqual(rows[2]['eval/mean_episode_length'], '')  # At 24.
+    self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
+    self.assertEqual(experiment.load_config(workdir), _config())
+
+  def test_resume_continues_from_checkpoint(self):
+    workdir = self.create_tempdir().full_path
+    first = experiment.run_experiment(_config(num_episodes=24), workdir,
+                                      progress=False)
+    resumed = experiment.run_experiment(_config(num_episodes=48), workdir,
+                                        progress=False)
+    self.assertEqual(first['updates'], 3)
+    self.assertEqual(resumed['episodes'], 48)
+    self.assertEqual(resumed['updates'], 6)
+    self.assertGreater(resumed['env_steps'], first['env_steps'])
+    self.assertGreater(resumed['wall_seconds'], first['wall_seconds'])
+    with open(os.path.join(workdir, 'train.csv'), newline='') as f:
+      steps = [int(r['step']) for r in csv.DictReader(f)]
+    self.assertEqual(steps, sorted(steps))
+    self.assertLen(steps, 6)
+
+  def test_rerun_of_finished_run_trains_no_more(self):
+    workdir = self.create_tempdir().full_path
+    first = experiment.run_experiment(_config(num_episodes=16), workdir,
+                                      progress=False)
+    again = experiment.run_experiment(_config(num_episodes=16), workdir,
+                                      progress=False)
+    self.assertEqual(again['env_steps'], first['env_steps'])
+    self.assertEqual(again['updates'], first['updates'])
+
+  def test_workdir_of_another_experiment_is_refused(self):
+    workdir = self.create_tempdir().full_path
+    experiment.run_experiment(_config(num_episodes=8), workdir,
+                              progress=False)
+    with self.assertRaisesRegex(ValueError, r'different experiment.*seed.*'
+                                r'new --workdir'):
+      experiment.run_experiment(_config(seed=5), workdir, progress=False)
+
+  def test_export_filename(self):
+    self.assertEqual(experiment.export_filename('plane_strike'),
+                     'planestrike.tflite')
+
+
+@pytest.mark.slow
+class LearningTest(absltest.TestCase):
+
+  def test_reinforce_beats_random_on_plane_strike(self):
+    # A random player that never repeats a cell needs 57.8 strikes.
+    config = config_lib.ExperimentConfig(
+        num_episodes=6000, eval_episodes=200, eval_every_episodes=0,
+        log_every_episodes=1000, checkpoint_every_updates=1000,
+        export_tflite=False)
+    result = experiment.run_experiment(
+        config, self.create_tempdir().full_path, progress=False)
+    self.assertLess(result['eval_mean_episode_length'], 30.0)
+
+
+if __name__ == '__main__':
+  absltest.main()
