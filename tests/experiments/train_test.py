@@ -1,0 +1,80 @@
+"""Tests for the experiments/train.py entry point: flags and bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+from absl import flags
+from absl.testing import absltest
+from absl.testing import flagsaver
+
+from experiments import train
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def _run(*args):
+  return subprocess.run(
+      [sys.executable, '-m', 'experiments.train', '--noprogress', *args],
+      capture_output=True, text=True, cwd=_REPO, check=False,
+      env=dict(os.environ, PYTHONPATH=_REPO))
+
+
+class MakeConfigTest(absltest.TestCase):
+
+  def test_flags_reach_the_agent_config(self):
+    with flagsaver.flagsaver(learning_rate=0.01, batch_size=4, seed=3,
+                             num_episodes=10):
+      config = train.make_config()
+    self.assertEqual(config.agent_config.learning_rate, 0.01)
+    self.assertEqual(config.agent_config.batch_size, 4)
+    self.assertEqual(config.seed, 3)
+    self.assertEqual(config.num_episodes, 10)
+
+  def test_unset_flags_keep_agent_defaults(self):
+    with flagsaver.flagsaver(learning_rate=None, batch_size=None):
+      config = train.make_config()
+    self.assertEqual(config.agent_config, train.agent_registry.make_config(
+        'reinforce'))
+
+
+class CommandLineTest(absltest.TestCase):
+
+  def test_unknown_agent_lists_valid_ones(self):
+    result = _run('--agent=alphazero')
+    self.assertNotEqual(result.returncode, 0)
+    self.assertIn('--agent', result.stderr)
+    self.assertIn('reinforce', result.stderr)
+
+  def test_unknown_env_lists_valid_ones(self):
+    result = _run('--env=chess')
+    self.assertNotEqual(result.returncode, 0)
+    self.assertIn('--env', result.stderr)
+    self.assertIn('plane_strike', result.stderr)
+
+  def test_bad_values_name_the_flag(self):
+    for flag in ('--num_episodes=0', '--learning_rate=-1', '--batch_size=0',
+                 '--seed=-2', '--env=chess', '--agent=dqn2'):
+      with flagsaver.flagsaver():
+        with self.assertRaisesRegex(flags.IllegalFlagValueError,
+                                    flag.split('=')[0]):
+          flags.FLAGS(['train', flag])
+
+  def test_tiny_run_prints_result_json(self):
+    workdir = self.create_tempdir().full_path
+    result = _run(f'--workdir={workdir}', '--num_episodes=16',
+                  '--batch_size=8', '--eval_episodes=3', '--noexport_tflite')
+    self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+    printed = json.loads(result.stdout[result.stdout.index('{'):])
+    self.assertEqual(printed['episodes'], 16)
+    self.assertTrue(os.path.exists(os.path.join(workdir, 'result.json')))
+    mismatch = _run(f'--workdir={workdir}', '--seed=9', '--num_episodes=16',
+                    '--noexport_tflite')
+    self.assertNotEqual(mismatch.returncode, 0)
+    self.assertIn('different experiment', mismatch.stderr)
+
+
+if __name__ == '__main__':
+  absltest.main()
