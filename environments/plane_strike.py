@@ -82,7 +82,8 @@ class PlaneStrike:
   """Pure-JAX Plane Strike; see `functional.FunctionalEnvironment`."""
 
   def __init__(self, board_size: int = 8, max_steps: Optional[int] = None):
-    if not isinstance(board_size, (int, np.integer)) or board_size < 5:
+    if (not isinstance(board_size, (int, np.integer)) or
+        isinstance(board_size, bool) or board_size < 5):
       raise ValueError(
           f'board_size must be an integer >= 5 (the plane spans 3x4 cells '
           f'and the reference placement rule needs a margin); got '
@@ -90,7 +91,8 @@ class PlaneStrike:
     self.board_size = int(board_size)
     self.num_actions = self.board_size**2
     self.max_steps = 2 * self.num_actions if max_steps is None else max_steps
-    if not isinstance(self.max_steps, (int, np.integer)) or self.max_steps < 1:
+    if (not isinstance(self.max_steps, (int, np.integer)) or
+        isinstance(self.max_steps, bool) or self.max_steps < 1):
       raise ValueError(f'max_steps must be a positive integer; got '
                        f'{max_steps!r}.')
     planes, _ = placements(self.board_size)
@@ -119,7 +121,11 @@ class PlaneStrike:
 
   def step(self, state: PlaneStrikeState,
            action: jax.Array) -> Tuple[PlaneStrikeState, dm_env.TimeStep]:
-    """Strikes cell `action` (= row * board_size + column)."""
+    """Strikes cell `action` (= row * board_size + column).
+
+    Pure and traceable, so it cannot raise: `action` must be in
+    [0, board_size**2). The dm_env face validates actions from users.
+    """
     row, col = jnp.divmod(jnp.asarray(action, jnp.int32), self.board_size)
     untried = state.board[row, col] == 0
     hit = state.plane[row, col]
