@@ -10,6 +10,7 @@ Workdir layout:
   <env>.tflite    the exported policy (e.g. planestrike.tflite)
 """
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -136,8 +137,38 @@ def _prepare_workdir(config: config_lib.ExperimentConfig, workdir: str):
   atomic_files.write_json(path, config.to_dict())
 
 
-def _mean(values):
-  return float(np.mean(values)) if values else float('nan')
+class _LogWindow:
+  """Averages over one logging interval; `paused()` excludes evaluation time."""
+
+  def __init__(self):
+    self._returns, self._lengths, self._metrics = [], [], []
+    self._start = time.perf_counter()
+    self._paused_seconds = 0.0
+
+  def add(self, result: environment_loop.EpisodeResult) -> None:
+    self._returns.append(result.episode_return)
+    self._lengths.append(result.episode_length)
+    if result.learner_metrics is not None:
+      self._metrics.append(result.learner_metrics)
+
+  @contextlib.contextmanager
+  def paused(self):
+    start = time.perf_counter()
+    yield
+    self._paused_seconds += time.perf_counter() - start
+
+  def scalars(self) -> Dict[str, float]:
+    elapsed = time.perf_counter() - self._start - self._paused_seconds
+    values = {
+        'episode_return': float(np.mean(self._returns)),
+        'game_length': float(np.mean(self._lengths)),
+        'steps_per_second': sum(self._lengths) / elapsed,
+        'episodes_per_second': len(self._lengths) / elapsed,
+    }
+    fetched = jax.device_get(self._metrics)  # One transfer per interval.
+    for name in (fetched[0] if fetched else ()):
+      values[name] = float(np.mean([m[name] for m in fetched]))
+    return values
 
 
 def run_experiment(config: config_lib.ExperimentConfig,
@@ -186,57 +217,48 @@ def run_experiment(config: config_lib.ExperimentConfig,
 
   bar = tqdm.tqdm(total=config.num_episodes, initial=counters['episodes'],
                   unit='episode', disable=not progress, dynamic_ncols=True)
-  window = {'returns': [], 'lengths': [], 'metrics': [], 'steps': 0,
-            'start': time.perf_counter()}
+  window = _LogWindow()
   session_start = time.perf_counter()
   wall_at_start = counters['wall_seconds']
-  while not done():
-    result = loop.run_episode()
-    counters['episodes'] += 1
-    counters['env_steps'] += result.episode_length
-    window['returns'].append(result.episode_return)
-    window['lengths'].append(result.episode_length)
-    window['steps'] += result.episode_length
-    bar.update(1)
-    if result.learner_metrics is not None:
-      counters['updates'] += 1
-      window['metrics'].append(result.learner_metrics)
-    counters['wall_seconds'] = (wall_at_start + time.perf_counter() -
-                                session_start)
-    values = {}
-    if counters['episodes'] % config.log_every_episodes == 0:
-      elapsed = time.perf_counter() - window['start']
-      values.update({
-          'episode_return': _mean(window['returns']),
-          'game_length': _mean(window['lengths']),
-          'steps_per_second': window['steps'] / elapsed,
-          'episodes_per_second': len(window['lengths']) / elapsed,
-      })
-      if window['metrics']:
-        fetched = jax.device_get(window['metrics'])
-        for name in fetched[0]:
-          values[name] = _mean([float(m[name]) for m in fetched])
-      bar.set_postfix(game_length=f'{values["game_length"]:.1f}',
-                      sps=f'{values["steps_per_second"]:.0f}')
-      window = {'returns': [], 'lengths': [], 'metrics': [], 'steps': 0,
-                'start': time.perf_counter()}
-    if (config.eval_every_episodes and
-        counters['episodes'] % config.eval_every_episodes == 0):
-      greedy = evaluation.evaluate(eval_environment, agent, learner.params,
-                                   config.periodic_eval_episodes)
-      values.update({f'eval/{k}': v for k, v in greedy.items()})
-    if values:
-      values.update(episodes=counters['episodes'],
-                    updates=counters['updates'],
-                    wall_seconds=counters['wall_seconds'])
-      logger.write(values, counters['env_steps'])
-    if (result.learner_metrics is not None and
-        counters['updates'] % config.checkpoint_every_updates == 0):
-      save()
-  bar.close()
+  try:
+    while not done():
+      result = loop.run_episode()
+      counters['episodes'] += 1
+      counters['env_steps'] += result.episode_length
+      counters['updates'] += result.learner_metrics is not None
+      counters['wall_seconds'] = (wall_at_start + time.perf_counter() -
+                                  session_start)
+      window.add(result)
+      bar.update(1)
+      values = {}
+      if counters['episodes'] % config.log_every_episodes == 0:
+        values.update(window.scalars())
+        bar.set_postfix(game_length=f'{values["game_length"]:.1f}',
+                        sps=f'{values["steps_per_second"]:.0f}')
+        window = _LogWindow()
+      if (config.eval_every_episodes and
+          counters['episodes'] % config.eval_every_episodes == 0):
+        with window.paused():
+          greedy = evaluation.evaluate(eval_environment, agent,
+                                       learner.params,
+                                       config.periodic_eval_episodes)
+        values.update({f'eval/{k}': v for k, v in greedy.items()})
+      if values:
+        values.update(episodes=counters['episodes'],
+                      updates=counters['updates'],
+                      wall_seconds=counters['wall_seconds'])
+        logger.write(values, counters['env_steps'])
+      if (result.learner_metrics is not None and
+          counters['updates'] % config.checkpoint_every_updates == 0):
+        save()
+  except KeyboardInterrupt:
+    save()  # Keep the work done so far; rerun on this workdir to resume.
+    raise
+  finally:
+    bar.close()
+    logger.close()
   save()
   checkpointer.close()
-  logger.close()
 
   final = evaluation.evaluate(eval_environment, agent, learner.params,
                               config.eval_episodes)

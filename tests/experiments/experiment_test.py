@@ -3,12 +3,14 @@
 import csv
 import json
 import os
+from unittest import mock
 
 from absl.testing import absltest
 import pytest
 
 from agents import reinforce
 from experiments import config as config_lib
+from experiments import environment_loop
 from experiments import experiment
 
 RESULT_FIELDS = ('agent', 'env', 'seed', 'env_steps', 'episodes',
@@ -64,6 +66,28 @@ class ExperimentTest(absltest.TestCase):
       steps = [int(r['step']) for r in csv.DictReader(f)]
     self.assertEqual(steps, sorted(steps))
     self.assertLen(steps, 6)
+
+  def test_interrupted_run_saves_and_resumes(self):
+    workdir = self.create_tempdir().full_path
+    real_run_episode = environment_loop.EnvironmentLoop.run_episode
+    calls = []
+
+    def interrupted(loop):
+      calls.append(1)
+      if len(calls) > 20:
+        raise KeyboardInterrupt
+      return real_run_episode(loop)
+
+    with mock.patch.object(environment_loop.EnvironmentLoop, 'run_episode',
+                           interrupted):
+      with self.assertRaises(KeyboardInterrupt):
+        experiment.run_experiment(_config(), workdir, progress=False)
+    config = _config()
+    state = experiment.restore_state(experiment.build(config), workdir)
+    self.assertEqual(int(state['counters']['episodes']), 20)
+    self.assertEqual(int(state['counters']['updates']), 2)
+    resumed = experiment.run_experiment(config, workdir, progress=False)
+    self.assertEqual(resumed['episodes'], 48)
 
   def test_rerun_of_finished_run_trains_no_more(self):
     workdir = self.create_tempdir().full_path
