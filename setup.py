@@ -13,12 +13,15 @@ setuptools.setup(
     python_requires='>=3.11',
     install_requires=[
         'absl-py>=1.4',
+        'bsuite>=0.3.5',
         'chex>=0.1.86',
         'dm-env>=1.6',
         'dm-haiku>=0.0.12',
+        'gymnasium>=1.0',
         # JAX releases for Python 3.11 stop at 0.10.x.
         'jax>=0.4.30,<0.11',
         'jaxlib>=0.4.30,<0.11',
+        'ml-collections>=0.1.1',
         'numpy>=1.26',
         'optax>=0.2.2',
         'orbax-checkpoint>=0.6',

@@ -6,10 +6,15 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 import haiku as hk
 
+from agents import a2c
 from agents import agent as agent_lib
+from agents import dqn
+from agents import ppo
 from agents import reinforce
 from environments import specs
+from networks import actor_critic
 from networks import policy
+from networks import q_network
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +38,22 @@ def _policy_network(environment_spec: specs.EnvironmentSpec,
   return policy.make_policy_network(environment_spec.num_actions, hidden_sizes)
 
 
+def _q_network(environment_spec: specs.EnvironmentSpec,
+               hidden_sizes: Optional[Sequence[int]]) -> hk.Transformed:
+  return q_network.make_q_network(environment_spec.num_actions, hidden_sizes)
+
+
+def _actor_critic_network(
+    environment_spec: specs.EnvironmentSpec,
+    hidden_sizes: Optional[Sequence[int]]) -> hk.Transformed:
+  return actor_critic.make_actor_critic_network(environment_spec.num_actions,
+                                                hidden_sizes)
+
+
 _AGENTS: Mapping[str, AgentEntry] = types.MappingProxyType({
+    'a2c': AgentEntry(a2c.A2CConfig, _actor_critic_network, a2c.make_agent),
+    'dqn': AgentEntry(dqn.DQNConfig, _q_network, dqn.make_agent),
+    'ppo': AgentEntry(ppo.PPOConfig, _actor_critic_network, ppo.make_agent),
     'reinforce': AgentEntry(reinforce.ReinforceConfig, _policy_network,
                             reinforce.make_agent),
 })
@@ -52,15 +72,19 @@ def get(name: str) -> AgentEntry:
   return _AGENTS[name]
 
 
-def make_config(name: str, **overrides: Any) -> Any:
-  """Agent `name`'s default config with `overrides`; bad keys are named."""
-  config_class = get(name).config_class
-  fields = {f.name for f in dataclasses.fields(config_class)}
-  unknown = sorted(set(overrides) - fields)
+def check_config_keys(name: str, keys: Sequence[str]) -> None:
+  """Raises ValueError naming `keys` that agent `name`'s config lacks."""
+  fields = {f.name for f in dataclasses.fields(get(name).config_class)}
+  unknown = sorted(set(keys) - fields)
   if unknown:
     raise ValueError(f'Unknown config key(s) {unknown} for agent {name!r}. '
                      f'Valid keys: {", ".join(sorted(fields))}.')
-  return config_class(**overrides)
+
+
+def make_config(name: str, **overrides: Any) -> Any:
+  """Agent `name`'s default config with `overrides`; bad keys are named."""
+  check_config_keys(name, list(overrides))
+  return get(name).config_class(**overrides)
 
 
 def make_agent(name: str, config: Any,

@@ -5,6 +5,7 @@ from typing import Any, Mapping, Optional, Tuple
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from networks import policy
 
 # Changing these makes a different experiment; the rest (budget, logging,
 # export) may change when a run is resumed.
@@ -18,11 +19,12 @@ class ExperimentConfig:
 
   Attributes:
     agent: agent name (see `agents.registry.names()`).
-    env: environment name (see `environments.registry.names()`).
+    env: environment name: a registered game (`environments.registry.names()`)
+      or `bsuite:<id>` / `gym:<id>` (see `environments.registry.check_name`).
     seed: seeds the agent, the actor and the environment.
     agent_config: the agent's config dataclass; None means its defaults.
     env_kwargs: keyword arguments of the environment factory.
-    hidden_sizes: network hidden layers; None means the network's default.
+    hidden_sizes: network hidden layers; None means `default_hidden_sizes`.
     num_episodes: training budget in episodes.
     num_steps: optional budget in environment steps (stop at either).
     eval_episodes: greedy episodes of the final evaluation.
@@ -49,9 +51,7 @@ class ExperimentConfig:
 
   def __post_init__(self):
     agent_registry.get(self.agent)  # Fails fast, listing valid agents.
-    if self.env not in env_registry.names():
-      raise ValueError(f'Unknown environment {self.env!r}. Valid names: '
-                       f'{", ".join(env_registry.names())}.')
+    env_registry.check_name(self.env)  # Fails fast, listing valid names.
     if self.agent_config is None:
       object.__setattr__(self, 'agent_config',
                          agent_registry.make_config(self.agent))
@@ -76,6 +76,19 @@ class ExperimentConfig:
   def to_dict(self) -> dict:
     """JSON-ready dict, as saved in the workdir."""
     return dataclasses.asdict(self) | {'env_kwargs': dict(self.env_kwargs)}
+
+
+def default_hidden_sizes(env: str, env_kwargs: Mapping[str, Any]
+                        ) -> Optional[Tuple[int, ...]]:
+  """Network widths an environment calls for; None: the network's default.
+
+  Plane Strike uses the reference app's layout (2·B², B²), so its exported
+  model has the shipped model's architecture.
+  """
+  if env == 'plane_strike':
+    board_size = env_kwargs.get('board_size', 8)
+    return tuple(policy.reference_hidden_sizes(board_size**2))
+  return None
 
 
 def identity_mismatch(saved: Mapping[str, Any],

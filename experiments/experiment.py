@@ -18,6 +18,7 @@ import re
 import time
 from typing import Any, Dict, Optional
 
+from dm_env import specs as dm_specs
 import jax
 import numpy as np
 import tqdm
@@ -30,7 +31,7 @@ from experiments import atomic_files
 from experiments import checkpointing
 from experiments import config as config_lib
 from experiments import environment_loop
-from experiments import episode_batcher
+from experiments import batchers
 from experiments import evaluation
 from experiments import learner as learner_lib
 from experiments import loggers
@@ -38,6 +39,10 @@ from experiments import loggers
 # Each role gets its own environment seed stream, derived from config.seed.
 _TRAIN, _EVAL, _EXPORT = 0, 1, 2
 _COUNTERS = ('episodes', 'env_steps', 'updates')
+
+
+class ExperimentError(ValueError):
+  """An experiment that cannot run as asked; raised before any training."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,8 +75,16 @@ def build(config: config_lib.ExperimentConfig) -> Built:
   """Environment spec and agent for `config` (no training state yet)."""
   environment = env_registry.make_environment(config.env, **config.env_kwargs)
   spec = specs.make_environment_spec(environment)
+  environment.close()
+  if not isinstance(spec.actions, dm_specs.DiscreteArray):
+    raise ExperimentError(
+        f'Agent {config.agent!r} needs discrete actions, but environment '
+        f'{config.env!r} has {spec.actions!r}. Choose an environment with a '
+        f'discrete action space.')
+  hidden_sizes = config.hidden_sizes or config_lib.default_hidden_sizes(
+      config.env, config.env_kwargs)
   agent = agent_registry.make_agent(config.agent, config.agent_config, spec,
-                                    config.hidden_sizes)
+                                    hidden_sizes)
   return Built(config, spec, agent)
 
 
@@ -131,7 +144,7 @@ def _prepare_workdir(config: config_lib.ExperimentConfig, workdir: str):
     if mismatch:
       details = '; '.join(f'{k}: saved {a!r}, now {b!r}'
                           for k, (a, b) in mismatch.items())
-      raise ValueError(
+      raise ExperimentError(
           f'--workdir {workdir!r} holds a different experiment ({details}). '
           f'Use a new --workdir, or the same settings to resume.')
   atomic_files.write_json(path, config.to_dict())
@@ -148,8 +161,7 @@ class _LogWindow:
   def add(self, result: environment_loop.EpisodeResult) -> None:
     self._returns.append(result.episode_return)
     self._lengths.append(result.episode_length)
-    if result.learner_metrics is not None:
-      self._metrics.append(result.learner_metrics)
+    self._metrics.extend(result.learner_metrics)
 
   @contextlib.contextmanager
   def paused(self):
@@ -179,8 +191,8 @@ def run_experiment(config: config_lib.ExperimentConfig,
   Returns:
     The dict also written to `workdir/result.json`.
   """
+  built = build(config)  # Refuses impossible experiments before any write.
   _prepare_workdir(config, workdir)
-  built = build(config)
   agent = built.agent
   checkpointer = checkpointing.Checkpointer(os.path.join(workdir,
                                                          'checkpoints'))
@@ -198,7 +210,7 @@ def run_experiment(config: config_lib.ExperimentConfig,
   actor = actor_lib.Actor(agent, learner.params, state['actor_key'])
   loop = environment_loop.EnvironmentLoop(
       environment, actor, learner,
-      episode_batcher.EpisodeBatcher(agent.data.batch_size))
+      batchers.make_batcher(agent.data))
   logger = loggers.MultiLogger([
       loggers.CSVLogger(os.path.join(workdir, 'train.csv'), resume_step),
       loggers.TensorBoardLogger(os.path.join(workdir, 'tensorboard'),
@@ -220,12 +232,13 @@ def run_experiment(config: config_lib.ExperimentConfig,
   window = _LogWindow()
   session_start = time.perf_counter()
   wall_at_start = counters['wall_seconds']
+  last_checkpoint_updates = counters['updates']
   try:
     while not done():
       result = loop.run_episode()
       counters['episodes'] += 1
       counters['env_steps'] += result.episode_length
-      counters['updates'] += result.learner_metrics is not None
+      counters['updates'] += len(result.learner_metrics)
       counters['wall_seconds'] = (wall_at_start + time.perf_counter() -
                                   session_start)
       window.add(result)
@@ -248,9 +261,10 @@ def run_experiment(config: config_lib.ExperimentConfig,
                       updates=counters['updates'],
                       wall_seconds=counters['wall_seconds'])
         logger.write(values, counters['env_steps'])
-      if (result.learner_metrics is not None and
-          counters['updates'] % config.checkpoint_every_updates == 0):
+      if (counters['updates'] // config.checkpoint_every_updates >
+          last_checkpoint_updates // config.checkpoint_every_updates):
         save()
+        last_checkpoint_updates = counters['updates']
   except KeyboardInterrupt:
     save()  # Keep the work done so far; rerun on this workdir to resume.
     raise

@@ -4,7 +4,10 @@ r"""Trains an agent on an environment, then evaluates and exports it.
       --workdir=/tmp/ps --num_episodes=50000
   tensorboard --logdir=/tmp/ps
 
-Rerunning with the same --workdir resumes from its newest checkpoint.
+Any agent hyperparameter can be overridden with --config.<key>=<value>
+(e.g. --config.learning_rate=3e-4); --learning_rate and --batch_size are
+shorthands for the keys of those names. Rerunning with the same --workdir
+resumes from its newest checkpoint.
 """
 
 import json
@@ -15,12 +18,15 @@ from absl import flags
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments import config as config_lib
+from experiments import config_flags
 from experiments import experiment
 
 _AGENT = flags.DEFINE_enum('agent', 'reinforce', agent_registry.names(),
                            'Agent to train.')
-_ENV = flags.DEFINE_string('env', 'plane_strike',
-                           f'Environment: one of {env_registry.names()}.')
+_ENV = flags.DEFINE_string(
+    'env', 'plane_strike',
+    f'Environment: one of {", ".join(env_registry.names())}, or '
+    f'bsuite:<id> (e.g. bsuite:catch/0) or gym:<id> (e.g. gym:CartPole-v1).')
 _SEED = flags.DEFINE_integer('seed', 0, 'Random seed (>= 0).', lower_bound=0)
 _NUM_EPISODES = flags.DEFINE_integer(
     'num_episodes', config_lib.ExperimentConfig.num_episodes,
@@ -29,10 +35,16 @@ _NUM_STEPS = flags.DEFINE_integer(
     'num_steps', None, 'Optional budget in environment steps; training stops '
     'at whichever budget is reached first.', lower_bound=1)
 _LEARNING_RATE = flags.DEFINE_float(
-    'learning_rate', None, 'Learning rate; default: the agent config\'s.')
+    'learning_rate', None,
+    'Shorthand for --config.learning_rate; default: the agent config\'s.')
 _BATCH_SIZE = flags.DEFINE_integer(
-    'batch_size', None, 'Episodes per update; default: the agent config\'s.',
+    'batch_size', None, 'Shorthand for --config.batch_size: episodes per '
+    'update (reinforce), sequences per update (a2c, ppo), SGD minibatch '
+    '(dqn); default: the agent config\'s.',
     lower_bound=1)
+_HIDDEN_SIZES = flags.DEFINE_list(
+    'hidden_sizes', None, 'Network hidden layer widths, e.g. 64,64; default: '
+    'the environment\'s (Plane Strike: the reference 2·B², B² layout).')
 _WORKDIR = flags.DEFINE_string(
     'workdir', None, 'Directory for config, checkpoints, logs, result.json '
     'and the exported model; default runs/<agent>_<env>_seed<seed>.')
@@ -44,9 +56,26 @@ _EXPORT_TFLITE = flags.DEFINE_bool(
     'against JAX in the LiteRT interpreter.')
 _PROGRESS = flags.DEFINE_bool('progress', True, 'Show a progress bar.')
 
+
+def _valid_env(name: str) -> bool:
+  """Validates `--env`; the error keeps the suite's own hint (close ids)."""
+  try:
+    env_registry.check_name(name)
+  except ValueError as e:
+    raise flags.ValidationError(f'--env: {e}') from e
+  return True
+
+
 flags.register_validator(
-    'env', lambda name: name in env_registry.names(),
-    message=f'--env must be one of {", ".join(env_registry.names())}.')
+    'env', _valid_env,
+    message=f'--env must be one of {", ".join(env_registry.names())}, or '
+    f'bsuite:<id> with an id of bsuite.sweep.SWEEP (e.g. bsuite:catch/0), or '
+    f'gym:<id> with a registered Gymnasium id (e.g. gym:CartPole-v1).')
+flags.register_validator(
+    'hidden_sizes',
+    lambda sizes: sizes is None or all(s.isdigit() and int(s) > 0
+                                       for s in sizes),
+    message='--hidden_sizes must be positive integers, e.g. 64,64.')
 flags.register_validator(
     'learning_rate', lambda lr: lr is None or lr > 0,
     message='--learning_rate must be > 0.')
@@ -54,13 +83,10 @@ flags.register_validator(
 
 def make_config() -> config_lib.ExperimentConfig:
   """The experiment config the flags describe."""
-  overrides = {}
-  if _LEARNING_RATE.value is not None:
-    overrides['learning_rate'] = _LEARNING_RATE.value
-  if _BATCH_SIZE.value is not None:
-    overrides['batch_size'] = _BATCH_SIZE.value
   try:
-    agent_config = agent_registry.make_config(_AGENT.value, **overrides)
+    agent_config = config_flags.agent_config(
+        _AGENT.value, learning_rate=_LEARNING_RATE.value,
+        batch_size=_BATCH_SIZE.value)
   except ValueError as e:
     raise app.UsageError(f'Bad agent setting from flags: {e}') from e
   return config_lib.ExperimentConfig(
@@ -68,6 +94,8 @@ def make_config() -> config_lib.ExperimentConfig:
       env=_ENV.value,
       seed=_SEED.value,
       agent_config=agent_config,
+      hidden_sizes=(None if _HIDDEN_SIZES.value is None else
+                    tuple(int(s) for s in _HIDDEN_SIZES.value)),
       num_episodes=_NUM_EPISODES.value,
       num_steps=_NUM_STEPS.value,
       eval_episodes=_EVAL_EPISODES.value,
@@ -84,12 +112,11 @@ def main(argv):
   try:
     result = experiment.run_experiment(config, workdir,
                                        progress=_PROGRESS.value)
-  except ValueError as e:
-    if 'holds a different experiment' in str(e):
-      raise app.UsageError(str(e)) from e
-    raise
+  except experiment.ExperimentError as e:
+    raise app.UsageError(str(e)) from e
   print(json.dumps(result, indent=2))
 
 
 if __name__ == '__main__':
+  config_flags.define_config_flag()
   app.run(main)

@@ -18,20 +18,20 @@ def make_policy_network(
     hidden_sizes: Optional[Sequence[int]] = None) -> hk.Transformed:
   """MLP policy: flatten → hidden ReLU layers → `num_actions` logits.
 
-  With the default `hidden_sizes` this is the reference Plane Strike policy
+  With `reference_hidden_sizes(B²)` this is the reference Plane Strike policy
   (flatten → 2·B² ReLU → B² ReLU → B² logits), whose exported softmax is a
   drop-in for the Android app's model.
 
   Args:
     num_actions: number of discrete actions (logits).
-    hidden_sizes: hidden layer widths; default `reference_hidden_sizes`.
+    hidden_sizes: hidden layer widths; default (64, 64).
 
   Returns:
     `init(key, observations)` and `apply(params, observations)`; observations
     are batched, `[N, *observation_shape]`, and logits are `[N, num_actions]`.
   """
   if hidden_sizes is None:
-    hidden_sizes = reference_hidden_sizes(num_actions)
+    hidden_sizes = (64, 64)
 
   def forward(observations: jax.Array) -> jax.Array:
     torso = mlp.MLPTorso(hidden_sizes)

@@ -1,20 +1,29 @@
 """Tests for `environments.registry`."""
 
 from absl.testing import absltest
+from absl.testing import parameterized
+from bsuite.environments import catch as bsuite_catch
 import dm_env
 import jax
 import numpy as np
 
+from environments import bsuite_adapter
+from environments import cartpole
+from environments import catch
 from environments import dm_env_wrapper
+from environments import gym_adapter
 from environments import plane_strike
 from environments import registry
 
+_UNKNOWN = ("Unknown environment {!r}. Valid names: cartpole, catch, "
+            "plane_strike, or bsuite:<id> (e.g. bsuite:catch/0) or gym:<id> "
+            "(e.g. gym:CartPole-v1).")
 
-class RegistryTest(absltest.TestCase):
+
+class RegistryTest(parameterized.TestCase):
 
   def test_names(self):
-    self.assertIn('plane_strike', registry.names())
-    self.assertEqual(list(registry.names()), sorted(registry.names()))
+    self.assertEqual(registry.names(), ('cartpole', 'catch', 'plane_strike'))
 
   def test_make_environment(self):
     env = registry.make_environment('plane_strike', seed=3)
@@ -54,10 +63,13 @@ class RegistryTest(absltest.TestCase):
       registry.make_functional('plane_strike', no_such_option=1)
 
   def test_unknown_name(self):
-    for make in (registry.make_environment, registry.make_functional):
-      with self.assertRaisesRegex(ValueError, 'plane_strike') as context:
-        make('no_such_game')
-      self.assertIn('no_such_game', str(context.exception))
+    for make in (registry.make_environment, registry.make_functional,
+                 registry.check_name, registry.has_functional):
+      for name in ('no_such_game', 'bsuite:', 'gym:', 'Catch', 'bsuite',
+                   'atari:Pong-v5', None):
+        with self.assertRaises(ValueError) as context:
+          make(name)
+        self.assertEqual(str(context.exception), _UNKNOWN.format(name))
 
   def test_make_functional_is_the_pure_core(self):
     core = registry.make_functional('plane_strike', board_size=6)
@@ -70,6 +82,77 @@ class RegistryTest(absltest.TestCase):
     state, timestep = jax.jit(core.step)(state, 7)
     self.assertEqual(int(state.steps), 1)
     self.assertNotEqual(float(timestep.observation.reshape(-1)[7]), 0.0)
+
+
+  @parameterized.parameters(('cartpole', cartpole.CartPole),
+                            ('catch', catch.Catch),
+                            ('plane_strike', plane_strike.PlaneStrike))
+  def test_jax_cores(self, name, core_class):
+    registry.check_name(name)
+    self.assertTrue(registry.has_functional(name))
+    core = registry.make_functional(name)
+    self.assertIsInstance(core, core_class)
+    env = registry.make_environment(name, seed=2)
+    self.assertIsInstance(env, dm_env_wrapper.DmEnvironment)
+    self.assertIsInstance(env.core, core_class)
+    key = jax.random.fold_in(jax.random.PRNGKey(2), 0)
+    np.testing.assert_array_equal(env.reset().observation,
+                                  core.reset(key)[1].observation)
+
+  def test_new_cores_take_kwargs(self):
+    core = registry.make_functional('catch', rows=4, columns=3)
+    self.assertEqual((core.rows, core.columns), (4, 3))
+    env = registry.make_environment('catch', seed=0, rows=4, columns=3)
+    self.assertEqual(env.reset().observation.shape, (4, 3))
+    self.assertLen([env.step(1) for _ in range(3)], 3)
+    self.assertTrue(env.step(1).first())  # Episodes last rows - 1 steps.
+    core = registry.make_functional('cartpole', max_steps=7)
+    self.assertEqual(core.max_steps, 7)
+    env = registry.make_environment('cartpole', seed=0, max_steps=2)
+    env.reset()
+    self.assertTrue(env.step(np.int32(0)).mid())
+    last = env.step(np.int32(1))
+    self.assertTrue(last.last())
+    self.assertEqual(float(last.discount), 1.0)
+
+  def test_bsuite_names(self):
+    registry.check_name('bsuite:catch/0')
+    self.assertFalse(registry.has_functional('bsuite:catch/0'))
+    env = registry.make_environment('bsuite:catch/0', seed=3)
+    self.assertIsInstance(env, bsuite_catch.Catch)
+    reference = bsuite_adapter.make_environment('catch/0', seed=3)
+    for _ in range(10):
+      np.testing.assert_array_equal(env.reset().observation,
+                                    reference.reset().observation)
+    with self.assertRaises(TypeError):  # The id fixes the settings.
+      registry.make_environment('bsuite:catch/0', rows=4)
+
+  def test_gym_names(self):
+    registry.check_name('gym:CartPole-v1')
+    self.assertFalse(registry.has_functional('gym:CartPole-v1'))
+    env = registry.make_environment('gym:CartPole-v1', seed=3,
+                                    max_episode_steps=2)
+    self.assertIsInstance(env, gym_adapter.GymEnvironment)
+    reference = gym_adapter.make_environment('CartPole-v1', seed=3)
+    np.testing.assert_array_equal(env.reset().observation,
+                                  reference.reset().observation)
+    self.assertTrue(env.step(0).mid())
+    self.assertTrue(env.step(1).last())  # The kwarg reached gymnasium.make.
+
+  @parameterized.parameters('bsuite:catch/0', 'gym:CartPole-v1')
+  def test_external_names_have_no_jax_core(self, name):
+    with self.assertRaisesRegex(ValueError, 'no JAX core') as context:
+      registry.make_functional(name)
+    self.assertIn(repr(name), str(context.exception))
+
+  def test_unknown_suite_ids_raise_the_suite_error(self):
+    for name, suite_message in (('bsuite:catch/99', 'bsuite.sweep.SWEEP'),
+                                ('gym:NoSuchGame-v0', 'Unknown Gymnasium')):
+      for fn in (registry.check_name, registry.has_functional,
+                 registry.make_environment, registry.make_functional):
+        with self.assertRaisesRegex(ValueError, suite_message) as context:
+          fn(name)
+        self.assertIn(name.partition(':')[2], str(context.exception))
 
 
 if __name__ == '__main__':

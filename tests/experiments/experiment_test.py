@@ -106,6 +106,14 @@ class ExperimentTest(absltest.TestCase):
                                 r'new --workdir'):
       experiment.run_experiment(_config(seed=5), workdir, progress=False)
 
+  def test_continuous_actions_refused_before_anything_is_written(self):
+    workdir = os.path.join(self.create_tempdir().full_path, 'run')
+    with self.assertRaisesRegex(experiment.ExperimentError,
+                                'needs discrete actions.*Pendulum'):
+      experiment.run_experiment(_config(env='gym:Pendulum-v1'), workdir,
+                                progress=False)
+    self.assertFalse(os.path.exists(workdir))
+
   def test_export_filename(self):
     self.assertEqual(experiment.export_filename('plane_strike'),
                      'planestrike.tflite')

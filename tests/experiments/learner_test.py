@@ -9,7 +9,7 @@ from agents import registry
 from environments import plane_strike
 from environments import specs
 from experiments import actor as actor_lib
-from experiments import episode_batcher
+from experiments import batchers
 from experiments import learner as learner_lib
 
 
@@ -25,7 +25,7 @@ class LearnerTest(absltest.TestCase):
     learner = learner_lib.Learner(agent, state)
     actor = actor_lib.Actor(agent, learner.params, jax.random.PRNGKey(1))
     # Collect one batch without updating: a second batcher sees the same data.
-    recorder = episode_batcher.EpisodeBatcher(2)
+    recorder = batchers.EpisodeBatcher(2)
     for _ in range(2):
       timestep = env.reset()
       recorder.observe_first(timestep)

@@ -10,13 +10,19 @@ from networks import policy
 class PolicyNetworkTest(absltest.TestCase):
 
   def test_reference_layout_for_plane_strike(self):
-    net = policy.make_policy_network(64)
+    net = policy.make_policy_network(64, policy.reference_hidden_sizes(64))
     params = net.init(jax.random.PRNGKey(0), jnp.zeros((1, 8, 8)))
     weight_shapes = sorted(p['w'].shape for p in params.values())
     # flatten(64) -> 128 ReLU -> 64 ReLU -> 64 logits, as the reference app.
     self.assertEqual(weight_shapes, sorted([(64, 128), (128, 64), (64, 64)]))
     logits = net.apply(params, jnp.zeros((3, 8, 8)))
     self.assertEqual(logits.shape, (3, 64))
+
+  def test_default_is_64_64(self):
+    net = policy.make_policy_network(3)
+    params = net.init(jax.random.PRNGKey(0), jnp.zeros((1, 5)))
+    self.assertEqual(sorted(p['w'].shape for p in params.values()),
+                     [(5, 64), (64, 3), (64, 64)])
 
   def test_custom_hidden_sizes(self):
     net = policy.make_policy_network(5, hidden_sizes=(7,))

@@ -1,0 +1,216 @@
+"""Proximal policy optimisation (PPO, clipped) on RLax losses and Optax.
+
+Per update: GAE advantages (`rlax.truncated_generalized_advantage_estimation`)
+from the values recorded while acting, then several epochs of shuffled
+minibatches of the clipped surrogate (`rlax.clipped_surrogate_pg_loss`), a
+clipped value loss and an entropy bonus, with global-norm gradient clipping
+and optional linear learning-rate annealing. All of it is one pure function,
+so the epochs run under `lax.scan` inside the caller's `jit`.
+"""
+
+import dataclasses
+from typing import NamedTuple, Optional, Tuple
+
+import chex
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import optax
+import rlax
+
+from agents import a2c
+from agents import action_masking
+from agents import agent as agent_lib
+from environments import specs
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+  """PPO hyperparameters (defaults: the common CartPole setting).
+
+  Attributes:
+    learning_rate: initial Adam step size.
+    learning_rate_decay_updates: if set, anneal the step size linearly to 0
+      over this many updates (e.g. total steps / (unroll · batch)).
+    discount: γ.
+    gae_lambda: λ of GAE.
+    clip_epsilon: ratio clipping of the surrogate.
+    value_clip_epsilon: clip value updates to this range around the old
+      values; None disables value clipping.
+    entropy_cost: weight of the entropy bonus.
+    value_cost: weight of the value loss.
+    max_grad_norm: clip gradients to this global norm.
+    unroll_length: steps per sequence (T).
+    batch_size: sequences per update (B).
+    num_epochs: passes over each batch.
+    num_minibatches: minibatches per epoch; must divide T·B.
+    normalize_advantages: standardise advantages per minibatch.
+  """
+  learning_rate: float = 2.5e-4
+  learning_rate_decay_updates: Optional[int] = None
+  discount: float = 0.99
+  gae_lambda: float = 0.95
+  clip_epsilon: float = 0.2
+  value_clip_epsilon: Optional[float] = 0.2
+  entropy_cost: float = 0.01
+  value_cost: float = 0.5
+  max_grad_norm: float = 0.5
+  unroll_length: int = 128
+  batch_size: int = 4
+  num_epochs: int = 4
+  num_minibatches: int = 4
+  normalize_advantages: bool = True
+
+  def __post_init__(self):
+    for name in ('discount', 'gae_lambda'):
+      if not 0.0 <= getattr(self, name) <= 1.0:
+        raise ValueError(f'{name} must be in [0, 1]; got '
+                         f'{getattr(self, name)}.')
+    for name in ('unroll_length', 'batch_size', 'num_epochs',
+                 'num_minibatches'):
+      if getattr(self, name) < 1:
+        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
+    if (self.unroll_length * self.batch_size) % self.num_minibatches:
+      raise ValueError(
+          f'num_minibatches ({self.num_minibatches}) must divide '
+          f'unroll_length * batch_size ({self.unroll_length} * '
+          f'{self.batch_size}).')
+    if self.learning_rate <= 0:
+      raise ValueError(
+          f'learning_rate must be > 0; got {self.learning_rate}.')
+    if self.clip_epsilon <= 0:
+      raise ValueError(f'clip_epsilon must be > 0; got {self.clip_epsilon}.')
+
+
+class PPOState(NamedTuple):
+  params: hk.Params
+  opt_state: optax.OptState
+  key: jax.Array
+  updates: jax.Array
+
+
+def _log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
+  """log π(a|s) by a one-hot product (no gather: export-friendly)."""
+  one_hot = jax.nn.one_hot(actions, logits.shape[-1])
+  return jnp.sum(one_hot * jax.nn.log_softmax(logits), axis=-1)
+
+
+def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
+               network: hk.Transformed) -> agent_lib.Agent[PPOState]:
+  """PPO around an actor-critic `network` (obs -> (logits, values))."""
+  num_actions = environment_spec.num_actions
+  learning_rate = config.learning_rate
+  if config.learning_rate_decay_updates:
+    learning_rate = optax.linear_schedule(
+        config.learning_rate, 0.0,
+        config.learning_rate_decay_updates * config.num_epochs *
+        config.num_minibatches)
+  optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
+                          optax.adam(learning_rate, eps=1e-5))
+
+  def forward(params, observations):
+    logits, values = network.apply(params, observations)
+    chex.assert_shape(logits, (observations.shape[0], num_actions))
+    legal = action_masking.legal_actions(environment_spec, observations)
+    return action_masking.mask_logits(logits, legal), values
+
+  def init(key: jax.Array) -> PPOState:
+    init_key, state_key = jax.random.split(key)
+    dummy = jnp.zeros((1,) + environment_spec.observations.shape,
+                      environment_spec.observations.dtype)
+    params = network.init(init_key, dummy)
+    return PPOState(params, optimizer.init(params), state_key,
+                    jnp.zeros((), jnp.int32))
+
+  def act(params, key, observations):
+    logits, values = forward(params, observations)
+    actions = jax.random.categorical(key, logits).astype(jnp.int32)
+    return actions, {'log_prob': _log_prob(logits, actions), 'value': values}
+
+  def action_probabilities(params, observations):
+    logits, _ = network.apply(params, observations)
+    legal = action_masking.legal_actions(environment_spec, observations)
+    return action_masking.masked_softmax(logits, legal)
+
+  def minibatch_loss(params, batch):
+    logits, values = forward(params, batch['observations'])
+    ratios = jnp.exp(_log_prob(logits, batch['actions']) - batch['log_prob'])
+    advantages = batch['advantages']
+    if config.normalize_advantages:
+      advantages = (advantages - advantages.mean()) / (
+          advantages.std() + 1e-8)
+    policy_loss = rlax.clipped_surrogate_pg_loss(ratios, advantages,
+                                                 config.clip_epsilon)
+    value_error = (values - batch['returns'])**2
+    if config.value_clip_epsilon is not None:
+      clipped = batch['value'] + jnp.clip(values - batch['value'],
+                                          -config.value_clip_epsilon,
+                                          config.value_clip_epsilon)
+      value_error = jnp.maximum(value_error, (clipped - batch['returns'])**2)
+    value_loss = 0.5 * value_error.mean()
+    entropy_loss = rlax.entropy_loss(logits, jnp.ones_like(values))
+    loss = (policy_loss + config.value_cost * value_loss +
+            config.entropy_cost * entropy_loss)
+    return loss, {
+        'loss': loss, 'policy_loss': policy_loss, 'value_loss': value_loss,
+        'entropy': -entropy_loss,
+        'clip_fraction': jnp.mean(
+            jnp.abs(ratios - 1.0) > config.clip_epsilon),
+    }
+
+  def sgd_step(carry, batch):
+    params, opt_state = carry
+    grads, metrics = jax.grad(minibatch_loss, has_aux=True)(params, batch)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    metrics = dict(metrics, grad_norm=optax.global_norm(grads))
+    return (optax.apply_updates(params, updates), opt_state), metrics
+
+  def update(state: PPOState, trajectory: agent_lib.Trajectory
+            ) -> Tuple[PPOState, agent_lib.Metrics]:
+    chex.assert_rank([trajectory.actions, trajectory.rewards], 2)
+    t, b = trajectory.actions.shape
+    if (t * b) % config.num_minibatches:
+      raise ValueError(f'num_minibatches ({config.num_minibatches}) must '
+                       f'divide the batch of {t} x {b} steps.')
+    _, final_values = forward(state.params, trajectory.final_observations)
+    values = trajectory.extras['value']
+    advantages = jax.vmap(
+        rlax.truncated_generalized_advantage_estimation,
+        in_axes=(1, 1, None, 1), out_axes=1)(
+            trajectory.rewards,
+            a2c.continuation_discounts(trajectory, config.discount),
+            config.gae_lambda,
+            jnp.concatenate([values, final_values[None]], axis=0))
+    # Padding (mask 0) gets no advantage, so it exerts no policy gradient.
+    advantages = advantages * trajectory.mask
+    flat = lambda x: jnp.asarray(x).reshape((t * b,) + x.shape[2:])
+    data = {
+        'observations': flat(trajectory.observations),
+        'actions': flat(trajectory.actions),
+        'log_prob': flat(trajectory.extras['log_prob']),
+        'value': flat(values),
+        'advantages': flat(advantages),
+        'returns': flat(advantages + values),
+    }
+
+    def epoch(carry, key):
+      order = jax.random.permutation(key, t * b).reshape(
+          config.num_minibatches, -1)
+      minibatches = jax.tree.map(lambda x: x[order], data)
+      return jax.lax.scan(sgd_step, carry, minibatches)
+
+    key, epochs_key = jax.random.split(state.key)
+    (params, opt_state), metrics = jax.lax.scan(
+        epoch, (state.params, state.opt_state),
+        jax.random.split(epochs_key, config.num_epochs))
+    metrics = jax.tree.map(jnp.mean, metrics)
+    return PPOState(params, opt_state, key, state.updates + 1), metrics
+
+  return agent_lib.Agent(
+      init=init,
+      actor_params=lambda state: state.params,
+      act=act,
+      update=update,
+      action_probabilities=action_probabilities,
+      data=agent_lib.DataRequirements(batch_size=config.batch_size,
+                                      unroll_length=config.unroll_length))

@@ -1,0 +1,180 @@
+"""Any Gymnasium environment as a `dm_env.Environment` (Python loop only).
+
+Specs and conversions:
+  * Observations are float32 numpy arrays. A `Box` space becomes a
+    `BoundedArray` with its low/high when all bounds are finite, else a plain
+    `Array`. A `Discrete(n)` observation becomes a one-hot float32 vector of
+    length n, which the MLP networks here can read directly.
+  * A `Discrete(n)` action space becomes `DiscreteArray(n)`; actions are
+    validated and shifted by the space's `start`. A `Box` action space becomes
+    a `BoundedArray` (or `Array` when unbounded), so agents that need discrete
+    actions refuse it up front (`EnvironmentSpec.num_actions` raises).
+  * Rewards and discounts are float32 scalars. `terminated` ends the episode
+    with discount 0 (`dm_env.termination`), `truncated` (time limits) with
+    discount 1 (`dm_env.truncation`); termination wins when both are set.
+
+Other spaces (Dict, Tuple, MultiDiscrete, ...) are rejected at construction.
+"""
+
+import importlib
+from typing import Any, Optional
+
+import dm_env
+from dm_env import specs
+import gymnasium
+from gymnasium import spaces
+import numpy as np
+
+from environments import dm_env_wrapper
+
+_FLOAT = np.float32
+
+
+def check_id(gym_id: str) -> None:
+  """Raises ValueError naming `gym_id` unless Gymnasium has registered it.
+
+  Ids may name the module that registers them, as `gymnasium.make` allows:
+  'module:EnvName-v0'. Ids must carry their version ('CartPole-v1').
+  """
+  module, _, env_id = str(gym_id).rpartition(':')
+  try:
+    if module:
+      importlib.import_module(module)
+    gymnasium.spec(env_id)
+  except (ImportError, gymnasium.error.Error) as e:
+    raise ValueError(
+        f'Unknown Gymnasium environment {gym_id!r} ({e}). List the registered '
+        f'ids with `gymnasium.pprint_registry()`.') from e
+
+
+def _box_spec(space: spaces.Box, dtype: np.dtype, name: str) -> specs.Array:
+  """BoundedArray with the Box's bounds when all are finite, else Array."""
+  low, high = np.asarray(space.low), np.asarray(space.high)
+  if np.all(np.isfinite(low)) and np.all(np.isfinite(high)):
+    return specs.BoundedArray(space.shape, dtype, low.astype(dtype),
+                              high.astype(dtype), name=name)
+  return specs.Array(space.shape, dtype, name=name)
+
+
+class GymEnvironment(dm_env.Environment):
+  """`dm_env.Environment` face over one Gymnasium environment.
+
+  The seed is passed to the first `reset` only, so later episodes continue the
+  seeded RNG stream (Gymnasium's convention). `step` after a LAST time step
+  starts a new episode, as the dm_env contract asks.
+  """
+
+  def __init__(self, env: gymnasium.Env, seed: Optional[int] = None):
+    self._env = env
+    self._seed = None if seed is None else int(seed)
+    self._seeded = False
+    self._needs_reset = True
+    observation_space, action_space = env.observation_space, env.action_space
+    if isinstance(observation_space, spaces.Discrete):
+      self._observation_spec = specs.BoundedArray(
+          (int(observation_space.n),), _FLOAT, 0.0, 1.0, name='observation')
+    elif isinstance(observation_space, spaces.Box):
+      self._observation_spec = _box_spec(observation_space, _FLOAT,
+                                        'observation')
+    else:
+      raise ValueError(f'Unsupported Gymnasium observation space '
+                       f'{observation_space!r}: only Box and Discrete.')
+    if isinstance(action_space, spaces.Discrete):
+      self._action_spec = specs.DiscreteArray(
+          int(action_space.n), dtype=np.int32, name='action')
+    elif isinstance(action_space, spaces.Box):
+      self._action_spec = _box_spec(action_space, action_space.dtype,
+                                   'action')
+    else:
+      raise ValueError(f'Unsupported Gymnasium action space {action_space!r}: '
+                       f'only Discrete and Box.')
+
+  @property
+  def gym_env(self) -> gymnasium.Env:
+    """The wrapped Gymnasium environment."""
+    return self._env
+
+  def _observation(self, observation: Any) -> np.ndarray:
+    space = self._env.observation_space
+    if isinstance(space, spaces.Discrete):
+      one_hot = np.zeros(int(space.n), _FLOAT)
+      one_hot[int(observation) - int(space.start)] = 1.0
+      return one_hot
+    return np.asarray(observation, _FLOAT)
+
+  def _action(self, action: Any) -> Any:
+    space = self._env.action_space
+    if isinstance(space, spaces.Discrete):
+      action = dm_env_wrapper.validate_discrete_action(action,
+                                                       self._action_spec)
+      return int(space.start) + action
+    array = np.asarray(action, space.dtype)
+    if array.shape != space.shape:
+      raise ValueError(f'Action must have shape {space.shape}; got an array '
+                       f'of shape {array.shape}.')
+    return array
+
+  def reset(self) -> dm_env.TimeStep:
+    if self._seeded:
+      observation, _ = self._env.reset()
+    else:
+      observation, _ = self._env.reset(seed=self._seed)
+      self._seeded = True
+    self._needs_reset = False
+    return dm_env.restart(self._observation(observation))
+
+  def step(self, action: Any) -> dm_env.TimeStep:
+    if self._needs_reset:
+      return self.reset()
+    observation, reward, terminated, truncated, _ = self._env.step(
+        self._action(action))
+    observation = self._observation(observation)
+    reward = _FLOAT(reward)
+    if terminated:
+      self._needs_reset = True
+      return dm_env.TimeStep(dm_env.StepType.LAST, reward, _FLOAT(0.0),
+                             observation)
+    if truncated:
+      self._needs_reset = True
+      return dm_env.truncation(reward, observation, discount=_FLOAT(1.0))
+    return dm_env.transition(reward, observation, discount=_FLOAT(1.0))
+
+  def observation_spec(self) -> specs.Array:
+    return self._observation_spec
+
+  def action_spec(self) -> specs.Array:
+    return self._action_spec
+
+  def reward_spec(self) -> specs.Array:
+    return specs.Array((), _FLOAT, name='reward')
+
+  def discount_spec(self) -> specs.BoundedArray:
+    return specs.BoundedArray((), _FLOAT, 0.0, 1.0, name='discount')
+
+  def close(self) -> None:
+    self._env.close()
+
+
+def make_environment(gym_id: str,
+                     seed: Optional[int] = None,
+                     **kwargs: Any) -> GymEnvironment:
+  """Gymnasium environment `gym_id` as a `dm_env.Environment`.
+
+  Args:
+    gym_id: a registered Gymnasium id with its version, e.g. 'CartPole-v1'.
+    seed: passed to the first reset; None leaves Gymnasium unseeded.
+    **kwargs: passed to `gymnasium.make`, e.g. `max_episode_steps`.
+
+  Returns:
+    The wrapped environment.
+
+  Raises:
+    ValueError: `gym_id` is not registered, or its spaces are unsupported.
+  """
+  check_id(gym_id)
+  env = gymnasium.make(gym_id, **kwargs)
+  try:
+    return GymEnvironment(env, seed)
+  except ValueError:
+    env.close()
+    raise

@@ -1,0 +1,149 @@
+r"""Learning results of every agent on every environment; prints JSON.
+
+  python -m experiments.learning_benchmark --seeds=3 \
+      --output=benchmarks/learning.json
+
+Each (agent, environment) pair trains with the settings in `GRID` (the
+agent's defaults plus the listed `--config` overrides) for each seed, then
+reports the greedy evaluation and the median over seeds next to its target.
+Runs go to WORKDIR/<env>/<agent>/seed<N>; rerunning skips finished runs.
+"""
+
+import dataclasses
+import json
+import os
+import tempfile
+import time
+from typing import Any, Dict, Mapping, Optional
+
+from absl import app
+from absl import flags
+import numpy as np
+
+from agents import registry as agent_registry
+from experiments import config as config_lib
+from experiments import experiment
+
+_SEEDS = flags.DEFINE_integer('seeds', 3, 'Seeds per pair (0..N-1).',
+                              lower_bound=1)
+_ONLY = flags.DEFINE_list('only', None,
+                          'Run only these pairs, e.g. catch/dqn,cartpole/ppo.')
+_OUTPUT = flags.DEFINE_string('output', None, 'Also write the JSON here.')
+_WORKDIR = flags.DEFINE_string('workdir', None,
+                               'Root of the runs; default a temp dir.')
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+  """One (environment, agent) pair: budget, overrides and target."""
+  env: str
+  agent: str
+  num_steps: int
+  overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  num_episodes: int = 10**9
+  eval_episodes: int = 100
+  min_return: Optional[float] = None  # Target on the greedy mean return.
+  max_length: Optional[float] = None  # Target on the greedy mean length.
+
+  @property
+  def target(self) -> str:
+    if self.min_return is not None:
+      return f'greedy mean return >= {self.min_return:g}'
+    return f'greedy mean episode length <= {self.max_length:g}'
+
+  def met(self, result: Dict[str, Any]) -> bool:
+    if self.min_return is not None:
+      return result['eval_mean_return'] >= self.min_return
+    return result['eval_mean_episode_length'] <= self.max_length
+
+
+_CATCH = dict(num_steps=20_000, min_return=0.9)
+_CARTPOLE = dict(eval_episodes=20, min_return=475.0)
+# A random player that never repeats a cell needs 57.8 strikes.
+_BEATS_RANDOM = dict(num_steps=100_000, eval_episodes=1000, max_length=57.8)
+
+GRID = (
+    Setting('catch', 'reinforce', overrides={'discount': 0.99,
+                                             'batch_size': 4}, **_CATCH),
+    Setting('catch', 'dqn', **_CATCH),
+    Setting('catch', 'a2c', **_CATCH),
+    Setting('catch', 'ppo', overrides={'unroll_length': 32,
+                                       'learning_rate': 1e-3}, **_CATCH),
+    Setting('cartpole', 'dqn', num_steps=200_000, **_CARTPOLE),
+    Setting('cartpole', 'a2c', num_steps=500_000, **_CARTPOLE),
+    Setting('cartpole', 'ppo', num_steps=500_000,
+            overrides={'learning_rate_decay_updates': 977}, **_CARTPOLE),
+    Setting('plane_strike', 'reinforce', num_steps=10**9,
+            num_episodes=30_000, eval_episodes=1000, max_length=13.0),
+    Setting('plane_strike', 'dqn', **_BEATS_RANDOM),
+    Setting('plane_strike', 'a2c', **_BEATS_RANDOM),
+    Setting('plane_strike', 'ppo', **_BEATS_RANDOM),
+)
+
+
+def run_setting(setting: Setting, seed: int, root: str) -> Dict[str, Any]:
+  """Trains one seed of `setting` (or reads its finished result)."""
+  config = config_lib.ExperimentConfig(
+      agent=setting.agent, env=setting.env, seed=seed,
+      agent_config=agent_registry.make_config(setting.agent,
+                                              **setting.overrides),
+      num_episodes=setting.num_episodes, num_steps=setting.num_steps,
+      eval_episodes=setting.eval_episodes, eval_every_episodes=0,
+      log_every_episodes=100,
+      export_tflite=setting.env == 'plane_strike')
+  workdir = os.path.join(root, setting.env, setting.agent, f'seed{seed}')
+  return experiment.run_experiment(config, workdir, progress=False)
+
+
+def _median(values) -> Optional[float]:
+  return float(np.median(values)) if values else None
+
+
+def main(argv):
+  del argv
+  experiment.quiet_library_logs()
+  root = _WORKDIR.value or tempfile.mkdtemp(prefix='learning-')
+  only = set(_ONLY.value or ())
+  rows = []
+  for setting in GRID:
+    if only and f'{setting.env}/{setting.agent}' not in only:
+      continue
+    start = time.perf_counter()
+    results = [run_setting(setting, seed, root)
+               for seed in range(_SEEDS.value)]
+    median = {
+        key: _median([r[key] for r in results])
+        for key in ('eval_mean_return', 'eval_mean_episode_length',
+                    'env_steps', 'wall_seconds')
+    }
+    row = {
+        'env': setting.env, 'agent': setting.agent,
+        'overrides': dict(setting.overrides), 'budget_steps':
+            setting.num_steps if setting.num_steps < 10**9 else None,
+        'budget_episodes': (setting.num_episodes
+                            if setting.num_episodes < 10**9 else None),
+        'target': setting.target,
+        'median': median,
+        'target_met_by_median': setting.met(median),
+        'per_seed': [{k: r[k] for k in ('seed', 'eval_mean_return',
+                                        'eval_mean_episode_length',
+                                        'env_steps', 'wall_seconds')}
+                     for r in results],
+        'seconds': time.perf_counter() - start,
+    }
+    if setting.env == 'plane_strike':
+      row['tflite_greedy_strikes'] = [
+          r['tflite']['mean_episode_length'] for r in results]
+    rows.append(row)
+    print(json.dumps({k: row[k] for k in ('env', 'agent', 'median',
+                                           'target', 'target_met_by_median')
+                      }), flush=True)
+  text = json.dumps({'seeds': _SEEDS.value, 'results': rows}, indent=2)
+  print(text)
+  if _OUTPUT.value:
+    from experiments import atomic_files  # pylint: disable=g-import-not-at-top
+    atomic_files.write_bytes(_OUTPUT.value, (text + '\n').encode())
+
+
+if __name__ == '__main__':
+  app.run(main)

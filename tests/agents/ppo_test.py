@@ -1,0 +1,103 @@
+"""Tests for agents/ppo.py."""
+
+import math
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from agents import agent as agent_lib
+from agents import ppo
+from tests.agents import a2c_test
+
+NUM_ACTIONS = a2c_test.NUM_ACTIONS
+
+
+def _agent(**config):
+  settings = dict(discount=0.5, gae_lambda=1.0, unroll_length=2,
+                  batch_size=1, num_epochs=1, num_minibatches=1,
+                  normalize_advantages=False, value_clip_epsilon=None,
+                  entropy_cost=0.0)
+  settings.update(config)
+  return ppo.make_agent(ppo.PPOConfig(**settings), a2c_test._spec(),  # pylint: disable=protected-access
+                        a2c_test.bias_actor_critic())
+
+
+def _trajectory(log_prob=-math.log(NUM_ACTIONS)):
+  extras = {'log_prob': np.full((2, 1), log_prob, np.float32),
+            'value': np.full((2, 1), a2c_test.VALUE, np.float32)}
+  return a2c_test.two_step_trajectory(extras=extras)
+
+
+class PPOTest(parameterized.TestCase):
+
+  def test_first_minibatch_losses_hand_computed(self):
+    # Behaviour = current policy, so every ratio is 1 and the clipped
+    # surrogate is -mean(advantages). GAE with λ = 1 equals the λ-returns of
+    # the A2C test: advantages [0.625, -0.25].
+    agent = _agent()
+    _, metrics = jax.jit(agent.update)(agent.init(jax.random.PRNGKey(0)),
+                                       _trajectory())
+    self.assertAlmostEqual(float(metrics['policy_loss']), -0.1875, places=5)
+    self.assertAlmostEqual(float(metrics['value_loss']),
+                           0.5 * (0.625**2 + 0.25**2) / 2, places=5)
+    self.assertAlmostEqual(float(metrics['clip_fraction']), 0.0)
+
+  def test_stale_behaviour_policy_is_clipped(self):
+    # Behaviour probability e^-3 vs current 1/4: ratio ≈ 5 > 1 + ε.
+    agent = _agent()
+    _, metrics = agent.update(agent.init(jax.random.PRNGKey(0)),
+                              _trajectory(log_prob=-3.0))
+    self.assertAlmostEqual(float(metrics['clip_fraction']), 1.0)
+    # Positive advantage is capped at (1 + ε)·A, negative uses ratio·A.
+    ratio = math.exp(-math.log(NUM_ACTIONS) + 3.0)
+    expected = -(1.2 * 0.625 + ratio * -0.25) / 2
+    self.assertAlmostEqual(float(metrics['policy_loss']), expected, places=4)
+
+  def test_act_records_log_prob_and_value(self):
+    agent = _agent()
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    observations = jnp.array([[0.0, 1.0, 0.0, 0.0]])  # 3 legal actions.
+    actions, extras = agent.act(params, jax.random.PRNGKey(1), observations)
+    self.assertNotEqual(int(actions[0]), 1)
+    np.testing.assert_allclose(extras['log_prob'], [-math.log(3)], rtol=1e-5)
+    np.testing.assert_allclose(extras['value'], [a2c_test.VALUE])
+
+  @chex.variants(with_jit=True, without_jit=True)
+  def test_epochs_and_minibatches_raise_rewarded_action(self):
+    agent = _agent(num_epochs=3, num_minibatches=2, learning_rate=0.05,
+                   normalize_advantages=False)
+    state = agent.init(jax.random.PRNGKey(0))
+    before = agent.action_probabilities(agent.actor_params(state),
+                                        jnp.zeros((1, NUM_ACTIONS)))
+    state, metrics = self.variant(agent.update)(state, _trajectory())
+    after = agent.action_probabilities(agent.actor_params(state),
+                                       jnp.zeros((1, NUM_ACTIONS)))
+    self.assertGreater(float(after[0, 1]), float(before[0, 1]))
+    self.assertEqual(int(state.updates), 1)
+    chex.assert_tree_all_finite(metrics)
+
+  def test_learning_rate_annealing_reaches_zero(self):
+    agent = _agent(learning_rate_decay_updates=1, learning_rate=0.1)
+    state = agent.init(jax.random.PRNGKey(0))
+    state, _ = agent.update(state, _trajectory())
+    frozen, _ = agent.update(state, _trajectory())  # Step size is now 0.
+    chex.assert_trees_all_close(frozen.params, state.params)
+
+  def test_data_requirements(self):
+    self.assertEqual(_agent(unroll_length=8, batch_size=2).data,
+                     agent_lib.DataRequirements(2, 8))
+
+  @parameterized.parameters(dict(num_minibatches=3), dict(gae_lambda=2.0),
+                            dict(num_epochs=0), dict(clip_epsilon=0.0))
+  def test_bad_config_is_named(self, **kwargs):
+    (name,) = kwargs
+    with self.assertRaisesRegex(ValueError, name):
+      ppo.PPOConfig(**kwargs)
+
+
+if __name__ == '__main__':
+  absltest.main()
