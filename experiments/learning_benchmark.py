@@ -68,7 +68,8 @@ GRID = (
     Setting('catch', 'dqn', **_CATCH),
     Setting('catch', 'a2c', **_CATCH),
     Setting('catch', 'ppo', overrides={'unroll_length': 32,
-                                       'learning_rate': 1e-3}, **_CATCH),
+                                       'learning_rate': 1e-3,
+                                       'num_epochs': 10}, **_CATCH),
     Setting('cartpole', 'dqn', num_steps=200_000, **_CARTPOLE),
     Setting('cartpole', 'a2c', num_steps=500_000, **_CARTPOLE),
     Setting('cartpole', 'ppo', num_steps=500_000,
@@ -79,6 +80,12 @@ GRID = (
     Setting('plane_strike', 'a2c', **_BEATS_RANDOM),
     Setting('plane_strike', 'ppo', **_BEATS_RANDOM),
 )
+
+
+def find(env: str, agent: str) -> Setting:
+  """The grid's setting for (env, agent)."""
+  (setting,) = [s for s in GRID if (s.env, s.agent) == (env, agent)]
+  return setting
 
 
 def run_setting(setting: Setting, seed: int, root: str) -> Dict[str, Any]:

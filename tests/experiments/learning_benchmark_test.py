@@ -1,0 +1,46 @@
+"""Bounded learning tests: every agent learns Catch with its grid setting."""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import pytest
+
+from agents import registry
+from experiments import learning_benchmark
+
+
+class SettingTest(absltest.TestCase):
+
+  def test_targets(self):
+    catch = learning_benchmark.find('catch', 'dqn')
+    self.assertTrue(catch.met({'eval_mean_return': 0.9}))
+    self.assertFalse(catch.met({'eval_mean_return': 0.88}))
+    strikes = learning_benchmark.find('plane_strike', 'reinforce')
+    self.assertTrue(strikes.met({'eval_mean_episode_length': 12.9}))
+    self.assertFalse(strikes.met({'eval_mean_episode_length': 13.1}))
+    self.assertIn('<= 13', strikes.target)
+
+  def test_grid_covers_every_agent_on_catch_and_plane_strike(self):
+    for env in ('catch', 'plane_strike'):
+      agents = {s.agent for s in learning_benchmark.GRID if s.env == env}
+      self.assertEqual(agents, set(registry.names()), env)
+
+  def test_overrides_are_valid_config_keys(self):
+    for setting in learning_benchmark.GRID:
+      registry.make_config(setting.agent, **setting.overrides)
+
+
+@pytest.mark.slow
+class CatchLearningTest(parameterized.TestCase):
+
+  @parameterized.parameters(*registry.names())
+  def test_learns_catch_within_20k_steps(self, agent):
+    # A uniformly random policy scores about -0.6 on Catch.
+    setting = learning_benchmark.find('catch', agent)
+    result = learning_benchmark.run_setting(
+        setting, seed=0, root=self.create_tempdir().full_path)
+    self.assertLessEqual(result['env_steps'], 20_000 + 9)
+    self.assertGreaterEqual(result['eval_mean_return'], 0.9)
+
+
+if __name__ == '__main__':
+  absltest.main()
