@@ -92,14 +92,13 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
   def forward(params, observations):
     logits, values = network.apply(params, observations)
     chex.assert_shape(logits, (observations.shape[0], num_actions))
-    legal = action_masking.legal_actions(environment_spec, observations)
-    return action_masking.mask_logits(logits, legal), values
+    return action_masking.mask_for(environment_spec, observations,
+                                   logits), values
 
   def init(key: jax.Array) -> A2CState:
     init_key, state_key = jax.random.split(key)
-    dummy = jnp.zeros((1,) + environment_spec.observations.shape,
-                      environment_spec.observations.dtype)
-    params = network.init(init_key, dummy)
+    params = agent_lib.init_params(network, environment_spec.observations,
+                                   init_key)
     return A2CState(params, optimizer.init(params), state_key,
                     jnp.zeros((), jnp.int32))
 
@@ -109,8 +108,8 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
 
   def action_probabilities(params, observations):
     logits, _ = network.apply(params, observations)
-    legal = action_masking.legal_actions(environment_spec, observations)
-    return action_masking.masked_softmax(logits, legal)
+    return action_masking.policy_probabilities(environment_spec,
+                                               observations, logits)
 
   def loss_fn(params, trajectory: agent_lib.Trajectory):
     t, b = trajectory.actions.shape

@@ -32,3 +32,16 @@ def masked_softmax(logits: jax.Array, legal: Optional[jax.Array]) -> jax.Array:
   if legal is None:
     return probabilities
   return jnp.where(legal, probabilities, 0.0)
+
+
+def mask_for(environment_spec: specs.EnvironmentSpec, observations: jax.Array,
+             logits: jax.Array) -> jax.Array:
+  """`logits` (or Q-values) of `observations` with illegal actions masked."""
+  return mask_logits(logits, legal_actions(environment_spec, observations))
+
+
+def policy_probabilities(environment_spec: specs.EnvironmentSpec,
+                         observations: jax.Array,
+                         logits: jax.Array) -> jax.Array:
+  """The deployable policy: softmax over legal actions, 0 on illegal ones."""
+  return masked_softmax(logits, legal_actions(environment_spec, observations))

@@ -19,7 +19,9 @@ argmax, and the TFLite export converts it.
 import dataclasses
 from typing import Any, Callable, Dict, Generic, Mapping, NamedTuple, Optional, Tuple, TypeVar
 
+import haiku as hk
 import jax
+import jax.numpy as jnp
 
 Params = Any  # A pytree of arrays the actor needs (network params, epsilon…).
 LearnerState = TypeVar('LearnerState')  # Params, optimizer state, PRNG key…
@@ -89,3 +91,11 @@ class Agent(Generic[LearnerState]):
   update: Callable[[LearnerState, Trajectory], Tuple[LearnerState, Metrics]]
   action_probabilities: Callable[[Params, jax.Array], jax.Array]
   data: DataRequirements
+
+
+def init_params(network: hk.Transformed, observation_spec: Any,
+                key: jax.Array) -> hk.Params:
+  """Initialises `network` on a dummy batch of one observation."""
+  dummy = jnp.zeros((1,) + tuple(observation_spec.shape),
+                    observation_spec.dtype)
+  return network.init(key, dummy)

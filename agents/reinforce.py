@@ -99,14 +99,12 @@ def make_agent(config: ReinforceConfig,
   def logits_fn(params: hk.Params, observations: jax.Array) -> jax.Array:
     logits = network.apply(params, observations)
     chex.assert_shape(logits, (observations.shape[0], num_actions))
-    legal = action_masking.legal_actions(environment_spec, observations)
-    return action_masking.mask_logits(logits, legal)
+    return action_masking.mask_for(environment_spec, observations, logits)
 
   def init(key: jax.Array) -> ReinforceState:
     init_key, state_key = jax.random.split(key)
-    dummy = jnp.zeros((1,) + environment_spec.observations.shape,
-                      environment_spec.observations.dtype)
-    params = network.init(init_key, dummy)
+    params = agent_lib.init_params(network, environment_spec.observations,
+                                   init_key)
     return ReinforceState(params, optimizer.init(params), state_key,
                           jnp.zeros((), jnp.int32))
 
@@ -121,9 +119,8 @@ def make_agent(config: ReinforceConfig,
 
   def action_probabilities(params: hk.Params,
                            observations: jax.Array) -> jax.Array:
-    logits = network.apply(params, observations)
-    legal = action_masking.legal_actions(environment_spec, observations)
-    return action_masking.masked_softmax(logits, legal)
+    return action_masking.policy_probabilities(
+        environment_spec, observations, network.apply(params, observations))
 
   def loss_fn(params: hk.Params, trajectory: agent_lib.Trajectory,
               advantages: jax.Array) -> Tuple[jax.Array, agent_lib.Metrics]:

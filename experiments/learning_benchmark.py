@@ -70,7 +70,14 @@ GRID = (
     Setting('catch', 'ppo', overrides={'unroll_length': 32,
                                        'learning_rate': 1e-3,
                                        'num_epochs': 10}, **_CATCH),
-    Setting('cartpole', 'dqn', num_steps=200_000, **_CARTPOLE),
+    # CleanRL's CartPole DQN setting: L2 loss, SGD every 10 steps, target
+    # copy every 500 steps, learning from 10k, ε decayed over 250k steps.
+    Setting('cartpole', 'dqn', num_steps=500_000,
+            overrides={'learning_rate': 2.5e-4, 'batch_size': 128,
+                       'update_period': 10, 'target_update_period': 50,
+                       'epsilon_decay_steps': 250_000,
+                       'min_replay_size': 10_000, 'loss': 'l2',
+                       'max_grad_norm': None}, **_CARTPOLE),
     Setting('cartpole', 'a2c', num_steps=500_000, **_CARTPOLE),
     Setting('cartpole', 'ppo', num_steps=500_000,
             overrides={'learning_rate_decay_updates': 977}, **_CARTPOLE),
