@@ -29,21 +29,6 @@ from environments import plane_strike
 from experiments import config as config_lib
 from experiments import experiment
 
-_SEEDS = flags.DEFINE_integer('seeds', 3, 'Training runs (seeds 0..N-1).',
-                              lower_bound=1)
-_NUM_EPISODES = flags.DEFINE_integer(
-    'num_episodes', config_lib.ExperimentConfig.num_episodes,
-    'Training episodes per seed.', lower_bound=1)
-_EVAL_EVERY = flags.DEFINE_integer(
-    'eval_every_episodes', 1000, 'Periodic greedy evaluation interval.',
-    lower_bound=1)
-_ENV_STEPS = flags.DEFINE_integer(
-    'env_steps', 20_000, 'Steps of the environment-alone measurement.',
-    lower_bound=100)
-_OUTPUT = flags.DEFINE_string('output', None, 'Also write the JSON here.')
-_WORKDIR = flags.DEFINE_string(
-    'workdir', None, 'Where the training runs go; default a temp dir.')
-
 THRESHOLDS = (20.0, 16.0, 13.0)
 
 
@@ -81,17 +66,35 @@ def _median(values):
   return float(np.median(values)) if values else None
 
 
+def _define_flags() -> None:
+  # Defined only when run as a program: tests import this module.
+  flags.DEFINE_integer('seeds', 3, 'Training runs (seeds 0..N-1).',
+                       lower_bound=1)
+  flags.DEFINE_integer(
+      'num_episodes', config_lib.ExperimentConfig.num_episodes,
+      'Training episodes per seed.', lower_bound=1)
+  flags.DEFINE_integer(
+      'eval_every_episodes', 1000, 'Periodic greedy evaluation interval.',
+      lower_bound=1)
+  flags.DEFINE_integer(
+      'env_steps', 20_000, 'Steps of the environment-alone measurement.',
+      lower_bound=100)
+  flags.DEFINE_string('output', None, 'Also write the JSON here.')
+  flags.DEFINE_string(
+      'workdir', None, 'Where the training runs go; default a temp dir.')
+
+
 def main(argv):
   del argv
   experiment.quiet_library_logs()
-  root = _WORKDIR.value or tempfile.mkdtemp(prefix='benchmark-')
-  env_rates = [environment_steps_per_second(_ENV_STEPS.value, seed)
+  root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='benchmark-')
+  env_rates = [environment_steps_per_second(flags.FLAGS.env_steps, seed)
                for seed in range(3)]
   runs = []
-  for seed in range(_SEEDS.value):
+  for seed in range(flags.FLAGS.seeds):
     config = config_lib.ExperimentConfig(
-        seed=seed, num_episodes=_NUM_EPISODES.value,
-        eval_every_episodes=_EVAL_EVERY.value, periodic_eval_episodes=200)
+        seed=seed, num_episodes=flags.FLAGS.num_episodes,
+        eval_every_episodes=flags.FLAGS.eval_every_episodes, periodic_eval_episodes=200)
     workdir = os.path.join(root, f'seed{seed}')
     start = time.perf_counter()
     result = experiment.run_experiment(config, workdir, progress=False)
@@ -116,7 +119,7 @@ def main(argv):
   report = {
       'benchmark': 'python_loop_plane_strike',
       'agent': 'reinforce',
-      'seeds': _SEEDS.value,
+      'seeds': flags.FLAGS.seeds,
       'env_steps_per_second': _median(env_rates),
       'median': summary,
       'runs': runs,
@@ -126,10 +129,11 @@ def main(argv):
   }
   text = json.dumps(report, indent=2)
   print(text)
-  if _OUTPUT.value:
+  if flags.FLAGS.output:
     from experiments import atomic_files  # pylint: disable=g-import-not-at-top
-    atomic_files.write_bytes(_OUTPUT.value, (text + '\n').encode())
+    atomic_files.write_bytes(flags.FLAGS.output, (text + '\n').encode())
 
 
 if __name__ == '__main__':
+  _define_flags()
   app.run(main)

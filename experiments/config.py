@@ -25,8 +25,9 @@ class ExperimentConfig:
     agent_config: the agent's config dataclass; None means its defaults.
     env_kwargs: keyword arguments of the environment factory.
     hidden_sizes: network hidden layers; None means `default_hidden_sizes`.
-    num_episodes: training budget in episodes.
-    num_steps: optional budget in environment steps (stop at either).
+    num_episodes: training budget in episodes; None: no episode limit.
+    num_steps: budget in environment steps; None: no step limit. Training
+      stops at whichever budget is reached first; at least one is needed.
     eval_episodes: greedy episodes of the final evaluation.
     eval_every_episodes: periodic greedy evaluation interval (0 disables).
     periodic_eval_episodes: episodes of each periodic evaluation.
@@ -40,7 +41,7 @@ class ExperimentConfig:
   agent_config: Any = None
   env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
   hidden_sizes: Optional[Tuple[int, ...]] = None
-  num_episodes: int = 30_000
+  num_episodes: Optional[int] = 30_000
   num_steps: Optional[int] = None
   eval_episodes: int = 1000
   eval_every_episodes: int = 2500
@@ -61,12 +62,16 @@ class ExperimentConfig:
           f'agent_config is a {type(self.agent_config).__name__}, but agent '
           f'{self.agent!r} needs a '
           f'{agent_registry.get(self.agent).config_class.__name__}.')
-    for name in ('num_episodes', 'eval_episodes', 'periodic_eval_episodes',
+    for name in ('eval_episodes', 'periodic_eval_episodes',
                  'log_every_episodes', 'checkpoint_every_updates'):
       if getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
-    if self.num_steps is not None and self.num_steps < 1:
-      raise ValueError(f'num_steps must be >= 1; got {self.num_steps}.')
+    for name in ('num_episodes', 'num_steps'):
+      if getattr(self, name) is not None and getattr(self, name) < 1:
+        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
+    if self.num_episodes is None and self.num_steps is None:
+      raise ValueError('Set num_episodes or num_steps (or both): training '
+                       'needs a budget.')
     if self.eval_every_episodes < 0:
       raise ValueError(f'eval_every_episodes must be >= 0; got '
                        f'{self.eval_every_episodes}.')

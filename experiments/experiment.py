@@ -223,12 +223,18 @@ def run_experiment(config: config_lib.ExperimentConfig,
         'counters': {k: np.asarray(v) for k, v in counters.items()}})
 
   def done():
-    return (counters['episodes'] >= config.num_episodes or
+    return ((config.num_episodes is not None and
+             counters['episodes'] >= config.num_episodes) or
             (config.num_steps is not None and
              counters['env_steps'] >= config.num_steps))
 
-  bar = tqdm.tqdm(total=config.num_episodes, initial=counters['episodes'],
-                  unit='episode', disable=not progress, dynamic_ncols=True)
+  # The bar counts episodes, or steps when only a step budget is set.
+  by_steps = config.num_episodes is None
+  bar = tqdm.tqdm(
+      total=config.num_steps if by_steps else config.num_episodes,
+      initial=counters['env_steps' if by_steps else 'episodes'],
+      unit='step' if by_steps else 'episode', disable=not progress,
+      dynamic_ncols=True)
   window = _LogWindow()
   session_start = time.perf_counter()
   wall_at_start = counters['wall_seconds']
@@ -242,7 +248,7 @@ def run_experiment(config: config_lib.ExperimentConfig,
       counters['wall_seconds'] = (wall_at_start + time.perf_counter() -
                                   session_start)
       window.add(result)
-      bar.update(1)
+      bar.update(result.episode_length if by_steps else 1)
       values = {}
       if counters['episodes'] % config.log_every_episodes == 0:
         values.update(window.scalars())

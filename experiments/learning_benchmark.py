@@ -24,23 +24,14 @@ from agents import registry as agent_registry
 from experiments import config as config_lib
 from experiments import experiment
 
-_SEEDS = flags.DEFINE_integer('seeds', 3, 'Seeds per pair (0..N-1).',
-                              lower_bound=1)
-_ONLY = flags.DEFINE_list('only', None,
-                          'Run only these pairs, e.g. catch/dqn,cartpole/ppo.')
-_OUTPUT = flags.DEFINE_string('output', None, 'Also write the JSON here.')
-_WORKDIR = flags.DEFINE_string('workdir', None,
-                               'Root of the runs; default a temp dir.')
-
-
 @dataclasses.dataclass(frozen=True)
 class Setting:
   """One (environment, agent) pair: budget, overrides and target."""
   env: str
   agent: str
-  num_steps: int
+  num_steps: Optional[int]
   overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-  num_episodes: int = 10**9
+  num_episodes: Optional[int] = None
   eval_episodes: int = 100
   min_return: Optional[float] = None  # Target on the greedy mean return.
   max_length: Optional[float] = None  # Target on the greedy mean length.
@@ -81,7 +72,7 @@ GRID = (
     Setting('cartpole', 'a2c', num_steps=500_000, **_CARTPOLE),
     Setting('cartpole', 'ppo', num_steps=500_000,
             overrides={'learning_rate_decay_updates': 977}, **_CARTPOLE),
-    Setting('plane_strike', 'reinforce', num_steps=10**9,
+    Setting('plane_strike', 'reinforce', num_steps=None,
             num_episodes=30_000, eval_episodes=1000, max_length=13.0),
     Setting('plane_strike', 'dqn', **_BEATS_RANDOM),
     Setting('plane_strike', 'a2c', **_BEATS_RANDOM),
@@ -113,18 +104,27 @@ def _median(values) -> Optional[float]:
   return float(np.median(values)) if values else None
 
 
+def _define_flags() -> None:
+  # Defined only when run as a program: tests import this module.
+  flags.DEFINE_integer('seeds', 3, 'Seeds per pair (0..N-1).', lower_bound=1)
+  flags.DEFINE_list('only', None,
+                    'Run only these pairs, e.g. catch/dqn,cartpole/ppo.')
+  flags.DEFINE_string('output', None, 'Also write the JSON here.')
+  flags.DEFINE_string('workdir', None, 'Root of the runs; default a temp dir.')
+
+
 def main(argv):
   del argv
   experiment.quiet_library_logs()
-  root = _WORKDIR.value or tempfile.mkdtemp(prefix='learning-')
-  only = set(_ONLY.value or ())
+  root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='learning-')
+  only = set(flags.FLAGS.only or ())
   rows = []
   for setting in GRID:
     if only and f'{setting.env}/{setting.agent}' not in only:
       continue
     start = time.perf_counter()
     results = [run_setting(setting, seed, root)
-               for seed in range(_SEEDS.value)]
+               for seed in range(flags.FLAGS.seeds)]
     median = {
         key: _median([r[key] for r in results])
         for key in ('eval_mean_return', 'eval_mean_episode_length',
@@ -132,10 +132,9 @@ def main(argv):
     }
     row = {
         'env': setting.env, 'agent': setting.agent,
-        'overrides': dict(setting.overrides), 'budget_steps':
-            setting.num_steps if setting.num_steps < 10**9 else None,
-        'budget_episodes': (setting.num_episodes
-                            if setting.num_episodes < 10**9 else None),
+        'overrides': dict(setting.overrides),
+        'budget_steps': setting.num_steps,
+        'budget_episodes': setting.num_episodes,
         'target': setting.target,
         'median': median,
         'target_met_by_median': setting.met(median),
@@ -152,12 +151,13 @@ def main(argv):
     print(json.dumps({k: row[k] for k in ('env', 'agent', 'median',
                                            'target', 'target_met_by_median')
                       }), flush=True)
-  text = json.dumps({'seeds': _SEEDS.value, 'results': rows}, indent=2)
+  text = json.dumps({'seeds': flags.FLAGS.seeds, 'results': rows}, indent=2)
   print(text)
-  if _OUTPUT.value:
+  if flags.FLAGS.output:
     from experiments import atomic_files  # pylint: disable=g-import-not-at-top
-    atomic_files.write_bytes(_OUTPUT.value, (text + '\n').encode())
+    atomic_files.write_bytes(flags.FLAGS.output, (text + '\n').encode())
 
 
 if __name__ == '__main__':
+  _define_flags()
   app.run(main)

@@ -29,11 +29,13 @@ _ENV = flags.DEFINE_string(
     f'bsuite:<id> (e.g. bsuite:catch/0) or gym:<id> (e.g. gym:CartPole-v1).')
 _SEED = flags.DEFINE_integer('seed', 0, 'Random seed (>= 0).', lower_bound=0)
 _NUM_EPISODES = flags.DEFINE_integer(
-    'num_episodes', config_lib.ExperimentConfig.num_episodes,
-    'Training budget in episodes.', lower_bound=1)
+    'num_episodes', None, 'Training budget in episodes; default '
+    f'{config_lib.ExperimentConfig.num_episodes} unless --num_steps is set.',
+    lower_bound=1)
 _NUM_STEPS = flags.DEFINE_integer(
-    'num_steps', None, 'Optional budget in environment steps; training stops '
-    'at whichever budget is reached first.', lower_bound=1)
+    'num_steps', None, 'Training budget in environment steps. With both '
+    'budgets set, training stops at whichever is reached first.',
+    lower_bound=1)
 _LEARNING_RATE = flags.DEFINE_float(
     'learning_rate', None,
     'Shorthand for --config.learning_rate; default: the agent config\'s.')
@@ -96,7 +98,9 @@ def make_config() -> config_lib.ExperimentConfig:
       agent_config=agent_config,
       hidden_sizes=(None if _HIDDEN_SIZES.value is None else
                     tuple(int(s) for s in _HIDDEN_SIZES.value)),
-      num_episodes=_NUM_EPISODES.value,
+      num_episodes=(_NUM_EPISODES.value if _NUM_EPISODES.value or
+                    _NUM_STEPS.value else
+                    config_lib.ExperimentConfig.num_episodes),
       num_steps=_NUM_STEPS.value,
       eval_episodes=_EVAL_EPISODES.value,
       export_tflite=_EXPORT_TFLITE.value)

@@ -21,7 +21,12 @@ class ExperimentConfigTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, 'Unknown environment.*plane_strike'):
       config_lib.ExperimentConfig(env='go')
 
-  @parameterized.parameters('num_episodes', 'eval_episodes',
+  def test_needs_a_budget(self):
+    with self.assertRaisesRegex(ValueError, 'budget'):
+      config_lib.ExperimentConfig(num_episodes=None, num_steps=None)
+    config_lib.ExperimentConfig(num_episodes=None, num_steps=10)
+
+  @parameterized.parameters('num_episodes', 'num_steps', 'eval_episodes',
                             'log_every_episodes', 'checkpoint_every_updates')
   def test_non_positive_counts_are_named(self, name):
     with self.assertRaisesRegex(ValueError, name):

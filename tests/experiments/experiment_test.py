@@ -114,6 +114,13 @@ class ExperimentTest(absltest.TestCase):
                                 progress=False)
     self.assertFalse(os.path.exists(workdir))
 
+  def test_step_budget_alone_stops_training(self):
+    workdir = self.create_tempdir().full_path
+    result = experiment.run_experiment(
+        _config(num_episodes=None, num_steps=300), workdir, progress=True)
+    self.assertGreaterEqual(result['env_steps'], 300)
+    self.assertLess(result['env_steps'], 300 + 128)  # One more episode at most.
+
   def test_export_filename(self):
     self.assertEqual(experiment.export_filename('plane_strike'),
                      'planestrike.tflite')
