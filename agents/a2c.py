@@ -80,20 +80,29 @@ def continuation_discounts(trajectory: agent_lib.Trajectory,
       1.0 - trajectory.last.astype(jnp.float32))
 
 
+def masked_actor_critic(network: hk.Transformed,
+                        environment_spec: specs.EnvironmentSpec):
+  """`(params, observations) -> (logits with illegal masked, values)`."""
+  num_actions = environment_spec.num_actions
+
+  def forward(params: hk.Params, observations: jax.Array):
+    logits, values = network.apply(params, observations)
+    chex.assert_shape(logits, (observations.shape[0], num_actions))
+    return action_masking.mask_for(environment_spec, observations,
+                                   logits), values
+
+  return forward
+
+
 def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed) -> agent_lib.Agent[A2CState]:
   """A2C around an actor-critic `network` (obs -> (logits, values))."""
-  num_actions = environment_spec.num_actions
   transforms = []
   if config.max_grad_norm is not None:
     transforms.append(optax.clip_by_global_norm(config.max_grad_norm))
   optimizer = optax.chain(*transforms, optax.adam(config.learning_rate))
 
-  def forward(params, observations):
-    logits, values = network.apply(params, observations)
-    chex.assert_shape(logits, (observations.shape[0], num_actions))
-    return action_masking.mask_for(environment_spec, observations,
-                                   logits), values
+  forward = masked_actor_critic(network, environment_spec)
 
   def init(key: jax.Array) -> A2CState:
     init_key, state_key = jax.random.split(key)

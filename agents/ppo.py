@@ -98,7 +98,6 @@ def _log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
 def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed) -> agent_lib.Agent[PPOState]:
   """PPO around an actor-critic `network` (obs -> (logits, values))."""
-  num_actions = environment_spec.num_actions
   learning_rate = config.learning_rate
   if config.learning_rate_decay_updates:
     learning_rate = optax.linear_schedule(
@@ -108,11 +107,7 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
   optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
                           optax.adam(learning_rate, eps=1e-5))
 
-  def forward(params, observations):
-    logits, values = network.apply(params, observations)
-    chex.assert_shape(logits, (observations.shape[0], num_actions))
-    return action_masking.mask_for(environment_spec, observations,
-                                   logits), values
+  forward = a2c.masked_actor_critic(network, environment_spec)
 
   def init(key: jax.Array) -> PPOState:
     init_key, state_key = jax.random.split(key)
