@@ -9,7 +9,7 @@ and in the losses.
 """
 
 import dataclasses
-from typing import NamedTuple, Optional, Tuple
+from typing import Optional, Tuple
 
 import chex
 import haiku as hk
@@ -60,13 +60,6 @@ class A2CConfig:
           f'learning_rate must be > 0; got {self.learning_rate}.')
 
 
-class A2CState(NamedTuple):
-  params: hk.Params
-  opt_state: optax.OptState
-  key: jax.Array
-  updates: jax.Array
-
-
 def bootstrapped_values(values: jax.Array,
                         final_values: jax.Array) -> jax.Array:
   """`[T, B]` v(o_{t+1}): the next step's value, then the final value."""
@@ -95,7 +88,8 @@ def masked_actor_critic(network: hk.Transformed,
 
 
 def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
-               network: hk.Transformed) -> agent_lib.Agent[A2CState]:
+               network: hk.Transformed
+               ) -> agent_lib.Agent[agent_lib.TrainingState]:
   """A2C around an actor-critic `network` (obs -> (logits, values))."""
   transforms = []
   if config.max_grad_norm is not None:
@@ -104,12 +98,9 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
 
   forward = masked_actor_critic(network, environment_spec)
 
-  def init(key: jax.Array) -> A2CState:
-    init_key, state_key = jax.random.split(key)
-    params = agent_lib.init_params(network, environment_spec.observations,
-                                   init_key)
-    return A2CState(params, optimizer.init(params), state_key,
-                    jnp.zeros((), jnp.int32))
+  def init(key: jax.Array) -> agent_lib.TrainingState:
+    return agent_lib.init_training_state(
+        network, environment_spec.observations, optimizer, key)
 
   def act(params, key, observations):
     logits, _ = forward(params, observations)
@@ -146,8 +137,9 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
     return loss, {'loss': loss, 'policy_loss': pg_loss,
                   'value_loss': value_loss, 'entropy': -entropy_loss}
 
-  def update(state: A2CState, trajectory: agent_lib.Trajectory
-            ) -> Tuple[A2CState, agent_lib.Metrics]:
+  def update(
+      state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
+  ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
     chex.assert_rank([trajectory.actions, trajectory.rewards,
                       trajectory.mask], 2)
     grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params,
@@ -156,8 +148,9 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                                           state.params)
     params = optax.apply_updates(state.params, updates)
     metrics = dict(metrics, grad_norm=optax.global_norm(grads))
-    return A2CState(params, opt_state, state.key,
-                    state.updates + 1), metrics
+    new_state = agent_lib.TrainingState(params, opt_state, state.key,
+                                        state.updates + 1)
+    return new_state, metrics
 
   return agent_lib.Agent(
       init=init,

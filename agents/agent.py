@@ -20,6 +20,7 @@ import dataclasses
 from typing import Any, Callable, Dict, Generic, Mapping, NamedTuple, Optional, Tuple, TypeVar
 
 import haiku as hk
+import optax
 import jax
 import jax.numpy as jnp
 
@@ -99,3 +100,21 @@ def init_params(network: hk.Transformed, observation_spec: Any,
   dummy = jnp.zeros((1,) + tuple(observation_spec.shape),
                     observation_spec.dtype)
   return network.init(key, dummy)
+
+
+class TrainingState(NamedTuple):
+  """Learner state of the gradient agents (REINFORCE, A2C, PPO)."""
+  params: hk.Params
+  opt_state: optax.OptState
+  key: jax.Array
+  updates: jax.Array  # int32 [], learner steps taken.
+
+
+def init_training_state(network: hk.Transformed, observation_spec: Any,
+                        optimizer: optax.GradientTransformation,
+                        key: jax.Array) -> TrainingState:
+  """Fresh params, optimizer state, PRNG key and a zero update count."""
+  init_key, state_key = jax.random.split(key)
+  params = init_params(network, observation_spec, init_key)
+  return TrainingState(params, optimizer.init(params), state_key,
+                       jnp.zeros((), jnp.int32))

@@ -9,7 +9,7 @@ so the epochs run under `lax.scan` inside the caller's `jit`.
 """
 
 import dataclasses
-from typing import NamedTuple, Optional, Tuple
+from typing import Optional, Tuple
 
 import chex
 import haiku as hk
@@ -82,13 +82,6 @@ class PPOConfig:
       raise ValueError(f'clip_epsilon must be > 0; got {self.clip_epsilon}.')
 
 
-class PPOState(NamedTuple):
-  params: hk.Params
-  opt_state: optax.OptState
-  key: jax.Array
-  updates: jax.Array
-
-
 def _log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
   """log π(a|s) by a one-hot product (no gather: export-friendly)."""
   one_hot = jax.nn.one_hot(actions, logits.shape[-1])
@@ -96,7 +89,8 @@ def _log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
 
 
 def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
-               network: hk.Transformed) -> agent_lib.Agent[PPOState]:
+               network: hk.Transformed
+               ) -> agent_lib.Agent[agent_lib.TrainingState]:
   """PPO around an actor-critic `network` (obs -> (logits, values))."""
   learning_rate = config.learning_rate
   if config.learning_rate_decay_updates:
@@ -109,12 +103,9 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
 
   forward = a2c.masked_actor_critic(network, environment_spec)
 
-  def init(key: jax.Array) -> PPOState:
-    init_key, state_key = jax.random.split(key)
-    params = agent_lib.init_params(network, environment_spec.observations,
-                                   init_key)
-    return PPOState(params, optimizer.init(params), state_key,
-                    jnp.zeros((), jnp.int32))
+  def init(key: jax.Array) -> agent_lib.TrainingState:
+    return agent_lib.init_training_state(
+        network, environment_spec.observations, optimizer, key)
 
   def act(params, key, observations):
     logits, values = forward(params, observations)
@@ -159,8 +150,9 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
     metrics = dict(metrics, grad_norm=optax.global_norm(grads))
     return (optax.apply_updates(params, updates), opt_state), metrics
 
-  def update(state: PPOState, trajectory: agent_lib.Trajectory
-            ) -> Tuple[PPOState, agent_lib.Metrics]:
+  def update(
+      state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
+  ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
     chex.assert_rank([trajectory.actions, trajectory.rewards], 2)
     t, b = trajectory.actions.shape
     if (t * b) % config.num_minibatches:
@@ -198,7 +190,9 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
         epoch, (state.params, state.opt_state),
         jax.random.split(epochs_key, config.num_epochs))
     metrics = jax.tree.map(jnp.mean, metrics)
-    return PPOState(params, opt_state, key, state.updates + 1), metrics
+    new_state = agent_lib.TrainingState(params, opt_state, key,
+                                        state.updates + 1)
+    return new_state, metrics
 
   return agent_lib.Agent(
       init=init,

@@ -7,7 +7,7 @@ inside the loss. Optionally subtract a baseline and add an entropy bonus.
 """
 
 import dataclasses
-from typing import NamedTuple, Optional, Tuple
+from typing import Optional, Tuple
 
 import chex
 import haiku as hk
@@ -62,13 +62,6 @@ class ReinforceConfig:
           f'learning_rate must be > 0; got {self.learning_rate}.')
 
 
-class ReinforceState(NamedTuple):
-  params: hk.Params
-  opt_state: optax.OptState
-  key: jax.Array
-  updates: jax.Array  # int32 [], learner steps taken.
-
-
 def _make_optimizer(config: ReinforceConfig) -> optax.GradientTransformation:
   optimizer = {'adam': optax.adam, 'sgd': optax.sgd}[config.optimizer]
   transforms = []
@@ -91,7 +84,8 @@ def discounted_returns(trajectory: agent_lib.Trajectory,
 
 def make_agent(config: ReinforceConfig,
                environment_spec: specs.EnvironmentSpec,
-               network: hk.Transformed) -> agent_lib.Agent[ReinforceState]:
+               network: hk.Transformed
+               ) -> agent_lib.Agent[agent_lib.TrainingState]:
   """Builds REINFORCE around a policy `network` (observations → logits)."""
   num_actions = environment_spec.num_actions
   optimizer = _make_optimizer(config)
@@ -101,14 +95,11 @@ def make_agent(config: ReinforceConfig,
     chex.assert_shape(logits, (observations.shape[0], num_actions))
     return action_masking.mask_for(environment_spec, observations, logits)
 
-  def init(key: jax.Array) -> ReinforceState:
-    init_key, state_key = jax.random.split(key)
-    params = agent_lib.init_params(network, environment_spec.observations,
-                                   init_key)
-    return ReinforceState(params, optimizer.init(params), state_key,
-                          jnp.zeros((), jnp.int32))
+  def init(key: jax.Array) -> agent_lib.TrainingState:
+    return agent_lib.init_training_state(
+        network, environment_spec.observations, optimizer, key)
 
-  def actor_params(state: ReinforceState) -> hk.Params:
+  def actor_params(state: agent_lib.TrainingState) -> hk.Params:
     return state.params
 
   def act(params: hk.Params, key: jax.Array,
@@ -139,8 +130,8 @@ def make_agent(config: ReinforceConfig,
     return loss, {'policy_loss': pg_loss, 'entropy': -entropy_loss}
 
   def update(
-      state: ReinforceState, trajectory: agent_lib.Trajectory
-  ) -> Tuple[ReinforceState, agent_lib.Metrics]:
+      state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
+  ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
     chex.assert_rank([trajectory.actions, trajectory.rewards,
                       trajectory.mask], 2)
     chex.assert_equal_shape([trajectory.actions, trajectory.rewards,
@@ -159,8 +150,8 @@ def make_agent(config: ReinforceConfig,
     loss = metrics['policy_loss'] + config.entropy_cost * -metrics['entropy']
     metrics = dict(metrics, loss=loss, mean_return=mean_return,
                    grad_norm=optax.global_norm(grads))
-    new_state = ReinforceState(params, opt_state, state.key,
-                               state.updates + 1)
+    new_state = agent_lib.TrainingState(params, opt_state, state.key,
+                                        state.updates + 1)
     return new_state, metrics
 
   return agent_lib.Agent(
