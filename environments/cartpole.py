@@ -53,6 +53,11 @@ class CartPole:
                        f'{max_steps!r}.')
     self.max_steps = int(max_steps)
 
+  @property
+  def max_episode_steps(self) -> int:
+    """Episodes end by `max_steps` at the latest (truncation)."""
+    return int(self.max_steps)
+
   def reset(self, key: jax.Array) -> Tuple[CartPoleState, dm_env.TimeStep]:
     physics = jax.random.uniform(key, (4,), jnp.float32, -RESET_RANGE,
                                  RESET_RANGE)

@@ -46,6 +46,7 @@ class Catch:
     # Two rows at least, so the ball starts above the paddle and must fall.
     self.rows = _check_size('rows', rows, 2)
     self.columns = _check_size('columns', columns, 1)
+    self.max_episode_steps = self.rows - 1  # The ball falls one row a step.
 
   def _observation(self, state: CatchState) -> jax.Array:
     board = jnp.zeros((self.rows, self.columns), jnp.float32)

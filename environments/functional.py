@@ -29,7 +29,13 @@ LAST = int(dm_env.StepType.LAST)
 
 
 class FunctionalEnvironment(Protocol[State]):
-  """Pure reset/step plus the specs of one (unbatched) environment."""
+  """Pure reset/step plus the specs of one (unbatched) environment.
+
+  `max_episode_steps` bounds every episode's length, so a compiled loop can
+  size fixed-shape buffers that hold whole episodes.
+  """
+
+  max_episode_steps: int
 
   def reset(self, key: jax.Array) -> Tuple[State, dm_env.TimeStep]:
     ...

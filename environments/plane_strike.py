@@ -105,6 +105,11 @@ class PlaneStrike:
     self._heading_offsets = np.concatenate([[0], np.cumsum(counts)[:-1]
                                            ]).astype(np.int32)
 
+  @property
+  def max_episode_steps(self) -> int:
+    """Episodes end by `max_steps` at the latest (truncation)."""
+    return int(self.max_steps)
+
   def reset(self, key: jax.Array) -> Tuple[PlaneStrikeState, dm_env.TimeStep]:
     heading_key, position_key = jax.random.split(key)
     heading = jax.random.randint(heading_key, (), 0, len(HEADINGS))

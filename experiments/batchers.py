@@ -41,7 +41,7 @@ def _stack_extras(extras: List[agent_lib.Extras]):
                       *extras)
 
 
-def _padded_length(length: int, minimum: int = 8) -> int:
+def padded_length(length: int, minimum: int = 8) -> int:
   """Next power of two, so jitted updates compile for few distinct T."""
   return max(minimum, 1 << (length - 1).bit_length())
 
@@ -88,7 +88,7 @@ class EpisodeBatcher:
                          f'episodes are complete.')
     episodes = self._episodes[:self._batch_size]
     self._episodes = self._episodes[self._batch_size:]
-    length = _padded_length(max(len(e['actions']) for e in episodes))
+    length = padded_length(max(len(e['actions']) for e in episodes))
 
     def pad(values, dtype, shape=()):
       out = np.zeros((length,) + shape, dtype)

@@ -10,7 +10,8 @@ from networks import policy
 # Changing these makes a different experiment; the rest (budget, logging,
 # export) may change when a run is resumed.
 IDENTITY_KEYS = ('agent', 'env', 'seed', 'env_kwargs', 'hidden_sizes',
-                 'agent_config')
+                 'agent_config', 'loop', 'num_envs', 'num_seeds')
+LOOPS = ('compiled', 'python')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +35,16 @@ class ExperimentConfig:
     log_every_episodes: scalars go to the loggers this often.
     checkpoint_every_updates: checkpoint this often (and at the end).
     export_tflite: export and verify a TFLite policy at the end.
+    loop: 'compiled' (the whole training in one XLA program; needs a JAX
+      core) or 'python' (the dm_env loop; any environment). None picks
+      'compiled' whenever the environment has a JAX core.
+    num_envs: environments stepped side by side per seed (compiled loop);
+      None means the agent's batch size (sequences per update).
+    num_seeds: independent runs, seeds `seed … seed + num_seeds - 1`,
+      trained side by side in one program (compiled loop).
+    updates_per_chunk: updates per host call of the compiled loop (metrics,
+      checkpoints and budget checks happen between chunks); None picks about
+      one logging interval.
   """
   agent: str = 'reinforce'
   env: str = 'plane_strike'
@@ -49,6 +60,10 @@ class ExperimentConfig:
   log_every_episodes: int = 250
   checkpoint_every_updates: int = 250
   export_tflite: bool = True
+  loop: Optional[str] = None
+  num_envs: Optional[int] = None
+  num_seeds: int = 1
+  updates_per_chunk: Optional[int] = None
 
   def __post_init__(self):
     agent_registry.get(self.agent)  # Fails fast, listing valid agents.
@@ -77,6 +92,34 @@ class ExperimentConfig:
                        f'{self.eval_every_episodes}.')
     if self.hidden_sizes is not None:
       object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
+    self._check_loop()
+
+  def _check_loop(self) -> None:
+    compiled_ok = env_registry.has_functional(self.env)
+    if self.loop is None:
+      object.__setattr__(self, 'loop',
+                         'compiled' if compiled_ok else 'python')
+    if self.loop not in LOOPS:
+      raise ValueError(f'loop must be one of {LOOPS}; got {self.loop!r}.')
+    if self.loop == 'compiled' and not compiled_ok:
+      raise ValueError(
+          f'loop=compiled needs an environment with a JAX core (one of '
+          f'{", ".join(env_registry.names())}); {self.env!r} '
+          f'steps in Python. Use loop=python.')
+    for name in ('num_envs', 'updates_per_chunk'):
+      value = getattr(self, name)
+      if value is not None and value < 1:
+        raise ValueError(f'{name} must be >= 1; got {value}.')
+    if self.num_seeds < 1:
+      raise ValueError(f'num_seeds must be >= 1; got {self.num_seeds}.')
+    if self.loop == 'python':
+      for name, default in (('num_envs', None), ('num_seeds', 1),
+                            ('updates_per_chunk', None)):
+        if getattr(self, name) != default:
+          raise ValueError(
+              f'{name} needs loop=compiled: the Python loop steps one '
+              f'environment for one seed. Use loop=compiled (environments '
+              f'with a JAX core) or leave {name} unset.')
 
   def to_dict(self) -> dict:
     """JSON-ready dict, as saved in the workdir."""

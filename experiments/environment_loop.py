@@ -43,6 +43,7 @@ class EnvironmentLoop:
 
   def run_episode(self) -> EpisodeResult:
     timestep = self._environment.reset()
+    self._actor.start_episode()
     self._batcher.observe_first(timestep)
     episode_return, episode_length, metrics = 0.0, 0, []
     while not timestep.last():

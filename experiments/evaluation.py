@@ -1,4 +1,9 @@
-"""Greedy evaluation of an agent's deployable policy on a dm_env."""
+"""Greedy evaluation of an agent's deployable policy.
+
+`evaluate` plays a `dm_env` from Python; `evaluate_core` plays a JAX core's
+episodes all at once under jit, with the same episode keys as a
+`DmEnvironment` seeded alike, so both give the same figures.
+"""
 
 from typing import Dict
 
@@ -9,22 +14,64 @@ import numpy as np
 
 from agents import action_masking
 from agents import agent as agent_lib
+from environments import functional
 from environments import specs
+
+
+def greedy_actions(agent: agent_lib.Agent,
+                   environment_spec: specs.EnvironmentSpec,
+                   params: agent_lib.Params,
+                   observations: jax.Array) -> jax.Array:
+  """`[N]` argmax of the deployable policy among legal actions."""
+  probabilities = agent.action_probabilities(params, observations)
+  legal = action_masking.legal_actions(environment_spec, observations)
+  if legal is not None:
+    probabilities = jnp.where(legal, probabilities, -1.0)
+  return jnp.argmax(probabilities, axis=-1).astype(jnp.int32)
 
 
 def make_greedy_policy(agent: agent_lib.Agent,
                        environment_spec: specs.EnvironmentSpec):
   """Jitted `(params, observation) -> action`: argmax among legal actions."""
+  return jax.jit(lambda params, observation: greedy_actions(
+      agent, environment_spec, params, observation[None])[0])
 
-  def greedy(params, observation):
-    observations = observation[None]
-    probabilities = agent.action_probabilities(params, observations)
-    legal = action_masking.legal_actions(environment_spec, observations)
-    if legal is not None:
-      probabilities = jnp.where(legal, probabilities, -1.0)
-    return jnp.argmax(probabilities[0], axis=-1)
 
-  return jax.jit(greedy)
+def evaluate_core(core: functional.FunctionalEnvironment,
+                  agent: agent_lib.Agent,
+                  environment_spec: specs.EnvironmentSpec,
+                  params: agent_lib.Params, env_key: jax.Array,
+                  num_episodes: int) -> Dict[str, jax.Array]:
+  """Greedy episodes `fold_in(env_key, j)`, j < num_episodes, in parallel.
+
+  Pure (jit- and vmap-able); returns the mean return and episode length.
+  """
+  if num_episodes < 1:
+    raise ValueError(f'num_episodes must be >= 1; got {num_episodes}.')
+  keys = jax.vmap(jax.random.fold_in, (None, 0))(
+      env_key, jnp.arange(num_episodes, dtype=jnp.int32))
+  states, first = jax.vmap(core.reset)(keys)
+
+  def body(carry):
+    t, states, observations, done, returns, lengths = carry
+    actions = greedy_actions(agent, environment_spec, params, observations)
+    new_states, timesteps = jax.vmap(core.step)(states, actions)
+    live = ~done
+    keep = lambda a, b: jnp.where(
+        live.reshape(live.shape + (1,) * (a.ndim - 1)), a, b)
+    states = jax.tree.map(keep, new_states, states)
+    returns = returns + jnp.where(live, timesteps.reward, 0.0)
+    lengths = lengths + live.astype(jnp.int32)
+    done = done | (timesteps.step_type == functional.LAST)
+    return t + 1, states, timesteps.observation, done, returns, lengths
+
+  carry = (jnp.zeros((), jnp.int32), states, first.observation,
+           jnp.zeros(num_episodes, bool), jnp.zeros(num_episodes, jnp.float32),
+           jnp.zeros(num_episodes, jnp.int32))
+  *_, returns, lengths = jax.lax.while_loop(
+      lambda c: (c[0] < core.max_episode_steps) & ~jnp.all(c[3]), body, carry)
+  return {'mean_return': returns.mean(),
+          'mean_episode_length': lengths.mean(dtype=jnp.float32)}
 
 
 def evaluate(environment: dm_env.Environment, agent: agent_lib.Agent,

@@ -1,4 +1,7 @@
-"""Runs one training experiment with the Python dm_env loop.
+"""Runs one training experiment: shared set-up and the Python dm_env loop.
+
+`run_experiment` trains with the loop the config names: the Python loop
+here, or the compiled loop (`compiled_experiment.py`).
 
 Workdir layout:
   config.json     the resolved experiment config (checked on resume)
@@ -37,7 +40,7 @@ from experiments import learner as learner_lib
 from experiments import loggers
 
 # Each role gets its own environment seed stream, derived from config.seed.
-_TRAIN, _EVAL, _EXPORT = 0, 1, 2
+TRAIN, EVAL, EXPORT = 0, 1, 2
 _COUNTERS = ('episodes', 'env_steps', 'updates')
 
 
@@ -53,22 +56,26 @@ class Built:
   agent: Any
 
   def _environment(self, *seed_words: int):
-    seed = int(np.random.SeedSequence([self.config.seed, *seed_words
-                                      ]).generate_state(1)[0])
-    return env_registry.make_environment(self.config.env, seed=seed,
-                                         **self.config.env_kwargs)
+    return env_registry.make_environment(
+        self.config.env, seed=environment_seed(self.config.seed, *seed_words),
+        **self.config.env_kwargs)
 
   def train_environment(self, episodes_done: int = 0):
     """Training episodes; a resumed run continues with fresh episodes."""
-    return self._environment(_TRAIN, episodes_done)
+    return self._environment(TRAIN, episodes_done)
 
   def eval_environment(self):
     """Greedy evaluation episodes, disjoint from the training ones."""
-    return self._environment(_EVAL)
+    return self._environment(EVAL)
 
   def export_environment(self):
     """Games played through the exported model."""
-    return self._environment(_EXPORT)
+    return self._environment(EXPORT)
+
+
+def environment_seed(seed: int, *words: int) -> int:
+  """The environment seed of one role (`TRAIN`, `EVAL`, `EXPORT`) of `seed`."""
+  return int(np.random.SeedSequence([seed, *words]).generate_state(1)[0])
 
 
 def build(config: config_lib.ExperimentConfig) -> Built:
@@ -134,7 +141,7 @@ def quiet_library_logs() -> None:
     logging.set_verbosity(logging.WARNING)
 
 
-def _prepare_workdir(config: config_lib.ExperimentConfig, workdir: str):
+def prepare_workdir(config: config_lib.ExperimentConfig, workdir: str):
   os.makedirs(workdir, exist_ok=True)
   path = os.path.join(workdir, 'config.json')
   if os.path.exists(path):
@@ -191,8 +198,12 @@ def run_experiment(config: config_lib.ExperimentConfig,
   Returns:
     The dict also written to `workdir/result.json`.
   """
+  if config.loop == 'compiled':
+    # Imported here: the compiled driver builds on this module's set-up.
+    from experiments import compiled_experiment  # pylint: disable=g-import-not-at-top
+    return compiled_experiment.run(config, workdir, progress)
   built = build(config)  # Refuses impossible experiments before any write.
-  _prepare_workdir(config, workdir)
+  prepare_workdir(config, workdir)
   agent = built.agent
   checkpointer = checkpointing.Checkpointer(os.path.join(workdir,
                                                          'checkpoints'))
@@ -207,7 +218,8 @@ def run_experiment(config: config_lib.ExperimentConfig,
   environment = built.train_environment(counters['episodes'])
   eval_environment = built.eval_environment()
   learner = learner_lib.Learner(agent, state['learner'])
-  actor = actor_lib.Actor(agent, learner.params, state['actor_key'])
+  actor = actor_lib.Actor(agent, learner.params, state['actor_key'],
+                          next_episode=counters['episodes'])
   loop = environment_loop.EnvironmentLoop(
       environment, actor, learner,
       batchers.make_batcher(agent.data))

@@ -400,6 +400,7 @@ def _train_on_catch(config: dqn.DQNConfig, num_episodes: int, seed: int):
   steps = []
   for _ in range(num_episodes):
     timestep = environment.reset()
+    actor.start_episode()
     while not timestep.last():
       observation = np.asarray(timestep.observation)
       action, _ = actor.select_action(observation)

@@ -24,7 +24,7 @@ def _config(**overrides):
       hidden_sizes=(32,),
       num_episodes=48, eval_episodes=10, eval_every_episodes=24,
       periodic_eval_episodes=5, log_every_episodes=8,
-      checkpoint_every_updates=2, export_tflite=False)
+      checkpoint_every_updates=2, export_tflite=False, loop='python')
   settings.update(overrides)
   return config_lib.ExperimentConfig(**settings)
 
@@ -134,7 +134,7 @@ class LearningTest(absltest.TestCase):
     config = config_lib.ExperimentConfig(
         num_episodes=6000, eval_episodes=200, eval_every_episodes=0,
         log_every_episodes=1000, checkpoint_every_updates=1000,
-        export_tflite=False)
+        export_tflite=False, loop='python')
     result = experiment.run_experiment(
         config, self.create_tempdir().full_path, progress=False)
     self.assertLess(result['eval_mean_episode_length'], 30.0)

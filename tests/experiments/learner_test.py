@@ -28,6 +28,7 @@ class LearnerTest(absltest.TestCase):
     recorder = batchers.EpisodeBatcher(2)
     for _ in range(2):
       timestep = env.reset()
+      actor.start_episode()
       recorder.observe_first(timestep)
       while not timestep.last():
         action, extras = actor.select_action(timestep.observation)
