@@ -4,6 +4,10 @@ r"""Trains an agent on an environment, then evaluates and exports it.
       --workdir=/tmp/ps --num_episodes=50000
   tensorboard --logdir=/tmp/ps
 
+Environments with a JAX core train with the compiled loop by default (the
+whole training in one XLA program); --loop=python uses the dm_env loop.
+--num_seeds=K trains seeds seed..seed+K-1 side by side in one program.
+
 Any agent hyperparameter can be overridden with --config.<key>=<value>
 (e.g. --config.learning_rate=3e-4); --learning_rate and --batch_size are
 shorthands for the keys of those names. Rerunning with the same --workdir
@@ -20,6 +24,7 @@ from environments import registry as env_registry
 from experiments import config as config_lib
 from experiments import config_flags
 from experiments import experiment
+from experiments import seed_sharding
 
 _AGENT = flags.DEFINE_enum('agent', 'reinforce', agent_registry.names(),
                            'Agent to train.')
@@ -57,6 +62,32 @@ _EXPORT_TFLITE = flags.DEFINE_bool(
     'export_tflite', True, 'Export the trained policy to TFLite and verify it '
     'against JAX in the LiteRT interpreter.')
 _PROGRESS = flags.DEFINE_bool('progress', True, 'Show a progress bar.')
+_LOOP = flags.DEFINE_enum(
+    'loop', None, config_lib.LOOPS, 'compiled: acting, stepping and '
+    'learning in one XLA program (environments with a JAX core); python: '
+    'the dm_env loop (any environment). Default: compiled when possible.')
+_NUM_ENVS = flags.DEFINE_integer(
+    'num_envs', None, 'Compiled loop: environments per seed, stepped side '
+    'by side; must divide the agent\'s sequences per update (default: that '
+    'number).', lower_bound=1)
+_NUM_SEEDS = flags.DEFINE_integer(
+    'num_seeds', 1, 'Compiled loop: train seeds --seed … --seed+K-1 side by '
+    'side in one program, sharded over the local devices; each gets '
+    '<workdir>/seed_<n>/.', lower_bound=1)
+_UPDATES_PER_CHUNK = flags.DEFINE_integer(
+    'updates_per_chunk', None, 'Compiled loop: updates per host call '
+    '(logging, checkpoints and budget checks happen between chunks); '
+    'default: about one logging interval.', lower_bound=1)
+_COORDINATOR_ADDRESS = flags.DEFINE_string(
+    'coordinator_address', None, 'Multi-host runs: host:port of process 0, '
+    'passed to jax.distributed.initialize. Seeds are sharded over the '
+    'devices of all processes.')
+_NUM_PROCESSES = flags.DEFINE_integer(
+    'num_processes', None, 'Multi-host runs: number of processes.',
+    lower_bound=1)
+_PROCESS_ID = flags.DEFINE_integer(
+    'process_id', None, 'Multi-host runs: this process\'s index, from 0.',
+    lower_bound=0)
 
 
 def _valid_env(name: str) -> bool:
@@ -91,6 +122,13 @@ def make_config() -> config_lib.ExperimentConfig:
         batch_size=_BATCH_SIZE.value)
   except ValueError as e:
     raise app.UsageError(f'Bad agent setting from flags: {e}') from e
+  try:
+    return _experiment_config(agent_config)
+  except ValueError as e:
+    raise app.UsageError(f'Bad flag value: {e}') from e
+
+
+def _experiment_config(agent_config) -> config_lib.ExperimentConfig:
   return config_lib.ExperimentConfig(
       agent=_AGENT.value,
       env=_ENV.value,
@@ -103,13 +141,23 @@ def make_config() -> config_lib.ExperimentConfig:
                     config_lib.ExperimentConfig.num_episodes),
       num_steps=_NUM_STEPS.value,
       eval_episodes=_EVAL_EPISODES.value,
-      export_tflite=_EXPORT_TFLITE.value)
+      export_tflite=_EXPORT_TFLITE.value,
+      loop=_LOOP.value,
+      num_envs=_NUM_ENVS.value,
+      num_seeds=_NUM_SEEDS.value,
+      updates_per_chunk=_UPDATES_PER_CHUNK.value)
 
 
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   experiment.quiet_library_logs()
+  try:
+    seed_sharding.initialize_distributed(_COORDINATOR_ADDRESS.value,
+                                         _NUM_PROCESSES.value,
+                                         _PROCESS_ID.value)
+  except ValueError as e:
+    raise app.UsageError(str(e)) from e
   config = make_config()
   workdir = _WORKDIR.value or (
       f'runs/{config.agent}_{config.env}_seed{config.seed}')

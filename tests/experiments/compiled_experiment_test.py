@@ -1,0 +1,205 @@
+"""Tests for experiments/compiled_experiment.py: outputs, seeds, resume."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from unittest import mock
+
+from absl.testing import absltest
+import chex
+import numpy as np
+
+from agents import registry as agent_registry
+from experiments import checkpointing
+from experiments import compiled_experiment
+from experiments import config as config_lib
+from experiments import experiment
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def _config(**overrides):
+  settings = dict(
+      agent='reinforce', env='catch',
+      agent_config=agent_registry.make_config('reinforce', batch_size=4),
+      hidden_sizes=(16,), num_episodes=40, eval_episodes=20,
+      eval_every_episodes=16, periodic_eval_episodes=5, log_every_episodes=8,
+      checkpoint_every_updates=2, updates_per_chunk=2, export_tflite=False)
+  settings.update(overrides)
+  return config_lib.ExperimentConfig(**settings)
+
+
+def _final_state(config, workdir):
+  built = experiment.build(config)
+  trainer = compiled_experiment._Trainer(  # pylint: disable=protected-access
+      built, compiled_experiment.make_loop(built),
+      compiled_experiment.seed_sharding.seed_mesh(config.num_seeds))
+  template = {'loop': trainer.init(compiled_experiment.seeds(config)),
+              'wall_seconds': np.zeros((), np.float64)}
+  checkpointer = checkpointing.Checkpointer(os.path.join(workdir,
+                                                         'checkpoints'))
+  try:
+    return checkpointer.restore_latest(template)[1]['loop']
+  finally:
+    checkpointer.close()
+
+
+def _csv(path):
+  with open(path, newline='') as f:
+    return list(csv.DictReader(f))
+
+
+class CompiledExperimentTest(absltest.TestCase):
+
+  def test_compiled_is_the_default_loop_for_jax_cores(self):
+    self.assertEqual(_config().loop, 'compiled')
+    self.assertEqual(_config(env='bsuite:catch/0', loop=None,
+                             updates_per_chunk=None).loop, 'python')
+
+  def test_writes_config_logs_checkpoints_and_result(self):
+    workdir = self.create_tempdir().full_path
+    result = experiment.run_experiment(_config(), workdir, progress=False)
+    self.assertEqual(result['episodes'], 40)
+    self.assertEqual(result['updates'], 10)
+    self.assertEqual(result['num_envs'], 4)
+    self.assertEqual(result['env_steps'], 40 * 9)  # Catch lasts 9 steps.
+    self.assertGreater(result['compile_seconds'], 0.0)
+    with open(os.path.join(workdir, 'result.json')) as f:
+      self.assertEqual(json.load(f), json.loads(json.dumps(result)))
+    rows = _csv(os.path.join(workdir, 'train.csv'))
+    self.assertLen(rows, 5)  # One row per chunk of 2 updates.
+    self.assertEqual([int(r['episodes']) for r in rows], [8, 16, 24, 32, 40])
+    for column in ('episode_return', 'game_length', 'loss',
+                   'steps_per_second', 'eval/mean_return'):
+      self.assertIn(column, rows[0])
+    self.assertNotEqual(rows[1]['eval/mean_return'], '')  # At 16 episodes.
+    self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
+    self.assertEqual(experiment.load_config(workdir), _config())
+
+  def test_interrupted_run_resumes_bit_for_bit(self):
+    straight = self.create_tempdir().full_path
+    experiment.run_experiment(_config(), straight, progress=False)
+
+    interrupted = self.create_tempdir().full_path
+    real_chunk = compiled_experiment._Trainer.chunk  # pylint: disable=protected-access
+    calls = []
+
+    def chunk(trainer, states, num_updates):
+      calls.append(num_updates)
+      if len(calls) == 3:
+        raise KeyboardInterrupt
+      return real_chunk(trainer, states, num_updates)
+
+    with mock.patch.object(compiled_experiment._Trainer, 'chunk', chunk):  # pylint: disable=protected-access
+      with self.assertRaises(KeyboardInterrupt):
+        experiment.run_experiment(_config(), interrupted, progress=False)
+    resumed = experiment.run_experiment(_config(), interrupted,
+                                        progress=False)
+    self.assertEqual(resumed['updates'], 10)
+    chex.assert_trees_all_equal(_final_state(_config(), straight),
+                                _final_state(_config(), interrupted))
+    with open(os.path.join(straight, 'result.json')) as f:
+      expected = json.load(f)
+    for key in ('env_steps', 'episodes', 'eval_mean_return'):
+      self.assertEqual(resumed[key], expected[key])
+    drop = ('steps_per_second', 'episodes_per_second', 'wall_seconds')
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in drop}
+                          for r in rows]
+    self.assertEqual(strip(_csv(os.path.join(interrupted, 'train.csv'))),
+                     strip(_csv(os.path.join(straight, 'train.csv'))))
+
+  def test_seeds_side_by_side_write_one_directory_each(self):
+    workdir = self.create_tempdir().full_path
+    config = _config(num_seeds=2, seed=3, eval_every_episodes=0)
+    summary = experiment.run_experiment(config, workdir, progress=False)
+    self.assertEqual([r['seed'] for r in summary['seeds']], [3, 4])
+    for result in summary['seeds']:
+      directory = os.path.join(workdir, f'seed_{result["seed"]}')
+      with open(os.path.join(directory, 'result.json')) as f:
+        self.assertEqual(json.load(f)['seed'], result['seed'])
+      self.assertLen(_csv(os.path.join(directory, 'train.csv')), 5)
+    with open(os.path.join(workdir, 'result.json')) as f:
+      self.assertLen(json.load(f)['seeds'], 2)
+    # The seed-3 run inside the pair matches a seed-3 run alone.
+    alone = experiment.run_experiment(
+        _config(seed=3, eval_every_episodes=0),
+        self.create_tempdir().full_path, progress=False)
+    self.assertEqual(alone['env_steps'], summary['seeds'][0]['env_steps'])
+    self.assertAlmostEqual(alone['eval_mean_return'],
+                           summary['seeds'][0]['eval_mean_return'])
+
+  def test_step_budget_of_unroll_agents_is_met_exactly_in_updates(self):
+    config = _config(agent='ppo', num_episodes=None, num_steps=1000,
+                     agent_config=agent_registry.make_config(
+                         'ppo', unroll_length=16), updates_per_chunk=None)
+    result = experiment.run_experiment(config,
+                                       self.create_tempdir().full_path,
+                                       progress=False)
+    self.assertEqual(result['env_steps'], 1024)  # 16 updates of 4 x 16.
+    self.assertEqual(result['updates'], 16)
+
+  def test_num_envs_that_do_not_divide_the_batch_are_refused_first(self):
+    workdir = os.path.join(self.create_tempdir().full_path, 'run')
+    with self.assertRaisesRegex(experiment.ExperimentError,
+                                r'--num_envs.*\(3\) must divide.*4'):
+      experiment.run_experiment(_config(num_envs=3), workdir, progress=False)
+    self.assertFalse(os.path.exists(workdir))
+
+  def test_bad_loop_settings_are_refused(self):
+    with self.assertRaisesRegex(ValueError, 'loop=compiled needs .*JAX core'):
+      _config(env='bsuite:catch/0', loop='compiled')
+    with self.assertRaisesRegex(ValueError, 'num_seeds needs loop=compiled'):
+      _config(loop='python', num_seeds=2, updates_per_chunk=None)
+    with self.assertRaisesRegex(ValueError, 'loop must be one of'):
+      _config(loop='anakin')
+
+
+class ShardingTest(absltest.TestCase):
+
+  def test_sharded_and_unsharded_runs_agree(self):
+    # Two CPU devices need XLA_FLAGS before JAX starts: a fresh process.
+    script = textwrap.dedent('''
+        import json, os, sys
+        from unittest import mock
+        import jax
+        import numpy as np
+        from agents import registry
+        from experiments import compiled_experiment, config, experiment
+        from experiments import seed_sharding
+        assert len(jax.devices()) == 2, jax.devices()
+        results = {}
+        for devices in (1, 2):
+          mesh = seed_sharding.seed_mesh(2, jax.devices()[:devices])
+          assert mesh.devices.size == devices
+          cfg = config.ExperimentConfig(
+              agent=sys.argv[1], env='catch', num_seeds=2, num_episodes=None,
+              num_steps=2048, hidden_sizes=(16,), eval_episodes=50,
+              eval_every_episodes=0, export_tflite=False,
+              agent_config=registry.make_config(sys.argv[1], batch_size=4))
+          with mock.patch.object(seed_sharding, 'seed_mesh',
+                                 lambda n, mesh=mesh: mesh):
+            summary = experiment.run_experiment(
+                cfg, os.path.join(sys.argv[2], str(devices)), progress=False)
+          results[devices] = summary['seeds']
+        keys = ('env_steps', 'episodes', 'updates', 'eval_mean_return')
+        for one, two in zip(results[1], results[2]):
+          assert all(one[k] == two[k] for k in keys), (one, two)
+        print('AGREE')
+        ''')
+    for agent in ('ppo', 'reinforce'):
+      result = subprocess.run(
+          [sys.executable, '-c', script, agent,
+           self.create_tempdir().full_path],
+          capture_output=True, text=True, cwd=_REPO, check=False,
+          env=dict(os.environ, PYTHONPATH=_REPO,
+                   XLA_FLAGS='--xla_force_host_platform_device_count=2'))
+      self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+      self.assertIn('AGREE', result.stdout)
+
+
+if __name__ == '__main__':
+  absltest.main()
