@@ -1,35 +1,54 @@
-r"""Measures the Python dm_env loop on Plane Strike; prints JSON.
+r"""Speed benchmarks of the training loops; prints JSON.
 
-  python -m experiments.benchmark --seeds=3 --output=/tmp/bench.json
+  python -m experiments.benchmark --suites=python_loop --output=python.json
+  python -m experiments.benchmark --suites=compiled --output=compiled.json
 
-Figures (medians over seeds, one process, one machine):
-  env_steps_per_second: the dm_env environment alone, random legal strikes.
-  loop_steps_per_second / games_per_second: whole training (actor, learner,
-    batching, logging, checkpoints), environment steps or games per wall
-    second.
-  seconds_to_strikes_<=20 / <=16 / <=13: wall seconds from the start of
-    training (compile and periodic evaluation included) until a periodic
-    greedy evaluation first averages at most that many strikes.
-  final greedy strikes (1000 games in JAX and through the exported TFLite
-    model) and peak resident memory of the process.
+Suites (figures are medians over `--seeds` runs of one invocation):
+  python_loop: the dm_env loop, REINFORCE on Plane Strike (the Python-loop
+    `./run.sh` experiment): environment alone, training steps and games per
+    second, wall seconds until greedy strikes <= 20 / 16 / 13, final greedy
+    strikes in JAX and through the exported TFLite model, peak memory.
+  loop_speed: the same REINFORCE training (`--speed_episodes` games from
+    scratch) in the Python and the compiled loop, environment steps per
+    second of each (compile excluded, reported apart) and their ratio; the
+    compiled loop also with `--wide_envs` environments and episodes per
+    update.
+  ppo_cartpole: PPO on CartPole in the common reference setting (4 envs x
+    128 steps, 4 epochs x 4 minibatches, 64-unit tanh MLP, 500k steps):
+    steps per second, compile seconds, final greedy return.
+  time_to_model: the default experiment of `./run.sh` (compiled loop),
+    wall seconds from the start (compile included) to an exported, verified
+    model, and that model's greedy strikes.
+  seeds: REINFORCE on Plane Strike with 1, 8 and 64 seeds in one program
+    (each in a fresh process): total steps per second and peak memory.
+  compiled: loop_speed, ppo_cartpole, time_to_model and seeds.
 """
 
 import csv
 import json
 import os
 import resource
+import subprocess
+import sys
 import tempfile
 import time
+from typing import Any, Dict, List
 
 from absl import app
 from absl import flags
 import numpy as np
 
+from agents import registry as agent_registry
 from environments import plane_strike
 from experiments import config as config_lib
 from experiments import experiment
 
 THRESHOLDS = (20.0, 16.0, 13.0)
+SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
+          'seeds')
+COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds')
+# The default experiment of ./run.sh (see run.sh).
+RUN_SH_EPISODES = 100_000
 
 
 def environment_steps_per_second(num_steps: int, seed: int = 0) -> float:
@@ -61,24 +80,193 @@ def seconds_to_thresholds(csv_path: str) -> dict:
   return out
 
 
-def _median(values):
-  values = [v for v in values if v is not None]
-  return float(np.median(values)) if values else None
+def medians(runs: List[Dict[str, Any]]) -> Dict[str, float]:
+  """Median of every numeric field over runs (None values skipped)."""
+  out = {}
+  for key in runs[0]:
+    values = [r[key] for r in runs
+              if isinstance(r.get(key), (int, float)) and
+              not isinstance(r.get(key), bool)]
+    if values and key != 'seed':
+      out[key] = float(np.median(values))
+  return out
+
+
+def _train(root: str, name: str, **settings) -> Dict[str, Any]:
+  """One training run in `root/name`; its result plus total seconds."""
+  config = config_lib.ExperimentConfig(**settings)
+  workdir = os.path.join(root, name)
+  start = time.perf_counter()
+  result = experiment.run_experiment(config, workdir, progress=False)
+  result['total_seconds'] = time.perf_counter() - start
+  result['workdir'] = workdir
+  return result
+
+
+def _training_seconds(result: Dict[str, Any]) -> float:
+  """Training wall seconds without compilation (compiled loop)."""
+  return result['wall_seconds'] - result.get('compile_seconds', 0.0)
+
+
+def python_loop(root: str, seeds: int, num_episodes: int,
+                eval_every_episodes: int, env_steps: int) -> Dict[str, Any]:
+  """The Python dm_env loop on the Python-loop `./run.sh` experiment."""
+  runs = []
+  for seed in range(seeds):
+    result = _train(root, f'python_seed{seed}', seed=seed, loop='python',
+                    num_episodes=num_episodes,
+                    eval_every_episodes=eval_every_episodes,
+                    periodic_eval_episodes=200)
+    runs.append({
+        'seed': seed,
+        'episodes': result['episodes'],
+        'env_steps': result['env_steps'],
+        'train_seconds': result['wall_seconds'],
+        'total_seconds_with_eval_and_export': result['total_seconds'],
+        'loop_steps_per_second': result['env_steps'] / result['wall_seconds'],
+        'games_per_second': result['episodes'] / result['wall_seconds'],
+        'greedy_strikes_jax': result['eval_mean_episode_length'],
+        'greedy_strikes_tflite': result['tflite']['mean_episode_length'],
+        'tflite_max_abs_diff': result['tflite']['max_abs_diff'],
+        **seconds_to_thresholds(os.path.join(result['workdir'],
+                                             'train.csv')),
+    })
+  env_rates = [environment_steps_per_second(env_steps, seed)
+               for seed in range(3)]
+  return {'env_steps_per_second': float(np.median(env_rates)),
+          'median': medians(runs), 'runs': runs}
+
+
+def loop_speed(root: str, seeds: int, num_episodes: int,
+               wide_envs: int) -> Dict[str, Any]:
+  """Steps per second of the same training in the Python and compiled loop."""
+  runs = []
+  wide = agent_registry.make_config('reinforce', batch_size=wide_envs)
+  for seed in range(seeds):
+    common = dict(seed=seed, num_episodes=num_episodes, eval_every_episodes=0,
+                  eval_episodes=100, export_tflite=False)
+    python = _train(root, f'speed_python_seed{seed}', loop='python', **common)
+    compiled = _train(root, f'speed_compiled_seed{seed}', loop='compiled',
+                      **common)
+    wider = _train(root, f'speed_wide_seed{seed}', loop='compiled',
+                   agent_config=wide, num_envs=wide_envs, **common)
+    rate = lambda r: r['env_steps'] / _training_seconds(r)
+    runs.append({
+        'seed': seed,
+        'python_steps_per_second': rate(python),
+        'compiled_steps_per_second': rate(compiled),
+        'compiled_compile_seconds': compiled['compile_seconds'],
+        'speedup': rate(compiled) / rate(python),
+        f'compiled_{wide_envs}_envs_steps_per_second': rate(wider),
+        f'compiled_{wide_envs}_envs_compile_seconds':
+            wider['compile_seconds'],
+        f'speedup_{wide_envs}_envs': rate(wider) / rate(python),
+    })
+  return {'episodes_per_run': num_episodes, 'median': medians(runs),
+          'runs': runs}
+
+
+def ppo_cartpole(root: str, seeds: int) -> Dict[str, Any]:
+  """PPO on CartPole, reference setting, 500k steps, compiled loop."""
+  runs = []
+  for seed in range(seeds):
+    config = agent_registry.make_config('ppo',
+                                        learning_rate_decay_updates=977)
+    result = _train(root, f'ppo_cartpole_seed{seed}', agent='ppo',
+                    env='cartpole', seed=seed, agent_config=config,
+                    num_episodes=None, num_steps=500_000,
+                    eval_every_episodes=0, eval_episodes=100,
+                    export_tflite=False)
+    runs.append({
+        'seed': seed,
+        'env_steps': result['env_steps'],
+        'steps_per_second': result['env_steps'] / _training_seconds(result),
+        'compile_seconds': result['compile_seconds'],
+        'train_seconds_without_compile': _training_seconds(result),
+        'greedy_return': result['eval_mean_return'],
+    })
+  return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches, tanh '
+                     '64-64, lr 2.5e-4 annealed, 500k steps',
+          'median': medians(runs), 'runs': runs}
+
+
+def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
+  """The ./run.sh experiment: start to exported, verified model."""
+  runs = []
+  for seed in range(seeds):
+    result = _train(root, f'run_sh_seed{seed}', seed=seed,
+                    num_episodes=RUN_SH_EPISODES, eval_every_episodes=10_000,
+                    periodic_eval_episodes=200)
+    runs.append({
+        'seed': seed,
+        'seconds_to_exported_model': result['total_seconds'],
+        'compile_seconds': result['compile_seconds'],
+        'train_seconds': result['wall_seconds'],
+        'greedy_strikes_jax': result['eval_mean_episode_length'],
+        'greedy_strikes_tflite': result['tflite']['mean_episode_length'],
+        'tflite_max_abs_diff': result['tflite']['max_abs_diff'],
+        **seconds_to_thresholds(os.path.join(result['workdir'],
+                                             'train.csv')),
+    })
+  return {'episodes': RUN_SH_EPISODES, 'median': medians(runs),
+          'runs': runs}
+
+
+def seeds_in_one_program(root: str, counts=(1, 8, 64),
+                         episodes: int = 3200) -> Dict[str, Any]:
+  """Steps per second and peak memory with K seeds, one process each.
+
+  Processes run from fewest to most seeds, so the children's peak resident
+  memory after each one is that run's own.
+  """
+  runs = []
+  for count in counts:
+    workdir = os.path.join(root, f'seeds_{count}')
+    subprocess.run(
+        [sys.executable, '-m', 'experiments.train', '--noprogress',
+         f'--num_seeds={count}', f'--num_episodes={episodes}',
+         '--eval_episodes=100', '--noexport_tflite', f'--workdir={workdir}'],
+        check=True, capture_output=True, cwd=os.path.dirname(
+            os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(workdir, 'result.json')) as f:
+      results = json.load(f)
+    results = results.get('seeds', [results])
+    seconds = _training_seconds(results[0])
+    steps = sum(r['env_steps'] for r in results)
+    runs.append({
+        'num_seeds': count,
+        'episodes_per_seed': episodes,
+        'total_steps_per_second': steps / seconds,
+        'steps_per_second_per_seed': steps / seconds / count,
+        'compile_seconds': results[0]['compile_seconds'],
+        'peak_memory_mib': resource.getrusage(
+            resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    })
+  return {'runs': runs}
 
 
 def _define_flags() -> None:
   # Defined only when run as a program: tests import this module.
-  flags.DEFINE_integer('seeds', 3, 'Training runs (seeds 0..N-1).',
+  flags.DEFINE_list('suites', ['compiled'],
+                    f'Any of {", ".join(SUITES)}, or compiled (= '
+                    f'{", ".join(COMPILED)}).')
+  flags.DEFINE_integer('seeds', 3, 'Runs per figure (seeds 0..N-1).',
                        lower_bound=1)
   flags.DEFINE_integer(
       'num_episodes', config_lib.ExperimentConfig.num_episodes,
-      'Training episodes per seed.', lower_bound=1)
+      'python_loop: training episodes per seed.', lower_bound=1)
   flags.DEFINE_integer(
-      'eval_every_episodes', 1000, 'Periodic greedy evaluation interval.',
-      lower_bound=1)
+      'eval_every_episodes', 1000,
+      'python_loop: periodic greedy evaluation interval.', lower_bound=1)
   flags.DEFINE_integer(
-      'env_steps', 20_000, 'Steps of the environment-alone measurement.',
+      'env_steps', 20_000,
+      'python_loop: steps of the environment-alone measurement.',
       lower_bound=100)
+  flags.DEFINE_integer('speed_episodes', 5000,
+                       'loop_speed: training games per run.', lower_bound=1)
+  flags.DEFINE_integer('wide_envs', 64,
+                       'loop_speed: environments (= episodes per update) of '
+                       'the wide compiled run.', lower_bound=1)
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string(
       'workdir', None, 'Where the training runs go; default a temp dir.')
@@ -87,51 +275,35 @@ def _define_flags() -> None:
 def main(argv):
   del argv
   experiment.quiet_library_logs()
-  root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='benchmark-')
-  env_rates = [environment_steps_per_second(flags.FLAGS.env_steps, seed)
-               for seed in range(3)]
-  runs = []
-  for seed in range(flags.FLAGS.seeds):
-    config = config_lib.ExperimentConfig(
-        seed=seed, num_episodes=flags.FLAGS.num_episodes,
-        eval_every_episodes=flags.FLAGS.eval_every_episodes, periodic_eval_episodes=200)
-    workdir = os.path.join(root, f'seed{seed}')
+  f = flags.FLAGS
+  suites = []
+  for name in f.suites:
+    if name not in SUITES + ('compiled',):
+      raise app.UsageError(f'--suites: unknown suite {name!r}; valid: '
+                           f'{", ".join(SUITES)}, compiled.')
+    suites.extend(COMPILED if name == 'compiled' else [name])
+  root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')
+  run = {
+      'python_loop': lambda: python_loop(root, f.seeds, f.num_episodes,
+                                         f.eval_every_episodes, f.env_steps),
+      'loop_speed': lambda: loop_speed(root, f.seeds, f.speed_episodes,
+                                       f.wide_envs),
+      'ppo_cartpole': lambda: ppo_cartpole(root, f.seeds),
+      'time_to_model': lambda: time_to_model(root, f.seeds),
+      'seeds': lambda: seeds_in_one_program(root),
+  }
+  report = {'seeds': f.seeds, 'machine': {'cpus': os.cpu_count()}}
+  for name in suites:
     start = time.perf_counter()
-    result = experiment.run_experiment(config, workdir, progress=False)
-    total = time.perf_counter() - start
-    runs.append({
-        'seed': seed,
-        'episodes': result['episodes'],
-        'env_steps': result['env_steps'],
-        'train_seconds': result['wall_seconds'],
-        'total_seconds_with_eval_and_export': total,
-        'loop_steps_per_second': result['env_steps'] / result['wall_seconds'],
-        'games_per_second': result['episodes'] / result['wall_seconds'],
-        'greedy_strikes_jax': result['eval_mean_episode_length'],
-        'greedy_strikes_tflite': result['tflite']['mean_episode_length'],
-        'tflite_max_abs_diff': result['tflite']['max_abs_diff'],
-        **seconds_to_thresholds(os.path.join(workdir, 'train.csv')),
-    })
-  summary = {
-      key: _median([run[key] for run in runs])
-      for key in runs[0] if key != 'seed'
-  }
-  report = {
-      'benchmark': 'python_loop_plane_strike',
-      'agent': 'reinforce',
-      'seeds': flags.FLAGS.seeds,
-      'env_steps_per_second': _median(env_rates),
-      'median': summary,
-      'runs': runs,
-      'peak_memory_mib': resource.getrusage(
-          resource.RUSAGE_SELF).ru_maxrss / 1024,
-      'machine': {'cpus': os.cpu_count()},
-  }
+    report[name] = run[name]()
+    report[name]['suite_seconds'] = time.perf_counter() - start
+  report['peak_memory_mib'] = resource.getrusage(
+      resource.RUSAGE_SELF).ru_maxrss / 1024
   text = json.dumps(report, indent=2)
   print(text)
-  if flags.FLAGS.output:
+  if f.output:
     from experiments import atomic_files  # pylint: disable=g-import-not-at-top
-    atomic_files.write_bytes(flags.FLAGS.output, (text + '\n').encode())
+    atomic_files.write_bytes(f.output, (text + '\n').encode())
 
 
 if __name__ == '__main__':

@@ -146,6 +146,7 @@ class RulesTest(chex.TestCase):
   @chex.variants(with_jit=True, without_jit=True)
   def test_truncation_after_max_steps(self):
     core = cartpole.CartPole(max_steps=5)
+    self.assertEqual(core.max_episode_steps, 5)
     state, ts = self._play(core, _state(np.zeros(4)), [LEFT, RIGHT] * 3)
     self.assertEqual([int(t.step_type) for t in ts[:5]], [MID] * 4 + [LAST])
     self.assertEqual([float(t.discount) for t in ts[:5]], [1.0] * 5)

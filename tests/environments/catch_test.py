@@ -124,6 +124,7 @@ class StepTest(chex.TestCase):
     actions = [LEFT, LEFT] + [STAY] * 7
     _, ts = self._play(env, _state(ball_column=0, paddle_column=2), actions)
     self.assertEqual([int(t.step_type) for t in ts], [MID] * 8 + [LAST])
+    self.assertLen(ts, env.max_episode_steps)  # Every episode is this long.
     self.assertEqual([float(t.reward) for t in ts], [0.0] * 8 + [1.0])
     self.assertEqual([float(t.discount) for t in ts], [1.0] * 8 + [0.0])
     for t in ts[:-1]:

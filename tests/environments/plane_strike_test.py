@@ -284,6 +284,7 @@ class StepTest(chex.TestCase):
   def test_default_max_steps_is_twice_the_board(self):
     env = plane_strike.PlaneStrike(board_size=5)
     self.assertEqual(env.max_steps, 50)
+    self.assertEqual(env.max_episode_steps, 50)
     plane = np.zeros((5, 5), bool)
     plane[0, :] = True  # A plane never fully hit: only row 0 is struck.
     _, ts = self._play(env, [0] * 50, plane=plane)

@@ -41,6 +41,20 @@ class EvaluationTest(absltest.TestCase):
     board[7, 7] = -1.0
     self.assertEqual(int(greedy(params, board)), 62)
 
+  def test_compiled_evaluation_plays_the_same_games(self):
+    env = plane_strike.make_environment(seed=4)
+    agent = self._agent(env)
+    spec = specs.make_environment_spec(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    expected = evaluation.evaluate(env, agent, params, num_episodes=20)
+    got = jax.jit(lambda p, k: evaluation.evaluate_core(
+        plane_strike.PlaneStrike(), agent, spec, p, k, num_episodes=20))(
+            params, jax.random.PRNGKey(4))
+    self.assertAlmostEqual(float(got['mean_return']),
+                           expected['mean_return'], places=5)
+    self.assertAlmostEqual(float(got['mean_episode_length']),
+                           expected['mean_episode_length'], places=5)
+
   def test_bad_episode_count(self):
     env = plane_strike.make_environment()
     agent = self._agent(env)

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+from absl import app
 from absl import flags
 from absl.testing import absltest
 from absl.testing import flagsaver
@@ -40,6 +41,24 @@ class MakeConfigTest(absltest.TestCase):
         'reinforce'))
 
 
+  def test_loop_flags_reach_the_config(self):
+    with flagsaver.flagsaver(loop='compiled', num_envs=4, num_seeds=3,
+                             updates_per_chunk=7):
+      config = train.make_config()
+    self.assertEqual((config.loop, config.num_envs, config.num_seeds,
+                      config.updates_per_chunk), ('compiled', 4, 3, 7))
+    with flagsaver.flagsaver(env='bsuite:catch/0'):
+      self.assertEqual(train.make_config().loop, 'python')
+
+  def test_impossible_loop_settings_name_the_flag(self):
+    with flagsaver.flagsaver(loop='python', num_seeds=2):
+      with self.assertRaisesRegex(app.UsageError, 'num_seeds needs loop'):
+        train.make_config()
+    with flagsaver.flagsaver(loop='compiled', env='gym:CartPole-v1'):
+      with self.assertRaisesRegex(app.UsageError, 'loop=compiled needs'):
+        train.make_config()
+
+
 class CommandLineTest(absltest.TestCase):
 
   def test_unknown_agent_lists_valid_ones(self):
@@ -56,7 +75,8 @@ class CommandLineTest(absltest.TestCase):
 
   def test_bad_values_name_the_flag(self):
     for flag in ('--num_episodes=0', '--learning_rate=-1', '--batch_size=0',
-                 '--seed=-2', '--env=chess', '--agent=dqn2'):
+                 '--seed=-2', '--env=chess', '--agent=dqn2', '--loop=anakin',
+                 '--num_envs=0', '--num_seeds=0', '--process_id=-1'):
       with flagsaver.flagsaver():
         with self.assertRaisesRegex(flags.IllegalFlagValueError,
                                     flag.split('=')[0]):
