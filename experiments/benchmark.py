@@ -297,13 +297,13 @@ def main(argv):
     start = time.perf_counter()
     report[name] = run[name]()
     report[name]['suite_seconds'] = time.perf_counter() - start
-  report['peak_memory_mib'] = resource.getrusage(
-      resource.RUSAGE_SELF).ru_maxrss / 1024
-  text = json.dumps(report, indent=2)
+    report['peak_memory_mib'] = resource.getrusage(
+        resource.RUSAGE_SELF).ru_maxrss / 1024
+    text = json.dumps(report, indent=2)
+    if f.output:  # After every suite, so a failure keeps what was measured.
+      from experiments import atomic_files  # pylint: disable=g-import-not-at-top
+      atomic_files.write_bytes(f.output, (text + '\n').encode())
   print(text)
-  if f.output:
-    from experiments import atomic_files  # pylint: disable=g-import-not-at-top
-    atomic_files.write_bytes(f.output, (text + '\n').encode())
 
 
 if __name__ == '__main__':

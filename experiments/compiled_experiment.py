@@ -115,6 +115,39 @@ class _Trainer:
     return seed_sharding.to_host(fn(params, keys))
 
 
+def restore_states(built: experiment.Built, workdir: str
+                  ) -> Optional[compiled_loop.LoopState]:
+  """The newest checkpointed states of all seeds in `workdir`, or None."""
+  config = built.config
+  trainer = _Trainer(built, make_loop(built),
+                     seed_sharding.seed_mesh(config.num_seeds))
+  template = {'loop': trainer.init(seeds(config)),
+              'wall_seconds': np.zeros((), np.float64)}
+  checkpointer = checkpointing.Checkpointer(os.path.join(workdir,
+                                                         'checkpoints'))
+  try:
+    restored = checkpointer.restore_latest(template)
+  finally:
+    checkpointer.close()
+  return None if restored is None else restored[1]['loop']
+
+
+def restore_actor_params(built: experiment.Built, workdir: str,
+                         seed: Optional[int] = None) -> Any:
+  """Actor params of `seed` (default: the config's) from `workdir`, or None."""
+  seed_list = seeds(built.config)
+  seed = built.config.seed if seed is None else seed
+  if seed not in seed_list:
+    raise ValueError(f'Seed {seed} is not one of this run\'s seeds '
+                     f'{seed_list}.')
+  states = restore_states(built, workdir)
+  if states is None:
+    return None
+  params = seed_sharding.to_host(
+      jax.vmap(built.agent.actor_params)(states.learner))
+  return jax.tree.map(lambda x: x[seed_list.index(seed)], params)
+
+
 def _updates_needed(config: config_lib.ExperimentConfig,
                     loop: compiled_loop.CompiledLoop,
                     counters: Dict[str, np.ndarray]) -> Optional[int]:

@@ -134,6 +134,20 @@ def restore_state(built: Built, workdir: str) -> Optional[Dict[str, Any]]:
   return None if restored is None else restored[1]
 
 
+def restore_actor_params(built: Built, workdir: str,
+                         seed: Optional[int] = None) -> Any:
+  """Actor params of `seed` (default: the config's) in `workdir`'s newest
+  checkpoint, whichever loop wrote it; None before the first checkpoint."""
+  if built.config.loop == 'compiled':
+    from experiments import compiled_experiment  # pylint: disable=g-import-not-at-top
+    return compiled_experiment.restore_actor_params(built, workdir, seed)
+  if seed not in (None, built.config.seed):
+    raise ValueError(f'Seed {seed} is not this run\'s seed '
+                     f'{built.config.seed}.')
+  state = restore_state(built, workdir)
+  return None if state is None else built.agent.actor_params(state['learner'])
+
+
 def quiet_library_logs() -> None:
   """Orbax logs every save at INFO; keep that out unless --verbosity asks."""
   from absl import flags, logging  # pylint: disable=g-import-not-at-top

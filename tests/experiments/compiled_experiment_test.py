@@ -13,7 +13,6 @@ import chex
 import numpy as np
 
 from agents import registry as agent_registry
-from experiments import checkpointing
 from experiments import compiled_experiment
 from experiments import config as config_lib
 from experiments import experiment
@@ -34,18 +33,7 @@ def _config(**overrides):
 
 
 def _final_state(config, workdir):
-  built = experiment.build(config)
-  trainer = compiled_experiment._Trainer(  # pylint: disable=protected-access
-      built, compiled_experiment.make_loop(built),
-      compiled_experiment.seed_sharding.seed_mesh(config.num_seeds))
-  template = {'loop': trainer.init(compiled_experiment.seeds(config)),
-              'wall_seconds': np.zeros((), np.float64)}
-  checkpointer = checkpointing.Checkpointer(os.path.join(workdir,
-                                                         'checkpoints'))
-  try:
-    return checkpointer.restore_latest(template)[1]['loop']
-  finally:
-    checkpointer.close()
+  return compiled_experiment.restore_states(experiment.build(config), workdir)
 
 
 def _csv(path):

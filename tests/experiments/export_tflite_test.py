@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from absl.testing import absltest
+from absl.testing import parameterized
 import jax
 import numpy as np
 import pytest
@@ -69,6 +70,7 @@ class ExportTest(absltest.TestCase):
 
   def test_report(self):
     self.assertLessEqual(self.report['max_abs_diff'], 1e-5)
+    self.assertEqual(self.report['greedy_agreement'], 1.0)
     self.assertGreaterEqual(self.report['observations_checked'], 1000)
     self.assertEqual(self.report['games'], 20)
     # Greedy play through the interpreter never repeats a cell.
@@ -84,23 +86,30 @@ class ExportTest(absltest.TestCase):
 
 
 @pytest.mark.slow
-class ExportCommandTest(absltest.TestCase):
+class ExportCommandTest(parameterized.TestCase):
 
-  def test_exports_a_training_workdir(self):
+  @parameterized.named_parameters(
+      ('python_loop', ['--loop=python'], [], ''),
+      ('compiled_second_of_two_seeds', ['--num_seeds=2'], ['--seed=1'],
+       'seed_1'))
+  def test_exports_a_training_workdir(self, train_flags, export_flags,
+                                      subdirectory):
     workdir = self.create_tempdir().full_path
     env = dict(os.environ, PYTHONPATH=_REPO)
     train = subprocess.run(
         [sys.executable, '-m', 'experiments.train', f'--workdir={workdir}',
          '--num_episodes=32', '--eval_episodes=5', '--noexport_tflite',
-         '--noprogress'], capture_output=True, text=True, env=env, cwd=_REPO,
-        check=False)
+         '--noprogress', *train_flags], capture_output=True, text=True,
+        env=env, cwd=_REPO, check=False)
     self.assertEqual(train.returncode, 0, train.stderr[-2000:])
     export = subprocess.run(
         [sys.executable, '-m', 'experiments.export_tflite',
-         f'--workdir={workdir}', '--verify_games=10'],
+         f'--workdir={workdir}', '--verify_games=10', *export_flags],
         capture_output=True, text=True, env=env, cwd=_REPO, check=False)
     self.assertEqual(export.returncode, 0, export.stderr[-2000:])
     report = json.loads(export.stdout[export.stdout.index('{'):])
+    self.assertEqual(report['tflite_path'],
+                     os.path.join(workdir, subdirectory, 'planestrike.tflite'))
     self.assertTrue(os.path.exists(report['tflite_path']))
     self.assertLessEqual(report['max_abs_diff'], 1e-5)
 
