@@ -131,12 +131,17 @@ class PlaneStrike:
     Pure and traceable, so it cannot raise: `action` must be in
     [0, board_size**2). The dm_env face validates actions from users.
     """
-    row, col = jnp.divmod(jnp.asarray(action, jnp.int32), self.board_size)
-    untried = state.board[row, col] == 0
-    hit = state.plane[row, col]
+    # One-hot selection instead of gather/scatter: elementwise over the
+    # board, so XLA fuses it under vmap and LiteRT can run it.
+    cells = jnp.arange(self.num_actions, dtype=jnp.int32).reshape(
+        self.board_size, self.board_size)
+    struck = cells == jnp.asarray(action, jnp.int32)
+    current = jnp.sum(jnp.where(struck, state.board, 0.0))
+    untried = current == 0
+    hit = jnp.any(struck & state.plane)
     new_hit = jnp.logical_and(untried, hit)
-    cell = jnp.where(untried, jnp.where(hit, 1.0, -1.0), state.board[row, col])
-    board = state.board.at[row, col].set(cell)
+    cell = jnp.where(untried, jnp.where(hit, 1.0, -1.0), current)
+    board = jnp.where(struck, cell, state.board)
     reward = jnp.where(untried, jnp.where(hit, 1.0, 0.0), -1.0)
     hits = state.hits + new_hit.astype(jnp.int32)
     steps = state.steps + 1

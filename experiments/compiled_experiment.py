@@ -69,6 +69,8 @@ class _Trainer:
     self._mesh = mesh
     self._sharding = seed_sharding.seed_sharding(mesh)
     self._chunk = None
+    self._max_updates = 0
+    self._evaluations = {}
     self.compile_seconds = 0.0
 
   @property
@@ -86,12 +88,15 @@ class _Trainer:
         np.full(states.counters.updates.shape, num_updates, np.int32),
         self._mesh)
 
-  def compile(self, states: compiled_loop.LoopState) -> None:
-    """Compiles the chunk program (once; chunks of any length share it)."""
+  def compile(self, states: compiled_loop.LoopState,
+              max_updates: int) -> None:
+    """Compiles the chunk program (once; shorter chunks share it)."""
     if self._chunk is None:
       start = time.perf_counter()
+      self._max_updates = max_updates
       fn = seed_sharding.map_seeds(
-          lambda states, counts: self._loop.run_chunk(states, counts[0]),
+          lambda states, counts: self._loop.run_chunk(states, counts[0],
+                                                      max_updates),
           self._mesh)
       self._chunk = jax.jit(fn, donate_argnums=0).lower(
           states, self._counts(states, 1)).compile()
@@ -99,20 +104,26 @@ class _Trainer:
 
   def chunk(self, states: compiled_loop.LoopState, num_updates: int):
     """Runs `num_updates` updates of every seed."""
-    self.compile(states)
+    self.compile(states, num_updates)
+    if num_updates > self._max_updates:
+      raise ValueError(f'A chunk holds at most {self._max_updates} updates; '
+                       f'asked for {num_updates}.')
     return self._chunk(states, self._counts(states, num_updates))
 
   def evaluate(self, states: compiled_loop.LoopState, seed_list: List[int],
                num_episodes: int) -> Dict[str, np.ndarray]:
     """Greedy evaluation of every seed on its own evaluation episodes."""
     built = self._built
-    params = jax.vmap(built.agent.actor_params)(states.learner)
+    if num_episodes not in self._evaluations:  # Compiled once per size.
+      self._evaluations[num_episodes] = jax.jit(
+          lambda learner, keys: jax.vmap(functools.partial(
+              evaluation.evaluate_core, self._loop.core, built.agent,
+              built.environment_spec, num_episodes=num_episodes))(
+                  jax.vmap(built.agent.actor_params)(learner), keys))
     keys = _keys([experiment.environment_seed(s, experiment.EVAL)
                   for s in seed_list])
-    fn = jax.jit(jax.vmap(functools.partial(
-        evaluation.evaluate_core, self._loop.core, built.agent,
-        built.environment_spec, num_episodes=num_episodes)))
-    return seed_sharding.to_host(fn(params, keys))
+    return seed_sharding.to_host(
+        self._evaluations[num_episodes](states.learner, keys))
 
 
 def restore_states(built: experiment.Built, workdir: str
@@ -245,7 +256,8 @@ def run(config: config_lib.ExperimentConfig, workdir: str,
 
   session_start = time.perf_counter()
   wall_at_start = float(wall_seconds)
-  trainer.compile(states)  # Counted in wall_seconds, not in chunk speeds.
+  # Counted in wall_seconds, not in the chunks' speeds.
+  trainer.compile(states, updates_per_chunk)
   try:
     while not _done(config, counters):
       needed = _updates_needed(config, loop, counters)

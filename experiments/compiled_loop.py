@@ -161,9 +161,8 @@ class CompiledLoop:
   def _reset_keys(self, env_key: jax.Array, ids: jax.Array) -> jax.Array:
     return jax.vmap(jax.random.fold_in, (None, 0))(env_key, ids)
 
-  def _act(self, params, actor_key, ids, steps, observations):
-    """One action per environment, each with its own (episode, step) key."""
-    keys = jax.vmap(actor_lib.step_key, (None, 0, 0))(actor_key, ids, steps)
+  def _act(self, params, keys, observations):
+    """One action per environment, each with its own key."""
     actions, extras = jax.vmap(
         lambda key, obs: self.agent.act(params, key, obs[None]))(keys,
                                                                  observations)
@@ -172,8 +171,9 @@ class CompiledLoop:
   # Unroll agents: fixed-length unrolls with resets in place.
 
   def _unroll_step(self, params, actor_key, env_key, envs: EnvSlots):
-    actions, extras = self._act(params, actor_key, envs.episode_ids,
-                                envs.episode_steps, envs.observations)
+    keys = jax.vmap(actor_lib.step_key, (None, 0, 0))(
+        actor_key, envs.episode_ids, envs.episode_steps)
+    actions, extras = self._act(params, keys, envs.observations)
     states, timesteps = jax.vmap(self.core.step)(envs.states, actions)
     last = timesteps.step_type == functional.LAST
     returns = envs.returns + timesteps.reward
@@ -232,8 +232,10 @@ class CompiledLoop:
     limit = self.core.max_episode_steps
     ids = envs.episodes_started * n + jnp.arange(n, dtype=jnp.int32)
     states, first = jax.vmap(self.core.reset)(self._reset_keys(env_key, ids))
+    # actor.step_key(actor_key, id, t), with the per-episode half hoisted.
+    episode_keys = jax.vmap(jax.random.fold_in, (None, 0))(actor_key, ids)
     probe_actions, probe_extras = jax.eval_shape(
-        lambda: self._act(params, actor_key, ids, ids, first.observation))
+        lambda: self._act(params, episode_keys, first.observation))
     rows = dict(observations=first.observation,
                 actions=jnp.zeros(probe_actions.shape, jnp.int32),
                 rewards=jnp.zeros(n, jnp.float32),
@@ -247,8 +249,8 @@ class CompiledLoop:
     def body(carry):
       t, states, observations, done, final, returns, buffers = carry
       live = ~done
-      actions, extras = self._act(params, actor_key, ids,
-                                  jnp.full((n,), t, jnp.int32), observations)
+      keys = jax.vmap(jax.random.fold_in, (0, None))(episode_keys, t)
+      actions, extras = self._act(params, keys, observations)
       new_states, timesteps = jax.vmap(self.core.step)(states, actions)
       ends = timesteps.step_type == functional.LAST
       row = dict(observations=observations, actions=actions,
@@ -327,28 +329,37 @@ class CompiledLoop:
                            for k, v in metrics.items()})
     return states._replace(learner=learner, counters=counters), stats
 
-  def run_chunk(self, states: LoopState,
-                num_updates: jax.Array) -> Tuple[LoopState, Stats]:
-    """`num_updates` updates in one loop; per-seed totals and means.
+  def run_chunk(self, states: LoopState, num_updates: jax.Array,
+                max_updates: int) -> Tuple[LoopState, Stats]:
+    """`num_updates` (<= `max_updates`) updates; per-seed totals and means.
 
-    `num_updates` may be traced, so one compiled program serves chunks of
-    any length. Returns the new states and, per seed, summed episode
-    statistics and learner metrics averaged over the chunk's updates.
+    A `lax.scan` of `max_updates` steps whose steps past `num_updates` do
+    nothing (`lax.cond`), so one compiled program serves chunks of any
+    length up to `max_updates` (the last chunk of a budget is often
+    shorter) and XLA still sees a loop of known length. Returns
+    the new states and, per seed, summed episode statistics and learner
+    metrics averaged over the chunk's updates.
     """
     _, probe = jax.eval_shape(self.update, states)
     sums = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), probe)
     del sums['longest']
 
-    def body(_, carry):
+    def step(carry, index):
       states, sums = carry
-      states, stats = self.update(states)
-      return states, {k: sums[k] + stats[k] for k in sums}
 
-    states, sums = jax.lax.fori_loop(0, num_updates, body, (states, sums))
-    count = jnp.maximum(num_updates, 1).astype(jnp.float32)
+      def run(states, sums):
+        states, stats = self.update(states)
+        return states, {k: sums[k] + stats[k] for k in sums}
+
+      return jax.lax.cond(index < num_updates, run, lambda *c: c, states,
+                          sums), None
+
+    (states, sums), _ = jax.lax.scan(step, (states, sums),
+                                     jnp.arange(max_updates))
+    count = jnp.maximum(jnp.minimum(num_updates, max_updates),
+                        1).astype(jnp.float32)
     return states, {k: v / count if k.startswith('learner/') else v
                     for k, v in sums.items()}
-
 
 def default_updates_per_chunk(loop: CompiledLoop, log_every_episodes: int,
                               target_steps: int = 16_384) -> int:

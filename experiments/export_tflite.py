@@ -26,6 +26,12 @@ from environments import specs
 from experiments import atomic_files
 
 
+# Max |p_tflite - p_jax| of a faithful export. Both run float32, with
+# different matmul orders (XNNPACK vs XLA); typical exports differ by 3e-6 to
+# 7e-6, and sharp policies after long training reach 1e-5.
+TOLERANCE = 5e-5
+
+
 def to_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
               environment_spec: specs.EnvironmentSpec) -> bytes:
   """Converts `agent.action_probabilities(params, ·)` to a TFLite model.
@@ -164,12 +170,6 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
         f'Exported model {path} differs from JAX by '
         f'{report["max_abs_diff"]:.3g} > {tolerance:g}; not a faithful export.')
   return report
-
-
-# Max |p_tflite - p_jax| of a faithful export. Both run float32, with
-# different matmul orders (XNNPACK vs XLA); typical exports differ by 3e-6 to
-# 7e-6, and sharp policies after long training reach 1e-5.
-TOLERANCE = 5e-5
 
 
 def _define_flags() -> None:

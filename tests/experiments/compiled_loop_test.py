@@ -119,10 +119,11 @@ class CompiledLoopTest(parameterized.TestCase):
     loop = compiled_loop.CompiledLoop(agent,
                                       env_registry.make_functional('catch'),
                                       agent.data.batch_size)
-    chunk = jax.jit(loop.run_chunk)
-    whole, whole_stats = chunk(_compiled_states(loop), 5)
-    split, first = chunk(_compiled_states(loop), 2)
-    split, second = chunk(split, 3)
+    chunk = jax.jit(loop.run_chunk, static_argnums=2)
+    whole, whole_stats = chunk(_compiled_states(loop), 5, 5)
+    # Shorter chunks run in the same program (steps past the count idle).
+    split, first = chunk(_compiled_states(loop), 2, 5)
+    split, second = chunk(split, 3, 5)
     chex.assert_trees_all_equal(whole, split)
     self.assertEqual(int(whole_stats['episodes'][0]),
                      int(first['episodes'][0] + second['episodes'][0]))
@@ -134,11 +135,11 @@ class CompiledLoopTest(parameterized.TestCase):
                                       env_registry.make_functional('catch'), 4)
     keys = np.stack([np.asarray(jax.random.PRNGKey(s)) for s in (0, 1)])
     env_keys = np.stack([np.asarray(jax.random.PRNGKey(s)) for s in (10, 11)])
-    together, _ = jax.jit(loop.run_chunk)(
-        jax.vmap(loop.init)(keys, env_keys), 3)
+    together, _ = jax.jit(loop.run_chunk, static_argnums=2)(
+        jax.vmap(loop.init)(keys, env_keys), 3, 3)
     for s in range(2):
-      alone, _ = jax.jit(loop.run_chunk)(
-          jax.vmap(loop.init)(keys[s:s + 1], env_keys[s:s + 1]), 3)
+      alone, _ = jax.jit(loop.run_chunk, static_argnums=2)(
+          jax.vmap(loop.init)(keys[s:s + 1], env_keys[s:s + 1]), 3, 3)
       chex.assert_trees_all_close(
           jax.tree.map(lambda x, s=s: x[s:s + 1], together), alone,
           rtol=1e-5, atol=1e-6)
@@ -147,7 +148,8 @@ class CompiledLoopTest(parameterized.TestCase):
     agent = _agent('a2c', 'catch')
     loop = compiled_loop.CompiledLoop(agent,
                                       env_registry.make_functional('catch'), 2)
-    states, stats = jax.jit(loop.run_chunk)(_compiled_states(loop), 9)
+    states, stats = jax.jit(loop.run_chunk, static_argnums=2)(
+        _compiled_states(loop), 9, 9)
     # 9 updates x 2 envs x 16 steps = 288 steps; Catch
     # episodes last 9 steps, so each environment finished 16 of them.
     self.assertEqual(int(stats['env_steps'][0]), 9 * 2 * 16)
