@@ -212,36 +212,40 @@ def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
           'runs': runs}
 
 
+def one_program(root: str, num_seeds: int, episodes: int) -> Dict[str, Any]:
+  """REINFORCE on Plane Strike, `num_seeds` seeds in one compiled program."""
+  summary = _train(root, f'seeds_{num_seeds}', num_seeds=num_seeds,
+                   num_episodes=episodes, eval_every_episodes=0,
+                   eval_episodes=100, export_tflite=False)
+  results = summary.get('seeds', [summary])
+  seconds = _training_seconds(results[0])
+  steps = sum(r['env_steps'] for r in results)
+  return {
+      'num_seeds': num_seeds,
+      'episodes_per_seed': episodes,
+      'total_steps_per_second': steps / seconds,
+      'steps_per_second_per_seed': steps / seconds / num_seeds,
+      'compile_seconds': results[0]['compile_seconds'],
+      'peak_memory_mib': resource.getrusage(
+          resource.RUSAGE_SELF).ru_maxrss / 1024,
+  }
+
+
 def seeds_in_one_program(root: str, counts=(1, 8, 64),
                          episodes: int = 3200) -> Dict[str, Any]:
-  """Steps per second and peak memory with K seeds, one process each.
+  """`one_program` for each seed count, each in a fresh process.
 
-  Processes run from fewest to most seeds, so the children's peak resident
-  memory after each one is that run's own.
+  A fresh process per count, so that each peak memory is that run's own.
   """
   runs = []
   for count in counts:
-    workdir = os.path.join(root, f'seeds_{count}')
-    subprocess.run(
-        [sys.executable, '-m', 'experiments.train', '--noprogress',
-         f'--num_seeds={count}', f'--num_episodes={episodes}',
-         '--eval_episodes=100', '--noexport_tflite', f'--workdir={workdir}'],
-        check=True, capture_output=True, cwd=os.path.dirname(
-            os.path.dirname(os.path.abspath(__file__))))
-    with open(os.path.join(workdir, 'result.json')) as f:
-      results = json.load(f)
-    results = results.get('seeds', [results])
-    seconds = _training_seconds(results[0])
-    steps = sum(r['env_steps'] for r in results)
-    runs.append({
-        'num_seeds': count,
-        'episodes_per_seed': episodes,
-        'total_steps_per_second': steps / seconds,
-        'steps_per_second_per_seed': steps / seconds / count,
-        'compile_seconds': results[0]['compile_seconds'],
-        'peak_memory_mib': resource.getrusage(
-            resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
-    })
+    child = subprocess.run(
+        [sys.executable, '-m', 'experiments.benchmark',
+         f'--program_seeds={count}', f'--program_episodes={episodes}',
+         f'--workdir={root}'],
+        check=True, capture_output=True, text=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    runs.append(json.loads(child.stdout[child.stdout.index('{'):]))
   return {'runs': runs}
 
 
@@ -262,11 +266,17 @@ def _define_flags() -> None:
       'env_steps', 20_000,
       'python_loop: steps of the environment-alone measurement.',
       lower_bound=100)
-  flags.DEFINE_integer('speed_episodes', 5000,
-                       'loop_speed: training games per run.', lower_bound=1)
+  flags.DEFINE_integer(
+      'speed_episodes', config_lib.ExperimentConfig.num_episodes,
+      'loop_speed: training games per run (default: the config default, '
+      'as the python_loop suite).', lower_bound=1)
   flags.DEFINE_integer('wide_envs', 64,
                        'loop_speed: environments (= episodes per update) of '
                        'the wide compiled run.', lower_bound=1)
+  flags.DEFINE_integer('program_seeds', None, 'Run only `one_program` with '
+                       'this many seeds (the seeds suite runs it so).')
+  flags.DEFINE_integer('program_episodes', 3200,
+                       'Episodes per seed of --program_seeds.')
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string(
       'workdir', None, 'Where the training runs go; default a temp dir.')
@@ -283,6 +293,9 @@ def main(argv):
                            f'{", ".join(SUITES)}, compiled.')
     suites.extend(COMPILED if name == 'compiled' else [name])
   root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')
+  if f.program_seeds:
+    print(json.dumps(one_program(root, f.program_seeds, f.program_episodes)))
+    return
   run = {
       'python_loop': lambda: python_loop(root, f.seeds, f.num_episodes,
                                          f.eval_every_episodes, f.env_steps),
@@ -292,7 +305,7 @@ def main(argv):
       'time_to_model': lambda: time_to_model(root, f.seeds),
       'seeds': lambda: seeds_in_one_program(root),
   }
-  report = {'seeds': f.seeds, 'machine': {'cpus': os.cpu_count()}}
+  report = {'runs_per_figure': f.seeds, 'machine': {'cpus': os.cpu_count()}}
   for name in suites:
     start = time.perf_counter()
     report[name] = run[name]()

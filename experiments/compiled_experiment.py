@@ -114,14 +114,17 @@ class _Trainer:
                num_episodes: int) -> Dict[str, np.ndarray]:
     """Greedy evaluation of every seed on its own evaluation episodes."""
     built = self._built
+    keys = _keys([experiment.environment_seed(s, experiment.EVAL)
+                  for s in seed_list])
     if num_episodes not in self._evaluations:  # Compiled once per size.
+      start = time.perf_counter()
       self._evaluations[num_episodes] = jax.jit(
           lambda learner, keys: jax.vmap(functools.partial(
               evaluation.evaluate_core, self._loop.core, built.agent,
               built.environment_spec, num_episodes=num_episodes))(
-                  jax.vmap(built.agent.actor_params)(learner), keys))
-    keys = _keys([experiment.environment_seed(s, experiment.EVAL)
-                  for s in seed_list])
+                  jax.vmap(built.agent.actor_params)(learner), keys)).lower(
+                      states.learner, keys).compile()
+      self.compile_seconds += time.perf_counter() - start
     return seed_sharding.to_host(
         self._evaluations[num_episodes](states.learner, keys))
 
