@@ -308,13 +308,15 @@ def run(config: config_lib.ExperimentConfig, workdir: str,
         logger.close()
   save()
   checkpointer.close()
-  return _finish(built, trainer, states, counters, float(wall_seconds),
-                 workdir, writes)
+  timing = {'wall_seconds': float(wall_seconds),
+            # Of this session's training (included in wall_seconds).
+            'compile_seconds': trainer.compile_seconds}
+  return _finish(built, trainer, states, counters, timing, workdir, writes)
 
 
 def _finish(built: experiment.Built, trainer: _Trainer,
             states: compiled_loop.LoopState, counters: Dict[str, np.ndarray],
-            wall_seconds: float, workdir: str, writes: bool
+            timing: Dict[str, float], workdir: str, writes: bool
            ) -> Dict[str, Any]:
   """Final evaluation and export of every seed; writes the results."""
   config = built.config
@@ -333,8 +335,7 @@ def _finish(built: experiment.Built, trainer: _Trainer,
         'num_envs': trainer.loop.num_envs,
         'num_seeds': config.num_seeds,
         **{k: int(v[i]) for k, v in counters.items()},
-        'wall_seconds': wall_seconds,
-        'compile_seconds': trainer.compile_seconds,
+        **timing,
         'eval_episodes': config.eval_episodes,
         'eval_mean_return': float(final['mean_return'][i]),
         'eval_mean_episode_length': float(final['mean_episode_length'][i]),
