@@ -165,14 +165,21 @@ def restore_actor_params(built: experiment.Built, workdir: str,
 def _updates_needed(config: config_lib.ExperimentConfig,
                     loop: compiled_loop.CompiledLoop,
                     counters: Dict[str, np.ndarray]) -> Optional[int]:
-  """Updates still to run when the budget allows counting them, else None."""
+  """Updates to run next: all that remain when they can be counted, a safe
+  number otherwise, or None when the budget gives no bound (episodes of an
+  unroll agent). Training stops at the first update that meets a budget."""
   needed = []
   if loop.episodic and config.num_episodes is not None:
     remaining = config.num_episodes - counters['episodes'].min()
     needed.append(-(-remaining // loop.agent.data.batch_size))
-  if not loop.episodic and config.num_steps is not None:
+  if config.num_steps is not None:
     remaining = config.num_steps - counters['env_steps'].min()
-    needed.append(-(-remaining // loop.steps_per_update()))
+    if loop.episodic:
+      # Updates that cannot pass the budget (each takes at most
+      # steps_per_update steps), then one at a time.
+      needed.append(max(1, remaining // loop.steps_per_update()))
+    else:
+      needed.append(-(-remaining // loop.steps_per_update()))
   return int(max(0, min(needed))) if needed else None
 
 

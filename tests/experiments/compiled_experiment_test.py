@@ -130,6 +130,14 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertEqual(result['env_steps'], 1024)  # 16 updates of 4 x 16.
     self.assertEqual(result['updates'], 16)
 
+  def test_step_budget_of_episode_agents_overshoots_by_less_than_an_update(
+      self):
+    config = _config(num_episodes=None, num_steps=500, updates_per_chunk=50)
+    result = experiment.run_experiment(config,
+                                       self.create_tempdir().full_path,
+                                       progress=False)
+    self.assertEqual(result['env_steps'], 504)  # 14 updates of 4 x 9 steps.
+
   def test_num_envs_that_do_not_divide_the_batch_are_refused_first(self):
     workdir = os.path.join(self.create_tempdir().full_path, 'run')
     with self.assertRaisesRegex(experiment.ExperimentError,

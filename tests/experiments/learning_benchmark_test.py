@@ -38,7 +38,10 @@ class CatchLearningTest(parameterized.TestCase):
     setting = learning_benchmark.find('catch', agent)
     result = learning_benchmark.run_setting(
         setting, seed=0, root=self.create_tempdir().full_path)
-    self.assertLessEqual(result['env_steps'], 20_000 + 9)
+    # The compiled loop stops at the first update that reaches the budget
+    # (updates of Catch have a fixed number of steps).
+    steps_per_update = result['env_steps'] / result['updates']
+    self.assertLess(result['env_steps'], 20_000 + steps_per_update)
     self.assertGreaterEqual(result['eval_mean_return'], 0.9)
 
 
