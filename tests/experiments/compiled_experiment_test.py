@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ from unittest import mock
 from absl.testing import absltest
 import chex
 import numpy as np
+import pytest
 
 from agents import registry as agent_registry
 from experiments import compiled_experiment
@@ -195,6 +197,45 @@ class ShardingTest(absltest.TestCase):
                    XLA_FLAGS='--xla_force_host_platform_device_count=2'))
       self.assertEqual(result.returncode, 0, result.stderr[-3000:])
       self.assertIn('AGREE', result.stdout)
+
+
+@pytest.mark.slow
+class MultiHostTest(absltest.TestCase):
+
+  def test_two_processes_train_what_one_process_trains(self):
+    # Two processes with one CPU device each, joined by
+    # jax.distributed.initialize through the flags, share a workdir.
+    root = self.create_tempdir().full_path
+    with socket.socket() as s:
+      s.bind(('localhost', 0))
+      port = s.getsockname()[1]
+    common = ['--num_seeds=2', '--env=catch', '--num_episodes=160',
+              '--eval_episodes=20', '--noexport_tflite', '--noprogress']
+    env = dict(os.environ, PYTHONPATH=_REPO, JAX_PLATFORMS='cpu')
+    env.pop('XLA_FLAGS', None)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, '-m', 'experiments.train',
+             f'--workdir={root}/two', f'--coordinator_address=localhost:{port}',
+             '--num_processes=2', f'--process_id={i}', *common],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=_REPO, env=env) for i in range(2)]
+    for process in processes:
+      _, stderr = process.communicate(timeout=600)
+      self.assertEqual(process.returncode, 0, stderr[-3000:])
+    single = subprocess.run(
+        [sys.executable, '-m', 'experiments.train', f'--workdir={root}/one',
+         *common], capture_output=True, text=True, cwd=_REPO, env=env,
+        check=False)
+    self.assertEqual(single.returncode, 0, single.stderr[-3000:])
+    for seed in (0, 1):
+      results = []
+      for run in ('one', 'two'):
+        with open(os.path.join(root, run, f'seed_{seed}',
+                               'result.json')) as f:
+          results.append(json.load(f))
+      for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
+        self.assertEqual(results[0][key], results[1][key], (seed, key))
 
 
 if __name__ == '__main__':
