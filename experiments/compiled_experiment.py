@@ -183,6 +183,21 @@ def _updates_needed(config: config_lib.ExperimentConfig,
   return int(max(0, min(needed))) if needed else None
 
 
+def _updates_to_evaluation(config: config_lib.ExperimentConfig,
+                           loop: compiled_loop.CompiledLoop,
+                           counters: Dict[str, np.ndarray]) -> int:
+  """Most updates that keep a chunk from running far past the next
+  periodic evaluation by steps (evaluations happen between chunks)."""
+  every = config.eval_every_steps
+  if not every:
+    return np.iinfo(np.int32).max
+  steps = int(counters['env_steps'][0])
+  remaining = (steps // every + 1) * every - steps
+  if loop.episodic:  # steps_per_update is an upper bound: approach in steps.
+    return max(1, remaining // loop.steps_per_update())
+  return max(1, -(-remaining // loop.steps_per_update()))
+
+
 def _done(config: config_lib.ExperimentConfig,
           counters: Dict[str, np.ndarray]) -> bool:
   """Every seed has spent one of its budgets."""
@@ -239,7 +254,7 @@ def run(config: config_lib.ExperimentConfig, workdir: str,
 
   counters = host_counters()
   writes = jax.process_index() == 0  # One process writes logs and results.
-  seed_logs = []
+  seed_logs, eval_logs = [], []
   for i, seed in enumerate(seed_list):
     directory = seed_workdir(config, workdir, seed)
     resume_step = None if restored is None else int(counters['env_steps'][i])
@@ -249,6 +264,8 @@ def run(config: config_lib.ExperimentConfig, workdir: str,
         loggers.TensorBoardLogger(os.path.join(directory, 'tensorboard'),
                                   resume_step),
     ]) if writes else None)
+    eval_logs.append(experiment.evaluation_logger(directory, resume_step)
+                     if writes else None)
 
   updates_per_chunk = config.updates_per_chunk or (
       compiled_loop.default_updates_per_chunk(loop,
@@ -273,6 +290,8 @@ def run(config: config_lib.ExperimentConfig, workdir: str,
       needed = _updates_needed(config, loop, counters)
       num_updates = (updates_per_chunk if needed is None else
                      min(updates_per_chunk, needed))
+      num_updates = min(num_updates,
+                        _updates_to_evaluation(config, loop, counters))
       before = counters
       start = time.perf_counter()
       states, stats = trainer.chunk(states, num_updates)
@@ -283,9 +302,9 @@ def run(config: config_lib.ExperimentConfig, workdir: str,
           wall_at_start + time.perf_counter() - session_start, np.float64)
       key = 'env_steps' if by_steps else 'episodes'
       bar.update(int(counters[key].min() - before[key].min()))
-      evaluate = (config.eval_every_episodes and
-                  counters['episodes'][0] // config.eval_every_episodes >
-                  before['episodes'][0] // config.eval_every_episodes)
+      evaluate = experiment.periodic_evaluation_due(
+          config, before['episodes'][0], counters['episodes'][0],
+          before['env_steps'][0], counters['env_steps'][0])
       greedy = (trainer.evaluate(states, seed_list,
                                  config.periodic_eval_episodes)
                 if evaluate else None)
@@ -301,6 +320,12 @@ def run(config: config_lib.ExperimentConfig, workdir: str,
                           sps=f'{values["steps_per_second"]:.0f}')
         if logger is not None:
           logger.write(values, int(counters['env_steps'][i]))
+        if greedy is not None and eval_logs[i] is not None:
+          eval_logs[i].write(
+              experiment.evaluation_row(
+                  {k: v[i] for k, v in greedy.items()},
+                  counters['episodes'][i], wall_seconds),
+              int(counters['env_steps'][i]))
       if (counters['updates'][0] // config.checkpoint_every_updates >
           before['updates'][0] // config.checkpoint_every_updates):
         save()
@@ -310,7 +335,7 @@ def run(config: config_lib.ExperimentConfig, workdir: str,
     raise
   finally:
     bar.close()
-    for logger in seed_logs:
+    for logger in seed_logs + eval_logs:
       if logger is not None:
         logger.close()
   save()

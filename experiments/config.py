@@ -31,6 +31,8 @@ class ExperimentConfig:
       stops at whichever budget is reached first; at least one is needed.
     eval_episodes: greedy episodes of the final evaluation.
     eval_every_episodes: periodic greedy evaluation interval (0 disables).
+    eval_every_steps: periodic greedy evaluation every this many environment
+      steps (None disables); with both set, either one triggers it.
     periodic_eval_episodes: episodes of each periodic evaluation.
     log_every_episodes: scalars go to the loggers this often.
     checkpoint_every_updates: checkpoint this often (and at the end).
@@ -56,6 +58,7 @@ class ExperimentConfig:
   num_steps: Optional[int] = None
   eval_episodes: int = 1000
   eval_every_episodes: int = 2500
+  eval_every_steps: Optional[int] = None
   periodic_eval_episodes: int = 100
   log_every_episodes: int = 250
   checkpoint_every_updates: int = 250
@@ -81,7 +84,7 @@ class ExperimentConfig:
                  'log_every_episodes', 'checkpoint_every_updates'):
       if getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
-    for name in ('num_episodes', 'num_steps'):
+    for name in ('num_episodes', 'num_steps', 'eval_every_steps'):
       if getattr(self, name) is not None and getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
     if self.num_episodes is None and self.num_steps is None:

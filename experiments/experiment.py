@@ -8,6 +8,8 @@ Workdir layout:
   checkpoints/    Orbax checkpoints (named by environment steps): learner
                   state, actor key, counters
   train.csv       logged scalars, one row per logging interval
+  eval.csv        the periodic greedy evaluations: step, mean_return,
+                  mean_episode_length, episodes, wall_seconds
   tensorboard/    the same scalars as TensorBoard events
   result.json     final counters, greedy evaluation and export results
   <env>.tflite    the exported policy (e.g. planestrike.tflite)
@@ -155,6 +157,33 @@ def quiet_library_logs() -> None:
     logging.set_verbosity(logging.WARNING)
 
 
+def periodic_evaluation_due(config: config_lib.ExperimentConfig,
+                            episodes_before: int, episodes: int,
+                            steps_before: int, steps: int) -> bool:
+  """Whether training from (episodes_before, steps_before) to (episodes,
+  steps) passed a periodic evaluation point (either interval)."""
+  every_episodes, every_steps = (config.eval_every_episodes,
+                                 config.eval_every_steps)
+  return bool(
+      (every_episodes and
+       episodes // every_episodes > episodes_before // every_episodes) or
+      (every_steps and steps // every_steps > steps_before // every_steps))
+
+
+def evaluation_logger(workdir: str,
+                      resume_step: Optional[int]) -> loggers.CSVLogger:
+  """`eval.csv`: one row per periodic greedy evaluation, x = env steps."""
+  return loggers.CSVLogger(os.path.join(workdir, 'eval.csv'), resume_step)
+
+
+def evaluation_row(greedy: Dict[str, float], episodes: int,
+                   wall_seconds: float) -> Dict[str, float]:
+  """A row of `eval.csv`."""
+  return {'mean_return': float(greedy['mean_return']),
+          'mean_episode_length': float(greedy['mean_episode_length']),
+          'episodes': int(episodes), 'wall_seconds': float(wall_seconds)}
+
+
 def prepare_workdir(config: config_lib.ExperimentConfig, workdir: str):
   os.makedirs(workdir, exist_ok=True)
   path = os.path.join(workdir, 'config.json')
@@ -242,6 +271,7 @@ def run_experiment(config: config_lib.ExperimentConfig,
       loggers.TensorBoardLogger(os.path.join(workdir, 'tensorboard'),
                                 resume_step),
   ])
+  eval_logger = evaluation_logger(workdir, resume_step)
 
   def save():
     checkpointer.save(counters['env_steps'], {
@@ -281,13 +311,18 @@ def run_experiment(config: config_lib.ExperimentConfig,
         bar.set_postfix(game_length=f'{values["game_length"]:.1f}',
                         sps=f'{values["steps_per_second"]:.0f}')
         window = _LogWindow()
-      if (config.eval_every_episodes and
-          counters['episodes'] % config.eval_every_episodes == 0):
+      if periodic_evaluation_due(
+          config, counters['episodes'] - 1, counters['episodes'],
+          counters['env_steps'] - result.episode_length,
+          counters['env_steps']):
         with window.paused():
           greedy = evaluation.evaluate(eval_environment, agent,
                                        learner.params,
                                        config.periodic_eval_episodes)
         values.update({f'eval/{k}': v for k, v in greedy.items()})
+        eval_logger.write(
+            evaluation_row(greedy, counters['episodes'],
+                           counters['wall_seconds']), counters['env_steps'])
       if values:
         values.update(episodes=counters['episodes'],
                       updates=counters['updates'],
@@ -303,6 +338,7 @@ def run_experiment(config: config_lib.ExperimentConfig,
   finally:
     bar.close()
     logger.close()
+    eval_logger.close()
   save()
   checkpointer.close()
 

@@ -140,6 +140,21 @@ class CompiledExperimentTest(absltest.TestCase):
                                        progress=False)
     self.assertEqual(result['env_steps'], 504)  # 14 updates of 4 x 9 steps.
 
+  def test_evaluations_every_n_steps_go_to_eval_csv(self):
+    config = _config(eval_every_episodes=0, eval_every_steps=90,
+                     updates_per_chunk=None)
+    workdir = self.create_tempdir().full_path
+    experiment.run_experiment(config, workdir, progress=False)
+    rows = _csv(os.path.join(workdir, 'eval.csv'))
+    steps = [int(r['step']) for r in rows]
+    # Updates of 36 steps; chunks stop at the first update past each
+    # multiple of 90, so each evaluation lands less than an update late.
+    self.assertEqual(steps, [108, 180, 288, 360])
+    self.assertEqual([int(r['episodes']) for r in rows], [12, 20, 32, 40])
+    self.assertEqual(set(rows[0]), {'step', 'mean_return',
+                                    'mean_episode_length', 'episodes',
+                                    'wall_seconds'})
+
   def test_num_envs_that_do_not_divide_the_batch_are_refused_first(self):
     workdir = os.path.join(self.create_tempdir().full_path, 'run')
     with self.assertRaisesRegex(experiment.ExperimentError,

@@ -27,7 +27,8 @@ class ExperimentConfigTest(parameterized.TestCase):
     config_lib.ExperimentConfig(num_episodes=None, num_steps=10)
 
   @parameterized.parameters('num_episodes', 'num_steps', 'eval_episodes',
-                            'log_every_episodes', 'checkpoint_every_updates')
+                            'log_every_episodes', 'checkpoint_every_updates',
+                            'eval_every_steps')
   def test_non_positive_counts_are_named(self, name):
     with self.assertRaisesRegex(ValueError, name):
       config_lib.ExperimentConfig(**{name: 0})

@@ -121,6 +121,22 @@ class ExperimentTest(absltest.TestCase):
     self.assertGreaterEqual(result['env_steps'], 300)
     self.assertLess(result['env_steps'], 300 + 128)  # One more episode at most.
 
+  def test_evaluations_every_n_steps_go_to_eval_csv(self):
+    workdir = self.create_tempdir().full_path
+    experiment.run_experiment(
+        _config(agent='reinforce', env='catch', num_episodes=40,
+                eval_every_episodes=0, eval_every_steps=90), workdir,
+        progress=False)
+    with open(os.path.join(workdir, 'eval.csv'), newline='') as f:
+      rows = list(csv.DictReader(f))
+    # Catch lasts 9 steps: 360 steps, an evaluation at each multiple of 90.
+    self.assertEqual([int(r['step']) for r in rows], [90, 180, 270, 360])
+    self.assertEqual([int(r['episodes']) for r in rows], [10, 20, 30, 40])
+    for row in rows:
+      self.assertBetween(float(row['mean_return']), -1.0, 1.0)
+      self.assertEqual(float(row['mean_episode_length']), 9.0)
+      self.assertGreater(float(row['wall_seconds']), 0.0)
+
   def test_export_filename(self):
     self.assertEqual(experiment.export_filename('plane_strike'),
                      'planestrike.tflite')
