@@ -21,10 +21,14 @@ setuptools.setup(
         # JAX releases for Python 3.11 stop at 0.10.x.
         'jax>=0.4.30,<0.11',
         'jaxlib>=0.4.30,<0.11',
+        'matplotlib>=3.7',
         'ml-collections>=0.1.1',
         'numpy>=1.26',
         'optax>=0.2.2',
         'orbax-checkpoint>=0.6',
+        # rliable's bootstrap (arch < 8) breaks on pandas 3 (deprecate_kwarg).
+        'pandas>=1.5,<3',
+        'rliable>=1.0',
         'rlax>=0.1.6',
         'tensorboard>=2.16',
         'tensorboardX>=2.6',
@@ -35,5 +39,7 @@ setuptools.setup(
     ],
     extras_require={
         'test': ['pytest>=7'],
+        # Comparisons on a Ray cluster: experiments.compare --launcher=ray.
+        'ray': ['ray>=2.9'],
     },
 )

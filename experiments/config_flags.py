@@ -36,6 +36,31 @@ def to_config_dict(config: Any) -> ml_collections.ConfigDict:
   return ml_collections.ConfigDict(values)
 
 
+def overrides_config_dict(
+    agent_names: Sequence[str]) -> ml_collections.ConfigDict:
+  """Typed empty slots for every config key of `agent_names`' configs.
+
+  For commands that run several agents (`experiments.compare`): a slot left
+  None was not overridden.
+  """
+  slots = {}
+  for name in agent_names:
+    for key, value in to_config_dict(
+        agent_registry.make_config(name)).items():
+      kind = type(value) if not isinstance(
+          value, ml_collections.FieldReference) else value.get_type()
+      slots.setdefault(key, ml_collections.config_dict.placeholder(kind))
+  return ml_collections.ConfigDict(dict(sorted(slots.items())))
+
+
+def overrides() -> dict:
+  """The `--config.<key>` values given on the command line (None: not)."""
+  if FLAG_NAME not in flags.FLAGS or not flags.FLAGS.is_parsed():
+    return {}
+  values = flags.FLAGS[FLAG_NAME].value.to_dict()
+  return {k: v for k, v in values.items() if v is not None}
+
+
 def agent_name_from_argv(argv: Sequence[str], default: str) -> str:
   """The `--agent` value in `argv` (last one wins), else `default`."""
   name = default
@@ -87,9 +112,6 @@ def agent_config(agent_name: str, **shorthands: Any) -> Any:
   Raises:
     ValueError: naming the bad key or value.
   """
-  values = {}
-  if FLAG_NAME in flags.FLAGS and flags.FLAGS.is_parsed():
-    values = flags.FLAGS[FLAG_NAME].value.to_dict()
-    values = {k: v for k, v in values.items() if v is not None}
+  values = overrides()
   values.update({k: v for k, v in shorthands.items() if v is not None})
   return agent_registry.make_config(agent_name, **values)

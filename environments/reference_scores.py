@@ -1,0 +1,71 @@
+"""Reference scores of our games: what a run's score is, and its yardsticks.
+
+A comparison scores each run by one number of its final greedy evaluation
+(`result.json`) and normalises it between a weak and a strong reference, so
+that scores of different games can be aggregated: 0 is the weak reference,
+1 the strong one, on every game (even where fewer is better, as strikes in
+Plane Strike).
+"""
+
+import dataclasses
+import types
+from typing import Optional
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class ReferenceScore:
+  """How one game is scored and normalised.
+
+  Attributes:
+    metric: the evaluation quantity that is the score: `mean_return` or
+      `mean_episode_length` (`result.json` stores it as `eval_<metric>`,
+      `eval.csv` as `<metric>`).
+    label: what the score counts, for tables and plot axes.
+    low: the weak reference (normalised to 0), e.g. a random player.
+    high: the strong reference (normalised to 1), e.g. the best known player.
+    source: where the references come from.
+  """
+  metric: str
+  label: str
+  low: float
+  high: float
+  source: str
+
+  def normalise(self, scores: np.ndarray) -> np.ndarray:
+    """Maps `low` to 0 and `high` to 1 (linear, so means commute)."""
+    return (np.asarray(scores, np.float64) - self.low) / (self.high - self.low)
+
+  @property
+  def higher_is_better(self) -> bool:
+    return self.high > self.low
+
+
+_SCORES = types.MappingProxyType({
+    'plane_strike': ReferenceScore(
+        metric='mean_episode_length', label='strikes per game', low=57.8,
+        high=11.9,
+        source='uniformly random player that never repeats a cell (57.8); '
+        'greedy player on the exact Bayesian posterior over the 115 plane '
+        'placements (11.9)'),
+    'catch': ReferenceScore(
+        metric='mean_return', label='return', low=-1.0, high=1.0,
+        source='the range of returns: every ball missed (-1), every ball '
+        'caught (1)'),
+    'cartpole': ReferenceScore(
+        metric='mean_return', label='return', low=22.3, high=500.0,
+        source='uniformly random actions (22.3, mean of 100,000 episodes of '
+        'the JAX core), the 500-step cap (500)'),
+})
+
+
+def get(env_name: str) -> Optional[ReferenceScore]:
+  """The reference score of a registered game; None for bsuite:/gym: ids."""
+  return _SCORES.get(env_name)
+
+
+def score_metric(env_name: str) -> str:
+  """The evaluation quantity that scores `env_name` (return by default)."""
+  reference = get(env_name)
+  return 'mean_return' if reference is None else reference.metric
