@@ -130,11 +130,16 @@ class RunGroup:
                for d in self.seed_dirs)
 
 
+def path_safe(name: str) -> str:
+  """`name` usable in a path: `bsuite:catch/0` -> `bsuite_catch_0`."""
+  return re.sub(r'[^A-Za-z0-9.-]+', '_', name).strip('_') or 'env'
+
+
 def run_directory(env: str, agent: str, seed: Optional[int] = None) -> str:
   """A group's (or, with `seed`, one seed's) directory, relative to the
   workdir; environment ids become path-safe (`bsuite:catch/0` →
   `bsuite_catch_0`)."""
-  parts = ['runs', re.sub(r'[^A-Za-z0-9_.-]+', '_', env), agent]
+  parts = ['runs', path_safe(env), agent]
   if seed is not None:
     parts.append(f'seed_{seed}')
   return os.path.join(*parts)
@@ -285,7 +290,7 @@ def load(workdir: str) -> Dict[str, Any]:
   """The saved `comparison.json` of `workdir`."""
   path = os.path.join(workdir, FILENAME)
   if not os.path.exists(path):
-    raise FileNotFoundError(
+    raise ComparisonError(
         f'No {FILENAME} in {workdir!r}; is it the --workdir of '
         f'experiments.compare?')
   with open(path) as f:

@@ -62,6 +62,14 @@ class PlanTest(absltest.TestCase):
     self.assertFalse(config.export_tflite)
     self.assertFalse(os.listdir(workdir))  # Planning writes nothing.
 
+  def test_environment_ids_become_path_safe(self):
+    self.assertEqual(comparison_lib.path_safe('bsuite:catch/0'),
+                     'bsuite_catch_0')
+    self.assertEqual(comparison_lib.path_safe('gym:CartPole-v1'),
+                     'gym_CartPole-v1')
+    self.assertEqual(comparison_lib.run_directory('plane_strike', 'ppo', 3),
+                     os.path.join('runs', 'plane_strike', 'ppo', 'seed_3'))
+
   def test_one_seed_of_a_jax_game_trains_in_its_seed_directory(self):
     groups = comparison_lib.plan(_comparison(num_seeds=1), '/tmp/w')
     self.assertEqual(groups[0].workdir, groups[0].seed_dirs[0])
@@ -135,7 +143,8 @@ class WorkdirTest(absltest.TestCase):
           second, comparison_lib.plan(second, workdir), workdir, 'test')
 
   def test_load_names_a_workdir_that_is_not_a_comparison(self):
-    with self.assertRaisesRegex(FileNotFoundError, 'experiments.compare'):
+    with self.assertRaisesRegex(comparison_lib.ComparisonError,
+                                'experiments.compare'):
       comparison_lib.load(self.create_tempdir().full_path)
 
 
