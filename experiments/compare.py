@@ -1,0 +1,126 @@
+r"""Compares agents across environments and seeds: trains, scores, reports.
+
+  python -m experiments.compare --agents=reinforce,a2c,ppo \
+      --envs=catch,plane_strike --seeds=5 --num_steps=200000 \
+      --workdir=/tmp/comparison
+  tensorboard --logdir=/tmp/comparison
+
+Every agent × environment × seed trains for `--num_steps` environment steps
+(the seeds of a pair side by side in one compiled program where the
+environment has a JAX core), with `--eval_points` greedy evaluations along
+the way and a final one of `--eval_episodes` games that scores the run.
+Then `report.md` gets per-environment and aggregate statistics with 95%
+stratified-bootstrap confidence intervals (rliable), learning curves and
+the probability of improvement between agents; `python -m experiments.report
+--workdir=...` redraws it without training.
+
+`--config.<key>=<value>` sets an agent hyperparameter for every agent whose
+config has that key. Rerunning the same command skips finished runs and
+resumes unfinished ones; a workdir of another comparison is refused.
+`--launcher=ray --ray_address=...` runs the groups as Ray tasks (the workdir
+must be shared with the cluster's workers).
+"""
+
+import os
+import shlex
+import sys
+
+from absl import app
+from absl import flags
+from ml_collections import config_flags as ml_config_flags
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from experiments import comparison as comparison_lib
+from experiments import config_flags
+from experiments import launchers
+from experiments import report
+from experiments import statistics
+
+
+def _define_flags() -> None:
+  """Defines the flags (only when run as a program)."""
+  flags.DEFINE_list('agents', ','.join(agent_registry.names()),
+                    f'Agents to compare, from {", ".join(agent_registry.names())}.')
+  flags.DEFINE_list(
+      'envs', 'catch,plane_strike',
+      f'Environments: {", ".join(env_registry.names())}, bsuite:<id> or '
+      f'gym:<id> (these step in Python, one seed per task).')
+  flags.DEFINE_integer('seeds', 5, 'Seeds 0 … N-1 of every pair.',
+                       lower_bound=1)
+  flags.DEFINE_integer('num_steps', 100_000, 'Environment steps per run.',
+                       lower_bound=1)
+  flags.DEFINE_string('workdir', None, 'Where runs, report and plots go.')
+  flags.DEFINE_integer('eval_points', 20, 'Greedy evaluations per run '
+                       '(learning curves).', lower_bound=1)
+  flags.DEFINE_integer('eval_episodes', 200, 'Greedy episodes of the final '
+                       'evaluation, the run\'s score.', lower_bound=1)
+  flags.DEFINE_integer('periodic_eval_episodes', 100, 'Greedy episodes of '
+                       'each evaluation along the way.', lower_bound=1)
+  flags.DEFINE_integer('bootstrap_reps', statistics.DEFAULT_REPS,
+                       'Bootstrap resamples of each confidence interval.',
+                       lower_bound=100)
+  flags.DEFINE_enum('launcher', 'local', launchers.LAUNCHERS,
+                    'local: one group after another in this process; ray: '
+                    'Ray tasks (pip install -e .[ray]).')
+  flags.DEFINE_string('ray_address', None, 'Ray cluster address, e.g. '
+                      'ray://head:10001 or auto; default: start a local one.')
+  flags.DEFINE_float('ray_num_cpus', 1, 'CPUs each Ray task reserves.',
+                     lower_bound=0)
+  flags.DEFINE_float('ray_num_gpus', 0, 'GPUs each Ray task reserves.',
+                     lower_bound=0)
+  flags.DEFINE_integer('ray_max_retries', 2, 'Retries of a failed Ray task.',
+                       lower_bound=0)
+  flags.DEFINE_bool('progress', True, 'Progress bars (local launcher).')
+  flags.mark_flag_as_required('workdir')
+  ml_config_flags.DEFINE_config_dict(
+      config_flags.FLAG_NAME,
+      config_flags.overrides_config_dict(agent_registry.names()),
+      'Agent hyperparameters for every agent whose config has the key, e.g. '
+      '--config.learning_rate=3e-4.')
+
+
+def make_comparison() -> comparison_lib.Comparison:
+  """The comparison the flags describe."""
+  f = flags.FLAGS
+  return comparison_lib.Comparison(
+      agents=tuple(f.agents), envs=tuple(f.envs), num_seeds=f.seeds,
+      num_steps=f.num_steps, overrides=config_flags.overrides(),
+      eval_points=f.eval_points, eval_episodes=f.eval_episodes,
+      periodic_eval_episodes=f.periodic_eval_episodes)
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
+  f = flags.FLAGS
+  try:
+    comparison = make_comparison()
+    groups = comparison_lib.plan(comparison, f.workdir)
+    comparison_lib.prepare_workdir(comparison, groups, f.workdir,
+                                   shlex.join(['python', '-m',
+                                               'experiments.compare',
+                                               *sys.argv[1:]]))
+  except comparison_lib.ComparisonError as e:
+    raise app.UsageError(str(e)) from e
+  pending = [g for g in groups if not g.finished()]
+  print(f'{len(groups)} run groups, {len(groups) - len(pending)} finished '
+        f'already; training {len(pending)}.', flush=True)
+  try:
+    launcher = launchers.make_launcher(f.launcher, f.ray_address,
+                                       f.ray_num_cpus, f.ray_num_gpus,
+                                       f.ray_max_retries)
+    if f.launcher == 'local':
+      run = lambda group: comparison_lib.run_group(group, f.progress)
+    else:
+      run = comparison_lib.run_group
+    launcher.run(run, pending, [g.name for g in pending])
+  except launchers.LauncherError as e:
+    sys.exit(f'FATAL {e}')
+  report.write_report(f.workdir, bootstrap_reps=f.bootstrap_reps)
+  print(f'Report: {os.path.join(f.workdir, "report.md")}')
+
+
+if __name__ == '__main__':
+  _define_flags()
+  app.run(main)

@@ -1,0 +1,85 @@
+"""Tests for the experiments.compare command line."""
+
+import json
+import os
+import subprocess
+import sys
+
+from absl.testing import absltest
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+_SMALL = ('--seeds=2', '--num_steps=720', '--eval_points=2',
+          '--eval_episodes=20', '--periodic_eval_episodes=10',
+          '--bootstrap_reps=200', '--noprogress')
+
+
+def _compare(*args):
+  return subprocess.run(
+      [sys.executable, '-m', 'experiments.compare', *args], cwd=_REPO,
+      capture_output=True, text=True, timeout=600, check=False)
+
+
+class CompareTest(absltest.TestCase):
+
+  def test_trains_reports_and_skips_finished_runs_when_rerun(self):
+    workdir = self.create_tempdir().full_path
+    args = ('--agents=reinforce,ppo', '--envs=catch', *_SMALL,
+            '--config.learning_rate=0.003', f'--workdir={workdir}')
+    first = _compare(*args)
+    self.assertEqual(first.returncode, 0, first.stderr)
+    self.assertIn('2 run groups, 0 finished already; training 2.',
+                  first.stdout)
+    for name in ('report.md', 'report.json', 'curves_catch.png',
+                 'aggregate.png', 'probability_of_improvement.png'):
+      self.assertTrue(os.path.exists(os.path.join(workdir, name)), name)
+    with open(os.path.join(workdir, 'comparison.json')) as f:
+      saved = json.load(f)
+    self.assertEqual(saved['overrides'], {'learning_rate': 0.003})
+    self.assertIn('--config.learning_rate=0.003', saved['command'])
+    with open(os.path.join(workdir, 'runs', 'catch', 'ppo',
+                           'config.json')) as f:
+      self.assertEqual(json.load(f)['agent_config']['learning_rate'], 0.003)
+    with open(os.path.join(workdir, 'report.md')) as f:
+      report = f.read()
+    self.assertIn('reinforce', report)
+    self.assertIn('ppo', report)
+
+    second = _compare(*args)
+    self.assertEqual(second.returncode, 0, second.stderr)
+    self.assertIn('2 run groups, 2 finished already; training 0.',
+                  second.stdout)
+
+  def test_bad_input_is_refused_before_anything_is_written(self):
+    workdir = os.path.join(self.create_tempdir().full_path, 'comparison')
+    cases = [
+        (('--agents=reinforce,sarsa', '--envs=catch'),
+         r'--agents: Unknown agent .sarsa.\. Valid names: a2c, dqn, ppo, '
+         r'reinforce'),
+        (('--agents=ppo', '--envs=catch,gym:Pendulum-v1'),
+         r'ppo on gym:Pendulum-v1: .*discrete actions'),
+        (('--agents=reinforce', '--envs=catch', '--config.double_q=true'),
+         r'--config.double_q: no agent of --agents \(reinforce\)'),
+    ]
+    for args, message in cases:
+      result = _compare(*args, *_SMALL, f'--workdir={workdir}')
+      self.assertNotEqual(result.returncode, 0)
+      self.assertRegex(result.stderr, message)
+      self.assertFalse(os.path.exists(workdir), args)
+
+  def test_workdir_of_another_comparison_is_refused(self):
+    workdir = self.create_tempdir().full_path
+    with open(os.path.join(workdir, 'comparison.json'), 'w') as f:
+      json.dump({'agents': ['reinforce'], 'envs': ['catch'], 'seeds': [0, 1],
+                 'num_steps': 5000}, f)
+    result = _compare('--agents=reinforce', '--envs=catch', *_SMALL,
+                      f'--workdir={workdir}')
+    self.assertNotEqual(result.returncode, 0)
+    self.assertRegex(result.stderr,
+                     r'holds a different comparison .*num_steps: saved 5000, '
+                     r'now 720')
+    self.assertEqual(os.listdir(workdir), ['comparison.json'])
+
+
+if __name__ == '__main__':
+  absltest.main()
