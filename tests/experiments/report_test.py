@@ -122,12 +122,6 @@ def test_known_scores_give_known_estimates(tmp_path):
       'high']
 
 
-def test_plane_strike_normalisation():
-  reference = reference_scores.get('plane_strike')
-  np.testing.assert_allclose(reference.normalise([57.8, 11.9, 34.85]),
-                             [0.0, 1.0, 0.5])
-
-
 def test_writes_markdown_json_and_figures(tmp_path):
   workdir = _make_workdir(tmp_path)
   result = report.write_report(workdir, REPS)

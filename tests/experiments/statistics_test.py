@@ -128,3 +128,15 @@ def test_pointwise_mean():
       np.zeros((3, 0)), REPS))
   with pytest.raises(ValueError, match='num_runs'):
     statistics.pointwise_mean(np.zeros(3), REPS)
+
+
+def test_one_task_median_is_over_runs():
+  scores = {'a': np.array([[0.0], [0.0], [1.0]])}
+  one_task = statistics.aggregate_intervals(scores, ['median', 'mean'],
+                                            reps=200,
+                                            table=statistics.ONE_TASK)['a']
+  assert one_task['median'].point == 0.0
+  assert one_task['mean'].point == pytest.approx(1 / 3)
+  # rliable's median is over tasks of the mean over runs.
+  across = statistics.aggregate_intervals(scores, ['median'], reps=200)['a']
+  assert across['median'].point == pytest.approx(1 / 3)

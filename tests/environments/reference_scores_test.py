@@ -1,0 +1,35 @@
+"""Tests for environments/reference_scores.py."""
+
+import numpy as np
+import pytest
+
+from environments import reference_scores
+from environments import registry
+
+
+def test_plane_strike_is_scored_in_strikes_fewer_is_better():
+  reference = reference_scores.get('plane_strike')
+  assert reference.metric == 'mean_episode_length'
+  assert not reference.higher_is_better
+  np.testing.assert_allclose(reference.normalise([57.8, 11.9, 34.85]),
+                             [0.0, 1.0, 0.5])
+
+
+@pytest.mark.parametrize('name, low, high', [('catch', -1.0, 1.0),
+                                             ('cartpole', 22.3, 500.0)])
+def test_return_games_normalise_between_their_references(name, low, high):
+  reference = reference_scores.get(name)
+  assert reference.metric == 'mean_return' and reference.higher_is_better
+  np.testing.assert_allclose(reference.normalise([low, high]), [0.0, 1.0])
+
+
+def test_every_registered_game_has_a_reference():
+  for name in registry.names():
+    assert reference_scores.get(name) is not None, name
+
+
+def test_adapted_environments_have_none_and_are_scored_by_return():
+  assert reference_scores.get('bsuite:catch/0') is None
+  assert reference_scores.score_metric('gym:CartPole-v1') == 'mean_return'
+  assert reference_scores.score_metric('plane_strike') == (
+      'mean_episode_length')
