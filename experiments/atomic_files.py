@@ -14,6 +14,9 @@ def write_bytes(path: PathLike, data: bytes) -> None:
   os.makedirs(directory, exist_ok=True)
   fd, tmp = tempfile.mkstemp(dir=directory, prefix='.tmp-')
   try:
+    # mkstemp makes the file private (0600); results are for everyone who
+    # shares the workdir (other users, Ray workers, TensorBoard).
+    os.chmod(tmp, 0o644)
     with os.fdopen(fd, 'wb') as f:
       f.write(data)
       f.flush()

@@ -95,25 +95,25 @@ def main(argv):
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
   try:
+    launcher = launchers.make_launcher(f.launcher, f.ray_address,
+                                       f.ray_num_cpus, f.ray_num_gpus,
+                                       f.ray_max_retries)
     comparison = make_comparison()
     groups = comparison_lib.plan(comparison, f.workdir)
     comparison_lib.prepare_workdir(comparison, groups, f.workdir,
                                    shlex.join(['python', '-m',
                                                'experiments.compare',
                                                *sys.argv[1:]]))
-  except comparison_lib.ComparisonError as e:
+  except (comparison_lib.ComparisonError, launchers.LauncherError) as e:
     raise app.UsageError(str(e)) from e
   pending = [g for g in groups if not g.finished()]
   print(f'{len(groups)} run groups, {len(groups) - len(pending)} finished '
         f'already; training {len(pending)}.', flush=True)
+  if f.launcher == 'local':
+    run = lambda group: comparison_lib.run_group(group, f.progress)
+  else:
+    run = comparison_lib.run_group  # Ray ships it by reference.
   try:
-    launcher = launchers.make_launcher(f.launcher, f.ray_address,
-                                       f.ray_num_cpus, f.ray_num_gpus,
-                                       f.ray_max_retries)
-    if f.launcher == 'local':
-      run = lambda group: comparison_lib.run_group(group, f.progress)
-    else:
-      run = comparison_lib.run_group
     launcher.run(run, pending, [g.name for g in pending])
   except launchers.LauncherError as e:
     sys.exit(f'FATAL {e}')

@@ -27,6 +27,15 @@ class Launcher(Protocol):
     ...
 
 
+def _import_ray():
+  try:
+    import ray  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    raise LauncherError('--launcher=ray needs Ray: pip install -e .[ray]'
+                       ) from e
+  return ray
+
+
 def _report(done: int, total: int, name: str, seconds: float) -> None:
   print(f'[{done}/{total}] {name}: done in {seconds:.0f} s', flush=True)
 
@@ -67,11 +76,7 @@ class RayLauncher:
 
   def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any],
           names: Sequence[str]) -> List[Any]:
-    try:
-      import ray  # pylint: disable=g-import-not-at-top
-    except ImportError as e:
-      raise LauncherError('--launcher=ray needs Ray: pip install -e .[ray]'
-                          ) from e
+    ray = _import_ray()
     if not ray.is_initialized():
       ray.init(address=self.address, log_to_driver=False, **self.init_kwargs)
     remote = ray.remote(num_cpus=self.num_cpus, num_gpus=self.num_gpus,
@@ -108,6 +113,7 @@ def make_launcher(name: str, ray_address: Optional[str] = None,
   if name == 'local':
     return LocalLauncher()
   if name == 'ray':
+    _import_ray()  # Missing Ray is reported before anything runs.
     return RayLauncher(ray_address, num_cpus, num_gpus, max_retries)
   raise LauncherError(f'--launcher must be one of {", ".join(LAUNCHERS)}; '
                       f'got {name!r}.')

@@ -17,6 +17,11 @@ class AtomicFilesTest(absltest.TestCase):
     with open(path) as f:
       self.assertEqual(json.load(f), {'x': 1})
 
+  def test_written_files_are_readable_by_others(self):
+    path = os.path.join(self.create_tempdir().full_path, 'result.json')
+    atomic_files.write_bytes(path, b'{}')
+    self.assertEqual(os.stat(path).st_mode & 0o777, 0o644)
+
   def test_failed_write_keeps_old_file_and_leaves_no_temp(self):
     directory = self.create_tempdir().full_path
     path = os.path.join(directory, 'result.json')

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from absl.testing import absltest
+import pytest
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -49,6 +50,20 @@ class CompareTest(absltest.TestCase):
     self.assertEqual(second.returncode, 0, second.stderr)
     self.assertIn('2 run groups, 2 finished already; training 0.',
                   second.stdout)
+
+  def test_ray_launcher_runs_the_groups_as_ray_tasks(self):
+    pytest.importorskip('ray')  # The optional extra: pip install -e .[ray]
+    workdir = self.create_tempdir().full_path
+    result = _compare('--agents=reinforce', '--envs=catch', *_SMALL,
+                      '--launcher=ray', '--ray_num_cpus=1',
+                      f'--workdir={workdir}')
+    self.assertEqual(result.returncode, 0, result.stderr)
+    self.assertIn('[1/1] reinforce on catch, seeds 0-1: done', result.stdout)
+    for seed in (0, 1):
+      self.assertTrue(os.path.exists(os.path.join(
+          workdir, 'runs', 'catch', 'reinforce', f'seed_{seed}',
+          'result.json')))
+    self.assertTrue(os.path.exists(os.path.join(workdir, 'report.md')))
 
   def test_bad_input_is_refused_before_anything_is_written(self):
     workdir = os.path.join(self.create_tempdir().full_path, 'comparison')

@@ -17,7 +17,7 @@ _WITH_RAY = pytest.importorskip  # Ray is an optional extra: pip install .[ray]
 
 def _comparison():
   return comparison_lib.Comparison(
-      agents=('reinforce', 'ppo'), envs=('catch',), num_seeds=2,
+      agents=('reinforce',), envs=('catch',), num_seeds=2,
       num_steps=1440, eval_points=4, eval_episodes=20,
       periodic_eval_episodes=10)
 
