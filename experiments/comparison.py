@@ -262,10 +262,9 @@ def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
     mismatch = {k: (saved.get(k), v) for k, v in current.items()
                 if saved.get(k) != v}
     if mismatch:
-      details = '; '.join(f'{k}: saved {a!r}, now {b!r}'
-                          for k, (a, b) in mismatch.items())
       raise ComparisonError(
-          f'--workdir {workdir!r} holds a different comparison ({details}). '
+          f'--workdir {workdir!r} holds a different comparison '
+          f'({config_lib.describe_mismatch(mismatch)}). '
           f'Use a new --workdir, or the same settings to resume this one.')
     for group in groups:  # Each run's own config must match too.
       _check_group_workdir(group)
@@ -283,7 +282,7 @@ def _check_group_workdir(group: RunGroup) -> None:
   if mismatch:
     raise ComparisonError(
         f'{group.workdir} holds a run with other settings '
-        f'({", ".join(sorted(mismatch))} differ). Use a new --workdir.')
+        f'({config_lib.describe_mismatch(mismatch)}). Use a new --workdir.')
 
 
 def load(workdir: str) -> Dict[str, Any]:

@@ -152,3 +152,9 @@ def identity_mismatch(saved: Mapping[str, Any],
       for key in IDENTITY_KEYS
       if normalise(saved.get(key)) != normalise(current[key])
   }
+
+
+def describe_mismatch(mismatch: Mapping[str, Tuple[Any, Any]]) -> str:
+  """`key: saved a, now b; …` for a `{key: (saved, now)}` mismatch."""
+  return '; '.join(f'{k}: saved {a!r}, now {b!r}'
+                   for k, (a, b) in mismatch.items())

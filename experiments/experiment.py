@@ -192,10 +192,9 @@ def prepare_workdir(config: config_lib.ExperimentConfig, workdir: str):
       saved = json.load(f)
     mismatch = config_lib.identity_mismatch(saved, config)
     if mismatch:
-      details = '; '.join(f'{k}: saved {a!r}, now {b!r}'
-                          for k, (a, b) in mismatch.items())
       raise ExperimentError(
-          f'--workdir {workdir!r} holds a different experiment ({details}). '
+          f'--workdir {workdir!r} holds a different experiment '
+          f'({config_lib.describe_mismatch(mismatch)}). '
           f'Use a new --workdir, or the same settings to resume.')
   atomic_files.write_json(path, config.to_dict())
 

@@ -1,6 +1,7 @@
 """Tests for experiments/comparison.py: planning, checks, reruns, determinism."""
 
 import csv
+import dataclasses
 import os
 from unittest import mock
 
@@ -141,6 +142,18 @@ class WorkdirTest(absltest.TestCase):
                                 r'num_steps: saved 720, now 1440'):
       comparison_lib.prepare_workdir(
           second, comparison_lib.plan(second, workdir), workdir, 'test')
+
+  def test_run_directory_of_another_experiment_is_refused(self):
+    workdir = self.create_tempdir().full_path
+    comparison = _comparison()
+    groups = comparison_lib.plan(comparison, workdir)
+    comparison_lib.prepare_workdir(comparison, groups, workdir, 'test')
+    other = dataclasses.replace(groups[1].config, seed=7)
+    experiment.prepare_workdir(other, groups[1].workdir)
+    with self.assertRaisesRegex(comparison_lib.ComparisonError,
+                                r'ppo holds a run with other settings '
+                                r'\(seed: saved 7, now 0\)'):
+      comparison_lib.prepare_workdir(comparison, groups, workdir, 'test')
 
   def test_load_names_a_workdir_that_is_not_a_comparison(self):
     with self.assertRaisesRegex(comparison_lib.ComparisonError,
