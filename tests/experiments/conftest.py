@@ -1,0 +1,40 @@
+"""Fixtures shared by the experiments tests."""
+
+import dataclasses
+from typing import Any
+
+import jax
+import pytest
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from environments import specs
+from experiments import config as config_lib
+from experiments import trainable_export
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainableModel:
+  """An untrained Plane Strike policy and its trainable TFLite export."""
+  path: str
+  agent: Any
+  params: Any
+  environment_spec: specs.EnvironmentSpec
+  optimizer: Any
+
+
+@pytest.fixture(scope='session')
+def trainable_model(tmp_path_factory) -> TrainableModel:
+  """Converted once per session: the conversion takes about a minute."""
+  spec = specs.make_environment_spec(
+      env_registry.make_environment('plane_strike'))
+  agent = agent_registry.make_agent(
+      'reinforce', agent_registry.make_config('reinforce'), spec,
+      config_lib.default_hidden_sizes('plane_strike', {}))
+  params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+  optimizer = trainable_export.make_optimizer('adam', 3e-3)
+  path = str(tmp_path_factory.mktemp('trainable') / 'planestrike.tflite')
+  with open(path, 'wb') as f:
+    f.write(trainable_export.to_trainable_tflite(agent, params, spec,
+                                                 optimizer))
+  return TrainableModel(path, agent, params, spec, optimizer)
