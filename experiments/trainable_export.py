@@ -120,6 +120,10 @@ def make_module(agent: agent_lib.Agent, params: agent_lib.Params,
         jax.tree.unflatten(opt_def, opt), boards, actions, returns)
     return jax.tree.leaves(new_params), jax.tree.leaves(new_opt), loss
 
+  # AutoGraph would try (and fail, slowly) to convert JAX's internals.
+  signature = lambda inputs: tf.function(input_signature=inputs,
+                                         autograph=False)
+  path_spec = tf.TensorSpec((), tf.string, name='checkpoint_path')
   weight_specs = [tf.TensorSpec(np.shape(x), tf.as_dtype(np.asarray(x).dtype),
                                 name=n)
                   for x, n in zip(param_leaves + opt_leaves, names)]
@@ -134,14 +138,13 @@ def make_module(agent: agent_lib.Agent, params: agent_lib.Params,
       self.params = self.weights[:len(param_leaves)]
       self.opt = self.weights[len(param_leaves):]
 
-    @tf.function(input_signature=[tf.TensorSpec((1,) + obs_shape, tf.float32,
-                                                name='board')])
+    @signature([tf.TensorSpec((1,) + obs_shape, tf.float32, name='board')])
     def infer(self, board):
       probabilities = jax2tf.convert(infer_fn)(
           [v.read_value() for v in self.params], board)
       return {'probabilities': probabilities}
 
-    @tf.function(input_signature=[
+    @signature([
         tf.TensorSpec((None,) + obs_shape, tf.float32, name='boards'),
         tf.TensorSpec((None,), tf.int32, name='actions'),
         tf.TensorSpec((None,), tf.float32, name='returns')])
@@ -155,25 +158,23 @@ def make_module(agent: agent_lib.Agent, params: agent_lib.Params,
         variable.assign(value)
       return {'loss': loss}
 
-    @tf.function(input_signature=[])
+    @signature([])
     def get_weights(self):
       return {n: v.read_value() for n, v in zip(names, self.weights)}
 
-    @tf.function(input_signature=weight_specs)
+    @signature(weight_specs)
     def set_weights(self, *values):
       for variable, value in zip(self.weights, values):
         variable.assign(value)
       return {'weights_set': tf.constant(len(values), tf.int32)}
 
-    @tf.function(input_signature=[tf.TensorSpec((), tf.string,
-                                                name='checkpoint_path')])
+    @signature([path_spec])
     def save(self, checkpoint_path):
       tf.raw_ops.Save(filename=checkpoint_path, tensor_names=names,
                       data=[v.read_value() for v in self.weights])
       return {'checkpoint_path': checkpoint_path}
 
-    @tf.function(input_signature=[tf.TensorSpec((), tf.string,
-                                                name='checkpoint_path')])
+    @signature([path_spec])
     def restore(self, checkpoint_path):
       for name, variable in zip(names, self.weights):
         variable.assign(tf.raw_ops.Restore(file_pattern=checkpoint_path,
