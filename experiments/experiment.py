@@ -70,9 +70,10 @@ class Built:
     """Greedy evaluation episodes, disjoint from the training ones."""
     return self._environment(EVAL)
 
-  def export_environment(self):
-    """Games played through the exported model."""
-    return self._environment(EXPORT)
+  def export_environment(self, stream: int = 0):
+    """Games played through the exported model (`stream` > 0: other games
+    of the same role, e.g. for fine-tuning it)."""
+    return self._environment(EXPORT, *([stream] if stream else []))
 
 
 def environment_seed(seed: int, *words: int) -> int:

@@ -19,9 +19,12 @@ them links the Flex delegate (Android: `tensorflow-lite-select-tf-ops`);
 `get_weights`/`set_weights` persist the same state with builtin ops only.
 """
 
+import contextlib
 import re
 import tempfile
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+from absl import logging
 
 import jax
 import jax.numpy as jnp
@@ -34,9 +37,19 @@ from environments import specs
 SIGNATURES = ('infer', 'train', 'get_weights', 'set_weights', 'save',
               'restore')
 OPTIMIZERS = ('adam', 'sgd')
+POLICY_AGENTS = ('a2c', 'ppo', 'reinforce')
 # Probabilities of taken actions are clipped here before the log: an action
 # whose probability underflows to 0 then contributes no gradient, not NaN.
 _MIN_PROBABILITY = 1e-30
+
+
+def check_agent(name: str) -> None:
+  """Refuses agents whose exported policy has no policy gradient (DQN's
+  greedy policy is a step function of its Q-values)."""
+  if name not in POLICY_AGENTS:
+    raise ValueError(f'on-device training needs a policy-gradient agent '
+                     f'({", ".join(POLICY_AGENTS)}); {name!r} exports a '
+                     f'greedy policy with no gradient.')
 
 
 def make_optimizer(name: str,
@@ -185,6 +198,19 @@ def make_module(agent: agent_lib.Agent, params: agent_lib.Params,
   return TrainablePolicy()
 
 
+@contextlib.contextmanager
+def _quiet_tensorflow() -> Iterator[None]:
+  """Hides TF's warnings about jax2tf's gradient functions, which the
+  SavedModel round trip repeats for every signature (the model never asks
+  TF for their gradients), and restores the previous verbosity."""
+  verbosity = logging.get_verbosity()
+  logging.set_verbosity(logging.ERROR)
+  try:
+    yield
+  finally:
+    logging.set_verbosity(verbosity)
+
+
 def to_trainable_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
                         environment_spec: specs.EnvironmentSpec,
                         optimizer: optax.GradientTransformation,
@@ -197,7 +223,7 @@ def to_trainable_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   module = make_module(agent, params, optimizer.init(params),
                    make_train_step(agent, optimizer), environment_spec)
-  with tempfile.TemporaryDirectory() as tmp:
+  with tempfile.TemporaryDirectory() as tmp, _quiet_tensorflow():
     directory = saved_model_dir or tmp
     tf.saved_model.save(module, directory, signatures={
         name: getattr(module, name).get_concrete_function()

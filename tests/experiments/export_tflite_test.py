@@ -1,9 +1,12 @@
 """Export round trip: JAX policy -> .tflite -> LiteRT interpreter."""
 
+import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -85,6 +88,102 @@ class ExportTest(absltest.TestCase):
                            other_env, num_games=1)
 
 
+class QuantizedExportTest(parameterized.TestCase):
+  """The untrained policy of `ExportTest`, exported in each quantisation."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    env = plane_strike.make_environment(seed=0)
+    cls.spec = specs.make_environment_spec(env)
+    cls.agent = registry.make_agent(
+        'reinforce', registry.make_config('reinforce'), cls.spec)
+    cls.params = cls.agent.actor_params(cls.agent.init(jax.random.PRNGKey(0)))
+    cls.games = functools.partial(plane_strike.make_environment, seed=1)
+    cls.directory = absltest.get_default_test_tmpdir()
+    cls.float_report = export_tflite.export_and_verify(
+        cls.agent, cls.params, cls.spec,
+        os.path.join(cls.directory, 'float.tflite'), cls.games(), num_games=20)
+    cls.reports = {
+        quantize: export_tflite.export_and_verify(
+            cls.agent, cls.params, cls.spec, cls._path(quantize), cls.games,
+            num_games=20, quantize=quantize)
+        for quantize in export_tflite.QUANTIZATIONS}
+
+  @classmethod
+  def _path(cls, quantize):
+    return os.path.join(cls.directory, f'planestrike_{quantize}.tflite')
+
+  @parameterized.parameters(*export_tflite.QUANTIZATIONS)
+  def test_app_contract(self, quantize):
+    policy = export_tflite.TFLitePolicy(self._path(quantize))
+    self.assertEqual(tuple(policy.input_details['shape']), (1, 8, 8))
+    self.assertEqual(tuple(policy.output_details['shape']), (1, 64))
+    self.assertEqual(policy.input_details['dtype'], np.float32)
+    self.assertEqual(policy.output_details['dtype'], np.float32)
+    for board in _random_boards(50, seed=1):
+      p = policy(board)
+      np.testing.assert_array_equal(p[board.reshape(-1) != 0], 0.0)
+      self.assertAlmostEqual(float(p.sum()), 1.0, places=5)
+
+  @parameterized.parameters(('dynamic', 0.3), ('float16', 0.6))
+  def test_smaller_than_float(self, quantize, max_ratio):
+    report = self.reports[quantize]
+    self.assertEqual(report['size_bytes'],
+                     os.path.getsize(self._path(quantize)))
+    self.assertEqual(report['float_size_bytes'],
+                     self.float_report['size_bytes'])
+    self.assertLessEqual(report['size_ratio'], max_ratio)
+    self.assertAlmostEqual(
+        report['size_ratio'], report['size_bytes'] / report['float_size_bytes'])
+
+  @parameterized.parameters(*export_tflite.QUANTIZATIONS)
+  def test_within_its_bar_of_jax(self, quantize):
+    report, bar = self.reports[quantize], export_tflite.QUANTIZED_BARS[quantize]
+    self.assertEqual(report['quantize'], quantize)
+    self.assertLessEqual(report['max_abs_diff'], bar.max_abs_diff)
+    self.assertGreaterEqual(report['greedy_agreement'],
+                            bar.min_greedy_agreement)
+    policy = export_tflite.TFLitePolicy(self._path(quantize))
+    boards = _random_boards(200, seed=2)
+    tflite = np.stack([policy(b) for b in boards])
+    expected = np.asarray(self.agent.action_probabilities(self.params, boards))
+    self.assertLessEqual(np.max(np.abs(tflite - expected)), bar.max_abs_diff)
+
+  @parameterized.parameters(*export_tflite.QUANTIZATIONS)
+  def test_float_model_plays_the_same_games(self, quantize):
+    report = self.reports[quantize]
+    self.assertEqual(report['games'], 20)
+    self.assertEqual(report['float_mean_episode_length'],
+                     self.float_report['mean_episode_length'])
+    self.assertAlmostEqual(
+        report['mean_strikes_change'],
+        report['mean_episode_length'] - report['float_mean_episode_length'])
+
+  def test_unknown_quantization_is_refused(self):
+    path = os.path.join(self.create_tempdir().full_path, 'int4.tflite')
+    with self.assertRaisesRegex(ValueError, "'dynamic', 'float16'"):
+      export_tflite.to_tflite(self.agent, self.params, self.spec, 'int4')
+    with self.assertRaisesRegex(ValueError, "'dynamic', 'float16'"):
+      export_tflite.export_and_verify(self.agent, self.params, self.spec, path,
+                                      self.games, quantize='int4')
+    self.assertFalse(os.path.exists(path))
+
+  def test_quantized_needs_an_environment_factory(self):
+    path = os.path.join(self.create_tempdir().full_path, 'f16.tflite')
+    with self.assertRaisesRegex(ValueError, 'factory'):
+      export_tflite.export_and_verify(self.agent, self.params, self.spec, path,
+                                      self.games(), quantize='float16')
+    self.assertFalse(os.path.exists(path))
+
+  def test_model_off_its_bar_is_refused(self):
+    path = os.path.join(self.create_tempdir().full_path, 'f16.tflite')
+    with self.assertRaisesRegex(ValueError, r'float16.*not a faithful export'):
+      export_tflite.export_and_verify(self.agent, self.params, self.spec, path,
+                                      self.games, num_games=2, tolerance=1e-9,
+                                      quantize='float16')
+
+
 @pytest.mark.slow
 class ExportCommandTest(parameterized.TestCase):
 
@@ -112,6 +211,73 @@ class ExportCommandTest(parameterized.TestCase):
                      os.path.join(workdir, subdirectory, 'planestrike.tflite'))
     self.assertTrue(os.path.exists(report['tflite_path']))
     self.assertLessEqual(report['max_abs_diff'], 1e-5)
+
+
+def _run(module, *args):
+  return subprocess.run(
+      [sys.executable, '-m', module, *args], capture_output=True, text=True,
+      env=dict(os.environ, PYTHONPATH=_REPO), cwd=_REPO, check=False)
+
+
+def _report(process):
+  return json.loads(process.stdout[process.stdout.index('{'):])
+
+
+@pytest.mark.slow
+class DerivedExportCommandTest(absltest.TestCase):
+  """Quantised and trainable exports of one small training workdir."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.workdir = tempfile.mkdtemp()
+    train = _run('experiments.train', f'--workdir={cls.workdir}',
+                 '--num_episodes=32', '--eval_episodes=5',
+                 '--noexport_tflite', '--noprogress', '--loop=python')
+    assert train.returncode == 0, train.stderr[-2000:]
+
+  @classmethod
+  def tearDownClass(cls):
+    shutil.rmtree(cls.workdir)
+    super().tearDownClass()
+
+  def test_quantized_export_is_written_next_to_the_float_one(self):
+    export = _run('experiments.export_tflite', f'--workdir={self.workdir}',
+                  '--verify_games=10', '--quantize=dynamic')
+    self.assertEqual(export.returncode, 0, export.stderr[-2000:])
+    report = _report(export)
+    self.assertEqual(report['tflite_path'],
+                     os.path.join(self.workdir, 'planestrike_dynamic.tflite'))
+    self.assertTrue(os.path.exists(report['tflite_path']))
+    self.assertFalse(os.path.exists(os.path.join(self.workdir,
+                                                 'planestrike.tflite')))
+    self.assertEqual(report['quantize'], 'dynamic')
+    self.assertLessEqual(report['size_ratio'], 0.3)
+    self.assertLess(report['size_bytes'], report['float_size_bytes'])
+    for key in ('float_mean_episode_length', 'mean_strikes_change',
+                'greedy_agreement'):
+      self.assertIn(key, report)
+
+  def test_trainable_export_is_verified_and_fine_tuned(self):
+    export = _run('experiments.export_tflite', f'--workdir={self.workdir}',
+                  '--export=trainable', '--train_optimizer=sgd',
+                  '--train_learning_rate=0.01', '--fine_tune_games=32')
+    self.assertEqual(export.returncode, 0, export.stderr[-2000:])
+    report = _report(export)
+    self.assertEqual(report['tflite_path'], os.path.join(
+        self.workdir, 'planestrike_trainable.tflite'))
+    self.assertEqual((report['optimizer'], report['learning_rate']),
+                     ('sgd', 0.01))
+    self.assertLessEqual(report['weights_max_abs_diff'], 1e-5)
+    self.assertEqual(report['weights_tolerance'], 1e-5)
+    self.assertTrue(report['set_weights_reproduces_infer'])
+    self.assertEqual(report['fine_tune']['games'], 32)
+
+  def test_trainable_export_refuses_quantisation(self):
+    export = _run('experiments.export_tflite', f'--workdir={self.workdir}',
+                  '--export=trainable', '--quantize=dynamic')
+    self.assertNotEqual(export.returncode, 0)
+    self.assertIn('--quantize applies to --export=plain', export.stderr)
 
 
 if __name__ == '__main__':

@@ -17,7 +17,8 @@ def test_train_steps_match_jax_and_weights_carry_over(trainable_model):
   report = on_device_training.verify_trainable(
       m.path, m.agent, m.params, m.environment_spec, m.optimizer,
       _environment(3), num_updates=3, games_per_update=4)
-  assert report['weights_max_abs_diff'] <= on_device_training.WEIGHT_TOLERANCE
+  # Adam from untrained weights, held to SGD's bar (it meets it: 2.7e-6).
+  assert report['weights_max_abs_diff'] <= 1e-5
   assert report['infer_max_abs_diff'] <= 5e-5
   assert report['loss_max_abs_diff'] <= 1e-4
   assert report['train_steps_checked'] == 3

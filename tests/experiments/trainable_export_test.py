@@ -123,3 +123,10 @@ def test_unknown_optimizer_lists_the_valid_ones():
     trainable_export.make_optimizer('rmsprop', 1e-3)
   with pytest.raises(ValueError, match='learning_rate'):
     trainable_export.make_optimizer('sgd', 0.0)
+
+
+def test_only_policy_gradient_agents_can_train_on_the_device():
+  for name in ('a2c', 'ppo', 'reinforce'):
+    trainable_export.check_agent(name)
+  with pytest.raises(ValueError, match='dqn.*greedy policy'):
+    trainable_export.check_agent('dqn')
