@@ -35,16 +35,35 @@ def _random_boards(count, seed=0):
   return boards
 
 
+def _check_app_contract(test, path):
+  """The Android app's model: float32 [1, 8, 8] in, float32 [1, 64] out,
+  probabilities over untried cells only."""
+  policy = export_tflite.TFLitePolicy(path)
+  test.assertEqual(tuple(policy.input_details['shape']), (1, 8, 8))
+  test.assertEqual(tuple(policy.output_details['shape']), (1, 64))
+  test.assertEqual(policy.input_details['dtype'], np.float32)
+  test.assertEqual(policy.output_details['dtype'], np.float32)
+  for board in _random_boards(50, seed=1):
+    p = policy(board)
+    np.testing.assert_array_equal(p[board.reshape(-1) != 0], 0.0)
+    test.assertAlmostEqual(float(p.sum()), 1.0, places=5)
+    test.assertTrue(np.all(p >= 0))
+
+
+def _untrained_policy():
+  """Spec, agent and initial params of a REINFORCE Plane Strike policy."""
+  spec = specs.make_environment_spec(plane_strike.make_environment(seed=0))
+  agent = registry.make_agent('reinforce', registry.make_config('reinforce'),
+                              spec)
+  return spec, agent, agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+
+
 class ExportTest(absltest.TestCase):
 
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    env = plane_strike.make_environment(seed=0)
-    cls.spec = specs.make_environment_spec(env)
-    cls.agent = registry.make_agent(
-        'reinforce', registry.make_config('reinforce'), cls.spec)
-    cls.params = cls.agent.actor_params(cls.agent.init(jax.random.PRNGKey(0)))
+    cls.spec, cls.agent, cls.params = _untrained_policy()
     cls.path = os.path.join(absltest.get_default_test_tmpdir(),
                             'planestrike.tflite')
     cls.report = export_tflite.export_and_verify(
@@ -52,17 +71,7 @@ class ExportTest(absltest.TestCase):
         plane_strike.make_environment(seed=1), num_games=20)
 
   def test_app_contract(self):
-    # The Android app's model: float32 [1, 8, 8] in, float32 [1, 64] out.
-    policy = export_tflite.TFLitePolicy(self.path)
-    self.assertEqual(tuple(policy.input_details['shape']), (1, 8, 8))
-    self.assertEqual(tuple(policy.output_details['shape']), (1, 64))
-    self.assertEqual(policy.input_details['dtype'], np.float32)
-    self.assertEqual(policy.output_details['dtype'], np.float32)
-    for board in _random_boards(50, seed=1):
-      p = policy(board)
-      np.testing.assert_array_equal(p[board.reshape(-1) != 0], 0.0)
-      self.assertAlmostEqual(float(p.sum()), 1.0, places=5)
-      self.assertTrue(np.all(p >= 0))
+    _check_app_contract(self, self.path)
 
   def test_matches_jax_on_1000_random_boards(self):
     policy = export_tflite.TFLitePolicy(self.path)
@@ -94,11 +103,7 @@ class QuantizedExportTest(parameterized.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    env = plane_strike.make_environment(seed=0)
-    cls.spec = specs.make_environment_spec(env)
-    cls.agent = registry.make_agent(
-        'reinforce', registry.make_config('reinforce'), cls.spec)
-    cls.params = cls.agent.actor_params(cls.agent.init(jax.random.PRNGKey(0)))
+    cls.spec, cls.agent, cls.params = _untrained_policy()
     cls.games = functools.partial(plane_strike.make_environment, seed=1)
     cls.directory = absltest.get_default_test_tmpdir()
     cls.float_report = export_tflite.export_and_verify(
@@ -116,15 +121,7 @@ class QuantizedExportTest(parameterized.TestCase):
 
   @parameterized.parameters(*export_tflite.QUANTIZATIONS)
   def test_app_contract(self, quantize):
-    policy = export_tflite.TFLitePolicy(self._path(quantize))
-    self.assertEqual(tuple(policy.input_details['shape']), (1, 8, 8))
-    self.assertEqual(tuple(policy.output_details['shape']), (1, 64))
-    self.assertEqual(policy.input_details['dtype'], np.float32)
-    self.assertEqual(policy.output_details['dtype'], np.float32)
-    for board in _random_boards(50, seed=1):
-      p = policy(board)
-      np.testing.assert_array_equal(p[board.reshape(-1) != 0], 0.0)
-      self.assertAlmostEqual(float(p.sum()), 1.0, places=5)
+    _check_app_contract(self, self._path(quantize))
 
   @parameterized.parameters(('dynamic', 0.3), ('float16', 0.6))
   def test_smaller_than_float(self, quantize, max_ratio):
