@@ -18,8 +18,12 @@ import jax.numpy as jnp
 import optax
 import rlax
 
-from agents import action_masking
 from agents import agent as agent_lib
+from agents import config_checks
+from agents import masked_forward
+from agents import optimizers
+from agents import policy_gradient
+from agents import returns as returns_lib
 from environments import specs
 
 
@@ -48,88 +52,49 @@ class A2CConfig:
   max_grad_norm: Optional[float] = 0.5
 
   def __post_init__(self):
-    for name in ('discount', 'td_lambda'):
-      if not 0.0 <= getattr(self, name) <= 1.0:
-        raise ValueError(f'{name} must be in [0, 1]; got '
-                         f'{getattr(self, name)}.')
-    for name in ('unroll_length', 'batch_size'):
-      if getattr(self, name) < 1:
-        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
-    if self.learning_rate <= 0:
-      raise ValueError(
-          f'learning_rate must be > 0; got {self.learning_rate}.')
-
-
-def bootstrapped_values(values: jax.Array,
-                        final_values: jax.Array) -> jax.Array:
-  """`[T, B]` v(o_{t+1}): the next step's value, then the final value."""
-  return jnp.concatenate([values[1:], final_values[None]], axis=0)
-
-
-def continuation_discounts(trajectory: agent_lib.Trajectory,
-                           discount: float) -> jax.Array:
-  """`[T, B]` γ·d_{t+1}, zero where an episode ended (no bootstrapping)."""
-  return discount * trajectory.discounts * (
-      1.0 - trajectory.last.astype(jnp.float32))
-
-
-def masked_actor_critic(network: hk.Transformed,
-                        environment_spec: specs.EnvironmentSpec):
-  """`(params, observations) -> (logits with illegal masked, values)`."""
-  num_actions = environment_spec.num_actions
-
-  def forward(params: hk.Params, observations: jax.Array):
-    logits, values = network.apply(params, observations)
-    chex.assert_shape(logits, (observations.shape[0], num_actions))
-    return action_masking.mask_for(environment_spec, observations,
-                                   logits), values
-
-  return forward
+    config_checks.check_unit_interval(self, 'discount', 'td_lambda')
+    config_checks.check_positive_integer(self, 'unroll_length', 'batch_size')
+    config_checks.check_positive(self, 'learning_rate')
+    config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
 
 
 def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
   """A2C around an actor-critic `network` (obs -> (logits, values))."""
-  transforms = []
-  if config.max_grad_norm is not None:
-    transforms.append(optax.clip_by_global_norm(config.max_grad_norm))
-  optimizer = optax.chain(*transforms, optax.adam(config.learning_rate))
-
-  forward = masked_actor_critic(network, environment_spec)
+  optimizer = optimizers.make_optimizer(config.learning_rate,
+                                        max_grad_norm=config.max_grad_norm)
+  forward = masked_forward.masked_actor_critic(network, environment_spec)
 
   def init(key: jax.Array) -> agent_lib.TrainingState:
     return agent_lib.init_training_state(
         network, environment_spec.observations, optimizer, key)
 
-  def act(params, key, observations):
+  def act(params: hk.Params, key: jax.Array,
+          observations: jax.Array) -> Tuple[jax.Array, agent_lib.Extras]:
     logits, _ = forward(params, observations)
     return jax.random.categorical(key, logits).astype(jnp.int32), {}
 
-  def action_probabilities(params, observations):
-    logits, _ = network.apply(params, observations)
-    return action_masking.policy_probabilities(environment_spec,
-                                               observations, logits)
-
-  def loss_fn(params, trajectory: agent_lib.Trajectory):
+  def loss_fn(params: hk.Params, trajectory: agent_lib.Trajectory
+             ) -> Tuple[jax.Array, agent_lib.Metrics]:
     t, b = trajectory.actions.shape
-    flat = lambda x: x.reshape((t * b,) + x.shape[2:])
+    flat = agent_lib.flatten_steps
     logits, values = forward(params, flat(trajectory.observations))
     values = values.reshape(t, b)
     _, final_values = forward(params, trajectory.final_observations)
     returns = jax.vmap(rlax.lambda_returns, in_axes=(1, 1, 1, None),
                        out_axes=1)(
                            trajectory.rewards,
-                           continuation_discounts(trajectory, config.discount),
-                           bootstrapped_values(values, final_values),
+                           returns_lib.continuation_discounts(
+                               trajectory, config.discount),
+                           returns_lib.bootstrapped_values(values,
+                                                           final_values),
                            config.td_lambda)
     returns = jax.lax.stop_gradient(returns)
     advantages = returns - values
     weights = trajectory.mask
-    scale = (t * b) / jnp.maximum(weights.sum(), 1.0)
-    pg_loss = scale * rlax.policy_gradient_loss(
+    pg_loss, entropy_loss = policy_gradient.masked_losses(
         logits, flat(trajectory.actions), flat(advantages), flat(weights))
-    entropy_loss = scale * rlax.entropy_loss(logits, flat(weights))
     value_loss = 0.5 * jnp.sum(weights * advantages**2) / jnp.maximum(
         weights.sum(), 1.0)
     loss = (pg_loss + config.value_cost * value_loss +
@@ -144,19 +109,15 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                       trajectory.mask], 2)
     grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params,
                                                      trajectory)
-    updates, opt_state = optimizer.update(grads, state.opt_state,
-                                          state.params)
-    params = optax.apply_updates(state.params, updates)
     metrics = dict(metrics, grad_norm=optax.global_norm(grads))
-    new_state = agent_lib.TrainingState(params, opt_state, state.key,
-                                        state.updates + 1)
-    return new_state, metrics
+    return agent_lib.apply_gradients(optimizer, state, grads), metrics
 
   return agent_lib.Agent(
       init=init,
       actor_params=lambda state: state.params,
       act=act,
       update=update,
-      action_probabilities=action_probabilities,
+      action_probabilities=masked_forward.policy_probabilities(
+          network, environment_spec, has_values=True),
       data=agent_lib.DataRequirements(batch_size=config.batch_size,
                                       unroll_length=config.unroll_length))

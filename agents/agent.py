@@ -58,6 +58,14 @@ class Trajectory(NamedTuple):
   extras: Extras
 
 
+def flatten_steps(x: jax.Array) -> jax.Array:
+  """`[T, B, ...] -> [T·B, ...]`: a trajectory field as a flat batch of
+  steps (time-major, so step t of sequence b lands at t·B + b), as a JAX
+  array even for NumPy input (so that traced indices can index it)."""
+  x = jnp.asarray(x)
+  return x.reshape((-1,) + x.shape[2:])
+
+
 @dataclasses.dataclass(frozen=True)
 class DataRequirements:
   """How loops must cut experience into `Trajectory` batches for `update`.
@@ -118,3 +126,12 @@ def init_training_state(network: hk.Transformed, observation_spec: Any,
   params = init_params(network, observation_spec, init_key)
   return TrainingState(params, optimizer.init(params), state_key,
                        jnp.zeros((), jnp.int32))
+
+
+def apply_gradients(optimizer: optax.GradientTransformation,
+                    state: TrainingState, grads: hk.Params) -> TrainingState:
+  """One `optimizer` step on `state.params` with `grads`, counted in
+  `state.updates`; the PRNG key is kept."""
+  updates, opt_state = optimizer.update(grads, state.opt_state, state.params)
+  params = optax.apply_updates(state.params, updates)
+  return TrainingState(params, opt_state, state.key, state.updates + 1)

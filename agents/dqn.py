@@ -36,6 +36,9 @@ import rlax
 
 from agents import action_masking
 from agents import agent as agent_lib
+from agents import config_checks
+from agents import optimizers
+from agents import returns as returns_lib
 from environments import specs
 
 LOSSES = ('huber', 'l2')
@@ -83,30 +86,18 @@ class DQNConfig:
   max_grad_norm: Optional[float] = 10.0
 
   def __post_init__(self):
-    if self.learning_rate <= 0:
-      raise ValueError(
-          f'learning_rate must be > 0; got {self.learning_rate}.')
-    if not 0.0 <= self.discount <= 1.0:
-      raise ValueError(f'discount must be in [0, 1]; got {self.discount}.')
-    for name in ('batch_size', 'replay_capacity', 'min_replay_size',
-                 'update_period', 'target_update_period',
-                 'epsilon_decay_steps'):
-      value = getattr(self, name)
-      if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f'{name} must be an integer >= 1; got {value!r}.')
+    config_checks.check_positive(self, 'learning_rate')
+    config_checks.check_unit_interval(self, 'discount')
+    config_checks.check_positive_integer(
+        self, 'batch_size', 'replay_capacity', 'min_replay_size',
+        'update_period', 'target_update_period', 'epsilon_decay_steps')
     if self.min_replay_size > self.replay_capacity:
       raise ValueError(
-          f'min_replay_size ({self.min_replay_size}) must be <= '
+          f'DQNConfig.min_replay_size ({self.min_replay_size}) must be <= '
           f'replay_capacity ({self.replay_capacity}), or SGD never starts.')
-    if self.loss not in LOSSES:
-      raise ValueError(f'loss must be one of {LOSSES}; got {self.loss!r}.')
-    for name in ('epsilon_start', 'epsilon_end'):
-      if not 0.0 <= getattr(self, name) <= 1.0:
-        raise ValueError(f'{name} must be in [0, 1]; got '
-                         f'{getattr(self, name)}.')
-    if self.max_grad_norm is not None and self.max_grad_norm <= 0:
-      raise ValueError(
-          f'max_grad_norm must be > 0 or None; got {self.max_grad_norm}.')
+    config_checks.check_one_of(self, 'loss', LOSSES)
+    config_checks.check_unit_interval(self, 'epsilon_start', 'epsilon_end')
+    config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
 
 
 class Transitions(NamedTuple):
@@ -202,9 +193,9 @@ def trajectory_transitions(
   observations = jnp.asarray(trajectory.observations)
   next_observations = jnp.concatenate(
       [observations[1:], jnp.asarray(trajectory.final_observations)[None]])
-  discounts = trajectory.discounts * (
-      1.0 - jnp.asarray(trajectory.last, jnp.float32))
-  flat = lambda x: jnp.reshape(x, (-1,) + x.shape[2:])
+  # γ = 1 here: the loss applies `config.discount` to these.
+  discounts = returns_lib.continuation_discounts(trajectory, 1.0)
+  flat = agent_lib.flatten_steps
   transitions = Transitions(
       observations=flat(observations),
       actions=flat(jnp.asarray(trajectory.actions, jnp.int32)),
@@ -256,14 +247,6 @@ def make_epsilon_schedule(config: DQNConfig) -> optax.Schedule:
                                config.epsilon_decay_steps)
 
 
-def _make_optimizer(config: DQNConfig) -> optax.GradientTransformation:
-  transforms = []
-  if config.max_grad_norm is not None:
-    transforms.append(optax.clip_by_global_norm(config.max_grad_norm))
-  transforms.append(optax.adam(config.learning_rate))
-  return optax.chain(*transforms)
-
-
 def make_agent(config: DQNConfig,
                environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed) -> agent_lib.Agent[DQNState]:
@@ -275,7 +258,8 @@ def make_agent(config: DQNConfig,
   """
   num_actions = environment_spec.num_actions
   observation_spec = environment_spec.observations
-  optimizer = _make_optimizer(config)
+  optimizer = optimizers.make_optimizer(config.learning_rate,
+                                        max_grad_norm=config.max_grad_norm)
   epsilon_schedule = make_epsilon_schedule(config)
 
   def q_values(params: hk.Params, observations: jax.Array) -> jax.Array:

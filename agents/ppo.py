@@ -18,9 +18,11 @@ import jax.numpy as jnp
 import optax
 import rlax
 
-from agents import a2c
-from agents import action_masking
 from agents import agent as agent_lib
+from agents import config_checks
+from agents import masked_forward
+from agents import optimizers
+from agents import returns as returns_lib
 from environments import specs
 
 
@@ -62,24 +64,20 @@ class PPOConfig:
   normalize_advantages: bool = True
 
   def __post_init__(self):
-    for name in ('discount', 'gae_lambda'):
-      if not 0.0 <= getattr(self, name) <= 1.0:
-        raise ValueError(f'{name} must be in [0, 1]; got '
-                         f'{getattr(self, name)}.')
-    for name in ('unroll_length', 'batch_size', 'num_epochs',
-                 'num_minibatches'):
-      if getattr(self, name) < 1:
-        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
+    config_checks.check_unit_interval(self, 'discount', 'gae_lambda')
+    config_checks.check_positive_integer(self, 'unroll_length', 'batch_size',
+                                         'num_epochs', 'num_minibatches')
     if (self.unroll_length * self.batch_size) % self.num_minibatches:
       raise ValueError(
-          f'num_minibatches ({self.num_minibatches}) must divide '
+          f'PPOConfig.num_minibatches ({self.num_minibatches}) must divide '
           f'unroll_length * batch_size ({self.unroll_length} * '
           f'{self.batch_size}).')
-    if self.learning_rate <= 0:
-      raise ValueError(
-          f'learning_rate must be > 0; got {self.learning_rate}.')
-    if self.clip_epsilon <= 0:
-      raise ValueError(f'clip_epsilon must be > 0; got {self.clip_epsilon}.')
+    config_checks.check_positive(self, 'learning_rate', 'clip_epsilon',
+                                 'max_grad_norm')
+    config_checks.check_positive(self, 'value_clip_epsilon', allow_none=True)
+    if self.learning_rate_decay_updates is not None:
+      config_checks.check_positive_integer(self,
+                                           'learning_rate_decay_updates')
 
 
 def _log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
@@ -92,16 +90,14 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
   """PPO around an actor-critic `network` (obs -> (logits, values))."""
-  learning_rate = config.learning_rate
-  if config.learning_rate_decay_updates:
-    learning_rate = optax.linear_schedule(
-        config.learning_rate, 0.0,
-        config.learning_rate_decay_updates * config.num_epochs *
-        config.num_minibatches)
-  optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
-                          optax.adam(learning_rate, eps=1e-5))
-
-  forward = a2c.masked_actor_critic(network, environment_spec)
+  decay_steps = None  # Optimizer steps: one per minibatch of each epoch.
+  if config.learning_rate_decay_updates is not None:
+    decay_steps = (config.learning_rate_decay_updates * config.num_epochs *
+                   config.num_minibatches)
+  optimizer = optimizers.make_optimizer(
+      config.learning_rate, max_grad_norm=config.max_grad_norm, eps=1e-5,
+      decay_steps=decay_steps)
+  forward = masked_forward.masked_actor_critic(network, environment_spec)
 
   def init(key: jax.Array) -> agent_lib.TrainingState:
     return agent_lib.init_training_state(
@@ -111,11 +107,6 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
     logits, values = forward(params, observations)
     actions = jax.random.categorical(key, logits).astype(jnp.int32)
     return actions, {'log_prob': _log_prob(logits, actions), 'value': values}
-
-  def action_probabilities(params, observations):
-    logits, _ = network.apply(params, observations)
-    return action_masking.policy_probabilities(environment_spec,
-                                               observations, logits)
 
   def minibatch_loss(params, batch):
     logits, values = forward(params, batch['observations'])
@@ -164,12 +155,12 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
         rlax.truncated_generalized_advantage_estimation,
         in_axes=(1, 1, None, 1), out_axes=1)(
             trajectory.rewards,
-            a2c.continuation_discounts(trajectory, config.discount),
+            returns_lib.continuation_discounts(trajectory, config.discount),
             config.gae_lambda,
-            jnp.concatenate([values, final_values[None]], axis=0))
+            returns_lib.values_with_final(values, final_values))
     # Padding (mask 0) gets no advantage, so it exerts no policy gradient.
     advantages = advantages * trajectory.mask
-    flat = lambda x: jnp.asarray(x).reshape((t * b,) + x.shape[2:])
+    flat = agent_lib.flatten_steps
     data = {
         'observations': flat(trajectory.observations),
         'actions': flat(trajectory.actions),
@@ -199,6 +190,7 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
       actor_params=lambda state: state.params,
       act=act,
       update=update,
-      action_probabilities=action_probabilities,
+      action_probabilities=masked_forward.policy_probabilities(
+          network, environment_spec, has_values=True),
       data=agent_lib.DataRequirements(batch_size=config.batch_size,
                                       unroll_length=config.unroll_length))

@@ -14,14 +14,16 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 import optax
-import rlax
 
-from agents import action_masking
 from agents import agent as agent_lib
+from agents import config_checks
+from agents import masked_forward
+from agents import optimizers
+from agents import policy_gradient
+from agents import returns as returns_lib
 from environments import specs
 
 BASELINES = ('none', 'batch_mean')
-OPTIMIZERS = ('adam', 'sgd')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,39 +49,12 @@ class ReinforceConfig:
   max_grad_norm: Optional[float] = None
 
   def __post_init__(self):
-    if self.baseline not in BASELINES:
-      raise ValueError(f'baseline must be one of {BASELINES}; got '
-                       f'{self.baseline!r}.')
-    if self.optimizer not in OPTIMIZERS:
-      raise ValueError(f'optimizer must be one of {OPTIMIZERS}; got '
-                       f'{self.optimizer!r}.')
-    if not 0.0 <= self.discount <= 1.0:
-      raise ValueError(f'discount must be in [0, 1]; got {self.discount}.')
-    if self.batch_size < 1:
-      raise ValueError(f'batch_size must be >= 1; got {self.batch_size}.')
-    if self.learning_rate <= 0:
-      raise ValueError(
-          f'learning_rate must be > 0; got {self.learning_rate}.')
-
-
-def _make_optimizer(config: ReinforceConfig) -> optax.GradientTransformation:
-  optimizer = {'adam': optax.adam, 'sgd': optax.sgd}[config.optimizer]
-  transforms = []
-  if config.max_grad_norm is not None:
-    transforms.append(optax.clip_by_global_norm(config.max_grad_norm))
-  transforms.append(optimizer(config.learning_rate))
-  return optax.chain(*transforms)
-
-
-def discounted_returns(trajectory: agent_lib.Trajectory,
-                       discount: float) -> jax.Array:
-  """`[T, B]` returns G_t = r_{t+1} + γ d_{t+1} G_{t+1}, cut at episode ends."""
-  continuation = discount * trajectory.discounts * (
-      1.0 - trajectory.last.astype(jnp.float32))
-  per_sequence = jax.vmap(
-      lambda r, d: rlax.discounted_returns(r, d, jnp.zeros_like(r)),
-      in_axes=1, out_axes=1)
-  return per_sequence(trajectory.rewards, continuation)
+    config_checks.check_one_of(self, 'baseline', BASELINES)
+    config_checks.check_one_of(self, 'optimizer', optimizers.OPTIMIZERS)
+    config_checks.check_unit_interval(self, 'discount')
+    config_checks.check_positive_integer(self, 'batch_size')
+    config_checks.check_positive(self, 'learning_rate')
+    config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
 
 
 def make_agent(config: ReinforceConfig,
@@ -87,13 +62,10 @@ def make_agent(config: ReinforceConfig,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
   """Builds REINFORCE around a policy `network` (observations → logits)."""
-  num_actions = environment_spec.num_actions
-  optimizer = _make_optimizer(config)
-
-  def logits_fn(params: hk.Params, observations: jax.Array) -> jax.Array:
-    logits = network.apply(params, observations)
-    chex.assert_shape(logits, (observations.shape[0], num_actions))
-    return action_masking.mask_for(environment_spec, observations, logits)
+  optimizer = optimizers.make_optimizer(config.learning_rate,
+                                        name=config.optimizer,
+                                        max_grad_norm=config.max_grad_norm)
+  logits_fn = masked_forward.masked_policy(network, environment_spec)
 
   def init(key: jax.Array) -> agent_lib.TrainingState:
     return agent_lib.init_training_state(
@@ -108,24 +80,13 @@ def make_agent(config: ReinforceConfig,
     actions = jax.random.categorical(key, logits).astype(jnp.int32)
     return actions, {}
 
-  def action_probabilities(params: hk.Params,
-                           observations: jax.Array) -> jax.Array:
-    return action_masking.policy_probabilities(
-        environment_spec, observations, network.apply(params, observations))
-
   def loss_fn(params: hk.Params, trajectory: agent_lib.Trajectory,
               advantages: jax.Array) -> Tuple[jax.Array, agent_lib.Metrics]:
-    t, b = trajectory.actions.shape
-    observations = trajectory.observations.reshape(
-        (t * b,) + trajectory.observations.shape[2:])
-    logits = logits_fn(params, observations)
-    weights = trajectory.mask.reshape(-1)
-    # RLax averages over all T·B entries; rescale to a mean over real steps.
-    scale = (t * b) / jnp.maximum(weights.sum(), 1.0)
-    pg_loss = scale * rlax.policy_gradient_loss(
-        logits, trajectory.actions.reshape(-1), advantages.reshape(-1),
-        weights)
-    entropy_loss = scale * rlax.entropy_loss(logits, weights)
+    flat = agent_lib.flatten_steps
+    logits = logits_fn(params, flat(trajectory.observations))
+    pg_loss, entropy_loss = policy_gradient.masked_losses(
+        logits, flat(trajectory.actions), flat(advantages),
+        flat(trajectory.mask))
     loss = pg_loss + config.entropy_cost * entropy_loss
     return loss, {'policy_loss': pg_loss, 'entropy': -entropy_loss}
 
@@ -136,7 +97,7 @@ def make_agent(config: ReinforceConfig,
                       trajectory.mask], 2)
     chex.assert_equal_shape([trajectory.actions, trajectory.rewards,
                              trajectory.discounts, trajectory.mask])
-    returns = discounted_returns(trajectory, config.discount)
+    returns = returns_lib.discounted_returns(trajectory, config.discount)
     mask = trajectory.mask
     mean_return = (returns * mask).sum() / jnp.maximum(mask.sum(), 1.0)
     advantages = returns
@@ -144,20 +105,16 @@ def make_agent(config: ReinforceConfig,
       advantages = returns - mean_return
     grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params, trajectory,
                                                      advantages)
-    updates, opt_state = optimizer.update(grads, state.opt_state,
-                                          state.params)
-    params = optax.apply_updates(state.params, updates)
     loss = metrics['policy_loss'] + config.entropy_cost * -metrics['entropy']
     metrics = dict(metrics, loss=loss, mean_return=mean_return,
                    grad_norm=optax.global_norm(grads))
-    new_state = agent_lib.TrainingState(params, opt_state, state.key,
-                                        state.updates + 1)
-    return new_state, metrics
+    return agent_lib.apply_gradients(optimizer, state, grads), metrics
 
   return agent_lib.Agent(
       init=init,
       actor_params=actor_params,
       act=act,
       update=update,
-      action_probabilities=action_probabilities,
+      action_probabilities=masked_forward.policy_probabilities(
+          network, environment_spec),
       data=agent_lib.DataRequirements(batch_size=config.batch_size))

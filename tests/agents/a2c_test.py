@@ -113,7 +113,8 @@ class A2CTest(parameterized.TestCase):
 
   @parameterized.parameters(dict(td_lambda=1.5), dict(discount=-0.1),
                             dict(unroll_length=0), dict(batch_size=0),
-                            dict(learning_rate=0.0))
+                            dict(learning_rate=0.0), dict(batch_size=2.5),
+                            dict(max_grad_norm=-1.0))
   def test_bad_config_is_named(self, **kwargs):
     (name,) = kwargs
     with self.assertRaisesRegex(ValueError, name):

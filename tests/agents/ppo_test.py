@@ -92,7 +92,10 @@ class PPOTest(parameterized.TestCase):
                      agent_lib.DataRequirements(2, 8))
 
   @parameterized.parameters(dict(num_minibatches=3), dict(gae_lambda=2.0),
-                            dict(num_epochs=0), dict(clip_epsilon=0.0))
+                            dict(num_epochs=0), dict(clip_epsilon=0.0),
+                            dict(max_grad_norm=None),
+                            dict(value_clip_epsilon=0.0),
+                            dict(learning_rate_decay_updates=0))
   def test_bad_config_is_named(self, **kwargs):
     (name,) = kwargs
     with self.assertRaisesRegex(ValueError, name):

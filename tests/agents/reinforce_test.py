@@ -59,26 +59,6 @@ def _trajectory(**overrides) -> agent_lib.Trajectory:
   return agent_lib.Trajectory(**fields)
 
 
-class DiscountedReturnsTest(absltest.TestCase):
-
-  def test_hand_computed(self):
-    trajectory = _trajectory(
-        rewards=np.array([[1.0], [0.0], [1.0]], np.float32),
-        discounts=np.ones((3, 1), np.float32),
-        last=np.array([[False], [False], [True]]))
-    returns = reinforce.discounted_returns(trajectory, 0.5)
-    # G2 = 1; G1 = 0 + 0.5 * 1; G0 = 1 + 0.5 * 0.5.
-    np.testing.assert_allclose(np.asarray(returns)[:, 0], [1.25, 0.5, 1.0])
-
-  def test_returns_do_not_cross_episode_ends(self):
-    trajectory = _trajectory(
-        rewards=np.array([[1.0], [1.0], [1.0]], np.float32),
-        discounts=np.ones((3, 1), np.float32),  # Truncation keeps discount 1.
-        last=np.array([[True], [False], [True]]))
-    returns = reinforce.discounted_returns(trajectory, 0.5)
-    np.testing.assert_allclose(np.asarray(returns)[:, 0], [1.0, 1.5, 1.0])
-
-
 class ReinforceTest(parameterized.TestCase):
 
   def _agent(self, **config):
@@ -161,7 +141,7 @@ class ReinforceTest(parameterized.TestCase):
 
   @parameterized.parameters(
       dict(baseline='value'), dict(optimizer='rmsprop'), dict(discount=1.5),
-      dict(batch_size=0), dict(learning_rate=0.0))
+      dict(batch_size=0), dict(learning_rate=0.0), dict(max_grad_norm=0.0))
   def test_bad_config_is_named(self, **kwargs):
     (name,) = kwargs
     with self.assertRaisesRegex(ValueError, name):

@@ -1,0 +1,68 @@
+"""The Optax optimizer chain every gradient agent learns with.
+
+One definition, so that REINFORCE, A2C, PPO and DQN build their optimizers
+the same way: optional global-norm gradient clipping, then Adam or SGD,
+optionally with a step size annealed linearly to 0. The chain is always
+`optax.chain(*([clip] if clipping), optimizer)`, in that order, so the
+numerics of each agent are exactly those of the chain it used to build by
+hand.
+"""
+
+from typing import Optional, Union
+
+import optax
+
+OPTIMIZERS = ('adam', 'sgd')
+
+
+def linear_decay(learning_rate: float, decay_steps: int) -> optax.Schedule:
+  """Step size annealed linearly from `learning_rate` to 0 over
+  `decay_steps` optimizer steps, then held at 0."""
+  if decay_steps < 1:
+    raise ValueError(f'decay_steps must be >= 1; got {decay_steps!r}.')
+  return optax.linear_schedule(learning_rate, 0.0, decay_steps)
+
+
+def make_optimizer(learning_rate: Union[float, optax.Schedule],
+                   name: str = 'adam',
+                   max_grad_norm: Optional[float] = None,
+                   eps: Optional[float] = None,
+                   decay_steps: Optional[int] = None
+                  ) -> optax.GradientTransformation:
+  """`optax.chain([clip_by_global_norm(max_grad_norm)], adam | sgd)`.
+
+  Args:
+    learning_rate: step size (or an Optax schedule of it).
+    name: 'adam' or 'sgd'.
+    max_grad_norm: clip gradients to this global norm first; None disables.
+    eps: Adam's ε; None keeps Optax's default. Not accepted with SGD.
+    decay_steps: if set, anneal a float `learning_rate` linearly to 0 over
+      this many optimizer steps (`linear_decay`); None keeps it constant.
+
+  Returns:
+    The chained gradient transformation.
+
+  Raises:
+    ValueError: on an unknown `name`, `eps` with SGD, or `decay_steps` with
+      a schedule or below 1.
+  """
+  if name not in OPTIMIZERS:
+    raise ValueError(f'optimizer must be one of {OPTIMIZERS}; got {name!r}.')
+  if decay_steps is not None:
+    if callable(learning_rate):
+      raise ValueError('decay_steps needs a float learning_rate, not a '
+                       'schedule.')
+    learning_rate = linear_decay(learning_rate, decay_steps)
+  transforms = []
+  if max_grad_norm is not None:
+    transforms.append(optax.clip_by_global_norm(max_grad_norm))
+  if name == 'adam':
+    optimizer = (optax.adam(learning_rate) if eps is None else
+                 optax.adam(learning_rate, eps=eps))
+  elif eps is not None:
+    raise ValueError(f'eps is an Adam setting; got eps={eps!r} with '
+                     f'optimizer {name!r}.')
+  else:
+    optimizer = optax.sgd(learning_rate)
+  transforms.append(optimizer)
+  return optax.chain(*transforms)

@@ -1,0 +1,40 @@
+"""Policy-gradient and entropy losses averaged over the real steps only.
+
+REINFORCE and A2C learn from padded batches: `Trajectory.mask` is 0 on
+padding. RLax's losses take per-step weights but average over every entry,
+padding included, so a batch's loss would shrink with its padding. These
+losses are rescaled to a mean over the steps whose weight is 1.
+"""
+
+from typing import Tuple
+
+import chex
+import jax
+import jax.numpy as jnp
+import rlax
+
+
+def masked_losses(logits: jax.Array, actions: jax.Array,
+                  advantages: jax.Array,
+                  weights: jax.Array) -> Tuple[jax.Array, jax.Array]:
+  """`(policy_gradient_loss, entropy_loss)`, each a mean over real steps.
+
+  Args:
+    logits: `[N, A]` (illegal actions already masked).
+    actions: int `[N]` actions taken.
+    advantages: `[N]` weights of the log-probabilities (returns or
+      advantages; no gradient flows into them).
+    weights: `[N]` 1 for real steps, 0 for padding.
+
+  Returns:
+    `rlax.policy_gradient_loss` and `rlax.entropy_loss` (the negated mean
+    entropy), both rescaled from a mean over all N entries to a mean over
+    the weighted ones.
+  """
+  chex.assert_rank([logits, actions, advantages, weights], [2, 1, 1, 1])
+  # RLax averages over all N entries; rescale to a mean over real steps.
+  scale = weights.shape[0] / jnp.maximum(weights.sum(), 1.0)
+  pg_loss = scale * rlax.policy_gradient_loss(logits, actions, advantages,
+                                              weights)
+  entropy_loss = scale * rlax.entropy_loss(logits, weights)
+  return pg_loss, entropy_loss

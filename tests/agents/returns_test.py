@@ -1,0 +1,152 @@
+"""Tests for agents/returns.py: returns against hand and loop values."""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import jax
+import numpy as np
+
+from agents import agent as agent_lib
+from agents import returns
+
+
+def _trajectory(rewards, discounts, last) -> agent_lib.Trajectory:
+  """A `[T, B]` trajectory of the given rewards, discounts and ends."""
+  rewards = np.asarray(rewards, np.float32)
+  t, b = rewards.shape
+  return agent_lib.Trajectory(
+      observations=np.zeros((t, b, 1), np.float32),
+      actions=np.zeros((t, b), np.int32),
+      rewards=rewards,
+      discounts=np.asarray(discounts, np.float32),
+      last=np.asarray(last, bool),
+      mask=np.ones((t, b), np.float32),
+      final_observations=np.zeros((b, 1), np.float32),
+      extras={})
+
+
+def _loop_returns(rewards, discount):
+  """G_t = r_t + γ G_{t+1}, the straightforward Python loop."""
+  result = [0.0] * len(rewards)
+  running = 0.0
+  for t in reversed(range(len(rewards))):
+    running = float(rewards[t]) + discount * running
+    result[t] = running
+  return np.asarray(result)
+
+
+class ContinuationDiscountsTest(absltest.TestCase):
+
+  def test_zero_at_episode_ends_and_terminations(self):
+    trajectory = _trajectory(
+        rewards=np.zeros((3, 2)),
+        discounts=[[1.0, 1.0], [0.0, 1.0], [1.0, 0.5]],
+        last=[[False, True], [True, False], [False, False]])
+    np.testing.assert_array_equal(
+        np.asarray(returns.continuation_discounts(trajectory, 0.9)),
+        np.float32([[0.9, 0.0], [0.0, 0.9], [0.9, 0.9 * 0.5]]))
+
+
+class BootstrapValuesTest(absltest.TestCase):
+
+  def test_bootstrapped_values_shift_in_the_final_value(self):
+    values = np.array([[1.0, 10.0], [2.0, 20.0]], np.float32)
+    final = np.array([3.0, 30.0], np.float32)
+    np.testing.assert_array_equal(
+        np.asarray(returns.bootstrapped_values(values, final)),
+        [[2.0, 20.0], [3.0, 30.0]])
+
+  def test_values_with_final_appends_it(self):
+    values = np.array([[1.0, 10.0], [2.0, 20.0]], np.float32)
+    final = np.array([3.0, 30.0], np.float32)
+    np.testing.assert_array_equal(
+        np.asarray(returns.values_with_final(values, final)),
+        [[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]])
+
+
+class DiscountedReturnsTest(absltest.TestCase):
+
+  def test_hand_computed(self):
+    trajectory = _trajectory(rewards=[[1.0], [0.0], [1.0]],
+                             discounts=np.ones((3, 1)),
+                             last=[[False], [False], [True]])
+    # G2 = 1; G1 = 0 + 0.5 * 1; G0 = 1 + 0.5 * 0.5.
+    np.testing.assert_allclose(
+        np.asarray(returns.discounted_returns(trajectory, 0.5))[:, 0],
+        [1.25, 0.5, 1.0])
+
+  def test_returns_do_not_cross_episode_ends(self):
+    trajectory = _trajectory(
+        rewards=[[1.0], [1.0], [1.0]],
+        discounts=np.ones((3, 1)),  # Truncation keeps discount 1.
+        last=[[True], [False], [True]])
+    np.testing.assert_allclose(
+        np.asarray(returns.discounted_returns(trajectory, 0.5))[:, 0],
+        [1.0, 1.5, 1.0])
+
+  def test_sequences_are_independent_and_unbootstrapped(self):
+    # Column 1 never ends: its return stops at the last step (no value).
+    trajectory = _trajectory(rewards=[[1.0, 2.0], [3.0, 4.0]],
+                             discounts=np.ones((2, 2)),
+                             last=[[False, False], [True, False]])
+    np.testing.assert_allclose(
+        np.asarray(returns.discounted_returns(trajectory, 0.5)),
+        [[1.0 + 0.5 * 3.0, 2.0 + 0.5 * 4.0], [3.0, 4.0]])
+
+  def test_jits(self):
+    trajectory = _trajectory(rewards=[[1.0], [0.0], [1.0]],
+                             discounts=np.ones((3, 1)),
+                             last=[[False], [False], [True]])
+    np.testing.assert_allclose(
+        np.asarray(jax.jit(returns.discounted_returns, static_argnums=1)(
+            trajectory, 0.5))[:, 0], [1.25, 0.5, 1.0])
+
+
+class EpisodeReturnsTest(parameterized.TestCase):
+
+  def test_hand_computed(self):
+    result = returns.episode_returns(np.array([1.0, 0.0, 1.0]), 0.5)
+    self.assertIsInstance(result, np.ndarray)
+    self.assertEqual(result.dtype, np.float32)
+    np.testing.assert_array_equal(result, np.float32([1.25, 0.5, 1.0]))
+
+  @parameterized.parameters(
+      (1, 0.5), (7, 0.5), (13, 0.99), (64, 0.9), (30, 1.0), (5, 0.0))
+  def test_matches_the_python_loop(self, length, discount):
+    rng = np.random.default_rng(length)
+    rewards = rng.normal(size=length).astype(np.float32)
+    result = returns.episode_returns(rewards, discount)
+    self.assertEqual(result.shape, (length,))
+    self.assertEqual(result.dtype, np.float32)
+    # Within float32 rounding of the float64 loop...
+    np.testing.assert_allclose(result, _loop_returns(rewards, discount),
+                               rtol=1e-5, atol=1e-6)
+    # ...and of a float32 loop, step by step as NumPy code would run it.
+    # XLA may fuse r + γ·G into one FMA, which rounds once instead of twice:
+    # then a G_t near 0 differs by about one ulp of the O(1) terms.
+    loop32 = np.zeros(length, np.float32)
+    running = np.float32(0.0)
+    for t in reversed(range(length)):
+      running = rewards[t] + np.float32(discount) * running
+      loop32[t] = running
+    np.testing.assert_allclose(result, loop32, rtol=1e-6, atol=1e-6)
+
+  def test_discount_one_and_zero(self):
+    rewards = [1.0, -2.0, 3.0]
+    np.testing.assert_array_equal(returns.episode_returns(rewards, 1.0),
+                                  [2.0, 1.0, 3.0])
+    np.testing.assert_array_equal(returns.episode_returns(rewards, 0.0),
+                                  rewards)
+
+  def test_integer_and_empty_rewards(self):
+    np.testing.assert_array_equal(
+        returns.episode_returns(np.array([0, 0, 1]), 0.5), [0.25, 0.5, 1.0])
+    empty = returns.episode_returns(np.zeros(0), 0.5)
+    self.assertEqual((empty.shape, empty.dtype), ((0,), np.float32))
+
+  def test_one_episode_only(self):
+    with self.assertRaises(AssertionError):
+      returns.episode_returns(np.zeros((2, 3)), 0.5)
+
+
+if __name__ == '__main__':
+  absltest.main()
