@@ -1,8 +1,20 @@
-"""The one registry of agents: config dataclass, network and agent factories."""
+"""The one registry of agents: config dataclass, network and agent factory.
+
+Everything the framework needs to know about an agent lives in its
+`AgentEntry` (which network it needs, whether its policy can be trained on
+the device), so no code elsewhere tests an agent's name. A user's own agent,
+from their own module (see `examples/custom_agent.py`):
+
+    from agents import registry
+    registry.register(registry.AgentEntry(
+        'my_agent', MyConfig, network_registry.POLICY, 'mlp_policy',
+        make_agent))
+
+then `python -m experiments.train --imports=my_module --agent=my_agent`.
+"""
 
 import dataclasses
-import types
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import haiku as hk
 
@@ -12,64 +24,79 @@ from agents import dqn
 from agents import ppo
 from agents import reinforce
 from environments import specs
-from networks import actor_critic
-from networks import policy
-from networks import q_network
+from networks import registry as network_registry
 
 
 @dataclasses.dataclass(frozen=True)
 class AgentEntry:
-  """How to build one agent.
+  """How to build one agent, and what it can do.
 
   Attributes:
+    name: the name `--agent` takes.
     config_class: the agent's config dataclass (documented defaults).
-    make_network: `(environment_spec, hidden_sizes) -> hk.Transformed`.
+    network_kind: the kind of network it needs (`networks.registry.KINDS`).
+    default_network: the registered network it uses unless `--network`
+      names another of its kind.
     make_agent: `(config, environment_spec, network) -> Agent`.
+    trainable_on_device: its exported policy has a policy gradient, so an
+      `--export=trainable` model can keep learning on the device.
   """
+  name: str
   config_class: type
-  make_network: Callable[[specs.EnvironmentSpec, Optional[Sequence[int]]],
-                         hk.Transformed]
+  network_kind: str
+  default_network: str
   make_agent: Callable[[Any, specs.EnvironmentSpec, hk.Transformed],
                        agent_lib.Agent]
+  trainable_on_device: bool = False
+
+  def __post_init__(self):
+    if not dataclasses.is_dataclass(self.config_class):
+      raise ValueError(f'Agent {self.name!r}: config_class must be a '
+                       f'dataclass; got {self.config_class!r}.')
+    network_registry.get(self.default_network, self.network_kind)
 
 
-def _policy_network(environment_spec: specs.EnvironmentSpec,
-                    hidden_sizes: Optional[Sequence[int]]) -> hk.Transformed:
-  return policy.make_policy_network(environment_spec.num_actions, hidden_sizes)
+_BUILT_IN = (
+    AgentEntry('a2c', a2c.A2CConfig, network_registry.ACTOR_CRITIC,
+               'mlp_actor_critic', a2c.make_agent, trainable_on_device=True),
+    AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
+               'mlp_q_values', dqn.make_agent),
+    AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
+               'mlp_actor_critic', ppo.make_agent, trainable_on_device=True),
+    AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
+               'mlp_policy', reinforce.make_agent, trainable_on_device=True),
+)
+
+# Built-in entries, then whatever users `register` (never replaced).
+_ENTRIES: Dict[str, AgentEntry] = {e.name: e for e in _BUILT_IN}
 
 
-def _q_network(environment_spec: specs.EnvironmentSpec,
-               hidden_sizes: Optional[Sequence[int]]) -> hk.Transformed:
-  return q_network.make_q_network(environment_spec.num_actions, hidden_sizes)
+def register(entry: AgentEntry) -> AgentEntry:
+  """Adds `entry`; registering the same entry again is a no-op.
+
+  Raises:
+    ValueError: if another entry already has that name.
+  """
+  existing = _ENTRIES.get(entry.name)
+  if existing is not None and existing != entry:
+    raise ValueError(f'Agent {entry.name!r} is already registered; choose '
+                     f'another name.')
+  _ENTRIES[entry.name] = entry
+  return entry
 
 
-def _actor_critic_network(
-    environment_spec: specs.EnvironmentSpec,
-    hidden_sizes: Optional[Sequence[int]]) -> hk.Transformed:
-  return actor_critic.make_actor_critic_network(environment_spec.num_actions,
-                                                hidden_sizes)
-
-
-_AGENTS: Mapping[str, AgentEntry] = types.MappingProxyType({
-    'a2c': AgentEntry(a2c.A2CConfig, _actor_critic_network, a2c.make_agent),
-    'dqn': AgentEntry(dqn.DQNConfig, _q_network, dqn.make_agent),
-    'ppo': AgentEntry(ppo.PPOConfig, _actor_critic_network, ppo.make_agent),
-    'reinforce': AgentEntry(reinforce.ReinforceConfig, _policy_network,
-                            reinforce.make_agent),
-})
-
-
-def names() -> tuple[str, ...]:
+def names() -> Tuple[str, ...]:
   """Registered agent names."""
-  return tuple(sorted(_AGENTS))
+  return tuple(sorted(_ENTRIES))
 
 
 def get(name: str) -> AgentEntry:
   """The entry of agent `name`; unknown names list the valid ones."""
-  if name not in _AGENTS:
+  if name not in _ENTRIES:
     raise ValueError(f'Unknown agent {name!r}. Valid names: '
-                     f'{", ".join(names())}.')
-  return _AGENTS[name]
+                     f'{", ".join(names())}. Your own agent: register it in '
+                     f'a module named by --imports.')
+  return _ENTRIES[name]
 
 
 def check_config_keys(name: str, keys: Sequence[str]) -> None:
@@ -87,11 +114,23 @@ def make_config(name: str, **overrides: Any) -> Any:
   return get(name).config_class(**overrides)
 
 
+def network_entry(name: str, network: Optional[str] = None
+                 ) -> network_registry.NetworkEntry:
+  """The network agent `name` uses: `network`, else its default; a network
+  of the wrong kind is refused, listing the ones that fit."""
+  entry = get(name)
+  try:
+    return network_registry.get(network or entry.default_network,
+                                entry.network_kind)
+  except ValueError as e:
+    raise ValueError(f'Agent {name!r}: {e}') from e
+
+
 def make_agent(name: str, config: Any,
                environment_spec: specs.EnvironmentSpec,
-               hidden_sizes: Optional[Sequence[int]] = None
-              ) -> agent_lib.Agent:
+               hidden_sizes: Optional[Sequence[int]] = None,
+               network: Optional[str] = None) -> agent_lib.Agent:
   """Builds agent `name` with its network for `environment_spec`."""
-  entry = get(name)
-  network = entry.make_network(environment_spec, hidden_sizes)
-  return entry.make_agent(config, environment_spec, network)
+  transformed = network_entry(name, network).make(environment_spec,
+                                                  hidden_sizes)
+  return get(name).make_agent(config, environment_spec, transformed)

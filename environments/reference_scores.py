@@ -5,11 +5,10 @@ A comparison scores each run by one number of its final greedy evaluation
 that scores of different games can be aggregated: 0 is the weak reference,
 1 the strong one, on every game (even where fewer is better, as strikes in
 Plane Strike).
+Each game's entry in `environments.registry` names its reference score.
 """
 
 import dataclasses
-import types
-from typing import Optional
 
 import numpy as np
 
@@ -42,30 +41,17 @@ class ReferenceScore:
     return self.high > self.low
 
 
-_SCORES = types.MappingProxyType({
-    'plane_strike': ReferenceScore(
-        metric='mean_episode_length', label='strikes per game', low=57.8,
-        high=11.9,
-        source='uniformly random player that never repeats a cell (57.8); '
-        'greedy player on the exact Bayesian posterior over the 115 plane '
-        'placements (11.9)'),
-    'catch': ReferenceScore(
-        metric='mean_return', label='return', low=-1.0, high=1.0,
-        source='the range of returns: every ball missed (-1), every ball '
-        'caught (1)'),
-    'cartpole': ReferenceScore(
-        metric='mean_return', label='return', low=22.3, high=500.0,
-        source='uniformly random actions (22.3, mean of 100,000 episodes of '
-        'the JAX core), the 500-step cap (500)'),
-})
-
-
-def get(env_name: str) -> Optional[ReferenceScore]:
-  """The reference score of a registered game; None for bsuite:/gym: ids."""
-  return _SCORES.get(env_name)
-
-
-def score_metric(env_name: str) -> str:
-  """The evaluation quantity that scores `env_name` (return by default)."""
-  reference = get(env_name)
-  return 'mean_return' if reference is None else reference.metric
+PLANE_STRIKE = ReferenceScore(
+    metric='mean_episode_length', label='strikes per game', low=57.8,
+    high=11.9,
+    source='uniformly random player that never repeats a cell (57.8); '
+    'greedy player on the exact Bayesian posterior over the 115 plane '
+    'placements (11.9)')
+CATCH = ReferenceScore(
+    metric='mean_return', label='return', low=-1.0, high=1.0,
+    source='the range of returns: every ball missed (-1), every ball '
+    'caught (1)')
+CARTPOLE = ReferenceScore(
+    metric='mean_return', label='return', low=22.3, high=500.0,
+    source='uniformly random actions (22.3, mean of 100,000 episodes of '
+    'the JAX core), the 500-step cap (500)')

@@ -1,14 +1,25 @@
-"""The one registry of environments, by name.
+"""The one registry of environments: each name's factories and facts.
 
-Names are either a registered pure-JAX core ('cartpole', 'catch',
-'plane_strike'), which runs in the Python loop and in compiled loops, or a
-prefixed id of an external suite, which runs in the Python loop only:
-'bsuite:<bsuite id>' (e.g. 'bsuite:catch/0') and 'gym:<Gymnasium id>' (e.g.
-'gym:CartPole-v1').
+Names are either a registered environment ('cartpole', 'catch',
+'plane_strike', or one a user registers with `register`) or a prefixed id of
+an external suite, which runs in the Python loop only: 'bsuite:<bsuite id>'
+(e.g. 'bsuite:catch/0') and 'gym:<Gymnasium id>' (e.g. 'gym:CartPole-v1').
+
+Everything the framework needs to know about a game lives in its
+`EnvironmentEntry` (network widths, reference scores, the exported model's
+input name), so no code elsewhere tests an environment's name.
+
+A user's own environment, from their own module (see `examples/`):
+
+    from environments import registry
+    registry.register(registry.EnvironmentEntry(
+        name='corridor', make_core=corridor.Corridor))
+
+then `python -m experiments.train --imports=my_module --env=corridor`.
 """
 
-import types
-from typing import Any, Callable, Mapping, NamedTuple, Optional
+import dataclasses
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Tuple
 
 import dm_env
 
@@ -19,54 +30,119 @@ from environments import dm_env_wrapper
 from environments import functional
 from environments import gym_adapter
 from environments import plane_strike
+from environments import reference_scores
 
 BSUITE_PREFIX = 'bsuite:'
 GYM_PREFIX = 'gym:'
+DEFAULT_INPUT_NAME = 'observation'
+
+CoreFactory = Callable[..., functional.FunctionalEnvironment]
+DmEnvFactory = Callable[..., dm_env.Environment]
+HiddenSizesFn = Callable[[Mapping[str, Any]], Optional[Tuple[int, ...]]]
 
 
-def _cartpole_core(**kwargs) -> functional.FunctionalEnvironment:
-  return cartpole.CartPole(**kwargs)
+@dataclasses.dataclass(frozen=True)
+class EnvironmentEntry:
+  """One registered environment and the facts the framework uses about it.
+
+  Attributes:
+    name: the name `--env` takes.
+    make_core: `(**env_kwargs) -> FunctionalEnvironment`, the pure-JAX core
+      (runs in both loops); None for an environment that only has a dm_env
+      face.
+    make_environment: `(seed, **env_kwargs) -> dm_env.Environment`; None
+      means the core's dm_env face (`DmEnvironment`). One of the two
+      factories is needed.
+    hidden_sizes: `env_kwargs -> widths` of the default network's hidden
+      layers for this game; None (or returning None) means the network's own
+      default.
+    reference_score: how a comparison scores and normalises a run here; None
+      means raw returns, outside the aggregate.
+    input_name: name of the exported TFLite model's input tensor.
+  """
+  name: str
+  make_core: Optional[CoreFactory] = None
+  make_environment: Optional[DmEnvFactory] = None
+  hidden_sizes: Optional[HiddenSizesFn] = None
+  reference_score: Optional[reference_scores.ReferenceScore] = None
+  input_name: str = DEFAULT_INPUT_NAME
+
+  def __post_init__(self):
+    if not isinstance(self.name, str) or not self.name or ':' in self.name:
+      raise ValueError(f'Environment name must be a non-empty string without '
+                       f'":" (reserved for suites); got {self.name!r}.')
+    if self.make_core is None and self.make_environment is None:
+      raise ValueError(f'Environment {self.name!r} needs make_core (a '
+                       f'pure-JAX core) or make_environment (a dm_env '
+                       f'factory).')
 
 
-def _catch_core(**kwargs) -> functional.FunctionalEnvironment:
-  return catch.Catch(**kwargs)
+def _plane_strike_hidden_sizes(env_kwargs: Mapping[str, Any]
+                              ) -> Tuple[int, ...]:
+  """The reference app's layout (2·B², B²), so exports match its model."""
+  cells = env_kwargs.get('board_size', 8)**2
+  return (2 * cells, cells)
 
 
-def _plane_strike_core(**kwargs) -> functional.FunctionalEnvironment:
-  return plane_strike.PlaneStrike(**kwargs)
-
-
-# name -> factory of the pure-JAX core; `make_environment` adds the dm_env face.
-_FUNCTIONAL: Mapping[str, Callable[..., functional.FunctionalEnvironment]] = (
-    types.MappingProxyType({
-        'cartpole': _cartpole_core,
-        'catch': _catch_core,
-        'plane_strike': _plane_strike_core,
-    }))
+_BUILT_IN = (
+    EnvironmentEntry('cartpole', make_core=cartpole.CartPole,
+                     reference_score=reference_scores.CARTPOLE),
+    EnvironmentEntry('catch', make_core=catch.Catch,
+                     reference_score=reference_scores.CATCH),
+    EnvironmentEntry('plane_strike', make_core=plane_strike.PlaneStrike,
+                     hidden_sizes=_plane_strike_hidden_sizes,
+                     reference_score=reference_scores.PLANE_STRIKE,
+                     input_name='board'),
+)
 
 
 class _Suite(NamedTuple):
   """An external suite: validates ids and makes dm_env environments."""
   check_id: Callable[[str], None]
-  make_environment: Callable[..., dm_env.Environment]
+  make_environment: DmEnvFactory
 
 
 # name prefix -> suite, whose environments run in the Python loop only.
-_EXTERNAL: Mapping[str, _Suite] = types.MappingProxyType({
+_SUITES: Mapping[str, _Suite] = {
     BSUITE_PREFIX: _Suite(bsuite_adapter.check_id,
                           bsuite_adapter.make_environment),
     GYM_PREFIX: _Suite(gym_adapter.check_id, gym_adapter.make_environment),
-})
+}
+
+# The registry: built-in entries, then whatever users `register`. Only
+# `register` adds to it, and never replaces an entry.
+_ENTRIES: Dict[str, EnvironmentEntry] = {e.name: e for e in _BUILT_IN}
 
 
-def names() -> tuple[str, ...]:
-  """Names of the registered pure-JAX environments."""
-  return tuple(sorted(_FUNCTIONAL))
+def register(entry: EnvironmentEntry) -> EnvironmentEntry:
+  """Adds `entry`; registering the same entry again is a no-op.
+
+  Raises:
+    ValueError: if another entry already has that name.
+  """
+  existing = _ENTRIES.get(entry.name)
+  if existing is not None and existing != entry:
+    raise ValueError(f'Environment {entry.name!r} is already registered; '
+                     f'choose another name.')
+  _ENTRIES[entry.name] = entry
+  return entry
 
 
-def _split(name: str) -> tuple[str, str]:
-  """`(prefix, id)` of an external name, or `('', name)`."""
-  for prefix in _EXTERNAL:
+def names() -> Tuple[str, ...]:
+  """Names of the registered environments (suites' ids not included)."""
+  return tuple(sorted(_ENTRIES))
+
+
+def describe_names() -> str:
+  """The valid `--env` values, for help texts and errors."""
+  return (f'{", ".join(names())}, or {BSUITE_PREFIX}<id> (e.g. '
+          f'{BSUITE_PREFIX}catch/0) or {GYM_PREFIX}<id> (e.g. '
+          f'{GYM_PREFIX}CartPole-v1)')
+
+
+def _split(name: str) -> Tuple[str, str]:
+  """`(prefix, id)` of a suite's name, or `('', name)`."""
+  for prefix in _SUITES:
     if isinstance(name, str) and name.startswith(prefix):
       return prefix, name[len(prefix):]
   return '', name
@@ -75,35 +151,41 @@ def _split(name: str) -> tuple[str, str]:
 def check_name(name: str) -> None:
   """Raises ValueError, listing the valid names, unless `name` is valid.
 
-  Prefixed names are checked against their suite too (an unknown bsuite or
+  Suite names are checked against their suite too (an unknown bsuite or
   Gymnasium id raises with that suite's list of ids).
   """
   prefix, suite_id = _split(name)
   if prefix and suite_id:
-    _EXTERNAL[prefix].check_id(suite_id)
-  elif not prefix and name in _FUNCTIONAL:
+    _SUITES[prefix].check_id(suite_id)
+  elif not prefix and name in _ENTRIES:
     return
   else:
-    raise ValueError(
-        f'Unknown environment {name!r}. Valid names: {", ".join(names())}, '
-        f'or {BSUITE_PREFIX}<id> (e.g. {BSUITE_PREFIX}catch/0) or '
-        f'{GYM_PREFIX}<id> (e.g. {GYM_PREFIX}CartPole-v1).')
+    raise ValueError(f'Unknown environment {name!r}. Valid names: '
+                     f'{describe_names()}. Your own environment: register it '
+                     f'in a module named by --imports.')
+
+
+def get(name: str) -> Optional[EnvironmentEntry]:
+  """The entry of valid name `name`; None for a suite's id."""
+  check_name(name)
+  return _ENTRIES.get(name)
 
 
 def has_functional(name: str) -> bool:
   """Whether valid name `name` has a pure-JAX core (raises if invalid)."""
-  check_name(name)
-  return name in _FUNCTIONAL
+  entry = get(name)
+  return entry is not None and entry.make_core is not None
 
 
 def make_functional(name: str,
                     **kwargs: Any) -> functional.FunctionalEnvironment:
   """The pure-JAX core of environment `name` (for compiled loops)."""
   if not has_functional(name):
+    with_core = [n for n in names() if _ENTRIES[n].make_core is not None]
     raise ValueError(
         f'Environment {name!r} has no JAX core: it runs in the Python loop '
-        f'only. Environments with one: {", ".join(names())}.')
-  return _FUNCTIONAL[name](**kwargs)
+        f'only. Environments with one: {", ".join(with_core)}.')
+  return _ENTRIES[name].make_core(**kwargs)
 
 
 def make_environment(name: str,
@@ -115,15 +197,44 @@ def make_environment(name: str,
     name: a name of `names()`, or 'bsuite:<id>' or 'gym:<id>'.
     seed: seeds the episodes (see each adapter for how external suites use
       it).
-    **kwargs: options of the core's constructor, or of `gymnasium.make`;
+    **kwargs: options of the environment's factory (or of `gymnasium.make`);
       bsuite ids take none (the id fixes the settings).
 
   Returns:
     The environment.
   """
-  check_name(name)
   prefix, suite_id = _split(name)
-  if prefix:
-    return _EXTERNAL[prefix].make_environment(suite_id, seed=seed,
-                                              **kwargs)
-  return dm_env_wrapper.DmEnvironment(make_functional(name, **kwargs), seed)
+  entry = get(name)
+  if entry is None:
+    return _SUITES[prefix].make_environment(suite_id, seed=seed, **kwargs)
+  if entry.make_environment is not None:
+    return entry.make_environment(seed=seed, **kwargs)
+  return dm_env_wrapper.DmEnvironment(entry.make_core(**kwargs), seed)
+
+
+def hidden_sizes(name: str, env_kwargs: Mapping[str, Any]
+                ) -> Optional[Tuple[int, ...]]:
+  """Default network widths for environment `name`; None: the network's."""
+  entry = get(name)
+  if entry is None or entry.hidden_sizes is None:
+    return None
+  sizes = entry.hidden_sizes(env_kwargs)
+  return None if sizes is None else tuple(int(s) for s in sizes)
+
+
+def reference_score(name: str) -> Optional[reference_scores.ReferenceScore]:
+  """How runs on `name` are scored; None for raw returns (suites too)."""
+  entry = get(name)
+  return None if entry is None else entry.reference_score
+
+
+def score_metric(name: str) -> str:
+  """The evaluation quantity that scores `name` (return by default)."""
+  reference = reference_score(name)
+  return 'mean_return' if reference is None else reference.metric
+
+
+def input_name(name: str) -> str:
+  """The exported model's input tensor name for environment `name`."""
+  entry = get(name)
+  return DEFAULT_INPUT_NAME if entry is None else entry.input_name

@@ -8,19 +8,14 @@ import jax
 from networks import mlp
 
 
-def reference_hidden_sizes(num_actions: int) -> Sequence[int]:
-  """Hidden layers of the Plane Strike reference policy: (2·A, A)."""
-  return (2 * num_actions, num_actions)
-
-
 def make_policy_network(
     num_actions: int,
     hidden_sizes: Optional[Sequence[int]] = None) -> hk.Transformed:
   """MLP policy: flatten → hidden ReLU layers → `num_actions` logits.
 
-  With `reference_hidden_sizes(B²)` this is the reference Plane Strike policy
-  (flatten → 2·B² ReLU → B² ReLU → B² logits), whose exported softmax is a
-  drop-in for the Android app's model.
+  With hidden sizes (2·B², B²), Plane Strike's default in its registry
+  entry, this is the reference policy (flatten → 2·B² ReLU → B² ReLU → B²
+  logits), whose exported softmax is a drop-in for the Android app's model.
 
   Args:
     num_actions: number of discrete actions (logits).

@@ -1,5 +1,7 @@
 """Tests for agents/registry.py."""
 
+from unittest import mock
+
 from absl.testing import absltest
 import jax
 
@@ -7,6 +9,7 @@ from agents import registry
 from agents import reinforce
 from environments import plane_strike
 from environments import specs
+from networks import registry as network_registry
 
 
 class RegistryTest(absltest.TestCase):
@@ -34,6 +37,56 @@ class RegistryTest(absltest.TestCase):
     state = agent.init(jax.random.PRNGKey(0))
     params = agent.actor_params(state)
     self.assertEqual(params['logits']['w'].shape, (8, 64))
+
+  def test_each_agent_names_a_default_network_of_its_kind(self):
+    for name in ('a2c', 'dqn', 'ppo', 'reinforce'):
+      entry = registry.get(name)
+      self.assertEqual(registry.network_entry(name).kind, entry.network_kind)
+
+  def test_network_of_another_kind_is_refused(self):
+    with self.assertRaisesRegex(ValueError,
+                                r"Agent 'dqn'.*kind 'q_values'.*mlp_q_values"):
+      registry.network_entry('dqn', 'mlp_policy')
+
+  def test_only_policy_gradient_agents_train_on_the_device(self):
+    self.assertEqual(
+        [n for n in registry.names() if registry.get(n).trainable_on_device],
+        ['a2c', 'ppo', 'reinforce'])
+
+  def test_registered_agent_and_network_are_built_by_name(self):
+    spec = specs.make_environment_spec(plane_strike.make_environment())
+    network = network_registry.NetworkEntry(
+        'wide_policy', network_registry.POLICY,
+        lambda spec, sizes: registry.network_entry('reinforce').make(
+            spec, (24,)))
+    entry = registry.AgentEntry(
+        'my_reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
+        'mlp_policy', reinforce.make_agent)
+    with mock.patch.dict(registry._ENTRIES), mock.patch.dict(  # pylint: disable=protected-access
+        network_registry._ENTRIES):  # pylint: disable=protected-access
+      network_registry.register(network)
+      registry.register(entry)
+      self.assertIn('my_reinforce', registry.names())
+      agent = registry.make_agent(
+          'my_reinforce', registry.make_config('my_reinforce'), spec,
+          network='wide_policy')
+      params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+      self.assertEqual(params['logits']['w'].shape, (24, 64))
+      with self.assertRaisesRegex(ValueError, 'already registered'):
+        registry.register(registry.AgentEntry(
+            'my_reinforce', reinforce.ReinforceConfig,
+            network_registry.POLICY, 'mlp_policy', lambda *a: None))
+    self.assertNotIn('my_reinforce', registry.names())
+
+  def test_entry_checks_its_network_and_config(self):
+    with self.assertRaisesRegex(ValueError, 'Unknown network'):
+      registry.AgentEntry('x', reinforce.ReinforceConfig,
+                          network_registry.POLICY, 'no_such_net',
+                          reinforce.make_agent)
+    with self.assertRaisesRegex(ValueError, 'config_class must be a '
+                                'dataclass'):
+      registry.AgentEntry('x', dict, network_registry.POLICY, 'mlp_policy',
+                          reinforce.make_agent)
 
 
 if __name__ == '__main__':

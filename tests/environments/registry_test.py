@@ -1,5 +1,7 @@
 """Tests for `environments.registry`."""
 
+from unittest import mock
+
 from absl.testing import absltest
 from absl.testing import parameterized
 from bsuite.environments import catch as bsuite_catch
@@ -17,7 +19,8 @@ from environments import registry
 
 _UNKNOWN = ("Unknown environment {!r}. Valid names: cartpole, catch, "
             "plane_strike, or bsuite:<id> (e.g. bsuite:catch/0) or gym:<id> "
-            "(e.g. gym:CartPole-v1).")
+            "(e.g. gym:CartPole-v1). Your own environment: register it in a "
+            "module named by --imports.")
 
 
 class RegistryTest(parameterized.TestCase):
@@ -153,6 +156,61 @@ class RegistryTest(parameterized.TestCase):
         with self.assertRaisesRegex(ValueError, suite_message) as context:
           fn(name)
         self.assertIn(name.partition(':')[2], str(context.exception))
+
+
+class RegisterTest(absltest.TestCase):
+  """A user's environment goes through `register`; the registry is restored
+  after each test."""
+
+  def setUp(self):
+    super().setUp()
+    patcher = mock.patch.dict(registry._ENTRIES)  # pylint: disable=protected-access
+    patcher.start()
+    self.addCleanup(patcher.stop)
+
+  def test_a_registered_core_runs_in_both_faces(self):
+    registry.register(registry.EnvironmentEntry(
+        'small_catch', make_core=lambda **kw: catch.Catch(rows=4, **kw)))
+    self.assertIn('small_catch', registry.names())
+    self.assertTrue(registry.has_functional('small_catch'))
+    core = registry.make_functional('small_catch', columns=3)
+    self.assertEqual(core.observation_spec().shape, (4, 3))
+    env = registry.make_environment('small_catch', seed=1, columns=3)
+    self.assertEqual(env.observation_spec().shape, (4, 3))
+    self.assertIsNone(registry.reference_score('small_catch'))
+    self.assertEqual(registry.score_metric('small_catch'), 'mean_return')
+    self.assertEqual(registry.input_name('small_catch'), 'observation')
+    self.assertIsNone(registry.hidden_sizes('small_catch', {}))
+
+  def test_a_dm_env_factory_alone_runs_in_the_python_loop_only(self):
+    registry.register(registry.EnvironmentEntry(
+        'dm_catch', make_environment=lambda seed=None, **kw: (
+            catch.make_environment(seed=seed, **kw))))
+    self.assertFalse(registry.has_functional('dm_catch'))
+    with self.assertRaisesRegex(ValueError, 'no JAX core'):
+      registry.make_functional('dm_catch')
+    self.assertEqual(registry.make_environment(
+        'dm_catch', seed=0).observation_spec().shape, (10, 5))
+
+  def test_facts_of_the_built_in_games(self):
+    self.assertEqual(registry.hidden_sizes('plane_strike', {}), (128, 64))
+    self.assertEqual(registry.hidden_sizes('plane_strike',
+                                           {'board_size': 6}), (72, 36))
+    self.assertIsNone(registry.hidden_sizes('catch', {}))
+    self.assertIsNone(registry.hidden_sizes('gym:CartPole-v1', {}))
+    self.assertEqual(registry.input_name('plane_strike'), 'board')
+    self.assertEqual(registry.input_name('bsuite:catch/0'), 'observation')
+
+  def test_bad_entries_are_refused(self):
+    with self.assertRaisesRegex(ValueError, 'needs make_core'):
+      registry.EnvironmentEntry('nothing')
+    with self.assertRaisesRegex(ValueError, 'reserved for suites'):
+      registry.EnvironmentEntry('my:env', make_core=catch.Catch)
+    registry.register(registry.EnvironmentEntry('twice',
+                                                make_core=catch.Catch))
+    with self.assertRaisesRegex(ValueError, 'already registered'):
+      registry.register(registry.EnvironmentEntry(
+          'twice', make_core=cartpole.CartPole))
 
 
 if __name__ == '__main__':

@@ -10,7 +10,7 @@ from networks import policy
 class PolicyNetworkTest(absltest.TestCase):
 
   def test_reference_layout_for_plane_strike(self):
-    net = policy.make_policy_network(64, policy.reference_hidden_sizes(64))
+    net = policy.make_policy_network(64, (128, 64))
     params = net.init(jax.random.PRNGKey(0), jnp.zeros((1, 8, 8)))
     weight_shapes = sorted(p['w'].shape for p in params.values())
     # flatten(64) -> 128 ReLU -> 64 ReLU -> 64 logits, as the reference app.
