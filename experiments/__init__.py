@@ -1,4 +1,20 @@
-"""Loops, configuration, logging, checkpoints, export and entry points."""
+"""Experiments: entry points over packages with one role each.
+
+Entry points (`python -m experiments.<name>`): train, compare, report,
+export_tflite, play, benchmark, learning_benchmark. They use:
+
+  driver/      the one host loop over both training loops, the workdir
+  setup/       config, building a run from it, the user's --imports
+  loops/       the Python dm_env loop and the compiled loop
+  export/      TFLite export (plain, quantised, trainable) and its checks
+  comparison/  plans of runs, launchers, statistics, figures, reports
+  storage/     atomic files, checkpoints, loggers
+  cli/         shared command-line flags
+
+Dependencies point one way: entry points → driver → setup → loops →
+agents / environments / networks; export and comparison never import the
+driver (the entry points hand them what they need).
+"""
 
 import os
 

@@ -40,8 +40,10 @@ import numpy as np
 
 from agents import registry as agent_registry
 from environments import plane_strike
-from experiments import config as config_lib
-from experiments import experiment
+from experiments.driver import run as driver
+from experiments.setup import config as config_lib
+from experiments.setup import library_logs
+from experiments.storage import atomic_files
 
 THRESHOLDS = (20.0, 16.0, 13.0)
 SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
@@ -97,7 +99,7 @@ def _train(root: str, name: str, **settings) -> Dict[str, Any]:
   config = config_lib.ExperimentConfig(**settings)
   workdir = os.path.join(root, name)
   start = time.perf_counter()
-  result = experiment.run_experiment(config, workdir, progress=False)
+  result = driver.run_experiment(config, workdir, progress=False)
   result['total_seconds'] = time.perf_counter() - start
   result['workdir'] = workdir
   return result
@@ -284,7 +286,7 @@ def _define_flags() -> None:
 
 def main(argv):
   del argv
-  experiment.quiet_library_logs()
+  library_logs.quiet()
   f = flags.FLAGS
   suites = []
   for name in f.suites:
@@ -314,7 +316,6 @@ def main(argv):
         resource.RUSAGE_SELF).ru_maxrss / 1024
     text = json.dumps(report, indent=2)
     if f.output:  # After every suite, so a failure keeps what was measured.
-      from experiments import atomic_files  # pylint: disable=g-import-not-at-top
       atomic_files.write_bytes(f.output, (text + '\n').encode())
   print(text)
 

@@ -21,6 +21,7 @@ resumes unfinished ones; a workdir of another comparison is refused.
 must be shared with the cluster's workers).
 """
 
+import functools
 import os
 import shlex
 import sys
@@ -31,21 +32,24 @@ from ml_collections import config_flags as ml_config_flags
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
-from experiments import comparison as comparison_lib
-from experiments import config_flags
-from experiments import launchers
-from experiments import report
-from experiments import statistics
+from experiments.cli import config_flags
+from experiments.cli import user_imports
+from experiments.comparison import launchers
+from experiments.comparison import plan as comparison_lib
+from experiments.comparison import report
+from experiments.comparison import statistics
+from experiments.driver import run as driver
 
 
 def _define_flags() -> None:
   """Defines the flags (only when run as a program)."""
+  user_imports.define_flag()
   flags.DEFINE_list('agents', ','.join(agent_registry.names()),
                     f'Agents to compare, from {", ".join(agent_registry.names())}.')
   flags.DEFINE_list(
       'envs', 'catch,plane_strike',
-      f'Environments: {", ".join(env_registry.names())}, bsuite:<id> or '
-      f'gym:<id> (these step in Python, one seed per task).')
+      f'Environments: {env_registry.describe_names()} (suites step in '
+      f'Python, one seed per task), or ones registered by --imports.')
   flags.DEFINE_integer('seeds', 5, 'Seeds 0 … N-1 of every pair.',
                        lower_bound=1)
   flags.DEFINE_integer('num_steps', 100_000, 'Environment steps per run.',
@@ -87,7 +91,8 @@ def make_comparison() -> comparison_lib.Comparison:
       agents=tuple(f.agents), envs=tuple(f.envs), num_seeds=f.seeds,
       num_steps=f.num_steps, overrides=config_flags.overrides(),
       eval_points=f.eval_points, eval_episodes=f.eval_episodes,
-      periodic_eval_episodes=f.periodic_eval_episodes)
+      periodic_eval_episodes=f.periodic_eval_episodes,
+      imports=user_imports.value())
 
 
 def main(argv):
@@ -109,12 +114,12 @@ def main(argv):
   pending = [g for g in groups if not g.finished()]
   print(f'{len(groups)} run groups, {len(groups) - len(pending)} finished '
         f'already; training {len(pending)}.', flush=True)
-  if f.launcher == 'local':
-    run = lambda group: comparison_lib.run_group(group, f.progress)
-  else:
-    run = comparison_lib.run_group  # Ray ships it by reference.
+  # Module-level functions: Ray ships them by reference.
+  train_group = functools.partial(comparison_lib.run_group,
+                                  train=driver.run_experiment,
+                                  progress=f.progress and f.launcher == 'local')
   try:
-    launcher.run(run, pending, [g.name for g in pending])
+    launcher.run(train_group, pending, [g.name for g in pending])
   except launchers.LauncherError as e:
     sys.exit(f'FATAL {e}')
   report.write_report(f.workdir, bootstrap_reps=f.bootstrap_reps)
@@ -122,5 +127,6 @@ def main(argv):
 
 
 if __name__ == '__main__':
+  user_imports.import_from_argv()
   _define_flags()
   app.run(main)

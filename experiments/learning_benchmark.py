@@ -6,23 +6,29 @@ r"""Learning results of every agent on every environment; prints JSON.
 Each (agent, environment) pair trains with the settings in `GRID` (the
 agent's defaults plus the listed `--config` overrides) for each seed, then
 reports the greedy evaluation and the median over seeds next to its target.
-Runs go to WORKDIR/<env>/<agent>/seed<N>; rerunning skips finished runs.
+The runs are comparison run groups (`experiments/comparison/plan.py`): the
+seeds of a pair train side by side in one compiled program, under
+WORKDIR/runs/<env>/<agent>/, and rerunning skips finished groups.
 """
 
 import dataclasses
+import functools
 import json
-import os
 import tempfile
 import time
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from absl import app
 from absl import flags
 import numpy as np
 
 from agents import registry as agent_registry
-from experiments import config as config_lib
-from experiments import experiment
+from experiments.comparison import launchers
+from experiments.comparison import plan
+from experiments.driver import run as driver
+from experiments.setup import config as config_lib
+from experiments.setup import library_logs
+from experiments.storage import atomic_files
 
 @dataclasses.dataclass(frozen=True)
 class Setting:
@@ -35,6 +41,7 @@ class Setting:
   eval_episodes: int = 100
   min_return: Optional[float] = None  # Target on the greedy mean return.
   max_length: Optional[float] = None  # Target on the greedy mean length.
+  export_tflite: bool = False  # Export and verify each seed's model.
 
   @property
   def target(self) -> str:
@@ -51,7 +58,8 @@ class Setting:
 _CATCH = dict(num_steps=20_000, min_return=0.9)
 _CARTPOLE = dict(eval_episodes=20, min_return=475.0)
 # A random player that never repeats a cell needs 57.8 strikes.
-_BEATS_RANDOM = dict(num_steps=100_000, eval_episodes=1000, max_length=57.8)
+_BEATS_RANDOM = dict(num_steps=100_000, eval_episodes=1000, max_length=57.8,
+                     export_tflite=True)
 
 GRID = (
     Setting('catch', 'reinforce', overrides={'discount': 0.99,
@@ -73,7 +81,8 @@ GRID = (
     Setting('cartpole', 'ppo', num_steps=500_000,
             overrides={'learning_rate_decay_updates': 977}, **_CARTPOLE),
     Setting('plane_strike', 'reinforce', num_steps=None,
-            num_episodes=30_000, eval_episodes=1000, max_length=13.0),
+            num_episodes=30_000, eval_episodes=1000, max_length=13.0,
+            export_tflite=True),
     Setting('plane_strike', 'dqn', **_BEATS_RANDOM),
     Setting('plane_strike', 'a2c', **_BEATS_RANDOM),
     Setting('plane_strike', 'ppo', **_BEATS_RANDOM),
@@ -86,18 +95,26 @@ def find(env: str, agent: str) -> Setting:
   return setting
 
 
-def run_setting(setting: Setting, seed: int, root: str) -> Dict[str, Any]:
-  """Trains one seed of `setting` (or reads its finished result)."""
-  config = config_lib.ExperimentConfig(
-      agent=setting.agent, env=setting.env, seed=seed,
+def config(setting: Setting) -> config_lib.ExperimentConfig:
+  """Seed 0's experiment config of `setting`."""
+  return config_lib.ExperimentConfig(
+      agent=setting.agent, env=setting.env, seed=0,
       agent_config=agent_registry.make_config(setting.agent,
                                               **setting.overrides),
       num_episodes=setting.num_episodes, num_steps=setting.num_steps,
       eval_episodes=setting.eval_episodes, eval_every_episodes=0,
-      log_every_episodes=100,
-      export_tflite=setting.env == 'plane_strike')
-  workdir = os.path.join(root, setting.env, setting.agent, f'seed{seed}')
-  return experiment.run_experiment(config, workdir, progress=False)
+      log_every_episodes=100, export_tflite=setting.export_tflite)
+
+
+def run_setting(setting: Setting, num_seeds: int,
+                root: str) -> List[Dict[str, Any]]:
+  """Trains seeds 0 … num_seeds-1 of `setting` (or reads their finished
+  results), one result per seed."""
+  groups = plan.groups_for(config(setting), num_seeds, root)
+  train = functools.partial(plan.run_group, train=driver.run_experiment)
+  per_group = launchers.LocalLauncher().run(train, groups,
+                                            [g.name for g in groups])
+  return [result for results in per_group for result in results]
 
 
 def _median(values) -> Optional[float]:
@@ -115,7 +132,7 @@ def _define_flags() -> None:
 
 def main(argv):
   del argv
-  experiment.quiet_library_logs()
+  library_logs.quiet()
   root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='learning-')
   only = set(flags.FLAGS.only or ())
   rows = []
@@ -123,8 +140,7 @@ def main(argv):
     if only and f'{setting.env}/{setting.agent}' not in only:
       continue
     start = time.perf_counter()
-    results = [run_setting(setting, seed, root)
-               for seed in range(flags.FLAGS.seeds)]
+    results = run_setting(setting, flags.FLAGS.seeds, root)
     median = {
         key: _median([r[key] for r in results])
         for key in ('eval_mean_return', 'eval_mean_episode_length',
@@ -144,7 +160,7 @@ def main(argv):
                      for r in results],
         'seconds': time.perf_counter() - start,
     }
-    if setting.env == 'plane_strike':
+    if setting.export_tflite:
       row['tflite_greedy_strikes'] = [
           r['tflite']['mean_episode_length'] for r in results]
     rows.append(row)
@@ -154,7 +170,6 @@ def main(argv):
   text = json.dumps({'seeds': flags.FLAGS.seeds, 'results': rows}, indent=2)
   print(text)
   if flags.FLAGS.output:
-    from experiments import atomic_files  # pylint: disable=g-import-not-at-top
     atomic_files.write_bytes(flags.FLAGS.output, (text + '\n').encode())
 
 

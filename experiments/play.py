@@ -24,8 +24,9 @@ from absl import logging
 import jax
 import numpy as np
 
+from agents import greedy
 from environments import plane_strike
-from experiments import export_tflite
+from experiments.export import tflite
 
 SIZE = 8
 COLUMNS = 'ABCDEFGH'
@@ -103,7 +104,7 @@ class Game:
     board = np.asarray(self.person.board)
     probabilities = np.asarray(self._policy(board)).reshape(-1)
     untried = board.reshape(-1) == 0
-    cell = int(np.argmax(np.where(untried, probabilities, -1.0)))
+    cell = int(greedy.greedy_actions(probabilities, untried))
     self.person, hit = self._strike(self.person, cell)
     return cell, hit
 
@@ -181,7 +182,7 @@ def play(game: Game, read: Callable[[str], str] = input,
   return game.winner
 
 
-def check_contract(policy: export_tflite.TFLitePolicy, path: str) -> None:
+def check_contract(policy: tflite.TFLitePolicy, path: str) -> None:
   """Raises `app.UsageError` unless the model maps [1,8,8] to [1,64] f32."""
   (i_type, i_shape), (o_type, o_shape) = (
       (np.dtype(d['dtype']).name, [int(n) for n in d['shape']])
@@ -194,7 +195,7 @@ def check_contract(policy: export_tflite.TFLitePolicy, path: str) -> None:
         f'{_FIX}.')
 
 
-def load_policy(path: Optional[str]) -> export_tflite.TFLitePolicy:
+def load_policy(path: Optional[str]) -> tflite.TFLitePolicy:
   """The model at `path`, or `app.UsageError` naming --agent_model."""
   if not path:
     raise app.UsageError(f'--agent_model is required: the .tflite policy to '
@@ -202,7 +203,7 @@ def load_policy(path: Optional[str]) -> export_tflite.TFLitePolicy:
   if not os.path.isfile(path):
     raise app.UsageError(f'--agent_model {path!r} is not a file; {_FIX}.')
   try:
-    policy = export_tflite.TFLitePolicy(path)
+    policy = tflite.TFLitePolicy(path)
   except (ValueError, RuntimeError) as e:  # What LiteRT raises.
     raise app.UsageError(f'--agent_model {path!r} cannot be loaded as a '
                          f'one-input, one-output .tflite model ({e}); '

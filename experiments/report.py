@@ -1,250 +1,21 @@
-"""The report of an agent comparison: statistics, figures and `report.md`.
-
-Reads the run directories that `experiments.compare` lists in
-`WORKDIR/comparison.json` (no training), and writes into WORKDIR `report.md`,
-`report.json` (every number of the report; same runs, same bytes),
-`curves_<env>.png`, `aggregate.png` and `probability_of_improvement.png`.
+r"""Redraws the report of an agent comparison from its run directories.
 
   python -m experiments.report --workdir=DIR [--bootstrap_reps=2000]
+
+Reads the runs that `experiments.compare` lists in `DIR/comparison.json`
+(no training) and writes `report.md`, `report.json` and the figures into
+DIR (see `experiments/comparison/report.py`).
 """
 
-import csv
-import json
 import os
-from typing import Any, Dict, List, Optional, Sequence
 
 from absl import app
 from absl import flags
 from absl import logging
-import numpy as np
 
-from environments import reference_scores
-from experiments import atomic_files
-from experiments import comparison as comparison_lib
-from experiments import plots
-from experiments import report_markdown
-from experiments import statistics
-
-AGGREGATE_PNG = 'aggregate.png'
-IMPROVEMENT_PNG = 'probability_of_improvement.png'
-_SETTINGS = ('agents', 'envs', 'seeds', 'num_steps', 'eval_points',
-             'eval_episodes', 'periodic_eval_episodes', 'overrides')
-
-
-def wall_seconds(results: Sequence[Dict[str, Any]]) -> float:
-  """Training time of one agent on one env, over its seeds' results.
-
-  Seeds trained together in one compiled program (`num_seeds` > 1) all report
-  that program's time, so they count once (the max); others add up.
-  """
-  shared = [r['wall_seconds'] for r in results if r.get('num_seeds', 1) > 1]
-  alone = [r['wall_seconds'] for r in results if r.get('num_seeds', 1) <= 1]
-  return float(max(shared, default=0.0) + sum(alone))
-
-
-def _load(path: str) -> Optional[Dict[str, Any]]:
-  if not os.path.exists(path):
-    return None
-  with open(path) as f:
-    return json.load(f)
-
-
-def _read_eval(path: str, metric: str) -> np.ndarray:
-  """`[2, n]` (steps, scores) of `eval.csv`, sorted by step; may be empty."""
-  points = {}
-  if os.path.exists(path):
-    with open(path, newline='') as f:
-      for row in csv.DictReader(f):
-        try:
-          points[int(float(row['step']))] = float(row[metric])
-        except (KeyError, TypeError, ValueError):
-          continue  # No score in this row, or a row cut short by a crash.
-  return np.array(sorted(points.items()), np.float64).reshape(-1, 2).T
-
-
-def _curve(evals: List[np.ndarray], comparison: Dict[str, Any], reps: int):
-  """Pointwise mean and CI over seeds of their eval scores, or None.
-
-  Each seed is interpolated onto `k * num_steps / eval_points` (k >= 1),
-  clipped to the steps every seed has evaluated in (no extrapolation).
-  """
-  evals = [e for e in evals if e.shape[1]]
-  if not evals:
-    return None
-  first = max(e[0, 0] for e in evals)
-  last = min(e[0, -1] for e in evals)
-  if first > last:
-    return None
-  points = comparison.get('eval_points')
-  if points and comparison.get('num_steps'):
-    grid = np.arange(1, points + 1) * comparison['num_steps'] / points
-  else:
-    grid = np.concatenate([e[0] for e in evals])
-  grid = np.unique(np.clip(grid, first, last))
-  values = np.stack([np.interp(grid, e[0], e[1]) for e in evals])
-  mean, low, high = statistics.pointwise_mean(values, reps)
-  return {'steps': grid.tolist(), 'mean': mean.tolist(), 'low': low.tolist(),
-          'high': high.tolist()}
-
-
-def _interval(interval: statistics.Interval) -> Dict[str, float]:
-  return {'point': interval.point, 'low': interval.low, 'high': interval.high}
-
-
-def _intervals(scores: np.ndarray, names: Sequence[str], reps: int):
-  """Intervals over runs of one task's `(num_runs, 1)` scores."""
-  estimates = statistics.aggregate_intervals(
-      {'x': scores}, names, reps, table=statistics.ONE_TASK)['x']
-  return {name: _interval(est) for name, est in estimates.items()}
-
-
-def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
-                comparison: Dict[str, Any], workdir: str, reps: int):
-  """Per-agent statistics of `env` over its finished seeds; draws its curves.
-
-  Also returns `{agent: {seed: normalised score}}` (empty without reference).
-  """
-  reference = reference_scores.get(env)
-  metric = reference_scores.score_metric(env)
-  label = reference.label if reference else metric.replace('_', ' ')
-  agents, curves, normalised = {}, {}, {}
-  for agent in comparison['agents']:
-    finished = {s: r for s, (r, _) in sorted(runs[agent].items()) if r}
-    if not finished:
-      continue
-    try:
-      scores = np.array([r['eval_' + metric] for r in finished.values()],
-                        np.float64)
-    except KeyError as e:
-      raise comparison_lib.ComparisonError(f'A result.json of {agent} on {env} lacks {e}; '
-                            'was it written by experiments.compare?') from e
-    agents[agent] = {
-        'seeds': list(finished), 'scores': scores.tolist(),
-        'score': _intervals(scores[:, None], ['mean'], reps)['mean'],
-        'mean_env_steps': float(np.mean(
-            [r['env_steps'] for r in finished.values()])),
-        'wall_seconds': wall_seconds(list(finished.values()))}
-    if reference is not None:
-      normalised[agent] = dict(zip(finished, reference.normalise(scores)))
-      agents[agent]['normalised'] = _intervals(
-          reference.normalise(scores)[:, None], list(statistics.ONE_TASK),
-          reps)
-    curve = _curve([runs[agent][s][1] for s in finished], comparison, reps)
-    if curve:
-      curves[agent] = curve
-  png = f'curves_{comparison_lib.path_safe(env)}.png'
-  references = {} if reference is None else {
-      f'weak reference ({reference.low:g})': reference.low,
-      f'strong reference ({reference.high:g})': reference.high}
-  plots.learning_curves(
-      os.path.join(workdir, png), env, label,
-      {a: tuple(np.array(c[k]) for k in ('steps', 'mean', 'low', 'high'))
-       for a, c in curves.items()}, references)
-  return {'metric': metric, 'label': label,
-          'reference': None if reference is None else {
-              'low': reference.low, 'high': reference.high,
-              'source': reference.source},
-          'agents': agents, 'curves': curves, 'curves_png': png}, normalised
-
-
-def _aggregate(normalised: Dict[str, Dict[str, Dict[int, float]]],
-               agents: Sequence[str], reps: int):
-  """Normalised aggregates over envs with a reference, and improvement odds.
-
-  `normalised` is `{env: {agent: {seed: score}}}` of those envs; an agent
-  counts only the seeds finished on every one of them.
-  """
-  seeds = {}
-  for agent in agents:
-    per_env = [set(normalised[e].get(agent, {})) for e in normalised]
-    common = sorted(set.intersection(*per_env)) if per_env else []
-    if common:
-      seeds[agent] = common
-  scores = {a: np.array([[normalised[e][a][s] for e in normalised]
-                         for s in seeds[a]]) for a in seeds}
-  estimates = statistics.aggregate_intervals(scores, reps=reps)
-  pairs = statistics.probability_of_improvement(scores, reps=reps)
-  return {
-      'envs': list(normalised),
-      'agents': {a: {'seeds': seeds[a], **{n: _interval(i) for n, i in
-                                           estimates[a].items()}}
-                 for a in estimates},
-      'dropped_agents': [a for a in agents if a not in seeds],
-      'probability_of_improvement': [
-          {'x': x, 'y': y, **_interval(i)} for x, y, i in pairs],
-  }, estimates, pairs
-
-
-def _runs(workdir: str, comparison: Dict[str, Any]):
-  """`{env: {agent: {seed: (result or None, eval points)}}}` and missing."""
-  runs = {e: {a: {} for a in comparison['agents']} for e in comparison['envs']}
-  missing = []
-  for run in comparison['runs']:
-    if run['env'] not in runs or run['agent'] not in comparison['agents']:
-      continue
-    directory = os.path.join(workdir, run['directory'])
-    result = _load(os.path.join(directory, 'result.json'))
-    evals = _read_eval(os.path.join(directory, 'eval.csv'),
-                       reference_scores.score_metric(run['env']))
-    runs[run['env']][run['agent']][run['seed']] = (result, evals)
-    if result is None:
-      missing.append({k: run[k] for k in ('agent', 'env', 'seed',
-                                          'directory')})
-  return runs, missing
-
-
-def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) -> Dict[str, Any]:
-  """Computes the report of `workdir`; writes its figures, not its text."""
-  comparison = comparison_lib.load(workdir)
-  lacking = [k for k in ('agents', 'envs', 'runs') if k not in comparison]
-  if lacking:
-    raise comparison_lib.ComparisonError(
-        f'{workdir!r}/comparison.json lacks {lacking}; rerun '
-        'experiments.compare with this --workdir to rewrite it.')
-  runs, missing = _runs(workdir, comparison)
-  if not any(r for env in runs.values() for a in env.values()
-             for r, _ in a.values()):
-    raise comparison_lib.ComparisonError(
-        f'No finished run in {workdir!r} (no result.json yet); let '
-        'experiments.compare finish at least one run, then report again.')
-  envs, normalised = {}, {}
-  for env in comparison['envs']:
-    envs[env], scores = _env_report(env, runs[env], comparison, workdir,
-                                    bootstrap_reps)
-    if envs[env]['reference'] is not None:
-      normalised[env] = scores
-  aggregate, estimates, pairs = _aggregate(normalised, comparison['agents'],
-                                           bootstrap_reps)
-  aggregate['excluded_envs'] = [e for e in envs if e not in normalised]
-  for name, draw, values in ((AGGREGATE_PNG, plots.aggregate_metrics,
-                              estimates),
-                             (IMPROVEMENT_PNG,
-                              plots.probability_of_improvement, pairs)):
-    path = os.path.join(workdir, name)
-    if values:
-      draw(path, values)
-    elif os.path.exists(path):
-      os.remove(path)  # Stale, from an earlier report.
-  return {
-      'command': comparison.get('command', ''),
-      'settings': {k: comparison.get(k) for k in _SETTINGS},
-      'bootstrap': {'reps': bootstrap_reps,
-                    'confidence': statistics.CONFIDENCE,
-                    'method': 'stratified bootstrap over seeds, percentile'},
-      'envs': envs, 'aggregate': aggregate, 'missing_runs': missing,
-      'figures': {'aggregate': AGGREGATE_PNG if estimates else None,
-                  'probability_of_improvement':
-                      IMPROVEMENT_PNG if pairs else None},
-  }
-
-
-def write_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) -> Dict[str, Any]:
-  """Writes report.md, report.json and the figures; returns the report."""
-  report = build_report(workdir, bootstrap_reps)
-  atomic_files.write_json(os.path.join(workdir, 'report.json'), report)
-  atomic_files.write_bytes(os.path.join(workdir, 'report.md'),
-                           report_markdown.render(report, workdir).encode())
-  return report
+from experiments.comparison import plan as comparison_lib
+from experiments.comparison import report
+from experiments.comparison import statistics
 
 
 def _define_flags() -> None:
@@ -262,7 +33,7 @@ def main(argv):
     raise app.UsageError('--workdir is required: the comparison to report.')
   logging.set_verbosity(logging.WARNING)  # rliable logs every estimate.
   try:
-    write_report(flags.FLAGS.workdir, flags.FLAGS.bootstrap_reps)
+    report.write_report(flags.FLAGS.workdir, flags.FLAGS.bootstrap_reps)
   except comparison_lib.ComparisonError as e:
     raise app.UsageError(str(e)) from e
   print(os.path.abspath(os.path.join(flags.FLAGS.workdir, 'report.md')))

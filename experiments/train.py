@@ -8,6 +8,9 @@ Environments with a JAX core train with the compiled loop by default (the
 whole training in one XLA program); --loop=python uses the dm_env loop.
 --num_seeds=K trains seeds seed..seed+K-1 side by side in one program.
 
+Your own environment, network or agent: register it in a module and name
+the module with --imports (see examples/ and the README).
+
 Any agent hyperparameter can be overridden with --config.<key>=<value>
 (e.g. --config.learning_rate=3e-4); --learning_rate and --batch_size are
 shorthands for the keys of those names. Rerunning with the same --workdir
@@ -21,17 +24,26 @@ from absl import flags
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
-from experiments import config as config_lib
-from experiments import config_flags
-from experiments import experiment
-from experiments import seed_sharding
+from experiments.cli import config_flags
+from experiments.setup import library_logs
+from experiments.cli import user_imports
+from experiments.driver import run as driver
+from experiments.loops import seed_sharding
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
 
-_AGENT = flags.DEFINE_enum('agent', 'reinforce', agent_registry.names(),
-                           'Agent to train.')
+_AGENT = flags.DEFINE_string(
+    'agent', 'reinforce', f'Agent to train: one of '
+    f'{", ".join(agent_registry.names())}, or one registered by --imports.')
 _ENV = flags.DEFINE_string(
     'env', 'plane_strike',
-    f'Environment: one of {", ".join(env_registry.names())}, or '
-    f'bsuite:<id> (e.g. bsuite:catch/0) or gym:<id> (e.g. gym:CartPole-v1).')
+    f'Environment: one of {env_registry.describe_names()}, or one '
+    f'registered by --imports.')
+_IMPORTS = user_imports.define_flag()
+_NETWORK = flags.DEFINE_string(
+    'network', None, 'A registered network of the kind the agent needs '
+    '(e.g. mlp_policy for reinforce), or one registered by --imports; '
+    'default: the agent\'s.')
 _SEED = flags.DEFINE_integer('seed', 0, 'Random seed (>= 0).', lower_bound=0)
 _NUM_EPISODES = flags.DEFINE_integer(
     'num_episodes', None, 'Training budget in episodes; default '
@@ -90,6 +102,14 @@ _PROCESS_ID = flags.DEFINE_integer(
     lower_bound=0)
 
 
+def _valid_agent(name: str) -> bool:
+  try:
+    agent_registry.get(name)
+  except ValueError as e:
+    raise flags.ValidationError(f'--agent: {e}') from e
+  return True
+
+
 def _valid_env(name: str) -> bool:
   """Validates `--env`; the error keeps the suite's own hint (close ids)."""
   try:
@@ -99,11 +119,10 @@ def _valid_env(name: str) -> bool:
   return True
 
 
+flags.register_validator('agent', _valid_agent)
 flags.register_validator(
     'env', _valid_env,
-    message=f'--env must be one of {", ".join(env_registry.names())}, or '
-    f'bsuite:<id> with an id of bsuite.sweep.SWEEP (e.g. bsuite:catch/0), or '
-    f'gym:<id> with a registered Gymnasium id (e.g. gym:CartPole-v1).')
+    message=f'--env must be one of {env_registry.describe_names()}.')
 flags.register_validator(
     'hidden_sizes',
     lambda sizes: sizes is None or all(s.isdigit() and int(s) > 0
@@ -134,6 +153,7 @@ def _experiment_config(agent_config) -> config_lib.ExperimentConfig:
       env=_ENV.value,
       seed=_SEED.value,
       agent_config=agent_config,
+      network=_NETWORK.value,
       hidden_sizes=(None if _HIDDEN_SIZES.value is None else
                     tuple(int(s) for s in _HIDDEN_SIZES.value)),
       num_episodes=(_NUM_EPISODES.value if _NUM_EPISODES.value or
@@ -145,13 +165,14 @@ def _experiment_config(agent_config) -> config_lib.ExperimentConfig:
       loop=_LOOP.value,
       num_envs=_NUM_ENVS.value,
       num_seeds=_NUM_SEEDS.value,
-      updates_per_chunk=_UPDATES_PER_CHUNK.value)
+      updates_per_chunk=_UPDATES_PER_CHUNK.value,
+      imports=user_imports.value())
 
 
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
-  experiment.quiet_library_logs()
+  library_logs.quiet()
   try:
     seed_sharding.initialize_distributed(_COORDINATOR_ADDRESS.value,
                                          _NUM_PROCESSES.value,
@@ -162,13 +183,13 @@ def main(argv):
   workdir = _WORKDIR.value or (
       f'runs/{config.agent}_{config.env}_seed{config.seed}')
   try:
-    result = experiment.run_experiment(config, workdir,
-                                       progress=_PROGRESS.value)
-  except experiment.ExperimentError as e:
+    result = driver.run_experiment(config, workdir, progress=_PROGRESS.value)
+  except build_lib.ExperimentError as e:
     raise app.UsageError(str(e)) from e
   print(json.dumps(result, indent=2))
 
 
 if __name__ == '__main__':
+  user_imports.import_from_argv()
   config_flags.define_config_flag()
   app.run(main)

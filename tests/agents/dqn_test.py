@@ -16,8 +16,8 @@ from agents import registry
 from environments import catch
 from environments import plane_strike
 from environments import specs
-from experiments import actor as actor_lib
-from experiments import learner as learner_lib
+from experiments.loops import actor as actor_lib
+from experiments.loops import learner as learner_lib
 
 NUM_ACTIONS = 4
 

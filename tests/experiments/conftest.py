@@ -9,8 +9,7 @@ import pytest
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import specs
-from experiments import config as config_lib
-from experiments import trainable_export
+from experiments.export import trainable as trainable_export
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,7 +29,7 @@ def trainable_model(tmp_path_factory) -> TrainableModel:
       env_registry.make_environment('plane_strike'))
   agent = agent_registry.make_agent(
       'reinforce', agent_registry.make_config('reinforce'), spec,
-      config_lib.default_hidden_sizes('plane_strike', {}))
+      env_registry.hidden_sizes('plane_strike', {}))
   params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
   optimizer = trainable_export.make_optimizer('adam', 3e-3)
   path = str(tmp_path_factory.mktemp('trainable') / 'planestrike.tflite')

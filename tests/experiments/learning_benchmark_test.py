@@ -36,8 +36,8 @@ class CatchLearningTest(parameterized.TestCase):
   def test_learns_catch_within_20k_steps(self, agent):
     # A uniformly random policy scores about -0.6 on Catch.
     setting = learning_benchmark.find('catch', agent)
-    result = learning_benchmark.run_setting(
-        setting, seed=0, root=self.create_tempdir().full_path)
+    (result,) = learning_benchmark.run_setting(
+        setting, num_seeds=1, root=self.create_tempdir().full_path)
     # The compiled loop stops at the first update that reaches the budget
     # (updates of Catch have a fixed number of steps).
     steps_per_update = result['env_steps'] / result['updates']

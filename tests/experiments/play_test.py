@@ -14,8 +14,7 @@ from agents import registry as agent_registry
 from environments import plane_strike
 from environments import registry as env_registry
 from environments import specs
-from experiments import config as config_lib
-from experiments import export_tflite
+from experiments.export import tflite as export_tflite
 from experiments import play
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -36,7 +35,7 @@ def model_path(tmp_path_factory):
   spec = specs.make_environment_spec(env)
   agent = agent_registry.make_agent(
       'reinforce', agent_registry.make_config('reinforce'), spec,
-      config_lib.default_hidden_sizes('plane_strike', {}))
+      env_registry.hidden_sizes('plane_strike', {}))
   params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
   path = str(tmp_path_factory.mktemp('model') / 'planestrike.tflite')
   with open(path, 'wb') as f:

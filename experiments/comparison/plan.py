@@ -1,0 +1,341 @@
+"""A comparison of agents × environments × seeds: planned, checked and run.
+
+`plan` turns a `Comparison` into run groups, the unit of work a launcher
+hands out: the seeds of one agent × environment that train as one program
+(all seeds side by side in the compiled loop), or one seed of an environment
+that only the Python loop can step. Every pair is checked before anything is
+written or trained, and every problem is reported at once.
+
+Workdir layout (each seed's directory is a regular training workdir, or,
+for a compiled group, a `seed_<n>/` of one):
+
+  comparison.json                  the comparison's settings and its runs
+  runs/<env>/<agent>/              a compiled group: config.json, checkpoints/
+  runs/<env>/<agent>/seed_<n>/     result.json, eval.csv, train.csv,
+                                   tensorboard/ of one seed
+
+`run_group` trains a group with the training function it is given (the
+experiment driver's `run_experiment`; this package never imports the
+driver). It is idempotent: a group whose seeds all have `result.json` is
+skipped, and an unfinished one resumes from its checkpoint, so rerunning a
+comparison (or retrying a failed task) loses nothing.
+"""
+
+import dataclasses
+import json
+import os
+import re
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
+from experiments.setup import user_modules
+from experiments.storage import atomic_files
+
+FILENAME = 'comparison.json'
+
+
+class ComparisonError(ValueError):
+  """A comparison that cannot run as asked; raised before any training."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+  """The settings every run of a comparison shares.
+
+  Attributes:
+    agents: agent names (`agents.registry.names()`).
+    envs: environment names (`environments.registry.check_name`).
+    num_seeds: seeds 0 … num_seeds-1 of every agent × environment.
+    num_steps: training budget of every run, in environment steps.
+    overrides: agent-config values; each applies to the agents whose config
+      has that key (at least one must).
+    eval_points: periodic greedy evaluations per run (learning curves).
+    eval_episodes: greedy episodes of each run's final evaluation (score).
+    periodic_eval_episodes: greedy episodes of each periodic evaluation.
+    imports: the user's modules that register agents or environments used
+      here (`--imports`).
+  """
+  agents: Tuple[str, ...]
+  envs: Tuple[str, ...]
+  num_seeds: int
+  num_steps: int
+  overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  eval_points: int = 20
+  eval_episodes: int = 200
+  periodic_eval_episodes: int = 100
+  imports: Tuple[str, ...] = ()
+
+  def __post_init__(self):
+    object.__setattr__(self, 'agents', tuple(self.agents))
+    object.__setattr__(self, 'imports', tuple(self.imports))
+    object.__setattr__(self, 'envs', tuple(self.envs))
+    object.__setattr__(self, 'overrides', dict(sorted(self.overrides.items())))
+    for name in ('agents', 'envs'):
+      values = getattr(self, name)
+      if not values:
+        raise ComparisonError(f'--{name}: name at least one.')
+      if len(set(values)) != len(values):
+        raise ComparisonError(f'--{name}: {list(values)} names one twice.')
+    for name in ('num_seeds', 'num_steps', 'eval_points', 'eval_episodes',
+                 'periodic_eval_episodes'):
+      if getattr(self, name) < 1:
+        raise ComparisonError(f'--{_flag(name)} must be >= 1; got '
+                              f'{getattr(self, name)}.')
+    if self.eval_points > self.num_steps:
+      raise ComparisonError(
+          f'--eval_points ({self.eval_points}) exceeds --num_steps '
+          f'({self.num_steps}).')
+
+  @property
+  def seeds(self) -> Tuple[int, ...]:
+    return tuple(range(self.num_seeds))
+
+  def to_dict(self) -> Dict[str, Any]:
+    """The settings as saved in `comparison.json` (checked on reruns)."""
+    return {'agents': list(self.agents), 'envs': list(self.envs),
+            'seeds': list(self.seeds), 'num_steps': self.num_steps,
+            'overrides': dict(self.overrides),
+            'eval_points': self.eval_points,
+            'eval_episodes': self.eval_episodes,
+            'periodic_eval_episodes': self.periodic_eval_episodes,
+            'imports': list(self.imports)}
+
+
+def _flag(name: str) -> str:
+  return 'seeds' if name == 'num_seeds' else name
+
+
+@dataclasses.dataclass(frozen=True)
+class RunGroup:
+  """Seeds of one agent × environment that train as one program (a task).
+
+  Attributes:
+    config: the experiment config of the program (`num_seeds` seeds from
+      `seed` in the compiled loop; one seed in the Python loop).
+    workdir: the program's training workdir (absolute).
+    seed_dirs: where each seed's `result.json` and `eval.csv` land.
+  """
+  config: config_lib.ExperimentConfig
+  workdir: str
+  seed_dirs: Tuple[str, ...]
+
+  @property
+  def seeds(self) -> Tuple[int, ...]:
+    return tuple(self.config.seed + i for i in range(self.config.num_seeds))
+
+  @property
+  def name(self) -> str:
+    seeds = self.seeds
+    span = (f'seed {seeds[0]}' if len(seeds) == 1 else
+            f'seeds {seeds[0]}-{seeds[-1]}')
+    return f'{self.config.agent} on {self.config.env}, {span}'
+
+  def finished(self) -> bool:
+    return all(os.path.exists(os.path.join(d, 'result.json'))
+               for d in self.seed_dirs)
+
+
+def path_safe(name: str) -> str:
+  """`name` usable in a path: `bsuite:catch/0` -> `bsuite_catch_0`."""
+  return re.sub(r'[^A-Za-z0-9.-]+', '_', name).strip('_') or 'env'
+
+
+def run_directory(env: str, agent: str, seed: Optional[int] = None) -> str:
+  """A group's (or, with `seed`, one seed's) directory, relative to the
+  workdir; environment ids become path-safe (`bsuite:catch/0` →
+  `bsuite_catch_0`)."""
+  parts = ['runs', path_safe(env), agent]
+  if seed is not None:
+    parts.append(f'seed_{seed}')
+  return os.path.join(*parts)
+
+
+def agent_overrides(agent: str, overrides: Mapping[str, Any]
+                   ) -> Dict[str, Any]:
+  """The overrides that agent `agent`'s config has a field for."""
+  fields = {f.name for f in
+            dataclasses.fields(agent_registry.get(agent).config_class)}
+  return {k: v for k, v in overrides.items() if k in fields}
+
+
+def _check_overrides(comparison: Comparison) -> None:
+  used = set()
+  for agent in comparison.agents:
+    used.update(agent_overrides(agent, comparison.overrides))
+  unused = sorted(set(comparison.overrides) - used)
+  if unused:
+    valid = sorted({f.name for agent in comparison.agents for f in
+                    dataclasses.fields(agent_registry.get(agent).config_class)})
+    raise ComparisonError(
+        f'--config.{unused[0]}: no agent of --agents '
+        f'({",".join(comparison.agents)}) has config key(s) {unused}. Valid '
+        f'keys: {", ".join(valid)}.')
+
+
+def _experiment_config(comparison: Comparison, agent: str,
+                       env: str) -> config_lib.ExperimentConfig:
+  """Seed 0's config of one pair."""
+  return config_lib.ExperimentConfig(
+      agent=agent, env=env, seed=0,
+      agent_config=agent_registry.make_config(
+          agent, **agent_overrides(agent, comparison.overrides)),
+      num_episodes=None, num_steps=comparison.num_steps,
+      eval_episodes=comparison.eval_episodes, eval_every_episodes=0,
+      eval_every_steps=max(1, comparison.num_steps // comparison.eval_points),
+      periodic_eval_episodes=comparison.periodic_eval_episodes,
+      export_tflite=False, imports=comparison.imports)
+
+
+def groups_for(config: config_lib.ExperimentConfig, num_seeds: int,
+               root: str) -> List[RunGroup]:
+  """The groups that train seeds `config.seed` … `+ num_seeds - 1` of one
+  agent × environment under `root` (see the module docstring's layout): one
+  compiled program for them all where the environment has a JAX core, else
+  one Python-loop run per seed.
+
+  Raises:
+    ValueError: if the pair cannot run with these settings.
+  """
+  agent, env = config.agent, config.env
+  seeds = [config.seed + i for i in range(num_seeds)]
+  seed_dirs = tuple(os.path.join(root, run_directory(env, agent, s))
+                    for s in seeds)
+  if env_registry.has_functional(env):
+    config = dataclasses.replace(config, num_seeds=num_seeds)
+    build_lib.make_loop(build_lib.build(config))  # Checks loop settings.
+    group_dir = (os.path.join(root, run_directory(env, agent))
+                 if num_seeds > 1 else seed_dirs[0])
+    return [RunGroup(config, group_dir, seed_dirs)]
+  build_lib.build(config)
+  return [RunGroup(dataclasses.replace(config, seed=seed), seed_dir,
+                   (seed_dir,)) for seed, seed_dir in zip(seeds, seed_dirs)]
+
+
+def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
+  """The run groups of `comparison`, environment by environment.
+
+  Raises:
+    ComparisonError: listing every agent × environment pair that cannot run
+      (and why), or an override no agent takes, before anything is written.
+  """
+  try:
+    user_modules.import_modules(comparison.imports)
+  except ValueError as e:
+    raise ComparisonError(str(e)) from e
+  for agent in comparison.agents:
+    try:
+      agent_registry.get(agent)
+    except ValueError as e:
+      raise ComparisonError(f'--agents: {e}') from e
+  for env in comparison.envs:
+    try:
+      env_registry.check_name(env)
+    except ValueError as e:
+      raise ComparisonError(f'--envs: {e}') from e
+  _check_overrides(comparison)
+  workdir = os.path.abspath(workdir)
+  groups, problems = [], []
+  for env in comparison.envs:
+    for agent in comparison.agents:
+      try:
+        groups.extend(groups_for(_experiment_config(comparison, agent, env),
+                                 comparison.num_seeds, workdir))
+      except ValueError as e:
+        problems.append(f'{agent} on {env}: {e}')
+  if problems:
+    raise ComparisonError(
+        'These agent × environment pairs cannot run; drop them from --agents '
+        '/ --envs or change the settings named:\n  ' + '\n  '.join(problems))
+  return groups
+
+
+def runs(groups: Sequence[RunGroup], workdir: str) -> List[Dict[str, Any]]:
+  """One entry per seed: agent, env, seed and its directory (relative)."""
+  workdir = os.path.abspath(workdir)
+  return [{'agent': g.config.agent, 'env': g.config.env, 'seed': seed,
+           'directory': os.path.relpath(directory, workdir)}
+          for g in groups for seed, directory in zip(g.seeds, g.seed_dirs)]
+
+
+def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
+                    workdir: str, command: str) -> None:
+  """Writes `comparison.json`, or refuses a workdir of another comparison.
+
+  Raises:
+    ComparisonError: naming the settings that differ.
+  """
+  os.makedirs(workdir, exist_ok=True)
+  path = os.path.join(workdir, FILENAME)
+  if os.path.exists(path):
+    with open(path) as f:
+      saved = json.load(f)
+    current = comparison.to_dict()
+    mismatch = {k: (saved.get(k), v) for k, v in current.items()
+                if saved.get(k) != v}
+    if mismatch:
+      raise ComparisonError(
+          f'--workdir {workdir!r} holds a different comparison '
+          f'({config_lib.describe_mismatch(mismatch)}). '
+          f'Use a new --workdir, or the same settings to resume this one.')
+    for group in groups:  # Each run's own config must match too.
+      _check_group_workdir(group)
+  atomic_files.write_json(path, {**comparison.to_dict(), 'command': command,
+                                 'runs': runs(groups, workdir)})
+
+
+def _check_group_workdir(group: RunGroup) -> None:
+  path = os.path.join(group.workdir, 'config.json')
+  if not os.path.exists(path):
+    return
+  with open(path) as f:
+    saved = json.load(f)
+  mismatch = config_lib.identity_mismatch(saved, group.config)
+  if mismatch:
+    raise ComparisonError(
+        f'{group.workdir} holds a run with other settings '
+        f'({config_lib.describe_mismatch(mismatch)}). Use a new --workdir.')
+
+
+def load(workdir: str) -> Dict[str, Any]:
+  """The saved `comparison.json` of `workdir`, with its `imports` done."""
+  path = os.path.join(workdir, FILENAME)
+  if not os.path.exists(path):
+    raise ComparisonError(
+        f'No {FILENAME} in {workdir!r}; is it the --workdir of '
+        f'experiments.compare?')
+  with open(path) as f:
+    saved = json.load(f)
+  try:
+    user_modules.import_modules(saved.get('imports', ()))
+  except ValueError as e:
+    raise ComparisonError(f'{path}: {e}') from e
+  return saved
+
+
+def read_results(group: RunGroup) -> List[Dict[str, Any]]:
+  """The `result.json` of each seed of a finished group."""
+  results = []
+  for directory in group.seed_dirs:
+    with open(os.path.join(directory, 'result.json')) as f:
+      results.append(json.load(f))
+  return results
+
+
+# (config, workdir, progress) -> result: the driver's `run_experiment`.
+TrainFn = Callable[[config_lib.ExperimentConfig, str, bool], Any]
+
+
+def run_group(group: RunGroup, train: TrainFn, progress: bool = False
+             ) -> List[Dict[str, Any]]:
+  """Trains a group with `train` (skipped if finished, resumed if not);
+  its results.
+
+  Safe to call again after a failure or on another machine sharing the
+  workdir: that is what makes retries lose nothing.
+  """
+  if not group.finished():
+    train(group.config, group.workdir, progress)
+  return read_results(group)

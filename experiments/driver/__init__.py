@@ -1,0 +1,3 @@
+"""The experiment driver: the one host loop over either training loop
+(budgets, logging, evaluation, checkpoints, results, export) and the
+workdir it writes."""

@@ -1,0 +1,101 @@
+"""A run's workdir: its saved config, per-seed directories and file names.
+
+Workdir layout (one seed; with `num_seeds` > 1, `config.json`,
+`checkpoints/` and a summary `result.json` stay at the top and each seed
+gets `seed_<n>/` with the per-seed files):
+
+  config.json     the resolved experiment config (checked on resume)
+  checkpoints/    Orbax checkpoints named by seed 0's environment steps:
+                  {'loop': the training loop's state, 'wall_seconds'}
+  train.csv       logged scalars, one row per logging interval
+  eval.csv        the periodic greedy evaluations: step, mean_return,
+                  mean_episode_length, episodes, wall_seconds
+  tensorboard/    the same scalars as TensorBoard events
+  result.json     final counters, greedy evaluation and export results
+  <env>.tflite    the exported policy (e.g. planestrike.tflite)
+"""
+
+import json
+import os
+import re
+
+from agents import registry as agent_registry
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
+from experiments.setup import user_modules
+from experiments.storage import atomic_files
+
+CONFIG = 'config.json'
+RESULT = 'result.json'
+# Bumped when checkpoints or files change layout; config.json records it.
+FORMAT_KEY = 'workdir_format'
+FORMAT = 2
+
+
+def checkpoint_directory(workdir: str) -> str:
+  return os.path.join(workdir, 'checkpoints')
+
+
+def seed_workdir(config: config_lib.ExperimentConfig, workdir: str,
+                 seed: int) -> str:
+  """Where one seed's logs, result and model go."""
+  if config.num_seeds == 1:
+    return workdir
+  return os.path.join(workdir, f'seed_{seed}')
+
+
+def export_filename(env_name: str) -> str:
+  """`plane_strike` -> `planestrike.tflite`."""
+  return re.sub(r'[^a-z0-9]', '', env_name.lower()) + '.tflite'
+
+
+def _read_saved(workdir: str) -> dict:
+  """config.json of `workdir` as saved, refusing other layouts."""
+  path = os.path.join(workdir, CONFIG)
+  with open(path) as f:
+    saved = json.load(f)
+  if saved.get(FORMAT_KEY) != FORMAT:
+    raise build_lib.ExperimentError(
+        f'--workdir {workdir!r} was written by an earlier version of this '
+        f'framework (workdir format {saved.get(FORMAT_KEY, 1)}, now '
+        f'{FORMAT}): its checkpoints have another layout and cannot be '
+        f'resumed or exported. Train again in a new --workdir.')
+  del saved[FORMAT_KEY]
+  return saved
+
+
+def load_config(workdir: str) -> config_lib.ExperimentConfig:
+  """The config saved in `workdir` by a training run.
+
+  Raises:
+    FileNotFoundError: if `workdir` holds no config.json.
+    ExperimentError: if it was written in another workdir format.
+  """
+  if not os.path.exists(os.path.join(workdir, CONFIG)):
+    raise FileNotFoundError(
+        f'No {CONFIG} in {workdir!r}; is it the --workdir of a training '
+        f'run?')
+  saved = _read_saved(workdir)
+  # The run's own modules first: they may register its agent.
+  user_modules.import_modules(saved.get('imports', ()))
+  saved['agent_config'] = agent_registry.make_config(saved['agent'],
+                                                     **saved['agent_config'])
+  return config_lib.ExperimentConfig(**saved)
+
+
+def prepare(config: config_lib.ExperimentConfig, workdir: str) -> None:
+  """Writes config.json, or refuses a workdir of another experiment.
+
+  Raises:
+    ExperimentError: naming the settings that differ.
+  """
+  os.makedirs(workdir, exist_ok=True)
+  path = os.path.join(workdir, CONFIG)
+  if os.path.exists(path):
+    mismatch = config_lib.identity_mismatch(_read_saved(workdir), config)
+    if mismatch:
+      raise build_lib.ExperimentError(
+          f'--workdir {workdir!r} holds a different experiment '
+          f'({config_lib.describe_mismatch(mismatch)}). '
+          f'Use a new --workdir, or the same settings to resume.')
+  atomic_files.write_json(path, {**config.to_dict(), FORMAT_KEY: FORMAT})

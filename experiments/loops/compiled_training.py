@@ -1,0 +1,185 @@
+"""The compiled loop behind the `TrainingLoop` interface: S seeds at once.
+
+Between chunks of updates the host fetches per-seed statistics (one small
+transfer); the training itself never leaves the device. The chunk program
+is compiled once (shorter chunks share it), and greedy evaluation once per
+number of episodes. Seeds are sharded over the devices (`seed_sharding`).
+"""
+
+import functools
+import time
+from typing import Any, Dict, Optional, Sequence
+
+import jax
+import numpy as np
+
+from agents import agent as agent_lib
+from environments import functional
+from environments import specs
+from experiments.loops import compiled_loop
+from experiments.loops import evaluation
+from experiments.loops import interface
+from experiments.loops import seed_sharding
+from experiments.loops import seeding
+
+
+def _keys(values: Sequence[int]) -> np.ndarray:
+  return np.stack([np.asarray(jax.random.PRNGKey(v)) for v in values])
+
+
+class CompiledTraining:
+  """Seeds `seeds` of one agent on one JAX core, in one XLA program."""
+
+  def __init__(self, agent: agent_lib.Agent,
+               environment_spec: specs.EnvironmentSpec,
+               core: functional.FunctionalEnvironment, num_envs: int,
+               seeds: Sequence[int], updates_per_chunk: Optional[int] = None,
+               log_every_episodes: int = 250):
+    """Raises ValueError if `num_envs` does not divide the agent's batch.
+
+    `updates_per_chunk` None: about one logging interval of work
+    (`compiled_loop.default_updates_per_chunk`).
+    """
+    self._loop = compiled_loop.CompiledLoop(agent, core, num_envs)
+    self._agent = agent
+    self._spec = environment_spec
+    self._seeds = tuple(seeds)
+    self._updates_per_chunk = (
+        updates_per_chunk or compiled_loop.default_updates_per_chunk(
+            self._loop, log_every_episodes))
+    self._mesh = seed_sharding.seed_mesh(len(self._seeds))
+    self._maybe_states: Optional[compiled_loop.LoopState] = None
+    self._chunk = None
+    self._evaluations: Dict[int, Any] = {}
+    self._compile_seconds = 0.0
+
+  @property
+  def _states(self) -> compiled_loop.LoopState:
+    """Every seed's state, initialised on first use (a loop built only to
+    check settings never runs JAX)."""
+    if self._maybe_states is None:
+      env_keys = _keys([seeding.environment_seed(s, seeding.TRAIN, 0)
+                        for s in self._seeds])
+      init = jax.jit(jax.vmap(self._loop.init),
+                     out_shardings=seed_sharding.seed_sharding(self._mesh))
+      self._maybe_states = init(_keys(self._seeds), env_keys)
+    return self._maybe_states
+
+  @_states.setter
+  def _states(self, states: compiled_loop.LoopState) -> None:
+    self._maybe_states = states
+
+  @property
+  def loop(self) -> compiled_loop.CompiledLoop:
+    return self._loop
+
+  @property
+  def seeds(self) -> Sequence[int]:
+    return self._seeds
+
+  @property
+  def num_envs(self) -> int:
+    return self._loop.num_envs
+
+  @property
+  def compile_seconds(self) -> float:
+    return self._compile_seconds
+
+  @property
+  def state(self) -> Optional[compiled_loop.LoopState]:
+    """The states of every seed; None if a chunk interrupted mid-call has
+    already donated them."""
+    if any(x.is_deleted() for x in jax.tree.leaves(self._states)):
+      return None
+    return self._states
+
+  def restore(self, state: compiled_loop.LoopState) -> None:
+    self._states = state
+
+  def counters(self) -> interface.PerSeed:
+    return {k: np.asarray(v, np.int64) for k, v in seed_sharding.to_host(
+        self._states.counters._asdict()).items()}
+
+  def _counts(self, num_updates: int) -> jax.Array:
+    return seed_sharding.put(
+        np.full(len(self._seeds), num_updates, np.int32), self._mesh)
+
+  def compile(self) -> float:
+    """Compiles the chunk program of `updates_per_chunk` updates."""
+    if self._chunk is None:
+      start = time.perf_counter()
+      max_updates = self._updates_per_chunk
+      fn = seed_sharding.map_seeds(
+          lambda states, counts: self._loop.run_chunk(states, counts[0],
+                                                      max_updates),
+          self._mesh)
+      self._chunk = jax.jit(fn, donate_argnums=0).lower(
+          self._states, self._counts(1)).compile()
+      self._compile_seconds += time.perf_counter() - start
+    return self._compile_seconds
+
+  def updates_toward(self, targets: interface.Targets) -> int:
+    """Updates for the next chunk: up to `updates_per_chunk`, fewer where
+    they can be counted to reach a target of seed 0 (episodes of episode
+    agents: exactly; steps of episode agents: without passing it, as each
+    update takes at most `steps_per_update` steps)."""
+    loop = self._loop
+    counters = self.counters()
+    needed = [self._updates_per_chunk]
+    if targets.episodes is not None and loop.episodic:
+      remaining = targets.episodes - int(counters['episodes'][0])
+      needed.append(max(1, -(-remaining // loop.agent.data.batch_size)))
+    if targets.env_steps is not None:
+      remaining = targets.env_steps - int(counters['env_steps'][0])
+      if loop.episodic:
+        needed.append(max(1, remaining // loop.steps_per_update()))
+      else:
+        needed.append(max(1, -(-remaining // loop.steps_per_update())))
+    return min(needed)
+
+  def advance(self, targets: interface.Targets) -> interface.Rows:
+    self.compile()
+    num_updates = self.updates_toward(targets)
+    start = time.perf_counter()
+    self._states, stats = self._chunk(self._states,
+                                      self._counts(num_updates))
+    stats = seed_sharding.to_host(stats)
+    seconds = time.perf_counter() - start
+    rows = []
+    for i in range(len(self._seeds)):
+      episodes = int(stats['episodes'][i])
+      row = {'steps_per_second': float(stats['env_steps'][i]) / seconds,
+             'episodes_per_second': episodes / seconds}
+      if episodes:
+        row['episode_return'] = float(stats['return_sum'][i]) / episodes
+        row['game_length'] = float(stats['length_sum'][i]) / episodes
+      for name, value in stats.items():
+        if name.startswith('learner/'):
+          row[name[len('learner/'):]] = float(value[i])
+      rows.append(row)
+    return rows
+
+  def evaluate(self, num_episodes: int) -> interface.PerSeed:
+    """Greedy evaluation of every seed on its own evaluation episodes."""
+    keys = _keys([seeding.environment_seed(s, seeding.EVAL)
+                  for s in self._seeds])
+    if num_episodes not in self._evaluations:  # Compiled once per size.
+      start = time.perf_counter()
+      evaluate_one = functools.partial(
+          evaluation.evaluate_core, self._loop.core, self._agent, self._spec,
+          num_episodes=num_episodes)
+      self._evaluations[num_episodes] = jax.jit(
+          lambda learner, keys: jax.vmap(evaluate_one)(
+              jax.vmap(self._agent.actor_params)(learner), keys)).lower(
+                  self._states.learner, keys).compile()
+      self._compile_seconds += time.perf_counter() - start
+    return {k: np.asarray(v) for k, v in seed_sharding.to_host(
+        self._evaluations[num_episodes](self._states.learner, keys)).items()}
+
+  def actor_params(self, index: int) -> agent_lib.Params:
+    params = seed_sharding.to_host(
+        jax.vmap(self._agent.actor_params)(self._states.learner))
+    return jax.tree.map(lambda x: x[index], params)
+
+  def close(self) -> None:
+    pass

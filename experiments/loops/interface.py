@@ -1,0 +1,81 @@
+"""What the experiment driver asks of a training loop, whichever it is.
+
+The driver (`experiments/driver/run.py`) owns the host side of a run:
+budgets, progress, logging, evaluation cadence, checkpoints, interruption,
+final evaluation, results and export. It sees a loop only through
+`TrainingLoop`: S seeds (the Python loop is one seed; the compiled loop
+trains S side by side), advanced until a target, evaluated greedily, and
+saved as one checkpointable pytree.
+"""
+
+from typing import Any, Dict, List, NamedTuple, Optional, Protocol, Sequence
+
+import numpy as np
+
+from agents import agent as agent_lib
+
+# Per-seed host values, each `[S]`.
+PerSeed = Dict[str, np.ndarray]
+# Per-seed logged scalars: one dict per seed.
+Rows = List[Dict[str, float]]
+COUNTERS = ('episodes', 'env_steps', 'updates')
+
+
+class Targets(NamedTuple):
+  """Where `advance` should stop: at the first episode (Python loop) or
+  update (compiled loop) at which seed 0 reaches any of these totals. None:
+  no target of that kind. A loop may stop earlier (its chunk size), and
+  the compiled loop approaches step and episode targets as closely as
+  whole updates allow."""
+  episodes: Optional[int] = None
+  env_steps: Optional[int] = None
+
+
+class TrainingLoop(Protocol):
+  """A loop over S seeds, driven from the host between chunks of work."""
+
+  @property
+  def seeds(self) -> Sequence[int]:
+    """The seeds trained side by side (`[config.seed]` for one)."""
+
+  @property
+  def num_envs(self) -> int:
+    """Environments each seed steps side by side."""
+
+  @property
+  def state(self) -> Optional[Any]:
+    """Everything to checkpoint: a pytree of arrays (None if an
+    interrupted step left none)."""
+
+  def restore(self, state: Any) -> None:
+    """Continues from a checkpointed `state` (shaped like `state`)."""
+
+  def counters(self) -> PerSeed:
+    """`episodes`, `env_steps`, `updates` of each seed (int64 `[S]`)."""
+
+  def compile(self) -> float:
+    """Prepares the training program; returns the seconds it took."""
+
+  def advance(self, targets: Targets) -> Rows:
+    """Trains until `targets` (or the loop's chunk ends).
+
+    Returns:
+      One dict per seed of scalars of the work done, for the loggers:
+      `steps_per_second`, `episodes_per_second`, `episode_return` and
+      `game_length` (means over the episodes finished, absent if none)
+      and the agent's learner metrics (means over the updates).
+    """
+
+  def evaluate(self, num_episodes: int) -> PerSeed:
+    """Greedy `mean_return` and `mean_episode_length` of every seed, on
+    each seed's evaluation episodes."""
+
+  def actor_params(self, index: int) -> agent_lib.Params:
+    """Host copy of the actor params of seed `seeds[index]`."""
+
+  @property
+  def compile_seconds(self) -> float:
+    """Seconds spent compiling in this process (0 if nothing compiles)."""
+
+  def close(self) -> None:
+    """Releases environments and other resources."""

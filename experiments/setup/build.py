@@ -1,0 +1,96 @@
+"""From an experiment config to the objects it describes: the environment
+spec, the agent, the training loop and the environments of each role.
+
+Shared by the driver, comparisons (which check every run before training)
+and the exporter, so each builds a run the same way.
+"""
+
+import dataclasses
+from typing import Any
+
+import dm_env
+from dm_env import specs as dm_specs
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from environments import specs
+from experiments.loops import compiled_training
+from experiments.loops import interface
+from experiments.loops import python_training
+from experiments.loops import seeding
+from experiments.setup import config as config_lib
+
+
+class ExperimentError(ValueError):
+  """An experiment that cannot run as asked; raised before any training."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Built:
+  """The objects an experiment config describes."""
+  config: config_lib.ExperimentConfig
+  environment_spec: specs.EnvironmentSpec
+  agent: Any
+
+  def environment(self, environment_seed: int) -> dm_env.Environment:
+    """The config's environment, seeded with `environment_seed`."""
+    return env_registry.make_environment(self.config.env,
+                                         seed=environment_seed,
+                                         **self.config.env_kwargs)
+
+  def export_environment(self, stream: int = 0) -> dm_env.Environment:
+    """Games played through the exported model (`stream` > 0: other games
+    of the same role, e.g. for fine-tuning it)."""
+    return self.environment(seeding.environment_seed(
+        self.config.seed, seeding.EXPORT, *([stream] if stream else [])))
+
+  def for_seed(self, seed: int) -> 'Built':
+    """The same run as seen by one seed of a multi-seed run."""
+    return dataclasses.replace(
+        self, config=dataclasses.replace(self.config, seed=seed))
+
+
+def build(config: config_lib.ExperimentConfig) -> Built:
+  """Environment spec and agent for `config` (no training state yet).
+
+  Raises:
+    ExperimentError: if the agent cannot act in the environment.
+  """
+  environment = env_registry.make_environment(config.env, **config.env_kwargs)
+  spec = specs.make_environment_spec(environment)
+  environment.close()
+  if not isinstance(spec.actions, dm_specs.DiscreteArray):
+    raise ExperimentError(
+        f'Agent {config.agent!r} needs discrete actions, but environment '
+        f'{config.env!r} has {spec.actions!r}. Choose an environment with a '
+        f'discrete action space.')
+  agent = agent_registry.make_agent(config.agent, config.agent_config, spec,
+                                    config.resolved_hidden_sizes(),
+                                    config.network)
+  return Built(config, spec, agent)
+
+
+def seeds(config: config_lib.ExperimentConfig) -> list[int]:
+  """The seeds a config trains side by side."""
+  return [config.seed + i for i in range(config.num_seeds)]
+
+
+def make_loop(built: Built) -> interface.TrainingLoop:
+  """The training loop `built.config.loop` names, at its initial state.
+
+  Raises:
+    ExperimentError: for loop settings the agent cannot take (e.g. a
+      `num_envs` that does not divide its batch).
+  """
+  config = built.config
+  if config.loop == 'python':
+    return python_training.PythonTraining(built.agent, built.environment,
+                                          config.seed)
+  core = env_registry.make_functional(config.env, **config.env_kwargs)
+  try:
+    return compiled_training.CompiledTraining(
+        built.agent, built.environment_spec, core,
+        config.num_envs or built.agent.data.batch_size, seeds(config),
+        config.updates_per_chunk, config.log_every_episodes)
+  except ValueError as e:
+    raise ExperimentError(f'--num_envs: {e}') from e

@@ -1,0 +1,169 @@
+"""Experiment configuration: environment, agent, network and run settings."""
+
+import dataclasses
+from typing import Any, Mapping, Optional, Tuple
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from experiments.setup import user_modules
+
+# Changing these makes a different experiment; the rest (budget, logging,
+# export) may change when a run is resumed.
+IDENTITY_KEYS = ('agent', 'env', 'seed', 'env_kwargs', 'network',
+                 'hidden_sizes', 'agent_config', 'loop', 'num_envs',
+                 'num_seeds')
+LOOPS = ('compiled', 'python')
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentConfig:
+  """Everything one training run needs.
+
+  Attributes:
+    agent: agent name (see `agents.registry.names()`).
+    env: environment name: a registered game (`environments.registry.names()`)
+      or `bsuite:<id>` / `gym:<id>` (see `environments.registry.check_name`).
+    seed: seeds the agent, the actor and the environment.
+    agent_config: the agent's config dataclass; None means its defaults.
+    env_kwargs: keyword arguments of the environment factory.
+    network: a registered network of the kind the agent needs
+      (`networks.registry`); None means the agent's default network.
+    hidden_sizes: network hidden layers; None means the environment's
+      default (`environments.registry.hidden_sizes`), else the network's.
+    num_episodes: training budget in episodes; None: no episode limit.
+    num_steps: budget in environment steps; None: no step limit. Training
+      stops at whichever budget is reached first; at least one is needed.
+    eval_episodes: greedy episodes of the final evaluation.
+    eval_every_episodes: periodic greedy evaluation interval (0 disables).
+    eval_every_steps: periodic greedy evaluation every this many environment
+      steps (None disables); with both set, either one triggers it.
+    periodic_eval_episodes: episodes of each periodic evaluation.
+    log_every_episodes: scalars go to the loggers this often.
+    checkpoint_every_updates: checkpoint this often (and at the end).
+    export_tflite: export and verify a TFLite policy at the end.
+    loop: 'compiled' (the whole training in one XLA program; needs a JAX
+      core) or 'python' (the dm_env loop; any environment). None picks
+      'compiled' whenever the environment has a JAX core.
+    num_envs: environments stepped side by side per seed (compiled loop);
+      None means the agent's batch size (sequences per update).
+    num_seeds: independent runs, seeds `seed … seed + num_seeds - 1`,
+      trained side by side in one program (compiled loop).
+    updates_per_chunk: updates per host call of the compiled loop (metrics,
+      checkpoints and budget checks happen between chunks); None picks about
+      one logging interval.
+    imports: Python modules imported before the names above are looked up:
+      they register a user's own environments, networks and agents.
+  """
+  agent: str = 'reinforce'
+  env: str = 'plane_strike'
+  seed: int = 0
+  agent_config: Any = None
+  env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  network: Optional[str] = None
+  hidden_sizes: Optional[Tuple[int, ...]] = None
+  num_episodes: Optional[int] = 30_000
+  num_steps: Optional[int] = None
+  eval_episodes: int = 1000
+  eval_every_episodes: int = 2500
+  eval_every_steps: Optional[int] = None
+  periodic_eval_episodes: int = 100
+  log_every_episodes: int = 250
+  checkpoint_every_updates: int = 250
+  export_tflite: bool = True
+  loop: Optional[str] = None
+  num_envs: Optional[int] = None
+  num_seeds: int = 1
+  updates_per_chunk: Optional[int] = None
+  imports: Tuple[str, ...] = ()
+
+  def __post_init__(self):
+    object.__setattr__(self, 'imports', tuple(self.imports))
+    user_modules.import_modules(self.imports)  # They may register names.
+    agent_registry.get(self.agent)  # Fails fast, listing valid agents.
+    env_registry.check_name(self.env)  # Fails fast, listing valid names.
+    try:
+      agent_registry.network_entry(self.agent, self.network)
+    except ValueError as e:
+      raise ValueError(f'network: {e}') from e
+    if self.agent_config is None:
+      object.__setattr__(self, 'agent_config',
+                         agent_registry.make_config(self.agent))
+    elif not isinstance(self.agent_config,
+                        agent_registry.get(self.agent).config_class):
+      raise ValueError(
+          f'agent_config is a {type(self.agent_config).__name__}, but agent '
+          f'{self.agent!r} needs a '
+          f'{agent_registry.get(self.agent).config_class.__name__}.')
+    for name in ('eval_episodes', 'periodic_eval_episodes',
+                 'log_every_episodes', 'checkpoint_every_updates'):
+      if getattr(self, name) < 1:
+        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
+    for name in ('num_episodes', 'num_steps', 'eval_every_steps'):
+      if getattr(self, name) is not None and getattr(self, name) < 1:
+        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
+    if self.num_episodes is None and self.num_steps is None:
+      raise ValueError('Set num_episodes or num_steps (or both): training '
+                       'needs a budget.')
+    if self.eval_every_episodes < 0:
+      raise ValueError(f'eval_every_episodes must be >= 0; got '
+                       f'{self.eval_every_episodes}.')
+    if self.hidden_sizes is not None:
+      object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
+    self._check_loop()
+
+  def _check_loop(self) -> None:
+    compiled_ok = env_registry.has_functional(self.env)
+    if self.loop is None:
+      object.__setattr__(self, 'loop',
+                         'compiled' if compiled_ok else 'python')
+    if self.loop not in LOOPS:
+      raise ValueError(f'loop must be one of {LOOPS}; got {self.loop!r}.')
+    if self.loop == 'compiled' and not compiled_ok:
+      raise ValueError(
+          f'loop=compiled needs an environment with a JAX core (one of '
+          f'{", ".join(env_registry.names())}); {self.env!r} '
+          f'steps in Python. Use loop=python.')
+    for name in ('num_envs', 'updates_per_chunk'):
+      value = getattr(self, name)
+      if value is not None and value < 1:
+        raise ValueError(f'{name} must be >= 1; got {value}.')
+    if self.num_seeds < 1:
+      raise ValueError(f'num_seeds must be >= 1; got {self.num_seeds}.')
+    if self.loop == 'python':
+      for name, default in (('num_envs', None), ('num_seeds', 1),
+                            ('updates_per_chunk', None)):
+        if getattr(self, name) != default:
+          raise ValueError(
+              f'{name} needs loop=compiled: the Python loop steps one '
+              f'environment for one seed. Use loop=compiled (environments '
+              f'with a JAX core) or leave {name} unset.')
+
+  def to_dict(self) -> dict:
+    """JSON-ready dict, as saved in the workdir."""
+    return dataclasses.asdict(self) | {'env_kwargs': dict(self.env_kwargs),
+                                       'imports': list(self.imports)}
+
+  def resolved_hidden_sizes(self) -> Optional[Tuple[int, ...]]:
+    """The widths the network gets: `hidden_sizes`, else the environment's
+    default (e.g. Plane Strike's reference layout); None: the network's."""
+    if self.hidden_sizes is not None:
+      return self.hidden_sizes
+    return env_registry.hidden_sizes(self.env, self.env_kwargs)
+
+
+def identity_mismatch(saved: Mapping[str, Any],
+                      config: ExperimentConfig) -> dict:
+  """Identity keys whose values differ between a saved and a new config."""
+  current = config.to_dict()
+  normalise = lambda v: list(v) if isinstance(v, tuple) else v
+  return {
+      key: (saved.get(key), current[key])
+      for key in IDENTITY_KEYS
+      if normalise(saved.get(key)) != normalise(current[key])
+  }
+
+
+def describe_mismatch(mismatch: Mapping[str, Tuple[Any, Any]]) -> str:
+  """`key: saved a, now b; …` for a `{key: (saved, now)}` mismatch."""
+  return '; '.join(f'{k}: saved {a!r}, now {b!r}'
+                   for k, (a, b) in mismatch.items())

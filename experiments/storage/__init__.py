@@ -1,0 +1,2 @@
+"""Files that survive crashes: atomic writes, Orbax checkpoints and the
+CSV / TensorBoard loggers."""

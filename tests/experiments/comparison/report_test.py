@@ -1,0 +1,289 @@
+"""Tests for experiments/comparison/report.py, on synthetic comparison workdirs."""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from matplotlib import image
+import numpy as np
+import pytest
+
+from environments import registry as env_registry
+from experiments.comparison import plan as comparison_lib
+from experiments.comparison import report
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+REPS = 200
+AGENTS = ('reinforce', 'ppo')
+ENVS = ('catch', 'plane_strike', 'bsuite:catch/0')
+# Final scores, by env, agent and seed 0, 1, 2.
+SCORES = {
+    'catch': {'reinforce': [0.2, 0.4, 0.6], 'ppo': [0.8, 0.9, 1.0]},
+    'plane_strike': {'reinforce': [57.8] * 3, 'ppo': [11.9] * 3},
+    'bsuite:catch/0': {'reinforce': [0.1, 0.2, 0.3], 'ppo': [0.5] * 3},
+}
+
+
+def _write_eval(path, metric, steps, final):
+  """Scores rising (or falling) linearly from 0 to `final` over `steps`."""
+  with open(path, 'w', newline='') as f:
+    writer = csv.DictWriter(f, ['wall_seconds', metric, 'step', 'episodes'])
+    writer.writeheader()  # Column order differs from the contract's on purpose.
+    for step in steps:
+      writer.writerow({'step': step, metric: final * step / steps[-1],
+                       'episodes': 100, 'wall_seconds': step / 1000})
+
+
+def _make_workdir(root, agents=AGENTS, envs=ENVS, seeds=(0, 1, 2),
+                  missing=(), compiled=False):
+  """A finished comparison; `missing` (agent, env, seed) have no result."""
+  runs = []
+  for env in envs:
+    metric = env_registry.score_metric(env)
+    for agent in agents:
+      for seed in seeds:
+        directory = f'runs/{comparison_lib.path_safe(env)}/{agent}/seed_{seed}'
+        runs.append({'agent': agent, 'env': env, 'seed': seed,
+                     'directory': directory})
+        path = os.path.join(root, directory)
+        os.makedirs(path)
+        score = SCORES[env][agent][seed]
+        _write_eval(os.path.join(path, 'eval.csv'), metric,
+                    list(range(1000, 10001, 1000)), score)
+        if (agent, env, seed) in missing:
+          continue
+        result = {'agent': agent, 'env': env, 'seed': seed,
+                  'env_steps': 10000 + seed, 'episodes': 100, 'updates': 10,
+                  'wall_seconds': 10.0 + seed, 'eval_mean_return': score,
+                  'eval_mean_episode_length': score, 'eval_episodes': 200}
+        if compiled:
+          result.update(loop='compiled', num_seeds=len(seeds),
+                        compile_seconds=3.0, wall_seconds=42.0)
+        with open(os.path.join(path, 'result.json'), 'w') as f:
+          json.dump(result, f)
+  comparison = {
+      'command': 'python -m experiments.compare --agents=reinforce,ppo',
+      'agents': list(agents), 'envs': list(envs), 'seeds': list(seeds),
+      'num_steps': 10000, 'eval_points': 10, 'eval_episodes': 200,
+      'periodic_eval_episodes': 100, 'overrides': {'learning_rate': 0.001},
+      'runs': runs}
+  with open(os.path.join(root, 'comparison.json'), 'w') as f:
+    json.dump(comparison, f)
+  return str(root)
+
+
+def _read(path):
+  with open(path) as f:
+    return f.read()
+
+
+def _check_png(path):
+  with open(path, 'rb') as f:
+    data = f.read()
+  assert data.startswith(b'\x89PNG\r\n\x1a\n') and len(data) > 5000
+  assert image.imread(path).shape[0] > 200
+
+
+def test_known_scores_give_known_estimates(tmp_path):
+  result = report.write_report(_make_workdir(tmp_path), REPS)
+  catch = result['envs']['catch']['agents']
+  assert catch['reinforce']['seeds'] == [0, 1, 2]
+  assert catch['reinforce']['scores'] == [0.2, 0.4, 0.6]
+  assert catch['reinforce']['score']['point'] == pytest.approx(0.4)
+  assert catch['reinforce']['normalised']['mean']['point'] == pytest.approx(
+      0.7)  # (0.4 + 1) / 2.
+  assert catch['ppo']['normalised']['optimality_gap']['point'] == (
+      pytest.approx(0.05))
+  strike = result['envs']['plane_strike']['agents']
+  assert strike['reinforce']['score']['point'] == pytest.approx(57.8)
+  for name in ('mean', 'median', 'iqm'):
+    assert strike['reinforce']['normalised'][name]['point'] == (
+        pytest.approx(0.0))
+    assert strike['ppo']['normalised'][name]['point'] == pytest.approx(1.0)
+  assert strike['ppo']['normalised']['optimality_gap']['point'] == (
+      pytest.approx(0.0))
+  aggregate = result['aggregate']
+  assert aggregate['envs'] == ['catch', 'plane_strike']
+  assert aggregate['agents']['reinforce']['mean']['point'] == (
+      pytest.approx(0.35))  # (0.7 + 0) / 2.
+  assert aggregate['agents']['ppo']['mean']['point'] == pytest.approx(0.975)
+  (pair,) = aggregate['probability_of_improvement']
+  assert (pair['x'], pair['y'], pair['point']) == ('reinforce', 'ppo', 0.0)
+  intervals = [catch[a]['score'] for a in AGENTS] + [
+      aggregate['agents'][a][n] for a in AGENTS
+      for n in ('mean', 'median', 'iqm', 'optimality_gap')]
+  for interval in intervals:
+    assert interval['low'] <= interval['point'] <= interval['high']
+  assert catch['reinforce']['score']['low'] < catch['reinforce']['score'][
+      'high']
+
+
+def test_writes_markdown_json_and_figures(tmp_path):
+  workdir = _make_workdir(tmp_path)
+  result = report.write_report(workdir, REPS)
+  for name in ('curves_catch.png', 'curves_plane_strike.png',
+               'curves_bsuite_catch_0.png', 'aggregate.png',
+               'probability_of_improvement.png'):
+    _check_png(os.path.join(workdir, name))
+  with open(os.path.join(workdir, 'report.json')) as f:
+    assert json.load(f) == json.loads(json.dumps(result))
+  text = _read(os.path.join(workdir, 'report.md'))
+  for expected in ('python -m experiments.compare --agents=reinforce,ppo',
+                   '![catch learning curves](curves_catch.png)',
+                   '(curves_bsuite_catch_0.png)', '![aggregate](aggregate.png)',
+                   '(probability_of_improvement.png)', 'strikes per game',
+                   '0.400 [', '| reinforce | ppo | 0.000 [0.000, 0.000] |',
+                   '"learning_rate": 0.001', '57.8', '200 resamples',
+                   f'tensorboard --logdir={workdir}',
+                   'None: every run finished.'):
+    assert expected in text, expected
+  curve = result['envs']['catch']['curves']['ppo']
+  assert curve['steps'] == [1000.0 * k for k in range(1, 11)]
+  np.testing.assert_allclose(curve['mean'], 0.09 * np.arange(1, 11))
+
+
+def test_report_json_is_deterministic(tmp_path):
+  first = _make_workdir(tmp_path / 'first', missing={('ppo', 'catch', 2)})
+  second = str(tmp_path / 'second')
+  shutil.copytree(first, second)
+  results = [report.write_report(d, REPS) for d in (first, second)]
+  assert results[0] == results[1]
+  contents = [_read(os.path.join(d, 'report.json')) for d in (first, second)]
+  assert contents[0] == contents[1]
+  report.write_report(first, REPS)
+  assert _read(os.path.join(first, 'report.json')) == contents[0]
+
+
+def test_missing_runs_are_listed_and_left_out(tmp_path):
+  workdir = _make_workdir(tmp_path, missing={('ppo', 'catch', 2),
+                                             ('reinforce', 'catch', 0),
+                                             ('reinforce', 'catch', 1),
+                                             ('reinforce', 'catch', 2)})
+  result = report.write_report(workdir, REPS)
+  assert [(m['agent'], m['seed']) for m in result['missing_runs']] == [
+      ('reinforce', 0), ('reinforce', 1), ('reinforce', 2), ('ppo', 2)]
+  catch = result['envs']['catch']['agents']
+  assert 'reinforce' not in catch
+  assert catch['ppo']['seeds'] == [0, 1]
+  assert catch['ppo']['score']['point'] == pytest.approx(0.85)
+  assert result['aggregate']['agents']['ppo']['seeds'] == [0, 1]
+  assert result['aggregate']['dropped_agents'] == ['reinforce']
+  assert result['aggregate']['probability_of_improvement'] == []
+  assert not os.path.exists(os.path.join(workdir,
+                                         'probability_of_improvement.png'))
+  text = _read(os.path.join(workdir, 'report.md'))
+  assert '## 5. Missing runs' in text
+  assert '- ppo on catch, seed 2 (`runs/catch/ppo/seed_2`)' in text
+  assert '| reinforce | 0 | no finished run |' in text
+  assert 'Dropped (no seed finished on every environment): reinforce.' in text
+
+
+def test_env_without_reference_is_left_out_of_the_aggregate(tmp_path):
+  result = report.write_report(_make_workdir(tmp_path), REPS)
+  bsuite = result['envs']['bsuite:catch/0']
+  assert bsuite['reference'] is None
+  assert bsuite['metric'] == 'mean_return'
+  assert bsuite['agents']['reinforce']['score']['point'] == pytest.approx(0.2)
+  assert 'normalised' not in bsuite['agents']['reinforce']
+  assert result['aggregate']['excluded_envs'] == ['bsuite:catch/0']
+  assert 'bsuite:catch/0' not in result['aggregate']['envs']
+  text = _read(os.path.join(str(tmp_path), 'report.md'))
+  assert 'Left out (no reference score, raw scores only): bsuite:catch/0.' in (
+      text)
+
+
+def test_only_envs_without_reference(tmp_path):
+  workdir = _make_workdir(tmp_path, envs=('bsuite:catch/0',))
+  result = report.write_report(workdir, REPS)
+  assert result['aggregate']['agents'] == {}
+  assert result['figures'] == {'aggregate': None,
+                               'probability_of_improvement': None}
+  assert 'No environment has a reference score' in _read(
+      os.path.join(workdir, 'report.md'))
+
+
+def test_wall_seconds_rule(tmp_path):
+  separate = [{'wall_seconds': 10.0}, {'wall_seconds': 12.0, 'num_seeds': 1,
+                                       'loop': 'compiled'}]
+  assert report.wall_seconds(separate) == 22.0
+  shared = [{'wall_seconds': 42.0, 'num_seeds': 3, 'loop': 'compiled'}] * 3
+  assert report.wall_seconds(shared) == 42.0
+  separate_runs = report.write_report(_make_workdir(tmp_path / 'a'), REPS)
+  assert separate_runs['envs']['catch']['agents']['ppo'][
+      'wall_seconds'] == 33.0  # 10 + 11 + 12.
+  compiled = report.write_report(
+      _make_workdir(tmp_path / 'b', compiled=True), REPS)
+  assert compiled['envs']['catch']['agents']['ppo']['wall_seconds'] == 42.0
+
+
+def test_one_seed_one_agent(tmp_path):
+  workdir = _make_workdir(tmp_path, agents=('ppo',), seeds=(0,))
+  stale = os.path.join(workdir, 'probability_of_improvement.png')
+  with open(stale, 'wb') as f:
+    f.write(b'from an earlier report')
+  result = report.write_report(workdir, REPS)
+  score = result['envs']['catch']['agents']['ppo']['score']
+  assert score == {'point': 0.8, 'low': 0.8, 'high': 0.8}
+  assert result['aggregate']['agents']['ppo']['iqm']['point'] == (
+      pytest.approx(0.95))  # Catch 0.9, Plane Strike 1.
+  assert not os.path.exists(stale)
+  _check_png(os.path.join(workdir, 'aggregate.png'))
+  assert 'Needs two agents' in _read(os.path.join(workdir, 'report.md'))
+
+
+def test_curves_stop_at_the_shortest_seed(tmp_path):
+  workdir = _make_workdir(tmp_path, envs=('catch',))
+  short = os.path.join(workdir, 'runs/catch/ppo/seed_1/eval.csv')
+  _write_eval(short, 'mean_return', [1500, 3500, 6000], 0.9)
+  os.remove(os.path.join(workdir, 'runs/catch/ppo/seed_2/eval.csv'))
+  curve = report.write_report(workdir, REPS)['envs']['catch']['curves']['ppo']
+  assert curve['steps'] == [1500.0, 2000.0, 3000.0, 4000.0, 5000.0, 6000.0]
+  # Seed 0 rises to 0.8 by 10k steps; seed 1 to 0.9 by 6k; seed 2 has none.
+  np.testing.assert_allclose(curve['mean'][-1], (0.8 * 0.6 + 0.9) / 2)
+  assert all(np.isfinite(curve['low'])) and all(np.isfinite(curve['high']))
+
+
+def test_clear_errors(tmp_path):
+  with pytest.raises(comparison_lib.ComparisonError,
+                     match='No comparison.json in .*experiments.compare'):
+    report.write_report(str(tmp_path), REPS)
+  workdir = _make_workdir(tmp_path, envs=('catch',), agents=('ppo',),
+                          seeds=(0,), missing={('ppo', 'catch', 0)})
+  with pytest.raises(comparison_lib.ComparisonError, match='No finished run'):
+    report.write_report(workdir, REPS)
+
+
+def _cli(*args):
+  return subprocess.run(
+      [sys.executable, '-m', 'experiments.report', *args], cwd=REPO,
+      capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_command_line(tmp_path):
+  workdir = _make_workdir(tmp_path / 'comparison')
+  done = _cli('--workdir', workdir, '--bootstrap_reps', '100')
+  assert done.returncode == 0, done.stderr
+  assert done.stdout.strip() == os.path.join(workdir, 'report.md')
+  assert json.loads(_read(os.path.join(workdir, 'report.json')))[
+      'bootstrap']['reps'] == 100
+  failed = _cli('--workdir', str(tmp_path))
+  assert failed.returncode != 0
+  assert 'No comparison.json' in failed.stderr
+
+
+def test_malformed_inputs(tmp_path):
+  workdir = _make_workdir(tmp_path / 'a', envs=('catch',))
+  with open(os.path.join(workdir, 'runs/catch/ppo/seed_0/eval.csv'),
+            'a') as f:
+    f.write('3,,11000,100\n1.2,0.7')  # A row without score, a cut-off row.
+  curve = report.write_report(workdir, REPS)['envs']['catch']['curves']['ppo']
+  assert curve['steps'][-1] == 10000.0
+  bad = tmp_path / 'b'
+  bad.mkdir()
+  (bad / 'comparison.json').write_text('{"agents": ["ppo"]}')
+  with pytest.raises(comparison_lib.ComparisonError, match=r"lacks \['envs', 'runs'\]"):
+    report.write_report(str(bad), REPS)

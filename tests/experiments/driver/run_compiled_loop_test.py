@@ -1,0 +1,262 @@
+"""Tests for experiments/driver/run.py with the compiled loop: outputs,
+seeds, resume, sharding, several hosts."""
+
+import csv
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from unittest import mock
+
+from absl.testing import absltest
+import chex
+import numpy as np
+import pytest
+
+from agents import registry as agent_registry
+from experiments.driver import run as driver
+from experiments.driver import workdir as workdir_lib
+from experiments.loops import compiled_training
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+
+
+def _config(**overrides):
+  settings = dict(
+      agent='reinforce', env='catch',
+      agent_config=agent_registry.make_config('reinforce', batch_size=4),
+      hidden_sizes=(16,), num_episodes=40, eval_episodes=20,
+      eval_every_episodes=16, periodic_eval_episodes=5, log_every_episodes=8,
+      checkpoint_every_updates=2, updates_per_chunk=2, export_tflite=False)
+  settings.update(overrides)
+  return config_lib.ExperimentConfig(**settings)
+
+
+def _final_state(config, workdir):
+  return driver.restored_loop(build_lib.build(config), workdir).state
+
+
+def _csv(path):
+  with open(path, newline='') as f:
+    return list(csv.DictReader(f))
+
+
+class CompiledExperimentTest(absltest.TestCase):
+
+  def test_compiled_is_the_default_loop_for_jax_cores(self):
+    self.assertEqual(_config().loop, 'compiled')
+    self.assertEqual(_config(env='bsuite:catch/0', loop=None,
+                             updates_per_chunk=None).loop, 'python')
+
+  def test_writes_config_logs_checkpoints_and_result(self):
+    workdir = self.create_tempdir().full_path
+    result = driver.run_experiment(_config(), workdir, progress=False)
+    self.assertEqual(result['episodes'], 40)
+    self.assertEqual(result['updates'], 10)
+    self.assertEqual(result['num_envs'], 4)
+    self.assertEqual(result['env_steps'], 40 * 9)  # Catch lasts 9 steps.
+    self.assertGreater(result['compile_seconds'], 0.0)
+    with open(os.path.join(workdir, 'result.json')) as f:
+      self.assertEqual(json.load(f), json.loads(json.dumps(result)))
+    rows = _csv(os.path.join(workdir, 'train.csv'))
+    self.assertLen(rows, 5)  # One row per chunk of 2 updates.
+    self.assertEqual([int(r['episodes']) for r in rows], [8, 16, 24, 32, 40])
+    for column in ('episode_return', 'game_length', 'loss',
+                   'steps_per_second', 'eval/mean_return'):
+      self.assertIn(column, rows[0])
+    self.assertNotEqual(rows[1]['eval/mean_return'], '')  # At 16 episodes.
+    self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
+    self.assertEqual(workdir_lib.load_config(workdir), _config())
+
+  def test_interrupted_run_resumes_bit_for_bit(self):
+    straight = self.create_tempdir().full_path
+    driver.run_experiment(_config(), straight, progress=False)
+
+    interrupted = self.create_tempdir().full_path
+    real_advance = compiled_training.CompiledTraining.advance
+    calls = []
+
+    def advance(loop, targets):
+      calls.append(targets)
+      if len(calls) == 3:
+        raise KeyboardInterrupt
+      return real_advance(loop, targets)
+
+    with mock.patch.object(compiled_training.CompiledTraining, 'advance',
+                           advance):
+      with self.assertRaises(KeyboardInterrupt):
+        driver.run_experiment(_config(), interrupted, progress=False)
+    resumed = driver.run_experiment(_config(), interrupted,
+                                        progress=False)
+    self.assertEqual(resumed['updates'], 10)
+    chex.assert_trees_all_equal(_final_state(_config(), straight),
+                                _final_state(_config(), interrupted))
+    with open(os.path.join(straight, 'result.json')) as f:
+      expected = json.load(f)
+    for key in ('env_steps', 'episodes', 'eval_mean_return'):
+      self.assertEqual(resumed[key], expected[key])
+    drop = ('steps_per_second', 'episodes_per_second', 'wall_seconds')
+    strip = lambda rows: [{k: v for k, v in r.items() if k not in drop}
+                          for r in rows]
+    self.assertEqual(strip(_csv(os.path.join(interrupted, 'train.csv'))),
+                     strip(_csv(os.path.join(straight, 'train.csv'))))
+
+  def test_seeds_side_by_side_write_one_directory_each(self):
+    workdir = self.create_tempdir().full_path
+    config = _config(num_seeds=2, seed=3, eval_every_episodes=0)
+    summary = driver.run_experiment(config, workdir, progress=False)
+    self.assertEqual([r['seed'] for r in summary['seeds']], [3, 4])
+    for result in summary['seeds']:
+      directory = os.path.join(workdir, f'seed_{result["seed"]}')
+      with open(os.path.join(directory, 'result.json')) as f:
+        self.assertEqual(json.load(f)['seed'], result['seed'])
+      self.assertLen(_csv(os.path.join(directory, 'train.csv')), 5)
+    with open(os.path.join(workdir, 'result.json')) as f:
+      self.assertLen(json.load(f)['seeds'], 2)
+    # The seed-3 run inside the pair matches a seed-3 run alone.
+    alone = driver.run_experiment(
+        _config(seed=3, eval_every_episodes=0),
+        self.create_tempdir().full_path, progress=False)
+    self.assertEqual(alone['env_steps'], summary['seeds'][0]['env_steps'])
+    self.assertAlmostEqual(alone['eval_mean_return'],
+                           summary['seeds'][0]['eval_mean_return'])
+
+  def test_step_budget_of_unroll_agents_is_met_exactly_in_updates(self):
+    config = _config(agent='ppo', num_episodes=None, num_steps=1000,
+                     agent_config=agent_registry.make_config(
+                         'ppo', unroll_length=16), updates_per_chunk=None)
+    result = driver.run_experiment(config,
+                                       self.create_tempdir().full_path,
+                                       progress=False)
+    self.assertEqual(result['env_steps'], 1024)  # 16 updates of 4 x 16.
+    self.assertEqual(result['updates'], 16)
+
+  def test_step_budget_of_episode_agents_overshoots_by_less_than_an_update(
+      self):
+    config = _config(num_episodes=None, num_steps=500, updates_per_chunk=50)
+    result = driver.run_experiment(config,
+                                       self.create_tempdir().full_path,
+                                       progress=False)
+    self.assertEqual(result['env_steps'], 504)  # 14 updates of 4 x 9 steps.
+
+  def test_evaluations_every_n_steps_go_to_eval_csv(self):
+    config = _config(eval_every_episodes=0, eval_every_steps=90,
+                     updates_per_chunk=None)
+    workdir = self.create_tempdir().full_path
+    driver.run_experiment(config, workdir, progress=False)
+    rows = _csv(os.path.join(workdir, 'eval.csv'))
+    steps = [int(r['step']) for r in rows]
+    # Updates of 36 steps; chunks stop at the first update past each
+    # multiple of 90, so each evaluation lands less than an update late.
+    self.assertEqual(steps, [108, 180, 288, 360])
+    self.assertEqual([int(r['episodes']) for r in rows], [12, 20, 32, 40])
+    self.assertEqual(set(rows[0]), {'step', 'mean_return',
+                                    'mean_episode_length', 'episodes',
+                                    'wall_seconds'})
+
+  def test_num_envs_that_do_not_divide_the_batch_are_refused_first(self):
+    workdir = os.path.join(self.create_tempdir().full_path, 'run')
+    with self.assertRaisesRegex(build_lib.ExperimentError,
+                                r'--num_envs.*\(3\) must divide.*4'):
+      driver.run_experiment(_config(num_envs=3), workdir, progress=False)
+    self.assertFalse(os.path.exists(workdir))
+
+  def test_bad_loop_settings_are_refused(self):
+    with self.assertRaisesRegex(ValueError, 'loop=compiled needs .*JAX core'):
+      _config(env='bsuite:catch/0', loop='compiled')
+    with self.assertRaisesRegex(ValueError, 'num_seeds needs loop=compiled'):
+      _config(loop='python', num_seeds=2, updates_per_chunk=None)
+    with self.assertRaisesRegex(ValueError, 'loop must be one of'):
+      _config(loop='anakin')
+
+
+class ShardingTest(absltest.TestCase):
+
+  def test_sharded_and_unsharded_runs_agree(self):
+    # Two CPU devices need XLA_FLAGS before JAX starts: a fresh process.
+    script = textwrap.dedent('''
+        import json, os, sys
+        from unittest import mock
+        import jax
+        import numpy as np
+        from agents import registry
+        from experiments.driver import run as driver
+        from experiments.setup import config
+        from experiments.loops import seed_sharding
+        assert len(jax.devices()) == 2, jax.devices()
+        results = {}
+        for devices in (1, 2):
+          mesh = seed_sharding.seed_mesh(2, jax.devices()[:devices])
+          assert mesh.devices.size == devices
+          cfg = config.ExperimentConfig(
+              agent=sys.argv[1], env='catch', num_seeds=2, num_episodes=None,
+              num_steps=2048, hidden_sizes=(16,), eval_episodes=50,
+              eval_every_episodes=0, export_tflite=False,
+              agent_config=registry.make_config(sys.argv[1], batch_size=4))
+          with mock.patch.object(seed_sharding, 'seed_mesh',
+                                 lambda n, mesh=mesh: mesh):
+            summary = driver.run_experiment(
+                cfg, os.path.join(sys.argv[2], str(devices)), progress=False)
+          results[devices] = summary['seeds']
+        keys = ('env_steps', 'episodes', 'updates', 'eval_mean_return')
+        for one, two in zip(results[1], results[2]):
+          assert all(one[k] == two[k] for k in keys), (one, two)
+        print('AGREE')
+        ''')
+    for agent in ('ppo', 'reinforce'):
+      result = subprocess.run(
+          [sys.executable, '-c', script, agent,
+           self.create_tempdir().full_path],
+          capture_output=True, text=True, cwd=_REPO, check=False,
+          env=dict(os.environ, PYTHONPATH=_REPO,
+                   XLA_FLAGS='--xla_force_host_platform_device_count=2'))
+      self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+      self.assertIn('AGREE', result.stdout)
+
+
+@pytest.mark.slow
+class MultiHostTest(absltest.TestCase):
+
+  def test_two_processes_train_what_one_process_trains(self):
+    # Two processes with one CPU device each, joined by
+    # jax.distributed.initialize through the flags, share a workdir.
+    root = self.create_tempdir().full_path
+    with socket.socket() as s:
+      s.bind(('localhost', 0))
+      port = s.getsockname()[1]
+    common = ['--num_seeds=2', '--env=catch', '--num_episodes=160',
+              '--eval_episodes=20', '--noexport_tflite', '--noprogress']
+    env = dict(os.environ, PYTHONPATH=_REPO, JAX_PLATFORMS='cpu')
+    env.pop('XLA_FLAGS', None)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, '-m', 'experiments.train',
+             f'--workdir={root}/two', f'--coordinator_address=localhost:{port}',
+             '--num_processes=2', f'--process_id={i}', *common],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=_REPO, env=env) for i in range(2)]
+    for process in processes:
+      _, stderr = process.communicate(timeout=600)
+      self.assertEqual(process.returncode, 0, stderr[-3000:])
+    single = subprocess.run(
+        [sys.executable, '-m', 'experiments.train', f'--workdir={root}/one',
+         *common], capture_output=True, text=True, cwd=_REPO, env=env,
+        check=False)
+    self.assertEqual(single.returncode, 0, single.stderr[-3000:])
+    for seed in (0, 1):
+      results = []
+      for run in ('one', 'two'):
+        with open(os.path.join(root, run, f'seed_{seed}',
+                               'result.json')) as f:
+          results.append(json.load(f))
+      for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
+        self.assertEqual(results[0][key], results[1][key], (seed, key))
+
+
+if __name__ == '__main__':
+  absltest.main()

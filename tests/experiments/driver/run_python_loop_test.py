@@ -1,0 +1,164 @@
+"""Tests for experiments/driver/run.py with the Python loop: outputs,
+resume, bad workdirs."""
+
+import csv
+import json
+import os
+from unittest import mock
+
+from absl.testing import absltest
+import pytest
+
+from agents import reinforce
+from experiments.driver import run as driver
+from experiments.driver import workdir as workdir_lib
+from experiments.loops import environment_loop
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
+
+RESULT_FIELDS = ('agent', 'env', 'seed', 'env_steps', 'episodes',
+                 'wall_seconds', 'eval_mean_return',
+                 'eval_mean_episode_length', 'tflite_path')
+
+
+def _config(**overrides):
+  settings = dict(
+      agent_config=reinforce.ReinforceConfig(batch_size=8),
+      hidden_sizes=(32,),
+      num_episodes=48, eval_episodes=10, eval_every_episodes=24,
+      periodic_eval_episodes=5, log_every_episodes=8,
+      checkpoint_every_updates=2, export_tflite=False, loop='python')
+  settings.update(overrides)
+  return config_lib.ExperimentConfig(**settings)
+
+
+class ExperimentTest(absltest.TestCase):
+
+  def test_writes_config_logs_checkpoints_and_result(self):
+    workdir = self.create_tempdir().full_path
+    result = driver.run_experiment(_config(), workdir, progress=False)
+    for field in RESULT_FIELDS:
+      self.assertIn(field, result)
+    self.assertEqual(result['episodes'], 48)
+    self.assertEqual(result['updates'], 6)
+    self.assertIsNone(result['tflite_path'])
+    with open(os.path.join(workdir, 'result.json')) as f:
+      self.assertEqual(json.load(f), json.loads(json.dumps(result)))
+    with open(os.path.join(workdir, 'train.csv'), newline='') as f:
+      rows = list(csv.DictReader(f))
+    self.assertLen(rows, 6)  # Every 8 of 48 episodes.
+    for column in ('game_length', 'episode_return', 'loss',
+                   'steps_per_second', 'eval/mean_episode_length'):
+      self.assertIn(column, rows[0])
+    self.assertNotEqual(rows[2]['eval/mean_episode_length'], '')  # At 24.
+    self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
+    self.assertEqual(workdir_lib.load_config(workdir), _config())
+
+  def test_resume_continues_from_checkpoint(self):
+    workdir = self.create_tempdir().full_path
+    first = driver.run_experiment(_config(num_episodes=24), workdir,
+                                      progress=False)
+    resumed = driver.run_experiment(_config(num_episodes=48), workdir,
+                                        progress=False)
+    self.assertEqual(first['updates'], 3)
+    self.assertEqual(resumed['episodes'], 48)
+    self.assertEqual(resumed['updates'], 6)
+    self.assertGreater(resumed['env_steps'], first['env_steps'])
+    self.assertGreater(resumed['wall_seconds'], first['wall_seconds'])
+    with open(os.path.join(workdir, 'train.csv'), newline='') as f:
+      steps = [int(r['step']) for r in csv.DictReader(f)]
+    self.assertEqual(steps, sorted(steps))
+    self.assertLen(steps, 6)
+
+  def test_interrupted_run_saves_and_resumes(self):
+    workdir = self.create_tempdir().full_path
+    real_run_episode = environment_loop.EnvironmentLoop.run_episode
+    calls = []
+
+    def interrupted(loop):
+      calls.append(1)
+      if len(calls) > 20:
+        raise KeyboardInterrupt
+      return real_run_episode(loop)
+
+    with mock.patch.object(environment_loop.EnvironmentLoop, 'run_episode',
+                           interrupted):
+      with self.assertRaises(KeyboardInterrupt):
+        driver.run_experiment(_config(), workdir, progress=False)
+    config = _config()
+    counters = driver.restored_loop(build_lib.build(config),
+                                    workdir).counters()
+    self.assertEqual(int(counters['episodes'][0]), 20)
+    self.assertEqual(int(counters['updates'][0]), 2)
+    resumed = driver.run_experiment(config, workdir, progress=False)
+    self.assertEqual(resumed['episodes'], 48)
+
+  def test_rerun_of_finished_run_trains_no_more(self):
+    workdir = self.create_tempdir().full_path
+    first = driver.run_experiment(_config(num_episodes=16), workdir,
+                                      progress=False)
+    again = driver.run_experiment(_config(num_episodes=16), workdir,
+                                      progress=False)
+    self.assertEqual(again['env_steps'], first['env_steps'])
+    self.assertEqual(again['updates'], first['updates'])
+
+  def test_workdir_of_another_experiment_is_refused(self):
+    workdir = self.create_tempdir().full_path
+    driver.run_experiment(_config(num_episodes=8), workdir,
+                              progress=False)
+    with self.assertRaisesRegex(ValueError, r'different experiment.*seed.*'
+                                r'new --workdir'):
+      driver.run_experiment(_config(seed=5), workdir, progress=False)
+
+  def test_continuous_actions_refused_before_anything_is_written(self):
+    workdir = os.path.join(self.create_tempdir().full_path, 'run')
+    with self.assertRaisesRegex(build_lib.ExperimentError,
+                                'needs discrete actions.*Pendulum'):
+      driver.run_experiment(_config(env='gym:Pendulum-v1'), workdir,
+                                progress=False)
+    self.assertFalse(os.path.exists(workdir))
+
+  def test_step_budget_alone_stops_training(self):
+    workdir = self.create_tempdir().full_path
+    result = driver.run_experiment(
+        _config(num_episodes=None, num_steps=300), workdir, progress=True)
+    self.assertGreaterEqual(result['env_steps'], 300)
+    self.assertLess(result['env_steps'], 300 + 128)  # One more episode at most.
+
+  def test_evaluations_every_n_steps_go_to_eval_csv(self):
+    workdir = self.create_tempdir().full_path
+    driver.run_experiment(
+        _config(agent='reinforce', env='catch', num_episodes=40,
+                eval_every_episodes=0, eval_every_steps=90), workdir,
+        progress=False)
+    with open(os.path.join(workdir, 'eval.csv'), newline='') as f:
+      rows = list(csv.DictReader(f))
+    # Catch lasts 9 steps: 360 steps, an evaluation at each multiple of 90.
+    self.assertEqual([int(r['step']) for r in rows], [90, 180, 270, 360])
+    self.assertEqual([int(r['episodes']) for r in rows], [10, 20, 30, 40])
+    for row in rows:
+      self.assertBetween(float(row['mean_return']), -1.0, 1.0)
+      self.assertEqual(float(row['mean_episode_length']), 9.0)
+      self.assertGreater(float(row['wall_seconds']), 0.0)
+
+  def test_export_filename(self):
+    self.assertEqual(workdir_lib.export_filename('plane_strike'),
+                     'planestrike.tflite')
+
+
+@pytest.mark.slow
+class LearningTest(absltest.TestCase):
+
+  def test_reinforce_beats_random_on_plane_strike(self):
+    # A random player that never repeats a cell needs 57.8 strikes.
+    config = config_lib.ExperimentConfig(
+        num_episodes=6000, eval_episodes=200, eval_every_episodes=0,
+        log_every_episodes=1000, checkpoint_every_updates=1000,
+        export_tflite=False, loop='python')
+    result = driver.run_experiment(
+        config, self.create_tempdir().full_path, progress=False)
+    self.assertLess(result['eval_mean_episode_length'], 30.0)
+
+
+if __name__ == '__main__':
+  absltest.main()

@@ -1,0 +1,106 @@
+"""Tests for experiments/batchers.py."""
+
+from absl.testing import absltest
+import dm_env
+import numpy as np
+
+from agents import agent as agent_lib
+from experiments.loops import batchers
+
+
+def _feed(batcher, length, start=0.0, truncated=False):
+  batcher.observe_first(dm_env.restart(np.full((2,), start, np.float32)))
+  for t in range(length):
+    obs = np.full((2,), start + t + 1, np.float32)
+    if t < length - 1:
+      ts = dm_env.transition(np.float32(t), obs)
+    elif truncated:
+      ts = dm_env.truncation(np.float32(t), obs)
+    else:
+      ts = dm_env.termination(np.float32(t), obs)
+    batcher.observe(t % 3, {'logp': np.float32(-t)}, ts)
+
+
+class EpisodeBatcherTest(absltest.TestCase):
+
+  def test_batch_is_time_major_padded_and_masked(self):
+    batcher = batchers.EpisodeBatcher(batch_size=2)
+    _feed(batcher, 3, start=0.0)
+    self.assertFalse(batcher.ready())
+    _feed(batcher, 9, start=100.0, truncated=True)
+    self.assertTrue(batcher.ready())
+    batch = batcher.pop_batch()
+    self.assertFalse(batcher.ready())
+    t = 16  # Next power of two above 9.
+    self.assertEqual(batch.observations.shape, (t, 2, 2))
+    self.assertEqual(batch.actions.shape, (t, 2))
+    np.testing.assert_array_equal(batch.mask[:, 0], [1] * 3 + [0] * 13)
+    np.testing.assert_array_equal(batch.mask[:, 1], [1] * 9 + [0] * 7)
+    np.testing.assert_array_equal(np.flatnonzero(batch.last[:, 0]), [2])
+    np.testing.assert_array_equal(np.flatnonzero(batch.last[:, 1]), [8])
+    # o_t precedes a_t: first observation is the FIRST step's.
+    np.testing.assert_array_equal(batch.observations[:3, 0, 0], [0, 1, 2])
+    np.testing.assert_array_equal(batch.final_observations[:, 0], [3, 109])
+    self.assertEqual(batch.discounts[2, 0], 0.0)  # Termination.
+    self.assertEqual(batch.discounts[8, 1], 1.0)  # Truncation.
+    np.testing.assert_array_equal(batch.rewards[:3, 0], [0, 1, 2])
+    np.testing.assert_array_equal(batch.extras['logp'][:3, 0], [0, -1, -2])
+    self.assertEqual(batch.actions.dtype, np.int32)
+
+  def test_pop_before_ready_raises(self):
+    batcher = batchers.EpisodeBatcher(batch_size=2)
+    _feed(batcher, 2)
+    with self.assertRaisesRegex(RuntimeError, '1 of 2'):
+      batcher.pop_batch()
+
+  def test_observe_needs_observe_first(self):
+    batcher = batchers.EpisodeBatcher(batch_size=1)
+    with self.assertRaisesRegex(RuntimeError, 'observe_first'):
+      batcher.observe(0, {}, dm_env.transition(0.0, np.zeros(2)))
+
+  def test_bad_batch_size(self):
+    with self.assertRaisesRegex(ValueError, 'batch_size'):
+      batchers.EpisodeBatcher(batch_size=0)
+
+
+class SequenceBatcherTest(absltest.TestCase):
+
+  def test_unrolls_cross_episode_boundaries(self):
+    batcher = batchers.SequenceBatcher(batch_size=2, unroll_length=2)
+    _feed(batcher, 3, start=0.0)  # Steps observe 0,1,2; episode ends at 3.
+    _feed(batcher, 2, start=100.0)  # Observes 100, 101; ends at 102.
+    self.assertTrue(batcher.ready())
+    batch = batcher.pop_batch()
+    self.assertFalse(batcher.ready())
+    self.assertEqual(batch.observations.shape, (2, 2, 2))
+    # Sequence 0: o=0,1; sequence 1: o=2 (last step of episode 1), then 100.
+    np.testing.assert_array_equal(batch.observations[:, 0, 0], [0, 1])
+    np.testing.assert_array_equal(batch.observations[:, 1, 0], [2, 100])
+    np.testing.assert_array_equal(batch.last[:, 1], [True, False])
+    np.testing.assert_array_equal(batch.discounts[:, 1], [0.0, 1.0])
+    np.testing.assert_array_equal(batch.final_observations[:, 0], [2, 101])
+    np.testing.assert_array_equal(batch.mask, np.ones((2, 2)))
+    np.testing.assert_array_equal(batch.extras['logp'][:, 1], [-2, 0])
+    self.assertEqual(batch.actions.dtype, np.int32)
+
+  def test_leftover_steps_wait_for_the_next_batch(self):
+    batcher = batchers.SequenceBatcher(batch_size=1, unroll_length=4)
+    _feed(batcher, 3)
+    self.assertFalse(batcher.ready())
+    _feed(batcher, 3, start=50.0)
+    batch = batcher.pop_batch()
+    np.testing.assert_array_equal(batch.observations[:, 0, 0], [0, 1, 2, 50])
+    with self.assertRaisesRegex(RuntimeError, '0 of 1'):
+      batcher.pop_batch()
+
+  def test_make_batcher_follows_data_requirements(self):
+    self.assertIsInstance(
+        batchers.make_batcher(agent_lib.DataRequirements(batch_size=4)),
+        batchers.EpisodeBatcher)
+    self.assertIsInstance(
+        batchers.make_batcher(agent_lib.DataRequirements(4, unroll_length=8)),
+        batchers.SequenceBatcher)
+
+
+if __name__ == '__main__':
+  absltest.main()

@@ -1,0 +1,163 @@
+"""Tests for experiments/compiled_loop.py: agreement with the Python loop."""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import chex
+import jax
+import numpy as np
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from environments import specs
+from experiments.loops import actor as actor_lib
+from experiments.loops import batchers
+from experiments.loops import compiled_loop
+from experiments.loops import seeding
+
+_SEED = 7
+
+
+def _agent(name, env, **overrides):
+  spec = specs.make_environment_spec(env_registry.make_environment(env))
+  return agent_registry.make_agent(
+      name, agent_registry.make_config(name, **overrides), spec,
+      hidden_sizes=(32,))
+
+
+def _python_first_batch(agent, env):
+  """The first batch the Python loop builds for seed `_SEED`."""
+  environment = env_registry.make_environment(
+      env, seed=seeding.environment_seed(_SEED, seeding.TRAIN, 0))
+  learner_key, actor_key = jax.random.split(jax.random.PRNGKey(_SEED))
+  state = agent.init(learner_key)
+  actor = actor_lib.Actor(agent, agent.actor_params(state), actor_key)
+  batcher = batchers.make_batcher(agent.data)
+  while not batcher.ready():
+    timestep = environment.reset()
+    actor.start_episode()
+    batcher.observe_first(timestep)
+    while not timestep.last() and not batcher.ready():
+      action, extras = actor.select_action(timestep.observation)
+      timestep = environment.step(action)
+      batcher.observe(action, extras, timestep)
+  return state, batcher.pop_batch()
+
+
+def _compiled_states(loop):
+  """States of one seed, `_SEED`, with a leading seed axis of 1."""
+  env_key = jax.random.PRNGKey(
+      seeding.environment_seed(_SEED, seeding.TRAIN, 0))
+  return jax.vmap(loop.init)(jax.random.PRNGKey(_SEED)[None], env_key[None])
+
+
+class AgreementTest(parameterized.TestCase):
+  """Same seed: same first rollout and same first update as the Python loop."""
+
+  @parameterized.named_parameters(
+      ('reinforce_one_env', 'reinforce', 'plane_strike', 1, {}),
+      ('reinforce_all_envs', 'reinforce', 'plane_strike', 4, {}),
+      ('a2c', 'a2c', 'catch', 1, {}),
+      ('ppo', 'ppo', 'catch', 1, {'unroll_length': 8}),
+      ('dqn', 'dqn', 'catch', 1, {'min_replay_size': 1}),
+  )
+  def test_first_rollout_and_update_match(self, name, env, num_envs,
+                                          overrides):
+    if name == 'reinforce':
+      overrides = dict(overrides, batch_size=4)
+    agent = _agent(name, env, **overrides)
+    state, expected = _python_first_batch(agent, env)
+    loop = compiled_loop.CompiledLoop(
+        agent, env_registry.make_functional(env), num_envs)
+    states = _compiled_states(loop)
+    chex.assert_trees_all_equal(
+        jax.tree.map(lambda x: x[0], states.learner), state)
+
+    _, trajectories, _ = jax.jit(jax.vmap(loop.collect))(states)
+    got = jax.tree.map(lambda x: np.asarray(x[0]), trajectories)
+    length = expected.actions.shape[0]
+    # Episodes are padded to the longest possible game; beyond the Python
+    # batch's padding there is nothing but more padding.
+    np.testing.assert_array_equal(got.mask[length:], 0.0)
+    trimmed = got._replace(
+        **{k: getattr(got, k)[:length] for k in
+           ('observations', 'actions', 'rewards', 'discounts', 'last',
+            'mask')},
+        extras=jax.tree.map(lambda x: x[:length], got.extras))
+    chex.assert_trees_all_close(trimmed, jax.tree.map(np.asarray, expected),
+                                rtol=1e-6, atol=1e-6)
+
+    updated, stats = jax.jit(loop.update)(states)
+    expected_state, _ = jax.jit(agent.update)(state, expected)
+    chex.assert_trees_all_close(
+        jax.tree.map(lambda x: x[0], updated.learner), expected_state,
+        rtol=1e-5, atol=1e-6)
+    self.assertEqual(int(stats['env_steps'][0]), int(expected.mask.sum()))
+    self.assertEqual(int(updated.counters.updates[0]), 1)
+
+
+class CompiledLoopTest(parameterized.TestCase):
+
+  def test_num_envs_must_divide_the_batch(self):
+    agent = _agent('reinforce', 'plane_strike', batch_size=4)
+    with self.assertRaisesRegex(ValueError, r'num_envs \(3\) must divide.*4'):
+      compiled_loop.CompiledLoop(agent, env_registry.make_functional(
+          'plane_strike'), 3)
+
+  def test_buckets_are_powers_of_two_up_to_the_padded_longest_game(self):
+    agent = _agent('reinforce', 'catch')
+    self.assertEqual(compiled_loop.CompiledLoop(
+        agent, env_registry.make_functional('catch'), 1).buckets, (8, 16))
+    self.assertEqual(compiled_loop.CompiledLoop(
+        agent, env_registry.make_functional('plane_strike'), 1).buckets,
+                     (8, 16, 32, 64, 128))
+
+  @parameterized.parameters('reinforce', 'ppo')
+  def test_chunks_split_anywhere_give_identical_states(self, name):
+    overrides = {'batch_size': 4} if name == 'reinforce' else {
+        'unroll_length': 8}
+    agent = _agent(name, 'catch', **overrides)
+    loop = compiled_loop.CompiledLoop(agent,
+                                      env_registry.make_functional('catch'),
+                                      agent.data.batch_size)
+    chunk = jax.jit(loop.run_chunk, static_argnums=2)
+    whole, whole_stats = chunk(_compiled_states(loop), 5, 5)
+    # Shorter chunks run in the same program (steps past the count idle).
+    split, first = chunk(_compiled_states(loop), 2, 5)
+    split, second = chunk(split, 3, 5)
+    chex.assert_trees_all_equal(whole, split)
+    self.assertEqual(int(whole_stats['episodes'][0]),
+                     int(first['episodes'][0] + second['episodes'][0]))
+    self.assertEqual(int(whole.counters.updates[0]), 5)
+
+  def test_seeds_side_by_side_match_seeds_alone(self):
+    agent = _agent('ppo', 'catch', unroll_length=8)
+    loop = compiled_loop.CompiledLoop(agent,
+                                      env_registry.make_functional('catch'), 4)
+    keys = np.stack([np.asarray(jax.random.PRNGKey(s)) for s in (0, 1)])
+    env_keys = np.stack([np.asarray(jax.random.PRNGKey(s)) for s in (10, 11)])
+    together, _ = jax.jit(loop.run_chunk, static_argnums=2)(
+        jax.vmap(loop.init)(keys, env_keys), 3, 3)
+    for s in range(2):
+      alone, _ = jax.jit(loop.run_chunk, static_argnums=2)(
+          jax.vmap(loop.init)(keys[s:s + 1], env_keys[s:s + 1]), 3, 3)
+      chex.assert_trees_all_close(
+          jax.tree.map(lambda x, s=s: x[s:s + 1], together), alone,
+          rtol=1e-5, atol=1e-6)
+
+  def test_unroll_stats_count_finished_episodes(self):
+    agent = _agent('a2c', 'catch')
+    loop = compiled_loop.CompiledLoop(agent,
+                                      env_registry.make_functional('catch'), 2)
+    states, stats = jax.jit(loop.run_chunk, static_argnums=2)(
+        _compiled_states(loop), 9, 9)
+    # 9 updates x 2 envs x 16 steps = 288 steps; Catch
+    # episodes last 9 steps, so each environment finished 16 of them.
+    self.assertEqual(int(stats['env_steps'][0]), 9 * 2 * 16)
+    self.assertEqual(int(stats['episodes'][0]), 32)
+    self.assertEqual(int(stats['length_sum'][0]), 32 * 9)
+    self.assertEqual(int(states.counters.episodes[0]), 32)
+    self.assertTrue(np.all(np.abs(stats['return_sum']) <= 32))
+
+
+if __name__ == '__main__':
+  absltest.main()

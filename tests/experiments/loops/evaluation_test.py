@@ -1,0 +1,67 @@
+"""Tests for experiments/evaluation.py."""
+
+from absl.testing import absltest
+import jax
+import numpy as np
+
+from agents import registry
+from environments import plane_strike
+from environments import specs
+from experiments.loops import evaluation
+
+
+class EvaluationTest(absltest.TestCase):
+
+  def _agent(self, env):
+    return registry.make_agent(
+        'reinforce', registry.make_config('reinforce'),
+        specs.make_environment_spec(env), hidden_sizes=(16,))
+
+  def test_greedy_never_repeats_and_is_deterministic(self):
+    env = plane_strike.make_environment(seed=4)
+    agent = self._agent(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    result = evaluation.evaluate(env, agent, params, num_episodes=5)
+    self.assertEqual(result['mean_return'], 8.0)  # No -1 repeats.
+    self.assertBetween(result['mean_episode_length'], 8, 64)
+    again = evaluation.evaluate(plane_strike.make_environment(seed=4), agent,
+                                params, num_episodes=5)
+    self.assertEqual(result, again)
+
+  def test_greedy_policy_takes_argmax_among_legal(self):
+    env = plane_strike.make_environment()
+    agent = self._agent(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    params = jax.tree.map(np.zeros_like, params)
+    params['logits']['b'] = np.arange(64, dtype=np.float32)  # Prefers 63.
+    greedy = evaluation.make_greedy_policy(agent,
+                                           specs.make_environment_spec(env))
+    board = np.zeros((8, 8), np.float32)
+    self.assertEqual(int(greedy(params, board)), 63)
+    board[7, 7] = -1.0
+    self.assertEqual(int(greedy(params, board)), 62)
+
+  def test_compiled_evaluation_plays_the_same_games(self):
+    env = plane_strike.make_environment(seed=4)
+    agent = self._agent(env)
+    spec = specs.make_environment_spec(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    expected = evaluation.evaluate(env, agent, params, num_episodes=20)
+    got = jax.jit(lambda p, k: evaluation.evaluate_core(
+        plane_strike.PlaneStrike(), agent, spec, p, k, num_episodes=20))(
+            params, jax.random.PRNGKey(4))
+    self.assertAlmostEqual(float(got['mean_return']),
+                           expected['mean_return'], places=5)
+    self.assertAlmostEqual(float(got['mean_episode_length']),
+                           expected['mean_episode_length'], places=5)
+
+  def test_bad_episode_count(self):
+    env = plane_strike.make_environment()
+    agent = self._agent(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    with self.assertRaisesRegex(ValueError, 'num_episodes'):
+      evaluation.evaluate(env, agent, params, num_episodes=0)
+
+
+if __name__ == '__main__':
+  absltest.main()

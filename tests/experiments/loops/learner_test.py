@@ -1,0 +1,49 @@
+"""Tests for experiments/learner.py."""
+
+from absl.testing import absltest
+import chex
+import jax
+import numpy as np
+
+from agents import registry
+from environments import plane_strike
+from environments import specs
+from experiments.loops import actor as actor_lib
+from experiments.loops import batchers
+from experiments.loops import learner as learner_lib
+
+
+class LearnerTest(absltest.TestCase):
+
+  def test_step_matches_agent_update(self):
+    env = plane_strike.make_environment(seed=0)
+    spec = specs.make_environment_spec(env)
+    agent = registry.make_agent(
+        'reinforce', registry.make_config('reinforce', batch_size=2), spec,
+        hidden_sizes=(16,))
+    state = agent.init(jax.random.PRNGKey(0))
+    learner = learner_lib.Learner(agent, state)
+    actor = actor_lib.Actor(agent, learner.params, jax.random.PRNGKey(1))
+    # Collect one batch without updating: a second batcher sees the same data.
+    recorder = batchers.EpisodeBatcher(2)
+    for _ in range(2):
+      timestep = env.reset()
+      actor.start_episode()
+      recorder.observe_first(timestep)
+      while not timestep.last():
+        action, extras = actor.select_action(timestep.observation)
+        timestep = env.step(action)
+        recorder.observe(action, extras, timestep)
+    trajectory = recorder.pop_batch()
+    expected_state, expected_metrics = agent.update(
+        agent.init(jax.random.PRNGKey(0)), trajectory)
+    metrics = learner.step(trajectory)
+    chex.assert_trees_all_close(learner.state.params, expected_state.params,
+                                atol=1e-6)
+    np.testing.assert_allclose(metrics['loss'], expected_metrics['loss'],
+                               rtol=1e-5)
+    self.assertEqual(int(learner.state.updates), 1)
+
+
+if __name__ == '__main__':
+  absltest.main()

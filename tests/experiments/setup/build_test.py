@@ -1,0 +1,59 @@
+"""Tests for experiments/setup/build.py."""
+
+from absl.testing import absltest
+import jax
+
+from agents import registry as agent_registry
+from experiments.loops import compiled_training
+from experiments.loops import python_training
+from experiments.loops import seeding
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
+
+
+def _config(**overrides):
+  settings = dict(agent='reinforce', env='catch', hidden_sizes=(8,),
+                  agent_config=agent_registry.make_config('reinforce',
+                                                          batch_size=4),
+                  num_episodes=8, export_tflite=False)
+  settings.update(overrides)
+  return config_lib.ExperimentConfig(**settings)
+
+
+class BuildTest(absltest.TestCase):
+
+  def test_loop_follows_the_config(self):
+    python = build_lib.make_loop(build_lib.build(_config(loop='python')))
+    self.assertIsInstance(python, python_training.PythonTraining)
+    self.assertEqual(list(python.seeds), [0])
+    compiled = build_lib.make_loop(build_lib.build(_config(num_seeds=3,
+                                                           seed=2)))
+    self.assertIsInstance(compiled, compiled_training.CompiledTraining)
+    self.assertEqual(list(compiled.seeds), [2, 3, 4])
+    self.assertEqual(compiled.num_envs, 4)  # The agent's batch.
+
+  def test_bad_num_envs_is_an_experiment_error_naming_the_flag(self):
+    with self.assertRaisesRegex(build_lib.ExperimentError,
+                                '--num_envs.*divide'):
+      build_lib.make_loop(build_lib.build(_config(num_envs=3)))
+
+  def test_environment_default_widths_reach_the_network(self):
+    # Plane Strike's registry entry: the app's layout, 64 -> 128 -> 64 -> 64.
+    built = build_lib.build(_config(env='plane_strike', hidden_sizes=None))
+    params = built.agent.actor_params(built.agent.init(jax.random.PRNGKey(0)))
+    self.assertEqual(params['logits']['w'].shape, (64, 64))
+    self.assertEqual(params['mlp_torso/mlp/~/linear_0']['w'].shape,
+                     (64, 128))
+
+  def test_each_seed_plays_its_own_export_games(self):
+    built = build_lib.build(_config(seed=5))
+    self.assertEqual(built.for_seed(7).config.seed, 7)
+    first = built.export_environment().reset().observation
+    again = built.for_seed(5).export_environment().reset().observation
+    self.assertTrue((first == again).all())
+    self.assertNotEqual(seeding.environment_seed(5, seeding.EXPORT),
+                        seeding.environment_seed(7, seeding.EXPORT))
+
+
+if __name__ == '__main__':
+  absltest.main()

@@ -1,0 +1,53 @@
+"""Tests for experiments/config.py."""
+
+import json
+
+from absl.testing import absltest
+from absl.testing import parameterized
+
+from agents import reinforce
+from experiments.setup import config as config_lib
+
+
+class ExperimentConfigTest(parameterized.TestCase):
+
+  def test_defaults_fill_agent_config(self):
+    config = config_lib.ExperimentConfig()
+    self.assertEqual(config.agent_config, reinforce.ReinforceConfig())
+
+  def test_unknown_agent_and_env_list_valid_names(self):
+    with self.assertRaisesRegex(ValueError, 'Unknown agent.*reinforce'):
+      config_lib.ExperimentConfig(agent='muzero')
+    with self.assertRaisesRegex(ValueError, 'Unknown environment.*plane_strike'):
+      config_lib.ExperimentConfig(env='go')
+
+  def test_needs_a_budget(self):
+    with self.assertRaisesRegex(ValueError, 'budget'):
+      config_lib.ExperimentConfig(num_episodes=None, num_steps=None)
+    config_lib.ExperimentConfig(num_episodes=None, num_steps=10)
+
+  @parameterized.parameters('num_episodes', 'num_steps', 'eval_episodes',
+                            'log_every_episodes', 'checkpoint_every_updates',
+                            'eval_every_steps')
+  def test_non_positive_counts_are_named(self, name):
+    with self.assertRaisesRegex(ValueError, name):
+      config_lib.ExperimentConfig(**{name: 0})
+
+  def test_wrong_agent_config_type(self):
+    with self.assertRaisesRegex(ValueError, 'ReinforceConfig'):
+      config_lib.ExperimentConfig(agent_config={'learning_rate': 1.0})
+
+  def test_identity_mismatch_ignores_budget(self):
+    config = config_lib.ExperimentConfig(seed=1)
+    saved = json.loads(json.dumps(config.to_dict()))
+    more = config_lib.ExperimentConfig(seed=1, num_episodes=10**6,
+                                       export_tflite=False)
+    self.assertEqual(config_lib.identity_mismatch(saved, more), {})
+    other = config_lib.ExperimentConfig(
+        seed=2, agent_config=reinforce.ReinforceConfig(learning_rate=1.0))
+    self.assertCountEqual(config_lib.identity_mismatch(saved, other),
+                          ['seed', 'agent_config'])
+
+
+if __name__ == '__main__':
+  absltest.main()
