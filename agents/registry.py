@@ -14,7 +14,7 @@ then `python -m experiments.train --imports=my_module --agent=my_agent`.
 """
 
 import dataclasses
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 import haiku as hk
 
@@ -23,6 +23,7 @@ from agents import agent as agent_lib
 from agents import dqn
 from agents import ppo
 from agents import reinforce
+from environments import named_entries
 from environments import specs
 from networks import registry as network_registry
 
@@ -68,35 +69,27 @@ _BUILT_IN = (
 )
 
 # Built-in entries, then whatever users `register` (never replaced).
-_ENTRIES: Dict[str, AgentEntry] = {e.name: e for e in _BUILT_IN}
+_ENTRIES = named_entries.NamedEntries('Agent', _BUILT_IN)
 
 
 def register(entry: AgentEntry) -> AgentEntry:
-  """Adds `entry`; registering the same entry again is a no-op.
-
-  Raises:
-    ValueError: if another entry already has that name.
-  """
-  existing = _ENTRIES.get(entry.name)
-  if existing is not None and existing != entry:
-    raise ValueError(f'Agent {entry.name!r} is already registered; choose '
-                     f'another name.')
-  _ENTRIES[entry.name] = entry
-  return entry
+  """Adds `entry` (see `NamedEntries.register`)."""
+  return _ENTRIES.register(entry)
 
 
 def names() -> Tuple[str, ...]:
   """Registered agent names."""
-  return tuple(sorted(_ENTRIES))
+  return _ENTRIES.names()
 
 
 def get(name: str) -> AgentEntry:
   """The entry of agent `name`; unknown names list the valid ones."""
-  if name not in _ENTRIES:
+  entry = _ENTRIES.get(name)
+  if entry is None:
     raise ValueError(f'Unknown agent {name!r}. Valid names: '
                      f'{", ".join(names())}. Your own agent: register it in '
                      f'a module named by --imports.')
-  return _ENTRIES[name]
+  return entry
 
 
 def check_config_keys(name: str, keys: Sequence[str]) -> None:

@@ -19,7 +19,7 @@ then `python -m experiments.train --imports=my_module --env=corridor`.
 """
 
 import dataclasses
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Tuple
 
 import dm_env
 
@@ -29,6 +29,7 @@ from environments import catch
 from environments import dm_env_wrapper
 from environments import functional
 from environments import gym_adapter
+from environments import named_entries
 from environments import plane_strike
 from environments import reference_scores
 
@@ -109,28 +110,18 @@ _SUITES: Mapping[str, _Suite] = {
     GYM_PREFIX: _Suite(gym_adapter.check_id, gym_adapter.make_environment),
 }
 
-# The registry: built-in entries, then whatever users `register`. Only
-# `register` adds to it, and never replaces an entry.
-_ENTRIES: Dict[str, EnvironmentEntry] = {e.name: e for e in _BUILT_IN}
+# The registry: built-in entries, then whatever users `register`.
+_ENTRIES = named_entries.NamedEntries('Environment', _BUILT_IN)
 
 
 def register(entry: EnvironmentEntry) -> EnvironmentEntry:
-  """Adds `entry`; registering the same entry again is a no-op.
-
-  Raises:
-    ValueError: if another entry already has that name.
-  """
-  existing = _ENTRIES.get(entry.name)
-  if existing is not None and existing != entry:
-    raise ValueError(f'Environment {entry.name!r} is already registered; '
-                     f'choose another name.')
-  _ENTRIES[entry.name] = entry
-  return entry
+  """Adds `entry` (see `NamedEntries.register`)."""
+  return _ENTRIES.register(entry)
 
 
 def names() -> Tuple[str, ...]:
   """Names of the registered environments (suites' ids not included)."""
-  return tuple(sorted(_ENTRIES))
+  return _ENTRIES.names()
 
 
 def describe_names() -> str:
@@ -157,7 +148,7 @@ def check_name(name: str) -> None:
   prefix, suite_id = _split(name)
   if prefix and suite_id:
     _SUITES[prefix].check_id(suite_id)
-  elif not prefix and name in _ENTRIES:
+  elif not prefix and _ENTRIES.get(name) is not None:
     return
   else:
     raise ValueError(f'Unknown environment {name!r}. Valid names: '
@@ -181,11 +172,11 @@ def make_functional(name: str,
                     **kwargs: Any) -> functional.FunctionalEnvironment:
   """The pure-JAX core of environment `name` (for compiled loops)."""
   if not has_functional(name):
-    with_core = [n for n in names() if _ENTRIES[n].make_core is not None]
+    with_core = _ENTRIES.names(lambda e: e.make_core is not None)
     raise ValueError(
         f'Environment {name!r} has no JAX core: it runs in the Python loop '
         f'only. Environments with one: {", ".join(with_core)}.')
-  return _ENTRIES[name].make_core(**kwargs)
+  return _ENTRIES.get(name).make_core(**kwargs)
 
 
 def make_environment(name: str,

@@ -12,10 +12,11 @@ that kind, e.g. one a user registers from their own module (see
 """
 
 import dataclasses
-from typing import Callable, Dict, Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 import haiku as hk
 
+from environments import named_entries
 from environments import specs
 from networks import actor_critic
 from networks import policy
@@ -62,27 +63,17 @@ _BUILT_IN = (
 )
 
 # Built-in entries, then whatever users `register` (never replaced).
-_ENTRIES: Dict[str, NetworkEntry] = {e.name: e for e in _BUILT_IN}
+_ENTRIES = named_entries.NamedEntries('Network', _BUILT_IN)
 
 
 def register(entry: NetworkEntry) -> NetworkEntry:
-  """Adds `entry`; registering the same entry again is a no-op.
-
-  Raises:
-    ValueError: if another entry already has that name.
-  """
-  existing = _ENTRIES.get(entry.name)
-  if existing is not None and existing != entry:
-    raise ValueError(f'Network {entry.name!r} is already registered; choose '
-                     f'another name.')
-  _ENTRIES[entry.name] = entry
-  return entry
+  """Adds `entry` (see `NamedEntries.register`)."""
+  return _ENTRIES.register(entry)
 
 
 def names(kind: Optional[str] = None) -> Tuple[str, ...]:
   """Registered network names (of `kind`, if given)."""
-  return tuple(sorted(n for n, e in _ENTRIES.items()
-                      if kind is None or e.kind == kind))
+  return _ENTRIES.names(lambda e: kind is None or e.kind == kind)
 
 
 def get(name: str, kind: Optional[str] = None) -> NetworkEntry:

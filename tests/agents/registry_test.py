@@ -62,8 +62,8 @@ class RegistryTest(absltest.TestCase):
     entry = registry.AgentEntry(
         'my_reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
         'mlp_policy', reinforce.make_agent)
-    with mock.patch.dict(registry._ENTRIES), mock.patch.dict(  # pylint: disable=protected-access
-        network_registry._ENTRIES):  # pylint: disable=protected-access
+    with mock.patch.dict(registry._ENTRIES.by_name), mock.patch.dict(  # pylint: disable=protected-access
+        network_registry._ENTRIES.by_name):  # pylint: disable=protected-access
       network_registry.register(network)
       registry.register(entry)
       self.assertIn('my_reinforce', registry.names())

@@ -164,7 +164,7 @@ class RegisterTest(absltest.TestCase):
 
   def setUp(self):
     super().setUp()
-    patcher = mock.patch.dict(registry._ENTRIES)  # pylint: disable=protected-access
+    patcher = mock.patch.dict(registry._ENTRIES.by_name)  # pylint: disable=protected-access
     patcher.start()
     self.addCleanup(patcher.stop)
 

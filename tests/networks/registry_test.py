@@ -55,7 +55,7 @@ class NetworkRegistryTest(absltest.TestCase):
     entry = registry.NetworkEntry(
         'tiny_policy', registry.POLICY,
         lambda spec, sizes: policy.make_policy_network(spec.num_actions, (4,)))
-    with mock.patch.dict(registry._ENTRIES):  # pylint: disable=protected-access
+    with mock.patch.dict(registry._ENTRIES.by_name):  # pylint: disable=protected-access
       registry.register(entry)
       registry.register(entry)  # The same entry again: a no-op.
       self.assertIn('tiny_policy', registry.names(registry.POLICY))
