@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from agents import action_masking
 from environments import specs
 
 Array = Union[np.ndarray, jax.Array]
@@ -22,12 +23,12 @@ def legal_mask(environment_spec: specs.EnvironmentSpec,
   """Boolean `[..., A]` legal actions of `[..., *obs_shape]` observations
   (all True where the environment has no legal-action function); NumPy in,
   NumPy out."""
-  if environment_spec.legal_actions is None:
+  legal = action_masking.legal_actions(environment_spec, observations)
+  if legal is None:
     batch_shape = np.shape(observations)[:np.ndim(observations) - len(
         environment_spec.observations.shape)]
     xp = jnp if isinstance(observations, jax.Array) else np
     return xp.ones(batch_shape + (environment_spec.num_actions,), bool)
-  legal = environment_spec.legal_actions(observations)
   return legal if isinstance(observations, jax.Array) else np.asarray(legal)
 
 

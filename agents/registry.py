@@ -72,9 +72,9 @@ _BUILT_IN = (
 _ENTRIES = named_entries.NamedEntries('Agent', _BUILT_IN)
 
 
-def register(entry: AgentEntry) -> AgentEntry:
+def register(entry: AgentEntry, replace: bool = False) -> AgentEntry:
   """Adds `entry` (see `NamedEntries.register`)."""
-  return _ENTRIES.register(entry)
+  return _ENTRIES.register(entry, replace)
 
 
 def names() -> Tuple[str, ...]:

@@ -24,16 +24,22 @@ class NamedEntries(Generic[Entry]):
     self._what = what  # 'Environment', 'Network', 'Agent': for messages.
     self.by_name: Dict[str, Entry] = {e.name: e for e in entries}
 
-  def register(self, entry: Entry) -> Entry:
+  def register(self, entry: Entry, replace: bool = False) -> Entry:
     """Adds `entry`; registering the same entry again is a no-op.
 
+    Args:
+      entry: the entry, named by its `name`.
+      replace: replace another entry of that name (e.g. a module reloaded
+        in a notebook); built-in names can be replaced this way too.
+
     Raises:
-      ValueError: if another entry already has that name.
+      ValueError: if another entry already has that name and not `replace`.
     """
     existing = self.by_name.get(entry.name)
-    if existing is not None and existing != entry:
+    if existing is not None and existing != entry and not replace:
       raise ValueError(f'{self._what} {entry.name!r} is already registered; '
-                       f'choose another name.')
+                       f'choose another name, or register(..., '
+                       f'replace=True) to replace it.')
     self.by_name[entry.name] = entry
     return entry
 

@@ -19,7 +19,7 @@ then `python -m experiments.train --imports=my_module --env=corridor`.
 """
 
 import dataclasses
-from typing import Any, Callable, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Tuple, Union
 
 import dm_env
 
@@ -40,6 +40,7 @@ DEFAULT_INPUT_NAME = 'observation'
 CoreFactory = Callable[..., functional.FunctionalEnvironment]
 DmEnvFactory = Callable[..., dm_env.Environment]
 HiddenSizesFn = Callable[[Mapping[str, Any]], Optional[Tuple[int, ...]]]
+HiddenSizes = Union[Tuple[int, ...], HiddenSizesFn]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,9 +55,9 @@ class EnvironmentEntry:
     make_environment: `(seed, **env_kwargs) -> dm_env.Environment`; None
       means the core's dm_env face (`DmEnvironment`). One of the two
       factories is needed.
-    hidden_sizes: `env_kwargs -> widths` of the default network's hidden
-      layers for this game; None (or returning None) means the network's own
-      default.
+    hidden_sizes: widths of the default network's hidden layers for this
+      game, e.g. (64, 64), or `env_kwargs -> widths` where they depend on
+      the settings; None (or returning None) means the network's default.
     reference_score: how a comparison scores and normalises a run here; None
       means raw returns, outside the aggregate.
     input_name: name of the exported TFLite model's input tensor.
@@ -64,7 +65,7 @@ class EnvironmentEntry:
   name: str
   make_core: Optional[CoreFactory] = None
   make_environment: Optional[DmEnvFactory] = None
-  hidden_sizes: Optional[HiddenSizesFn] = None
+  hidden_sizes: Optional[HiddenSizes] = None
   reference_score: Optional[reference_scores.ReferenceScore] = None
   input_name: str = DEFAULT_INPUT_NAME
 
@@ -76,6 +77,18 @@ class EnvironmentEntry:
       raise ValueError(f'Environment {self.name!r} needs make_core (a '
                        f'pure-JAX core) or make_environment (a dm_env '
                        f'factory).')
+    sizes = self.hidden_sizes
+    if not (sizes is None or callable(sizes) or (
+        isinstance(sizes, tuple) and sizes and
+        all(isinstance(w, int) and w > 0 for w in sizes))):
+      raise ValueError(f'Environment {self.name!r}: hidden_sizes must be a '
+                       f'tuple of positive ints or a function of the '
+                       f'environment settings; got {sizes!r}.')
+    if not (self.reference_score is None or isinstance(
+        self.reference_score, reference_scores.ReferenceScore)):
+      raise ValueError(f'Environment {self.name!r}: reference_score must '
+                       f'be a reference_scores.ReferenceScore; got '
+                       f'{self.reference_score!r}.')
 
 
 def _plane_strike_hidden_sizes(env_kwargs: Mapping[str, Any]
@@ -114,9 +127,10 @@ _SUITES: Mapping[str, _Suite] = {
 _ENTRIES = named_entries.NamedEntries('Environment', _BUILT_IN)
 
 
-def register(entry: EnvironmentEntry) -> EnvironmentEntry:
+def register(entry: EnvironmentEntry,
+             replace: bool = False) -> EnvironmentEntry:
   """Adds `entry` (see `NamedEntries.register`)."""
-  return _ENTRIES.register(entry)
+  return _ENTRIES.register(entry, replace)
 
 
 def names() -> Tuple[str, ...]:
@@ -209,7 +223,9 @@ def hidden_sizes(name: str, env_kwargs: Mapping[str, Any]
   entry = get(name)
   if entry is None or entry.hidden_sizes is None:
     return None
-  sizes = entry.hidden_sizes(env_kwargs)
+  sizes = entry.hidden_sizes
+  if callable(sizes):
+    sizes = sizes(env_kwargs)
   return None if sizes is None else tuple(int(s) for s in sizes)
 
 

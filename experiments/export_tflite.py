@@ -72,7 +72,7 @@ def main(argv):
   library_logs.quiet()
   try:
     config = workdir_lib.load_config(workdir)
-  except (FileNotFoundError, build_lib.ExperimentError) as e:
+  except (FileNotFoundError, ValueError) as e:  # ExperimentError included.
     raise app.UsageError(f'--workdir: {e}') from e
   built = build_lib.build(config)
   seed = config.seed if flags.FLAGS.seed is None else flags.FLAGS.seed

@@ -66,9 +66,9 @@ _BUILT_IN = (
 _ENTRIES = named_entries.NamedEntries('Network', _BUILT_IN)
 
 
-def register(entry: NetworkEntry) -> NetworkEntry:
+def register(entry: NetworkEntry, replace: bool = False) -> NetworkEntry:
   """Adds `entry` (see `NamedEntries.register`)."""
-  return _ENTRIES.register(entry)
+  return _ENTRIES.register(entry, replace)
 
 
 def names(kind: Optional[str] = None) -> Tuple[str, ...]:

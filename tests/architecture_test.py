@@ -29,7 +29,7 @@ _UPPER = ('experiments.driver', 'experiments.export', 'experiments.comparison',
           'experiments.cli') + _ENTRY_POINTS
 FORBIDDEN = {
     'agents': ('experiments', 'examples'),
-    'environments': ('agents', 'experiments', 'examples'),
+    'environments': ('agents', 'networks', 'experiments', 'examples'),
     'networks': ('agents', 'experiments', 'examples'),
     'experiments.storage': ('experiments.loops', 'experiments.setup') + _UPPER,
     'experiments.loops': ('experiments.setup',) + _UPPER,
@@ -39,6 +39,9 @@ FORBIDDEN = {
     'experiments.driver': _UPPER[2:],
     'experiments.cli': ('experiments.driver', 'experiments.export',
                         'experiments.comparison') + _ENTRY_POINTS,
+    # A user's module: registries and the agents' parts, never the
+    # framework's experiments.
+    'examples': ('experiments',),
 }
 
 
@@ -74,8 +77,9 @@ def _imports(path: pathlib.Path) -> List[Tuple[str, int, bool]]:
       names = []
       if isinstance(child, ast.Import):
         names = [a.name for a in child.names]
-      elif isinstance(child, ast.ImportFrom) and child.module and not (
-          child.level):
+      elif isinstance(child, ast.ImportFrom) and child.level:
+        found.append(('<relative import>', child.lineno, in_function))
+      elif isinstance(child, ast.ImportFrom) and child.module:
         names = [f'{child.module}.{a.name}' for a in child.names]
       for name in names:
         if name.split('.')[0] in PACKAGES:
@@ -115,6 +119,15 @@ def _find_cycle() -> List[str]:
       if cycle:
         return cycle
   return []
+
+
+def test_imports_are_absolute():
+  """Relative imports would slip past the checks below (and the project
+  writes absolute ones)."""
+  problems = [f'{MODULES[m].relative_to(ROOT)}:{line}'
+              for m, imports in GRAPH.items()
+              for target, line, _ in imports if target == '<relative import>']
+  assert not problems, 'Relative imports: ' + ', '.join(problems)
 
 
 def test_no_import_cycles():

@@ -124,7 +124,7 @@ class RunGroup:
 
   @property
   def seeds(self) -> Tuple[int, ...]:
-    return tuple(self.config.seed + i for i in range(self.config.num_seeds))
+    return tuple(build_lib.seeds(self.config))
 
   @property
   def name(self) -> str:
@@ -200,7 +200,7 @@ def groups_for(config: config_lib.ExperimentConfig, num_seeds: int,
     ValueError: if the pair cannot run with these settings.
   """
   agent, env = config.agent, config.env
-  seeds = [config.seed + i for i in range(num_seeds)]
+  seeds = list(range(config.seed, config.seed + num_seeds))
   seed_dirs = tuple(os.path.join(root, run_directory(env, agent, s))
                     for s in seeds)
   if env_registry.has_functional(env):
@@ -272,6 +272,7 @@ def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
   if os.path.exists(path):
     with open(path) as f:
       saved = json.load(f)
+    saved.setdefault('imports', [])  # Comparisons before --imports had none.
     current = comparison.to_dict()
     mismatch = {k: (saved.get(k), v) for k, v in current.items()
                 if saved.get(k) != v}

@@ -37,11 +37,11 @@ def _next_multiple(value: int, every: int) -> int:
 
 def next_targets(config: config_lib.ExperimentConfig,
                  counters: PerSeed) -> interface.Targets:
-  """Where the next `advance` stops: the budget, the next logging point
-  (episodes) or the next periodic evaluation, whichever comes first."""
+  """Where the next `advance` stops: the budget, the next periodic
+  evaluation or the next checkpoint, whichever comes first (the loop's
+  chunk ends sooner where it is shorter)."""
   episodes, steps = int(counters['episodes'][0]), int(counters['env_steps'][0])
-  episode_targets = [_next_multiple(episodes, config.log_every_episodes)]
-  step_targets = []
+  episode_targets, step_targets = [], []
   if config.num_episodes is not None:
     episode_targets.append(config.num_episodes)
   if config.num_steps is not None:
@@ -51,8 +51,11 @@ def next_targets(config: config_lib.ExperimentConfig,
                                           config.eval_every_episodes))
   if config.eval_every_steps:
     step_targets.append(_next_multiple(steps, config.eval_every_steps))
-  return interface.Targets(min(episode_targets),
-                           min(step_targets) if step_targets else None)
+  return interface.Targets(
+      min(episode_targets) if episode_targets else None,
+      min(step_targets) if step_targets else None,
+      _next_multiple(int(counters['updates'][0]),
+                     config.checkpoint_every_updates))
 
 
 def done(config: config_lib.ExperimentConfig, counters: PerSeed) -> bool:
@@ -114,15 +117,30 @@ class _SeedLogs:
       logger.close()
 
 
-def _progress_bar(config: config_lib.ExperimentConfig, counters: PerSeed,
-                  enabled: bool) -> tqdm.tqdm:
-  """Counts episodes, or steps when only a step budget is set."""
-  by_steps = config.num_episodes is None
-  return tqdm.tqdm(
-      total=config.num_steps if by_steps else config.num_episodes,
-      initial=int(counters['env_steps' if by_steps else 'episodes'].min()),
-      unit='step' if by_steps else 'episode', disable=not enabled,
-      dynamic_ncols=True)
+class _ProgressBar:
+  """Counts episodes, or steps when only a step budget is set (slowest
+  seed)."""
+
+  def __init__(self, config: config_lib.ExperimentConfig, counters: PerSeed,
+               enabled: bool):
+    self._key = 'episodes' if config.num_episodes is not None else 'env_steps'
+    self._bar = tqdm.tqdm(
+        total=config.num_steps if self._key == 'env_steps' else
+        config.num_episodes, initial=int(counters[self._key].min()),
+        unit='episode' if self._key == 'episodes' else 'step',
+        disable=not enabled, dynamic_ncols=True)
+
+  def show(self, counters: PerSeed) -> None:
+    """Moves the bar to `counters` (`TrainingLoop.advance`'s progress)."""
+    self._bar.update(int(counters[self._key].min()) - self._bar.n)
+
+  def describe(self, row: Dict[str, float]) -> None:
+    if 'game_length' in row:
+      self._bar.set_postfix(game_length=f'{row["game_length"]:.1f}',
+                            sps=f'{row["steps_per_second"]:.0f}')
+
+  def close(self) -> None:
+    self._bar.close()
 
 
 def restore(loop: interface.TrainingLoop,
@@ -185,7 +203,7 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
   seeds = list(loop.seeds)
   logs = (_SeedLogs(config, workdir, seeds, counters,
                     restored_wall is not None) if writes else None)
-  bar = _progress_bar(config, counters, progress and writes)
+  bar = _ProgressBar(config, counters, progress and writes)
   wall_seconds = wall_at_start
 
   def save():
@@ -200,14 +218,10 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
     loop.compile()  # Counted in wall_seconds, not in the chunks' speeds.
     while not done(config, counters):
       before = counters
-      rows = loop.advance(next_targets(config, counters))
+      rows = loop.advance(next_targets(config, counters), bar.show)
       counters = loop.counters()
       wall_seconds = wall_at_start + time.perf_counter() - session_start
-      key = 'episodes' if config.num_episodes is not None else 'env_steps'
-      bar.update(int(counters[key].min() - before[key].min()))
-      if 'game_length' in rows[0]:
-        bar.set_postfix(game_length=f'{rows[0]["game_length"]:.1f}',
-                        sps=f'{rows[0]["steps_per_second"]:.0f}')
+      bar.describe(rows[0])
       greedy = (loop.evaluate(config.periodic_eval_episodes)
                 if periodic_evaluation_due(config, before, counters) else None)
       if logs is not None:
@@ -237,6 +251,10 @@ def _finish(built: build_lib.Built, loop: interface.TrainingLoop,
   config = built.config
   compile_seconds = loop.compile_seconds  # Of training, not evaluation.
   final = loop.evaluate(config.eval_episodes)
+  # Every process fetches the params (a collective in multi-host runs);
+  # process 0 exports them.
+  params = ([loop.actor_params(i) for i in range(len(loop.seeds))]
+            if config.export_tflite else None)
   results = []
   for i, seed in enumerate(loop.seeds):
     directory = workdir_lib.seed_workdir(config, workdir, seed)
@@ -260,7 +278,7 @@ def _finish(built: build_lib.Built, loop: interface.TrainingLoop,
       path = os.path.join(directory,
                           workdir_lib.export_filename(config.env))
       result['tflite'] = tflite.export_and_verify(
-          built.agent, loop.actor_params(i), built.environment_spec, path,
+          built.agent, params[i], built.environment_spec, path,
           built.for_seed(seed).export_environment(),
           num_games=config.eval_episodes,
           input_name=env_registry.input_name(config.env))

@@ -28,6 +28,10 @@ from experiments.storage import atomic_files
 CONFIG = 'config.json'
 RESULT = 'result.json'
 # Bumped when checkpoints or files change layout; config.json records it.
+# Format 1 (no key): before one driver served both loops. Its compiled-loop
+# checkpoints have today's layout (only their names counted updates, not
+# environment steps), so those workdirs are taken as they are; its
+# Python-loop checkpoints do not.
 FORMAT_KEY = 'workdir_format'
 FORMAT = 2
 
@@ -54,13 +58,14 @@ def _read_saved(workdir: str) -> dict:
   path = os.path.join(workdir, CONFIG)
   with open(path) as f:
     saved = json.load(f)
-  if saved.get(FORMAT_KEY) != FORMAT:
+  version = saved.pop(FORMAT_KEY, 1)
+  if version != FORMAT and not (version == 1 and
+                                saved.get('loop') == 'compiled'):
     raise build_lib.ExperimentError(
         f'--workdir {workdir!r} was written by an earlier version of this '
-        f'framework (workdir format {saved.get(FORMAT_KEY, 1)}, now '
-        f'{FORMAT}): its checkpoints have another layout and cannot be '
-        f'resumed or exported. Train again in a new --workdir.')
-  del saved[FORMAT_KEY]
+        f'framework (workdir format {version}, now {FORMAT}): its '
+        f'{saved.get("loop")}-loop checkpoints have another layout and '
+        f'cannot be resumed or exported. Train again in a new --workdir.')
   return saved
 
 

@@ -49,6 +49,7 @@ class CompiledTraining:
             self._loop, log_every_episodes))
     self._mesh = seed_sharding.seed_mesh(len(self._seeds))
     self._maybe_states: Optional[compiled_loop.LoopState] = None
+    self._host_params: Optional[agent_lib.Params] = None  # Of every seed.
     self._chunk = None
     self._evaluations: Dict[int, Any] = {}
     self._compile_seconds = 0.0
@@ -68,6 +69,7 @@ class CompiledTraining:
   @_states.setter
   def _states(self, states: compiled_loop.LoopState) -> None:
     self._maybe_states = states
+    self._host_params = None
 
   @property
   def loop(self) -> compiled_loop.CompiledLoop:
@@ -120,9 +122,9 @@ class CompiledTraining:
 
   def updates_toward(self, targets: interface.Targets) -> int:
     """Updates for the next chunk: up to `updates_per_chunk`, fewer where
-    they can be counted to reach a target of seed 0 (episodes of episode
-    agents: exactly; steps of episode agents: without passing it, as each
-    update takes at most `steps_per_update` steps)."""
+    they can be counted to reach a target of seed 0 (updates, and episodes
+    of episode agents: exactly; steps of episode agents: without passing
+    it, as each update takes at most `steps_per_update` steps)."""
     loop = self._loop
     counters = self.counters()
     needed = [self._updates_per_chunk]
@@ -135,9 +137,13 @@ class CompiledTraining:
         needed.append(max(1, remaining // loop.steps_per_update()))
       else:
         needed.append(max(1, -(-remaining // loop.steps_per_update())))
+    if targets.updates is not None:
+      needed.append(max(1, targets.updates - int(counters['updates'][0])))
     return min(needed)
 
-  def advance(self, targets: interface.Targets) -> interface.Rows:
+  def advance(self, targets: interface.Targets,
+              progress: Optional[interface.ProgressFn] = None
+             ) -> interface.Rows:
     self.compile()
     num_updates = self.updates_toward(targets)
     start = time.perf_counter()
@@ -157,6 +163,8 @@ class CompiledTraining:
         if name.startswith('learner/'):
           row[name[len('learner/'):]] = float(value[i])
       rows.append(row)
+    if progress is not None:
+      progress(self.counters())
     return rows
 
   def evaluate(self, num_episodes: int) -> interface.PerSeed:
@@ -177,9 +185,13 @@ class CompiledTraining:
         self._evaluations[num_episodes](self._states.learner, keys)).items()}
 
   def actor_params(self, index: int) -> agent_lib.Params:
-    params = seed_sharding.to_host(
-        jax.vmap(self._agent.actor_params)(self._states.learner))
-    return jax.tree.map(lambda x: x[index], params)
+    """Host copy of seed `index`'s actor params. The first call after
+    training fetches every seed's (a collective across processes in a
+    multi-host run: every process must call it)."""
+    if self._host_params is None:
+      self._host_params = seed_sharding.to_host(
+          jax.vmap(self._agent.actor_params)(self._states.learner))
+    return jax.tree.map(lambda x: x[index], self._host_params)
 
   def close(self) -> None:
     pass

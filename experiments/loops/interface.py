@@ -8,7 +8,7 @@ trains S side by side), advanced until a target, evaluated greedily, and
 saved as one checkpointable pytree.
 """
 
-from typing import Any, Dict, List, NamedTuple, Optional, Protocol, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -21,14 +21,20 @@ Rows = List[Dict[str, float]]
 COUNTERS = ('episodes', 'env_steps', 'updates')
 
 
+# Called with `counters()` as training progresses (e.g. a progress bar).
+ProgressFn = Callable[[PerSeed], None]
+
+
 class Targets(NamedTuple):
   """Where `advance` should stop: at the first episode (Python loop) or
   update (compiled loop) at which seed 0 reaches any of these totals. None:
-  no target of that kind. A loop may stop earlier (its chunk size), and
-  the compiled loop approaches step and episode targets as closely as
-  whole updates allow."""
+  no target of that kind. A loop also stops at the end of its own chunk
+  (Python loop: each `log_every_episodes` episodes; compiled loop:
+  `updates_per_chunk` updates), and the compiled loop approaches step and
+  episode targets as closely as whole updates allow."""
   episodes: Optional[int] = None
   env_steps: Optional[int] = None
+  updates: Optional[int] = None
 
 
 class TrainingLoop(Protocol):
@@ -56,8 +62,10 @@ class TrainingLoop(Protocol):
   def compile(self) -> float:
     """Prepares the training program; returns the seconds it took."""
 
-  def advance(self, targets: Targets) -> Rows:
-    """Trains until `targets` (or the loop's chunk ends).
+  def advance(self, targets: Targets,
+              progress: Optional[ProgressFn] = None) -> Rows:
+    """Trains until `targets` (or the loop's chunk ends), calling
+    `progress` as it goes (at least once, at the end).
 
     Returns:
       One dict per seed of scalars of the work done, for the loggers:
@@ -71,7 +79,8 @@ class TrainingLoop(Protocol):
     each seed's evaluation episodes."""
 
   def actor_params(self, index: int) -> agent_lib.Params:
-    """Host copy of the actor params of seed `seeds[index]`."""
+    """Host copy of the actor params of seed `seeds[index]`. In a
+    multi-host run every process calls it (it may gather across them)."""
 
   @property
   def compile_seconds(self) -> float:

@@ -28,18 +28,20 @@ EnvironmentFactory = Callable[[int], dm_env.Environment]
 
 
 def _reached(targets: interface.Targets, counters: Dict[str, int]) -> bool:
-  return ((targets.episodes is not None and
-           counters['episodes'] >= targets.episodes) or
-          (targets.env_steps is not None and
-           counters['env_steps'] >= targets.env_steps))
+  return any(target is not None and counters[key] >= target
+             for key, target in targets._asdict().items())
 
 
 class PythonTraining:
   """One seed trained episode by episode in a `dm_env` environment."""
 
   def __init__(self, agent: agent_lib.Agent,
-               make_environment: EnvironmentFactory, seed: int):
+               make_environment: EnvironmentFactory, seed: int,
+               log_every_episodes: int = 250):
+    """`log_every_episodes`: `advance` returns at least at each multiple of
+    it (the logging interval)."""
     self._agent = agent
+    self._log_every_episodes = log_every_episodes
     self._make_environment = make_environment
     self._seed = seed
     learner_key, actor_key = jax.random.split(jax.random.PRNGKey(seed))
@@ -100,9 +102,15 @@ class PythonTraining:
         self._environment, self._actor, self._learner,
         batchers.make_batcher(self._agent.data))
 
-  def advance(self, targets: interface.Targets) -> interface.Rows:
+  def advance(self, targets: interface.Targets,
+              progress: Optional[interface.ProgressFn] = None
+             ) -> interface.Rows:
     if self._loop is None:
       self._start()
+    every = self._log_every_episodes
+    log_point = (self._counters['episodes'] // every + 1) * every
+    targets = targets._replace(episodes=log_point if targets.episodes is None
+                               else min(log_point, targets.episodes))
     returns: List[float] = []
     lengths: List[int] = []
     metrics: List[agent_lib.Metrics] = []
@@ -115,6 +123,8 @@ class PythonTraining:
       returns.append(result.episode_return)
       lengths.append(result.episode_length)
       metrics.extend(result.learner_metrics)
+      if progress is not None:
+        progress(self.counters())
       if _reached(targets, self._counters):
         break
     elapsed = time.perf_counter() - start

@@ -85,7 +85,8 @@ def make_loop(built: Built) -> interface.TrainingLoop:
   config = built.config
   if config.loop == 'python':
     return python_training.PythonTraining(built.agent, built.environment,
-                                          config.seed)
+                                          config.seed,
+                                          config.log_every_episodes)
   core = env_registry.make_functional(config.env, **config.env_kwargs)
   try:
     return compiled_training.CompiledTraining(

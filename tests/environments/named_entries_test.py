@@ -31,6 +31,8 @@ class NamedEntriesTest(absltest.TestCase):
                                 "Thing 'a' is already registered"):
       table.register(_Entry('a', 1))
     self.assertEqual(table.get('a'), _Entry('a'))
+    table.register(_Entry('a', 2), replace=True)  # A reloaded module.
+    self.assertEqual(table.get('a'), _Entry('a', 2))
 
 
 if __name__ == '__main__':

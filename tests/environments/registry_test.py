@@ -201,9 +201,20 @@ class RegisterTest(absltest.TestCase):
     self.assertEqual(registry.input_name('plane_strike'), 'board')
     self.assertEqual(registry.input_name('bsuite:catch/0'), 'observation')
 
+  def test_fixed_hidden_sizes(self):
+    registry.register(registry.EnvironmentEntry(
+        'wide_catch', make_core=catch.Catch, hidden_sizes=(256, 256)))
+    self.assertEqual(registry.hidden_sizes('wide_catch', {}), (256, 256))
+
   def test_bad_entries_are_refused(self):
     with self.assertRaisesRegex(ValueError, 'needs make_core'):
       registry.EnvironmentEntry('nothing')
+    with self.assertRaisesRegex(ValueError, 'hidden_sizes must be a tuple'):
+      registry.EnvironmentEntry('x', make_core=catch.Catch,
+                                hidden_sizes=[64, 0])
+    with self.assertRaisesRegex(ValueError, 'reference_score must be'):
+      registry.EnvironmentEntry('x', make_core=catch.Catch,
+                                reference_score=(0.0, 1.0))
     with self.assertRaisesRegex(ValueError, 'reserved for suites'):
       registry.EnvironmentEntry('my:env', make_core=catch.Catch)
     registry.register(registry.EnvironmentEntry('twice',

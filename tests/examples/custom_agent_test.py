@@ -8,14 +8,17 @@ import pytest
 from tests.examples import conftest
 
 
-@pytest.mark.parametrize('loop', ['compiled', 'python'])
-def test_learns_catch_in_both_loops(tmp_path, loop):
+@pytest.mark.parametrize('loop, export', [('compiled', '--export_tflite'),
+                                          ('python', '--noexport_tflite')])
+def test_learns_catch_in_both_loops(tmp_path, loop, export):
   result = conftest.output_json(conftest.run(
       'experiments.train', '--imports=examples.custom_agent',
       '--agent=reinforce_with_baseline', '--env=catch', f'--loop={loop}',
-      '--num_steps=20000', '--eval_episodes=100', '--noexport_tflite',
+      '--num_steps=20000', '--eval_episodes=100', export,
       f'--workdir={tmp_path}/{loop}', '--noprogress'))
   assert result['eval_mean_return'] >= 0.9
+  if loop == 'compiled':
+    assert result['tflite']['max_abs_diff'] < 1e-5
 
 
 def test_compare_and_report_with_user_agent_and_environment(tmp_path):

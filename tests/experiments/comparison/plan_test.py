@@ -2,6 +2,7 @@
 
 import csv
 import dataclasses
+import json
 import os
 from unittest import mock
 
@@ -133,6 +134,19 @@ class WorkdirTest(absltest.TestCase):
     self.assertEqual(saved['runs'][3], {
         'agent': 'ppo', 'env': 'catch', 'seed': 1,
         'directory': os.path.join('runs', 'catch', 'ppo', 'seed_1')})
+
+  def test_comparison_json_from_before_imports_is_still_this_comparison(self):
+    workdir = self.create_tempdir().full_path
+    comparison = _comparison()
+    groups = comparison_lib.plan(comparison, workdir)
+    comparison_lib.prepare_workdir(comparison, groups, workdir, 'test')
+    path = os.path.join(workdir, comparison_lib.FILENAME)
+    with open(path) as f:
+      saved = json.load(f)
+    del saved['imports']  # As an earlier version wrote it.
+    with open(path, 'w') as f:
+      json.dump(saved, f)
+    comparison_lib.prepare_workdir(comparison, groups, workdir, 'test')
 
   def test_workdir_of_another_comparison_is_refused(self):
     workdir = self.create_tempdir().full_path

@@ -229,8 +229,9 @@ class MultiHostTest(absltest.TestCase):
     with socket.socket() as s:
       s.bind(('localhost', 0))
       port = s.getsockname()[1]
+    # Export on: every process joins in fetching the params to export.
     common = ['--num_seeds=2', '--env=catch', '--num_episodes=160',
-              '--eval_episodes=20', '--noexport_tflite', '--noprogress']
+              '--eval_episodes=20', '--noprogress']
     env = dict(os.environ, PYTHONPATH=_REPO, JAX_PLATFORMS='cpu')
     env.pop('XLA_FLAGS', None)
     processes = [
@@ -256,6 +257,8 @@ class MultiHostTest(absltest.TestCase):
           results.append(json.load(f))
       for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
         self.assertEqual(results[0][key], results[1][key], (seed, key))
+      self.assertEqual(results[0]['tflite']['mean_return'],
+                       results[1]['tflite']['mean_return'])
 
 
 if __name__ == '__main__':

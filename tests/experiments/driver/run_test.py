@@ -19,19 +19,20 @@ class HostDecisionsTest(absltest.TestCase):
 
   def test_next_targets_take_the_nearest_point(self):
     config = config_lib.ExperimentConfig(
-        env='catch', num_episodes=1000, log_every_episodes=250,
-        eval_every_episodes=400, eval_every_steps=None)
-    self.assertEqual(driver.next_targets(config, _counters([0], [0])),
-                     interface.Targets(episodes=250, env_steps=None))
-    self.assertEqual(driver.next_targets(config, _counters([750], [0])),
-                     interface.Targets(episodes=800, env_steps=None))
+        env='catch', num_episodes=1000, eval_every_episodes=400,
+        eval_every_steps=None, checkpoint_every_updates=100)
+    self.assertEqual(driver.next_targets(config, _counters([0], [0], [0])),
+                     interface.Targets(episodes=400, updates=100))
+    self.assertEqual(
+        driver.next_targets(config, _counters([850], [0], [100])),
+        interface.Targets(episodes=1000, updates=200))
     steps = config_lib.ExperimentConfig(
         env='catch', num_episodes=None, num_steps=10_000,
         eval_every_steps=3000, eval_every_episodes=0)
-    self.assertEqual(driver.next_targets(steps, _counters([5], [9100])),
-                     interface.Targets(episodes=250, env_steps=10_000))
-    self.assertEqual(driver.next_targets(steps, _counters([5], [3000])),
-                     interface.Targets(episodes=250, env_steps=6000))
+    self.assertEqual(driver.next_targets(steps, _counters([5], [9100], [7])),
+                     interface.Targets(env_steps=10_000, updates=250))
+    self.assertEqual(driver.next_targets(steps, _counters([5], [3000], [7])),
+                     interface.Targets(env_steps=6000, updates=250))
 
   def test_done_waits_for_the_slowest_seed(self):
     config = config_lib.ExperimentConfig(env='catch', num_episodes=None,

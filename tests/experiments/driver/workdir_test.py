@@ -20,18 +20,29 @@ class WorkdirTest(absltest.TestCase):
       self.assertEqual(json.load(f)['workdir_format'], workdir_lib.FORMAT)
     self.assertEqual(workdir_lib.load_config(workdir), config)
 
-  def test_workdir_of_an_earlier_version_is_refused(self):
+  def test_python_loop_workdir_of_an_earlier_version_is_refused(self):
     workdir = self.create_tempdir().full_path
-    saved = config_lib.ExperimentConfig(env='catch').to_dict()
+    config = config_lib.ExperimentConfig(env='catch', loop='python')
     with open(os.path.join(workdir, 'config.json'), 'w') as f:
-      json.dump(saved, f)  # As written before workdir formats existed.
+      json.dump(config.to_dict(), f)  # As written before formats existed.
     for call in (lambda: workdir_lib.load_config(workdir),
-                 lambda: workdir_lib.prepare(
-                     config_lib.ExperimentConfig(env='catch'), workdir)):
+                 lambda: workdir_lib.prepare(config, workdir)):
       with self.assertRaisesRegex(build_lib.ExperimentError,
-                                  r'earlier version.*format 1, now 2.*new '
-                                  r'--workdir'):
+                                  r'earlier version.*format 1, now 2.*'
+                                  r'python-loop.*new --workdir'):
         call()
+
+  def test_compiled_loop_workdir_of_an_earlier_version_is_taken(self):
+    workdir = self.create_tempdir().full_path
+    config = config_lib.ExperimentConfig(env='catch')
+    saved = config.to_dict()
+    del saved['network'], saved['imports']  # Not known to format 1.
+    with open(os.path.join(workdir, 'config.json'), 'w') as f:
+      json.dump(saved, f)
+    self.assertEqual(workdir_lib.load_config(workdir), config)
+    workdir_lib.prepare(config, workdir)  # Rewritten in today's format.
+    with open(os.path.join(workdir, 'config.json')) as f:
+      self.assertEqual(json.load(f)['workdir_format'], workdir_lib.FORMAT)
 
   def test_missing_config_names_the_directory(self):
     with self.assertRaisesRegex(FileNotFoundError, 'No config.json'):

@@ -40,6 +40,21 @@ class TrainingLoopTest(parameterized.TestCase):
     self.assertEqual(rows[0]['game_length'], 9.0)
 
   @parameterized.parameters('python', 'compiled')
+  def test_updates_target_and_progress(self, loop_name):
+    loop = _loop(loop_name, batch_size=4)
+    seen = []
+    loop.advance(interface.Targets(updates=3), seen.append)
+    self.assertEqual(int(loop.counters()['updates'][0]), 3)
+    self.assertEqual(int(seen[-1]['episodes'][0]), 12)
+    # The Python loop reports every episode, the compiled loop each chunk.
+    self.assertLen(seen, 12 if loop_name == 'python' else 1)
+
+  def test_python_loop_stops_at_each_logging_interval(self):
+    loop = _loop('python', batch_size=4)  # log_every_episodes: 250.
+    loop.advance(interface.Targets())
+    self.assertEqual(int(loop.counters()['episodes'][0]), 250)
+
+  @parameterized.parameters('python', 'compiled')
   def test_step_targets_of_unroll_agents(self, loop_name):
     loop = _loop(loop_name, agent='a2c', batch_size=2, unroll_length=8)
     loop.advance(interface.Targets(env_steps=40))
