@@ -39,6 +39,7 @@ from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report
 from experiments.comparison import statistics
 from experiments.driver import run as driver
+from experiments.setup import library_logs
 
 
 def _define_flags() -> None:
@@ -99,6 +100,7 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
+  library_logs.quiet()
   try:
     launcher = launchers.make_launcher(f.launcher, f.ray_address,
                                        f.ray_num_cpus, f.ray_num_gpus,

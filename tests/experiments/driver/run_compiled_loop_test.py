@@ -81,11 +81,11 @@ class CompiledExperimentTest(absltest.TestCase):
     real_advance = compiled_training.CompiledTraining.advance
     calls = []
 
-    def advance(loop, targets):
+    def advance(loop, targets, progress=None):
       calls.append(targets)
       if len(calls) == 3:
         raise KeyboardInterrupt
-      return real_advance(loop, targets)
+      return real_advance(loop, targets, progress)
 
     with mock.patch.object(compiled_training.CompiledTraining, 'advance',
                            advance):
