@@ -50,6 +50,7 @@ class CompiledTraining:
     self._mesh = seed_sharding.seed_mesh(len(self._seeds))
     self._maybe_states: Optional[compiled_loop.LoopState] = None
     self._host_params: Optional[agent_lib.Params] = None  # Of every seed.
+    self._host_counters: Optional[interface.PerSeed] = None
     self._chunk = None
     self._evaluations: Dict[int, Any] = {}
     self._compile_seconds = 0.0
@@ -70,6 +71,7 @@ class CompiledTraining:
   def _states(self, states: compiled_loop.LoopState) -> None:
     self._maybe_states = states
     self._host_params = None
+    self._host_counters = None
 
   @property
   def loop(self) -> compiled_loop.CompiledLoop:
@@ -99,8 +101,11 @@ class CompiledTraining:
     self._states = state
 
   def counters(self) -> interface.PerSeed:
-    return {k: np.asarray(v, np.int64) for k, v in seed_sharding.to_host(
-        self._states.counters._asdict()).items()}
+    if self._host_counters is None:  # One transfer per chunk.
+      self._host_counters = {
+          k: np.asarray(v, np.int64) for k, v in seed_sharding.to_host(
+              self._states.counters._asdict()).items()}
+    return dict(self._host_counters)
 
   def _counts(self, num_updates: int) -> jax.Array:
     return seed_sharding.put(
