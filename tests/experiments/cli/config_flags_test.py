@@ -1,4 +1,4 @@
-"""Tests for experiments/config_flags.py."""
+"""Tests for experiments/cli/config_flags.py."""
 
 import os
 import subprocess

@@ -1,4 +1,4 @@
-"""Tests for experiments/plots.py."""
+"""Tests for experiments/comparison/plots.py."""
 
 import os
 

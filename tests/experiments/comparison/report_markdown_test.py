@@ -1,4 +1,4 @@
-"""Tests for experiments/report_markdown.py, on a hand-made report dict."""
+"""Tests for experiments/comparison/report_markdown.py, on a hand-made report dict."""
 
 from experiments.comparison import report_markdown
 

@@ -1,4 +1,4 @@
-"""Tests for experiments/statistics.py."""
+"""Tests for experiments/comparison/statistics.py."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Tests for experiments/on_device_training.py."""
+"""Tests for experiments/export/on_device.py."""
 
 import jax
 import numpy as np

@@ -1,4 +1,4 @@
-"""Tests for experiments/trainable_export.py."""
+"""Tests for experiments/export/trainable.py."""
 
 import os
 

@@ -1,4 +1,4 @@
-"""Tests for experiments/actor.py."""
+"""Tests for experiments/loops/actor.py."""
 
 from absl.testing import absltest
 import jax

@@ -1,4 +1,4 @@
-"""Tests for experiments/batchers.py."""
+"""Tests for experiments/loops/batchers.py."""
 
 from absl.testing import absltest
 import dm_env

@@ -1,4 +1,4 @@
-"""Tests for experiments/compiled_loop.py: agreement with the Python loop."""
+"""Tests for experiments/loops/compiled_loop.py: agreement with the Python loop."""
 
 from absl.testing import absltest
 from absl.testing import parameterized

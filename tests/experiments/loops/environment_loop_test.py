@@ -1,4 +1,4 @@
-"""Tests for experiments/environment_loop.py."""
+"""Tests for experiments/loops/environment_loop.py."""
 
 from absl.testing import absltest
 import jax

@@ -1,4 +1,4 @@
-"""Tests for experiments/evaluation.py."""
+"""Tests for experiments/loops/evaluation.py."""
 
 from absl.testing import absltest
 import jax

@@ -1,4 +1,4 @@
-"""Tests for experiments/learner.py."""
+"""Tests for experiments/loops/learner.py."""
 
 from absl.testing import absltest
 import chex

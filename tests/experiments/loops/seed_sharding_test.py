@@ -1,5 +1,5 @@
-"""Tests for experiments/seed_sharding.py (one device here; see
-compiled_experiment_test.py for a run on two)."""
+"""Tests for experiments/loops/seed_sharding.py (one device here; see
+driver/run_compiled_loop_test.py for a run on two)."""
 
 from unittest import mock
 

@@ -1,4 +1,4 @@
-"""Tests for experiments/config.py."""
+"""Tests for experiments/setup/config.py."""
 
 import json
 

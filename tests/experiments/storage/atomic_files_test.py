@@ -1,4 +1,4 @@
-"""Tests for experiments/atomic_files.py."""
+"""Tests for experiments/storage/atomic_files.py."""
 
 import json
 import os

@@ -1,4 +1,4 @@
-"""Tests for experiments/checkpointing.py."""
+"""Tests for experiments/storage/checkpointing.py."""
 
 import os
 

@@ -1,4 +1,4 @@
-"""Tests for experiments/loggers.py."""
+"""Tests for experiments/storage/loggers.py."""
 
 import csv
 import glob
