@@ -9,6 +9,8 @@ a jitted update. Each check reads the named fields of the config and raises
     # ValueError: A2CConfig.td_lambda must be in [0, 1]; got 1.5.
 """
 
+import dataclasses
+import math
 import numbers
 from typing import Any, Callable, Collection
 
@@ -60,3 +62,12 @@ def check_one_of(config: Any, name: str, allowed: Collection[Any]) -> None:
   value = getattr(config, name)
   if value not in allowed:
     _fail(config, name, f'one of {tuple(allowed)}', value)
+
+
+def check_finite_floats(config: Any) -> None:
+  """Every float field of a config dataclass must be finite: NaN or inf
+  settings (e.g. `--config.learning_rate=nan`) would train a NaN model."""
+  for field in dataclasses.fields(config):
+    value = getattr(config, field.name)
+    if isinstance(value, float) and not math.isfinite(value):
+      _fail(config, field.name, 'a finite number', value)

@@ -20,6 +20,7 @@ import haiku as hk
 
 from agents import a2c
 from agents import agent as agent_lib
+from agents import config_checks
 from agents import dqn
 from agents import ppo
 from agents import reinforce
@@ -104,7 +105,9 @@ def check_config_keys(name: str, keys: Sequence[str]) -> None:
 def make_config(name: str, **overrides: Any) -> Any:
   """Agent `name`'s default config with `overrides`; bad keys are named."""
   check_config_keys(name, list(overrides))
-  return get(name).config_class(**overrides)
+  config = get(name).config_class(**overrides)
+  config_checks.check_finite_floats(config)  # Of every agent, users' too.
+  return config
 
 
 def network_entry(name: str, network: Optional[str] = None

@@ -33,6 +33,7 @@ from ml_collections import config_flags as ml_config_flags
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import config_flags
+from experiments.cli import finite_flags
 from experiments.cli import user_imports
 from experiments.comparison import launchers
 from experiments.comparison import plan as comparison_lib
@@ -74,6 +75,7 @@ def _define_flags() -> None:
                      lower_bound=0)
   flags.DEFINE_float('ray_num_gpus', 0, 'GPUs each Ray task reserves.',
                      lower_bound=0)
+  finite_flags.require_finite('ray_num_cpus', 'ray_num_gpus')
   flags.DEFINE_integer('ray_max_retries', 2, 'Retries of a failed Ray task.',
                        lower_bound=0)
   flags.DEFINE_bool('progress', True, 'Progress bars (local launcher).')

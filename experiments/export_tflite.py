@@ -24,6 +24,7 @@ from agents import agent as agent_lib
 from agents import optimizers
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments.cli import finite_flags
 from experiments.setup import library_logs
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
@@ -57,6 +58,7 @@ def _define_flags() -> None:
   flags.DEFINE_float('train_learning_rate', None,
                      '--export=trainable: on-device learning rate; default '
                      'the agent config\'s (else 1e-3).')
+  finite_flags.require_finite('train_learning_rate')
   flags.DEFINE_integer('fine_tune_games', 0,
                        '--export=trainable: after verifying, fine-tune a copy '
                        'on this many games played through the interpreter '

@@ -25,6 +25,7 @@ from absl import flags
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import config_flags
+from experiments.cli import finite_flags
 from experiments.setup import library_logs
 from experiments.cli import user_imports
 from experiments.driver import run as driver
@@ -131,6 +132,7 @@ flags.register_validator(
 flags.register_validator(
     'learning_rate', lambda lr: lr is None or lr > 0,
     message='--learning_rate must be > 0.')
+finite_flags.require_finite('learning_rate')
 
 
 def make_config() -> config_lib.ExperimentConfig:
