@@ -29,6 +29,15 @@ def write_bytes(path: PathLike, data: bytes) -> None:
 
 
 def write_json(path: PathLike, value: Any) -> None:
-  """Writes `value` as indented JSON, atomically."""
-  write_bytes(path, (json.dumps(value, indent=2, sort_keys=True) +
-                     '\n').encode())
+  """Writes `value` as indented, strict JSON, atomically.
+
+  Raises:
+    ValueError: naming `path`, if `value` holds NaN or infinity (which
+      strict JSON readers reject); nothing is written then.
+  """
+  try:
+    text = json.dumps(value, indent=2, sort_keys=True, allow_nan=False)
+  except ValueError as e:
+    raise ValueError(f'Refusing to write {path}: {e} (NaN or infinity is '
+                     f'not JSON).') from e
+  write_bytes(path, (text + '\n').encode())

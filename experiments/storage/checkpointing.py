@@ -1,48 +1,136 @@
 """Atomic, resumable checkpoints of a whole training state, via Orbax.
 
 Orbax writes each checkpoint into a temporary directory and renames it when
-complete, so a crash mid-save leaves the previous checkpoint intact.
+complete, so a crash mid-save leaves the previous checkpoint intact. Each
+checkpoint holds two items: `state`, a pytree of arrays restored against a
+template (params, optimizer state, keys, counters), and `host`, any
+picklable host-side value of no fixed shape (e.g. a part-filled batch).
+
+A checkpoint damaged after it was written (a truncated or deleted file,
+a disk error) is set aside and the previous one restored, with a warning;
+the run then continues from there.
 """
 
 import os
-from typing import Any, Optional, Tuple
+import pickle
+import time
+from typing import Any, List, NamedTuple, Optional
 
+from absl import logging
 import jax
+import numpy as np
 import orbax.checkpoint as ocp
+
+DAMAGED = 'damaged_checkpoints'  # Beside the checkpoint directory.
+
+
+class CheckpointError(RuntimeError):
+  """No checkpoint of a directory can be restored."""
+
+
+class Restored(NamedTuple):
+  step: int
+  state: Any
+  host: Any
+
+
+def _host_array(host: Any) -> np.ndarray:
+  return np.frombuffer(pickle.dumps(host), np.uint8).copy()
 
 
 class Checkpointer:
-  """Saves and restores pytrees (params, optimizer state, keys, counters)."""
+  """Saves and restores `(state, host)` checkpoints named by integer steps."""
 
   def __init__(self, directory: str, max_to_keep: int = 2):
-    self._manager = ocp.CheckpointManager(
-        os.path.abspath(directory),
-        options=ocp.CheckpointManagerOptions(max_to_keep=max_to_keep,
-                                             create=True))
+    self._directory = os.path.abspath(directory)
+    self._max_to_keep = max_to_keep
+    self._manager = self._open()
 
-  def save(self, step: int, state: Any) -> None:
-    """Saves `state` as checkpoint `step` and waits until it is on disk.
+  def _open(self) -> ocp.CheckpointManager:
+    return ocp.CheckpointManager(
+        self._directory,
+        options=ocp.CheckpointManagerOptions(max_to_keep=self._max_to_keep,
+                                             create=True),
+        item_names=('state', 'host'))
+
+  @property
+  def directory(self) -> str:
+    return self._directory
+
+  def save(self, step: int, state: Any, host: Any = None) -> None:
+    """Saves checkpoint `step` and waits until it is on disk.
 
     `step` must identify the state (e.g. environment steps so far): saving a
     step that is already the newest checkpoint does nothing.
     """
     if self._manager.latest_step() == step:
       return
-    self._manager.save(step, args=ocp.args.StandardSave(state), force=True)
+    self._manager.save(step, args=ocp.args.Composite(
+        state=ocp.args.StandardSave(state),
+        host=ocp.args.StandardSave({'pickle': _host_array(host)})),
+                       force=True)
     self._manager.wait_until_finished()
 
   def latest_step(self) -> Optional[int]:
     return self._manager.latest_step()
 
-  def restore_latest(self, template: Any) -> Optional[Tuple[int, Any]]:
-    """`(step, state)` of the newest checkpoint shaped like `template`."""
-    step = self._manager.latest_step()
-    if step is None:
-      return None
+  def _restore(self, step: int, template: Any) -> Restored:
     abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, template)
-    state = self._manager.restore(step,
-                                  args=ocp.args.StandardRestore(abstract))
-    return step, state
+    restored = self._manager.restore(step, args=ocp.args.Composite(
+        state=ocp.args.StandardRestore(abstract),
+        host=ocp.args.StandardRestore()))
+    host = pickle.loads(np.asarray(restored['host']['pickle']).tobytes())
+    return Restored(step, restored['state'], host)
+
+  def _set_aside(self, step: int) -> str:
+    """Moves checkpoint `step` out of the manager's sight; its new path."""
+    target = os.path.join(os.path.dirname(self._directory), DAMAGED,
+                          f'{step}.{time.strftime("%Y%m%d-%H%M%S")}')
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    self._manager.close()
+    os.replace(os.path.join(self._directory, str(step)), target)
+    self._manager = self._open()
+    return target
+
+  def restore_latest(self, template: Any) -> Optional[Restored]:
+    """The newest checkpoint that restores, shaped like `template`.
+
+    A newer checkpoint that fails to restore is moved to `damaged_checkpoints/`
+    beside the directory, with a warning, and the next older one is tried.
+
+    Returns:
+      None when there is no checkpoint at all.
+
+    Raises:
+      CheckpointError: naming the directory, when checkpoints exist but none
+        restores (they are left where they are).
+    """
+    steps: List[int] = sorted(self._manager.all_steps(), reverse=True)
+    failures = []
+    for step in steps:
+      try:
+        restored = self._restore(step, template)
+      except Exception as e:  # pylint: disable=broad-except
+        # Orbax/TensorStore raise many kinds for damaged files.
+        failures.append((step, e))
+        continue
+      for damaged, error in failures:
+        moved = self._set_aside(damaged)
+        logging.warning(
+            'Checkpoint %d in %s is damaged (%s: %s); it was moved to %s '
+            'and the run resumes from checkpoint %d.', damaged,
+            self._directory, type(error).__name__,
+            str(error).splitlines()[0][:200], moved, step)
+      return restored
+    if not failures:
+      return None
+    details = '; '.join(f'step {s}: {type(e).__name__}: '
+                        f'{str(e).splitlines()[0][:200]}'
+                        for s, e in failures)
+    raise CheckpointError(
+        f'No checkpoint in {self._directory} can be restored ({details}). '
+        f'Move that directory aside to train from scratch, or restore it '
+        f'from a backup.')
 
   def close(self) -> None:
     self._manager.close()

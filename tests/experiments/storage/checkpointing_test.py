@@ -21,14 +21,16 @@ class CheckpointerTest(absltest.TestCase):
     self.assertIsNone(checkpointer.restore_latest(state))
     checkpointer.save(5, state)
     newer = jax.tree.map(lambda x: x + 1, state)
-    checkpointer.save(9, newer)
+    host = {'pending': [np.arange(3), np.ones((2, 2))], 'count': 4}
+    checkpointer.save(9, newer, host)
     checkpointer.close()
 
     template = jax.tree.map(np.zeros_like, state)
-    step, restored = checkpointing.Checkpointer(directory).restore_latest(
-        template)
+    step, restored, restored_host = checkpointing.Checkpointer(
+        directory).restore_latest(template)
     self.assertEqual(step, 9)
     chex.assert_trees_all_equal(restored, jax.tree.map(np.asarray, newer))
+    chex.assert_trees_all_equal(restored_host, host)
 
   def test_keeps_at_most_max_to_keep(self):
     directory = os.path.join(self.create_tempdir().full_path, 'ckpt')
@@ -45,6 +47,66 @@ class CheckpointerTest(absltest.TestCase):
     checkpointer.save(3, {'x': np.asarray(1)})
     self.assertEqual(checkpointer.latest_step(), 3)
     checkpointer.close()
+
+
+def _damage(checkpoint: str) -> None:
+  """Truncates every file of a checkpoint directory (a torn copy)."""
+  for root, _, files in os.walk(checkpoint):
+    for name in files:
+      with open(os.path.join(root, name), 'r+b') as f:
+        f.truncate(max(0, os.path.getsize(f.name) // 3))
+
+
+class DamagedCheckpointTest(absltest.TestCase):
+
+  def _saved(self):
+    root = self.create_tempdir().full_path
+    directory = os.path.join(root, 'checkpoints')
+    checkpointer = checkpointing.Checkpointer(directory)
+    for step in (3, 7):
+      checkpointer.save(step, {'x': np.full(1000, step, np.float32)},
+                        {'step': step})
+    checkpointer.close()
+    return root, directory
+
+  def test_falls_back_to_the_previous_checkpoint_and_sets_the_bad_aside(self):
+    root, directory = self._saved()
+    _damage(os.path.join(directory, '7'))
+    checkpointer = checkpointing.Checkpointer(directory)
+    with self.assertLogs(level='WARNING') as logs:
+      step, state, host = checkpointer.restore_latest(
+          {'x': np.zeros(1000, np.float32)})
+    self.assertEqual((step, host), (3, {'step': 3}))
+    np.testing.assert_array_equal(state['x'], np.full(1000, 3, np.float32))
+    self.assertIn('Checkpoint 7', logs.output[0])
+    self.assertEqual(os.listdir(directory), ['3'])
+    (moved,) = os.listdir(os.path.join(root, checkpointing.DAMAGED))
+    self.assertTrue(moved.startswith('7.'))
+    checkpointer.save(5, {'x': np.zeros(1000, np.float32)})  # Goes on.
+    self.assertEqual(checkpointer.latest_step(), 5)
+    checkpointer.close()
+
+  def test_a_deleted_file_counts_as_damage(self):
+    _, directory = self._saved()
+    for root, _, files in os.walk(os.path.join(directory, '7')):
+      for name in files:
+        if name != '_CHECKPOINT_METADATA':
+          os.remove(os.path.join(root, name))
+    with self.assertLogs(level='WARNING'):
+      step, _, _ = checkpointing.Checkpointer(directory).restore_latest(
+          {'x': np.zeros(1000, np.float32)})
+    self.assertEqual(step, 3)
+
+  def test_no_restorable_checkpoint_names_the_directory(self):
+    _, directory = self._saved()
+    for step in ('3', '7'):
+      _damage(os.path.join(directory, step))
+    with self.assertRaisesRegex(checkpointing.CheckpointError,
+                                'No checkpoint in .*checkpoints can be '
+                                'restored.*Move that directory aside'):
+      checkpointing.Checkpointer(directory).restore_latest(
+          {'x': np.zeros(1000, np.float32)})
+    self.assertEqual(sorted(os.listdir(directory)), ['3', '7'])  # Kept.
 
 
 if __name__ == '__main__':
