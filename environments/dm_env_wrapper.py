@@ -36,9 +36,11 @@ def validate_discrete_action(action: Any, spec: specs.DiscreteArray) -> int:
 class DmEnvironment(dm_env.Environment):
   """Steps a functional environment from Python, one jitted call per step.
 
-  Seeding is explicit: each episode's key is derived from the seed and the
-  episode index, so runs are reproducible. `step` after a LAST time step
-  starts a new episode, as the dm_env contract asks.
+  Seeding is explicit: episode e of seed s resets with key
+  `fold_in(PRNGKey(s), e)` (the keys the compiled loop uses too), so runs
+  are reproducible and any episode can be started directly (`seek`: an
+  `episode_streams.EpisodeStream`). `step` after a LAST time step starts a
+  new episode, as the dm_env contract asks.
   """
 
   def __init__(self, core: functional.FunctionalEnvironment,
@@ -60,9 +62,15 @@ class DmEnvironment(dm_env.Environment):
     return self._core
 
   def seed(self, seed: int) -> None:
-    """Restarts the episode key sequence from `seed`."""
+    """Restarts the episode key sequence from `seed` (`seek(seed, 0)`)."""
+    self.seek(seed)
+
+  def seek(self, seed: int, episode: int = 0) -> None:
+    """The next `reset` plays episode `episode` of seed `seed`."""
+    if episode < 0:
+      raise ValueError(f'episode must be >= 0; got {episode}.')
     self._seed = int(seed)
-    self._episode = 0
+    self._episode = int(episode)
     self._state = None
 
   def reset(self) -> dm_env.TimeStep:

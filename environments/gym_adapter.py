@@ -14,6 +14,10 @@ Specs and conversions:
     discount 1 (`dm_env.truncation`); termination wins when both are set.
 
 Other spaces (Dict, Tuple, MultiDiscrete, ...) are rejected at construction.
+
+Seeding: episode k of seed s resets with `reset(seed=episode_seed(s, k))`
+(`environments.episode_streams`), so every episode can be started directly
+(`seek`), e.g. to resume a run on the episode it would have played next.
 """
 
 import importlib
@@ -26,6 +30,7 @@ from gymnasium import spaces
 import numpy as np
 
 from environments import dm_env_wrapper
+from environments import episode_streams
 
 _FLOAT = np.float32
 
@@ -59,15 +64,16 @@ def _box_spec(space: spaces.Box, dtype: np.dtype, name: str) -> specs.Array:
 class GymEnvironment(dm_env.Environment):
   """`dm_env.Environment` face over one Gymnasium environment.
 
-  The seed is passed to the first `reset` only, so later episodes continue the
-  seeded RNG stream (Gymnasium's convention). `step` after a LAST time step
-  starts a new episode, as the dm_env contract asks.
+  Each episode is reseeded from the seed and its index (see the module
+  docstring), an `episode_streams.EpisodeStream`; without a seed, episodes
+  continue Gymnasium's unseeded RNG. `step` after a LAST time step starts a
+  new episode, as the dm_env contract asks.
   """
 
   def __init__(self, env: gymnasium.Env, seed: Optional[int] = None):
     self._env = env
     self._seed = None if seed is None else int(seed)
-    self._seeded = False
+    self._episode = 0  # Of stream `_seed`: the next `reset` plays it.
     self._needs_reset = True
     observation_space, action_space = env.observation_space, env.action_space
     if isinstance(observation_space, spaces.Discrete):
@@ -114,12 +120,18 @@ class GymEnvironment(dm_env.Environment):
                        f'of shape {array.shape}.')
     return array
 
+  def seek(self, seed: int, episode: int = 0) -> None:
+    """The next `reset` plays episode `episode` of seed `seed`."""
+    if episode < 0:
+      raise ValueError(f'episode must be >= 0; got {episode}.')
+    self._seed, self._episode = int(seed), int(episode)
+    self._needs_reset = True
+
   def reset(self) -> dm_env.TimeStep:
-    if self._seeded:
-      observation, _ = self._env.reset()
-    else:
-      observation, _ = self._env.reset(seed=self._seed)
-      self._seeded = True
+    seed = (None if self._seed is None else
+            episode_streams.episode_seed(self._seed, self._episode))
+    self._episode += 1
+    observation, _ = self._env.reset(seed=seed)
     self._needs_reset = False
     return dm_env.restart(self._observation(observation))
 
@@ -162,7 +174,8 @@ def make_environment(gym_id: str,
 
   Args:
     gym_id: a registered Gymnasium id with its version, e.g. 'CartPole-v1'.
-    seed: passed to the first reset; None leaves Gymnasium unseeded.
+    seed: seeds each episode (with its index); None leaves Gymnasium
+      unseeded.
     **kwargs: passed to `gymnasium.make`, e.g. `max_episode_steps`.
 
   Returns:

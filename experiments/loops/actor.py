@@ -60,6 +60,11 @@ class Actor:
     self._params = params
 
   @property
+  def next_episode(self) -> int:
+    """The training episode `start_episode` begins next."""
+    return self._next_episode
+
+  @property
   def key(self) -> jax.Array:
     """The actor's PRNG key, for checkpoints."""
     return self._key

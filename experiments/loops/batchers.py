@@ -4,10 +4,11 @@
 0); `SequenceBatcher` cuts fixed-length unrolls that run across episode
 boundaries. `make_batcher` picks one from an agent's `DataRequirements`.
 Both share one protocol: `observe_first` on a FIRST time step, `observe`
-after each action, then `pop_batch` once `ready`.
+after each action, then `pop_batch` once `ready`; `state` and `restore`
+carry a part-filled batch across a checkpoint.
 """
 
-from typing import List, Optional, Protocol, Union
+from typing import Any, Dict, List, Optional, Protocol, Union
 
 import dm_env
 import jax
@@ -31,6 +32,29 @@ class Batcher(Protocol):
 
   def pop_batch(self) -> agent_lib.Trajectory:
     ...
+
+  def state(self) -> Dict[str, Any]:
+    """What the batcher holds, as picklable host values (numpy arrays,
+    lists, numbers), so a resumed run builds the same batches."""
+    ...
+
+  def restore(self, state: Dict[str, Any]) -> None:
+    """Continues from `state()` of a batcher of the same settings."""
+    ...
+
+
+def _host_copy(tree: Any) -> Any:
+  """`tree` in new containers, its device arrays fetched to the host (its
+  numpy leaves are shared: batchers never write to them)."""
+  return jax.device_get(tree)
+
+
+def _check_settings(state: Dict[str, Any], **settings: int) -> None:
+  """Raises ValueError if `state` came from a batcher of other settings."""
+  saved = {name: state.get(name) for name in settings}
+  if saved != settings:
+    raise ValueError(f'Batcher state of settings {saved} cannot be restored '
+                     f'into a batcher of settings {settings}.')
 
 
 def _stack_extras(extras: List[agent_lib.Extras]):
@@ -80,6 +104,16 @@ class EpisodeBatcher:
 
   def ready(self) -> bool:
     return len(self._episodes) >= self._batch_size
+
+  def state(self) -> Dict[str, Any]:
+    return {'batch_size': self._batch_size,
+            'episodes': _host_copy(self._episodes),
+            'current': _host_copy(self._current)}
+
+  def restore(self, state: Dict[str, Any]) -> None:
+    _check_settings(state, batch_size=self._batch_size)
+    self._episodes = _host_copy(list(state['episodes']))
+    self._current = _host_copy(state['current'])
 
   def pop_batch(self) -> agent_lib.Trajectory:
     """Removes and returns `batch_size` complete episodes, time-major."""
@@ -171,6 +205,20 @@ class SequenceBatcher:
 
   def ready(self) -> bool:
     return len(self._sequences) >= self._batch_size
+
+  def state(self) -> Dict[str, Any]:
+    return {'batch_size': self._batch_size,
+            'unroll_length': self._unroll_length,
+            'pending': _host_copy(self._pending),
+            'steps': _host_copy(self._steps),
+            'sequences': _host_copy(self._sequences)}
+
+  def restore(self, state: Dict[str, Any]) -> None:
+    _check_settings(state, batch_size=self._batch_size,
+                    unroll_length=self._unroll_length)
+    self._pending = _host_copy(state['pending'])
+    self._steps = _host_copy(list(state['steps']))
+    self._sequences = _host_copy(list(state['sequences']))
 
   def pop_batch(self) -> agent_lib.Trajectory:
     """Removes and returns `batch_size` sequences, time-major."""

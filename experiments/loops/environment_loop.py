@@ -2,7 +2,9 @@
 
 Actor, learner and batcher are separate roles in one process: the actor
 acts with the latest params, the batcher cuts experience into the agent's
-batches, and the learner updates as soon as a batch is complete.
+batches, and the learner updates as soon as a batch is complete. Between
+episodes the loop itself holds nothing: a checkpoint there is the learner's,
+actor's and batcher's state (see `python_training.PythonTraining`).
 """
 
 import dataclasses

@@ -35,6 +35,10 @@ class Targets(NamedTuple):
   episodes: Optional[int] = None
   env_steps: Optional[int] = None
   updates: Optional[int] = None
+  # A `time.monotonic()` value: loops whose chunks are long (the Python
+  # loop: a logging interval of episodes) stop at the first point past it,
+  # so that checkpoints by wall time come on time.
+  deadline: Optional[float] = None
 
 
 class TrainingLoop(Protocol):
@@ -50,11 +54,17 @@ class TrainingLoop(Protocol):
 
   @property
   def state(self) -> Optional[Any]:
-    """Everything to checkpoint: a pytree of arrays (None if an
-    interrupted step left none)."""
+    """Everything to checkpoint that has a fixed shape: a pytree of arrays
+    (None if an interrupted step left none)."""
 
-  def restore(self, state: Any) -> None:
-    """Continues from a checkpointed `state` (shaped like `state`)."""
+  @property
+  def host_state(self) -> Any:
+    """The rest of the checkpoint: picklable host-side values of no fixed
+    shape (e.g. the Python loop's part-filled batch), or None."""
+
+  def restore(self, state: Any, host_state: Any = None) -> None:
+    """Continues from a checkpointed `state` (shaped like `state`) and
+    `host_state`, so that the run goes on exactly as if never stopped."""
 
   def counters(self) -> PerSeed:
     """`episodes`, `env_steps`, `updates` of each seed (int64 `[S]`)."""
@@ -65,7 +75,9 @@ class TrainingLoop(Protocol):
   def advance(self, targets: Targets,
               progress: Optional[ProgressFn] = None) -> Rows:
     """Trains until `targets` (or the loop's chunk ends), calling
-    `progress` as it goes (at least once, at the end).
+    `progress` as it goes (at least once, at the end). `progress` is called
+    only where `state`, `host_state` and `counters` agree (a checkpoint
+    taken then resumes exactly); it may raise to stop the loop there.
 
     Returns:
       One dict per seed of scalars of the work done, for the loggers:
@@ -77,6 +89,10 @@ class TrainingLoop(Protocol):
   def evaluate(self, num_episodes: int) -> PerSeed:
     """Greedy `mean_return` and `mean_episode_length` of every seed, on
     each seed's evaluation episodes."""
+
+  def max_abs_params(self) -> np.ndarray:
+    """`[S]` largest |actor parameter| of each seed (NaN or inf if any
+    parameter is), for the divergence guard."""
 
   def actor_params(self, index: int) -> agent_lib.Params:
     """Host copy of the actor params of seed `seeds[index]`. In a

@@ -1,8 +1,18 @@
 """The learner: owns the learner state and applies jitted updates."""
 
 import jax
+import jax.numpy as jnp
 
 from agents import agent as agent_lib
+
+
+def max_abs(tree) -> jax.Array:
+  """Largest |value| over a pytree's float leaves; NaN if any is NaN (the
+  divergence guard's view of the parameters)."""
+  leaves = [jnp.max(jnp.abs(x)) for x in jax.tree.leaves(tree)
+            if jnp.issubdtype(jnp.asarray(x).dtype, jnp.floating) and
+            jnp.size(x)]
+  return jnp.max(jnp.stack(leaves)) if leaves else jnp.zeros(())
 
 
 class Learner:

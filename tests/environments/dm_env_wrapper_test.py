@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from environments import dm_env_wrapper
+from environments import episode_streams
 from environments import functional
 from environments import plane_strike
 
@@ -169,6 +170,20 @@ class DmEnvironmentTest(absltest.TestCase):
     self.assertEqual(first.observation, _first_value(9, 0))
     self.assertEqual(env.reset().observation, _first_value(9, 1))
 
+  def test_seek_starts_at_the_episode(self):
+    played = dm_env_wrapper.DmEnvironment(_Drift(), seed=2)
+    firsts = [played.reset().observation for _ in range(4)]
+    sought = dm_env_wrapper.DmEnvironment(_Drift(), seed=5)
+    sought.reset()
+    sought.seek(2, 3)
+    self.assertIsInstance(sought, episode_streams.EpisodeStream)
+    first = sought.step(0.5)  # The episode in progress is dropped.
+    self.assertIs(first.step_type, dm_env.StepType.FIRST)
+    self.assertEqual(first.observation, firsts[3])
+    self.assertEqual(first.observation, _first_value(2, 3))
+    with self.assertRaisesRegex(ValueError, 'episode'):
+      sought.seek(2, -1)
+
   def test_different_seeds_differ(self):
     envs = [dm_env_wrapper.DmEnvironment(_Drift(), seed=s) for s in range(4)]
     values = [float(env.reset().observation) for env in envs]
@@ -231,6 +246,13 @@ class PlaneStrikeSeedingTest(absltest.TestCase):
         _reveal_plane(plane_strike.make_environment(seed=s)) for s in (3, 4)
     ]
     self.assertFalse((planes[0] == planes[1]).all())
+
+  def test_seek_replays_the_same_plane(self):
+    played = plane_strike.make_environment(seed=4)
+    planes = [_reveal_plane(played) for _ in range(3)]
+    sought = plane_strike.make_environment(seed=4)
+    sought.seek(4, 2)
+    np.testing.assert_array_equal(_reveal_plane(sought), planes[2])
 
   def test_episode_key_matches_core_reset(self):
     core = plane_strike.PlaneStrike()

@@ -9,6 +9,7 @@ import gymnasium
 from gymnasium import spaces
 import numpy as np
 
+from environments import episode_streams
 from environments import gym_adapter
 from environments import specs as env_specs
 
@@ -97,7 +98,7 @@ class CartPoleTest(absltest.TestCase):
     self.assertEqual([float(t.discount) for t in timesteps], [1.0] * 4)
     self.assertIs(env.step(0).step_type, dm_env.StepType.FIRST)
 
-  def test_seed_goes_to_the_first_reset_only(self):
+  def test_each_episode_is_seeded_by_its_index(self):
     def first_observations(env, num_episodes=3):
       observations = []
       for _ in range(num_episodes):
@@ -107,8 +108,8 @@ class CartPoleTest(absltest.TestCase):
     seeded = first_observations(gym_adapter.make_environment('CartPole-v1',
                                                              seed=5))
     reference = gymnasium.make('CartPole-v1')
-    expected = [reference.reset(seed=5)[0], reference.reset()[0],
-                reference.reset()[0]]
+    expected = [reference.reset(seed=episode_streams.episode_seed(5, k))[0]
+                for k in range(3)]
     np.testing.assert_array_equal(seeded, np.stack(expected))
     self.assertFalse(np.array_equal(seeded[0], seeded[1]))
     again = first_observations(gym_adapter.make_environment('CartPole-v1',
@@ -117,6 +118,27 @@ class CartPoleTest(absltest.TestCase):
     other = first_observations(gym_adapter.make_environment('CartPole-v1',
                                                             seed=6))
     self.assertFalse(np.array_equal(seeded, other))
+
+  def test_seek_starts_at_the_episode(self):
+    def episode(env):
+      """Observations of one episode (alternating pushes)."""
+      timestep, observations = env.reset(), []
+      while not timestep.last():
+        observations.append(timestep.observation)
+        timestep = env.step(len(observations) % 2)
+      return np.stack(observations + [timestep.observation])
+
+    played = gym_adapter.make_environment('CartPole-v1', seed=5)
+    episodes = [episode(played) for _ in range(3)]
+    sought = gym_adapter.make_environment('CartPole-v1', seed=6)
+    self.assertIsInstance(sought, episode_streams.EpisodeStream)
+    sought.reset()
+    sought.step(0)
+    sought.seek(5, 1)  # Also drops the episode in progress.
+    self.assertIs(sought.step(0).step_type, dm_env.StepType.FIRST)
+    sought.seek(5, 1)
+    for expected in episodes[1:]:
+      np.testing.assert_array_equal(episode(sought), expected)
 
   def test_validates_discrete_actions(self):
     env = gym_adapter.make_environment('CartPole-v1', seed=0)
@@ -216,7 +238,11 @@ class CustomEnvTest(parameterized.TestCase):
     env.step(1)
     env.step(1)  # After LAST: resets.
     env.reset()
-    self.assertEqual(walk.reset_seeds, [7, None, None])
+    self.assertEqual(walk.reset_seeds,
+                     [episode_streams.episode_seed(7, k) for k in range(3)])
+    unseeded = _Walk()
+    gym_adapter.GymEnvironment(unseeded).reset()
+    self.assertEqual(unseeded.reset_seeds, [None])
     self.assertFalse(walk.closed)
     env.close()
     self.assertTrue(walk.closed)

@@ -122,7 +122,7 @@ class RegistryTest(parameterized.TestCase):
     registry.check_name('bsuite:catch/0')
     self.assertFalse(registry.has_functional('bsuite:catch/0'))
     env = registry.make_environment('bsuite:catch/0', seed=3)
-    self.assertIsInstance(env, bsuite_catch.Catch)
+    self.assertIsInstance(env.environment, bsuite_catch.Catch)
     reference = bsuite_adapter.make_environment('catch/0', seed=3)
     for _ in range(10):
       np.testing.assert_array_equal(env.reset().observation,

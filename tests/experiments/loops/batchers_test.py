@@ -1,7 +1,10 @@
 """Tests for experiments/loops/batchers.py."""
 
+import pickle
+
 from absl.testing import absltest
 import dm_env
+import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
@@ -18,7 +21,7 @@ def _feed(batcher, length, start=0.0, truncated=False):
       ts = dm_env.truncation(np.float32(t), obs)
     else:
       ts = dm_env.termination(np.float32(t), obs)
-    batcher.observe(t % 3, {'logp': np.float32(-t)}, ts)
+    batcher.observe(t % 3, {'logp': jnp.float32(-t)}, ts)
 
 
 class EpisodeBatcherTest(absltest.TestCase):
@@ -63,6 +66,41 @@ class EpisodeBatcherTest(absltest.TestCase):
       batchers.EpisodeBatcher(batch_size=0)
 
 
+def _resumed(batcher, fresh):
+  """`fresh` restored from `batcher.state()` sent through pickle."""
+  fresh.restore(pickle.loads(pickle.dumps(batcher.state())))
+  return fresh
+
+
+def _assert_same_batch(test, a, b):
+  for field in ('observations', 'actions', 'rewards', 'discounts', 'last',
+                'mask', 'final_observations'):
+    np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    test.assertEqual(getattr(a, field).dtype, getattr(b, field).dtype)
+  np.testing.assert_array_equal(a.extras['logp'], b.extras['logp'])
+
+
+class EpisodeBatcherStateTest(absltest.TestCase):
+
+  def test_part_filled_batch_survives_a_restore(self):
+    kept, resumed = (batchers.EpisodeBatcher(batch_size=3) for _ in range(2))
+    for batcher in (kept, resumed):
+      _feed(batcher, 3, start=0.0)
+      _feed(batcher, 5, start=10.0, truncated=True)
+    resumed = _resumed(resumed, batchers.EpisodeBatcher(batch_size=3))
+    for batcher in (kept, resumed):
+      self.assertFalse(batcher.ready())
+      _feed(batcher, 2, start=20.0)
+    _assert_same_batch(self, kept.pop_batch(), resumed.pop_batch())
+
+  def test_empty_state_and_other_settings(self):
+    batcher = batchers.EpisodeBatcher(batch_size=2)
+    state = batcher.state()
+    self.assertEqual((state['episodes'], state['current']), ([], None))
+    with self.assertRaisesRegex(ValueError, 'batch_size'):
+      batchers.EpisodeBatcher(batch_size=4).restore(state)
+
+
 class SequenceBatcherTest(absltest.TestCase):
 
   def test_unrolls_cross_episode_boundaries(self):
@@ -92,6 +130,21 @@ class SequenceBatcherTest(absltest.TestCase):
     np.testing.assert_array_equal(batch.observations[:, 0, 0], [0, 1, 2, 50])
     with self.assertRaisesRegex(RuntimeError, '0 of 1'):
       batcher.pop_batch()
+
+  def test_part_filled_unroll_survives_a_restore(self):
+    make = lambda: batchers.SequenceBatcher(batch_size=2, unroll_length=4)
+    kept, resumed = make(), make()
+    for batcher in (kept, resumed):
+      _feed(batcher, 3, start=0.0)
+      _feed(batcher, 3, start=50.0)  # One sequence and two steps held.
+    resumed = _resumed(resumed, make())
+    for batcher in (kept, resumed):
+      self.assertFalse(batcher.ready())
+      _feed(batcher, 2, start=80.0)
+    _assert_same_batch(self, kept.pop_batch(), resumed.pop_batch())
+    with self.assertRaisesRegex(ValueError, 'unroll_length'):
+      batchers.SequenceBatcher(batch_size=2, unroll_length=8).restore(
+          kept.state())
 
   def test_make_batcher_follows_data_requirements(self):
     self.assertIsInstance(

@@ -68,7 +68,7 @@ class TrainingLoopTest(parameterized.TestCase):
     trained = _loop(loop_name, batch_size=4)
     trained.advance(interface.Targets(episodes=8))
     fresh = _loop(loop_name, batch_size=4)
-    fresh.restore(trained.state)
+    fresh.restore(trained.state, trained.host_state)
     chex.assert_trees_all_equal(fresh.counters(), trained.counters())
     chex.assert_trees_all_close(fresh.actor_params(0),
                                 trained.actor_params(0))
