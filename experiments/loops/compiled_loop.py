@@ -38,6 +38,7 @@ from agents import agent as agent_lib
 from environments import functional
 from experiments.loops import actor as actor_lib
 from experiments.loops import batchers
+from experiments.loops import wide_counters
 
 Stats = Dict[str, jax.Array]
 
@@ -53,7 +54,7 @@ class EnvSlots(NamedTuple):
 
 
 class Counters(NamedTuple):
-  """Totals of one seed (int32 scalars)."""
+  """Totals of one seed, each a two-word counter (`wide_counters`)."""
   env_steps: jax.Array
   episodes: jax.Array
   updates: jax.Array
@@ -152,9 +153,8 @@ class CompiledLoop:
     started = zeros if self.episodic else zeros + 1
     envs = EnvSlots(states, timesteps.observation, ids, zeros, started,
                     jnp.zeros(self.num_envs, jnp.float32))
-    zero = jnp.zeros((), jnp.int32)
     return LoopState(self.agent.init(learner_key), envs, actor_key, env_key,
-                     Counters(zero, zero, zero))
+                     Counters(wide_counters.zero(), wide_counters.zero(), wide_counters.zero()))
 
   # Acting and stepping.
 
@@ -322,9 +322,10 @@ class CompiledLoop:
     else:
       learner, metrics = learn(states.learner, trajectories)
     counters = states.counters
-    counters = Counters(env_steps=counters.env_steps + stats['env_steps'],
-                        episodes=counters.episodes + stats['episodes'],
-                        updates=counters.updates + 1)
+    counters = Counters(
+        env_steps=wide_counters.add(counters.env_steps, stats['env_steps']),
+        episodes=wide_counters.add(counters.episodes, stats['episodes']),
+        updates=wide_counters.add(counters.updates, jnp.ones_like(stats['episodes'])))
     stats = dict(stats, **{f'learner/{k}': jnp.asarray(v, jnp.float32)
                            for k, v in metrics.items()})
     return states._replace(learner=learner, counters=counters), stats

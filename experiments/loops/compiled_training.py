@@ -19,8 +19,10 @@ from environments import specs
 from experiments.loops import compiled_loop
 from experiments.loops import evaluation
 from experiments.loops import interface
+from experiments.loops import learner as learner_lib
 from experiments.loops import seed_sharding
 from experiments.loops import seeding
+from experiments.loops import wide_counters
 
 
 def _keys(values: Sequence[int]) -> np.ndarray:
@@ -54,6 +56,7 @@ class CompiledTraining:
     self._chunk = None
     self._evaluations: Dict[int, Any] = {}
     self._compile_seconds = 0.0
+    self._max_abs = None
 
   @property
   def _states(self) -> compiled_loop.LoopState:
@@ -97,13 +100,19 @@ class CompiledTraining:
       return None
     return self._states
 
-  def restore(self, state: compiled_loop.LoopState) -> None:
+  @property
+  def host_state(self) -> None:
+    return None  # Everything lives in the device state.
+
+  def restore(self, state: compiled_loop.LoopState,
+              host_state: Any = None) -> None:
+    del host_state
     self._states = state
 
   def counters(self) -> interface.PerSeed:
     if self._host_counters is None:  # One transfer per chunk.
       self._host_counters = {
-          k: np.asarray(v, np.int64) for k, v in seed_sharding.to_host(
+          k: wide_counters.value(v) for k, v in seed_sharding.to_host(
               self._states.counters._asdict()).items()}
     return dict(self._host_counters)
 
@@ -188,6 +197,14 @@ class CompiledTraining:
       self._compile_seconds += time.perf_counter() - start
     return {k: np.asarray(v) for k, v in seed_sharding.to_host(
         self._evaluations[num_episodes](self._states.learner, keys)).items()}
+
+  def max_abs_params(self) -> np.ndarray:
+    if self._max_abs is None:
+      self._max_abs = jax.jit(jax.vmap(
+          lambda learner: learner_lib.max_abs(
+              self._agent.actor_params(learner))))
+    return np.asarray(seed_sharding.to_host(
+        self._max_abs(self._states.learner)))
 
   def actor_params(self, index: int) -> agent_lib.Params:
     """Host copy of seed `index`'s actor params. The first call after

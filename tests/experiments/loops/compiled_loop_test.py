@@ -12,6 +12,7 @@ from environments import specs
 from experiments.loops import actor as actor_lib
 from experiments.loops import batchers
 from experiments.loops import compiled_loop
+from experiments.loops import wide_counters
 from experiments.loops import seeding
 
 _SEED = 7
@@ -92,7 +93,7 @@ class AgreementTest(parameterized.TestCase):
         jax.tree.map(lambda x: x[0], updated.learner), expected_state,
         rtol=1e-5, atol=1e-6)
     self.assertEqual(int(stats['env_steps'][0]), int(expected.mask.sum()))
-    self.assertEqual(int(updated.counters.updates[0]), 1)
+    self.assertEqual(int(wide_counters.value(updated.counters.updates[0])), 1)
 
 
 class CompiledLoopTest(parameterized.TestCase):
@@ -127,7 +128,7 @@ class CompiledLoopTest(parameterized.TestCase):
     chex.assert_trees_all_equal(whole, split)
     self.assertEqual(int(whole_stats['episodes'][0]),
                      int(first['episodes'][0] + second['episodes'][0]))
-    self.assertEqual(int(whole.counters.updates[0]), 5)
+    self.assertEqual(int(wide_counters.value(whole.counters.updates[0])), 5)
 
   def test_seeds_side_by_side_match_seeds_alone(self):
     agent = _agent('ppo', 'catch', unroll_length=8)
@@ -155,7 +156,7 @@ class CompiledLoopTest(parameterized.TestCase):
     self.assertEqual(int(stats['env_steps'][0]), 9 * 2 * 16)
     self.assertEqual(int(stats['episodes'][0]), 32)
     self.assertEqual(int(stats['length_sum'][0]), 32 * 9)
-    self.assertEqual(int(states.counters.episodes[0]), 32)
+    self.assertEqual(int(wide_counters.value(states.counters.episodes[0])), 32)
     self.assertTrue(np.all(np.abs(stats['return_sum']) <= 32))
 
 
