@@ -18,6 +18,7 @@ resumes from its newest checkpoint.
 """
 
 import json
+import sys
 
 from absl import app
 from absl import flags
@@ -29,6 +30,7 @@ from experiments.cli import finite_flags
 from experiments.setup import library_logs
 from experiments.cli import user_imports
 from experiments.driver import run as driver
+from experiments.driver import stop_signals
 from experiments.loops import seed_sharding
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
@@ -91,6 +93,22 @@ _UPDATES_PER_CHUNK = flags.DEFINE_integer(
     'updates_per_chunk', None, 'Compiled loop: updates per host call '
     '(logging, checkpoints and budget checks happen between chunks); '
     'default: about one logging interval.', lower_bound=1)
+_CHECKPOINT_EVERY_UPDATES = flags.DEFINE_integer(
+    'checkpoint_every_updates',
+    config_lib.ExperimentConfig.checkpoint_every_updates,
+    'Also checkpoint every this many updates.', lower_bound=1)
+_CHECKPOINT_EVERY_SECONDS = flags.DEFINE_float(
+    'checkpoint_every_seconds',
+    config_lib.ExperimentConfig.checkpoint_every_seconds,
+    'Checkpoint at least this often (wall time; also every '
+    '--checkpoint_every_updates, and first after about 10 s of training), so '
+    'a killed run loses at most '
+    'about this much work.', lower_bound=1)
+_MAX_ABS_PARAM = flags.DEFINE_float(
+    'max_abs_param', config_lib.ExperimentConfig.max_abs_param,
+    'Divergence guard: stop the run when any actor parameter exceeds this '
+    'in magnitude (non-finite numbers always stop it); 0 checks only '
+    'finiteness.', lower_bound=0)
 _COORDINATOR_ADDRESS = flags.DEFINE_string(
     'coordinator_address', None, 'Multi-host runs: host:port of process 0, '
     'passed to jax.distributed.initialize. Seeds are sharded over the '
@@ -132,7 +150,8 @@ flags.register_validator(
 flags.register_validator(
     'learning_rate', lambda lr: lr is None or lr > 0,
     message='--learning_rate must be > 0.')
-finite_flags.require_finite('learning_rate')
+finite_flags.require_finite('learning_rate', 'checkpoint_every_seconds',
+                            'max_abs_param')
 
 
 def make_config() -> config_lib.ExperimentConfig:
@@ -168,6 +187,9 @@ def _experiment_config(agent_config) -> config_lib.ExperimentConfig:
       num_envs=_NUM_ENVS.value,
       num_seeds=_NUM_SEEDS.value,
       updates_per_chunk=_UPDATES_PER_CHUNK.value,
+      checkpoint_every_updates=_CHECKPOINT_EVERY_UPDATES.value,
+      checkpoint_every_seconds=_CHECKPOINT_EVERY_SECONDS.value,
+      max_abs_param=_MAX_ABS_PARAM.value or None,
       imports=user_imports.value())
 
 
@@ -188,6 +210,11 @@ def main(argv):
     result = driver.run_experiment(config, workdir, progress=_PROGRESS.value)
   except build_lib.ExperimentError as e:
     raise app.UsageError(str(e)) from e
+  except stop_signals.Interrupted as e:
+    print(e, file=sys.stderr)
+    sys.exit(e.exit_code)
+  except driver.RUN_FAILURES as e:
+    sys.exit(f'FATAL {e}')
   print(json.dumps(result, indent=2))
 
 

@@ -8,27 +8,32 @@ Python `dm_env` loop is one seed, the compiled loop S seeds, and nothing
 below asks which one it is.
 """
 
-import os
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, NamedTuple, Optional
 
 import jax
 import numpy as np
-import tqdm
 
-from environments import registry as env_registry
+from experiments.driver import divergence
+from experiments.driver import results
+from experiments.driver import seed_logs
+from experiments.driver import stop_signals
 from experiments.driver import workdir as workdir_lib
-from experiments.export import tflite
 from experiments.loops import interface
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 from experiments.setup import user_modules
-from experiments.storage import atomic_files
 from experiments.storage import checkpointing
 from experiments.storage import loggers
+from experiments.storage import workdir_lock
 
 PerSeed = interface.PerSeed
+FIRST_CHECKPOINT_SECONDS = 10.0
+# Failures of a run that an entry point reports in one line, no traceback:
+# each message names the file or workdir and the fix.
+RUN_FAILURES = (workdir_lock.WorkdirLocked, checkpointing.CheckpointError,
+                loggers.CorruptLogError, divergence.Diverged)
 
 
 def _next_multiple(value: int, every: int) -> int:
@@ -79,80 +84,24 @@ def periodic_evaluation_due(config: config_lib.ExperimentConfig,
           passed('env_steps', config.eval_every_steps))
 
 
-class _SeedLogs:
-  """`train.csv`, TensorBoard and `eval.csv` of every seed (process 0)."""
-
-  def __init__(self, config: config_lib.ExperimentConfig, workdir: str,
-               seeds: List[int], counters: PerSeed, resumed: bool):
-    self._train, self._eval = [], []
-    for i, seed in enumerate(seeds):
-      directory = workdir_lib.seed_workdir(config, workdir, seed)
-      resume_step = int(counters['env_steps'][i]) if resumed else None
-      self._train.append(loggers.MultiLogger([
-          loggers.CSVLogger(os.path.join(directory, 'train.csv'), resume_step),
-          loggers.TensorBoardLogger(os.path.join(directory, 'tensorboard'), resume_step),
-      ]))
-      self._eval.append(loggers.CSVLogger(os.path.join(directory, 'eval.csv'),
-                                          resume_step))
-
-  def write(self, rows: interface.Rows, greedy: Optional[PerSeed],
-            counters: PerSeed, wall_seconds: float) -> None:
-    for i, row in enumerate(rows):
-      step = int(counters['env_steps'][i])
-      values = dict(row)
-      if greedy is not None:
-        values.update({f'eval/{k}': float(v[i]) for k, v in greedy.items()})
-        self._eval[i].write({
-            'mean_return': float(greedy['mean_return'][i]),
-            'mean_episode_length': float(greedy['mean_episode_length'][i]),
-            'episodes': int(counters['episodes'][i]),
-            'wall_seconds': wall_seconds}, step)
-      values.update(episodes=int(counters['episodes'][i]),
-                    updates=int(counters['updates'][i]),
-                    wall_seconds=wall_seconds)
-      self._train[i].write(values, step)
-
-  def close(self) -> None:
-    for logger in self._train + self._eval:
-      logger.close()
-
-
-class _ProgressBar:
-  """Counts episodes, or steps when only a step budget is set (slowest
-  seed)."""
-
-  def __init__(self, config: config_lib.ExperimentConfig, counters: PerSeed,
-               enabled: bool):
-    self._key = 'episodes' if config.num_episodes is not None else 'env_steps'
-    self._bar = tqdm.tqdm(
-        total=config.num_steps if self._key == 'env_steps' else
-        config.num_episodes, initial=int(counters[self._key].min()),
-        unit='episode' if self._key == 'episodes' else 'step',
-        disable=not enabled, dynamic_ncols=True)
-
-  def show(self, counters: PerSeed) -> None:
-    """Moves the bar to `counters` (`TrainingLoop.advance`'s progress)."""
-    self._bar.update(int(counters[self._key].min()) - self._bar.n)
-
-  def describe(self, row: Dict[str, float]) -> None:
-    if 'game_length' in row:
-      self._bar.set_postfix(game_length=f'{row["game_length"]:.1f}',
-                            sps=f'{row["steps_per_second"]:.0f}')
-
-  def close(self) -> None:
-    self._bar.close()
+class Resumed(NamedTuple):
+  """What a checkpoint says besides the loop's state."""
+  wall_seconds: float  # Of training so far.
+  evaluations: int  # Periodic evaluations written to eval.csv so far.
 
 
 def restore(loop: interface.TrainingLoop,
-            checkpointer: checkpointing.Checkpointer) -> Optional[float]:
-  """Restores `loop` from the newest checkpoint; its wall seconds, or None
-  when there is no checkpoint yet."""
+            checkpointer: checkpointing.Checkpointer) -> Optional[Resumed]:
+  """Restores `loop` from the newest checkpoint that restores (a damaged
+  newer one is set aside with a warning); None when there is none yet."""
   restored = checkpointer.restore_latest(
       {'loop': loop.state, 'wall_seconds': np.zeros((), np.float64)})
   if restored is None:
     return None
-  loop.restore(restored[1]['loop'])
-  return float(restored[1]['wall_seconds'])
+  host = restored.host or {}
+  loop.restore(restored.state['loop'], host.get('loop'))
+  return Resumed(float(restored.state['wall_seconds']),
+                 int(host.get('evaluations', 0)))
 
 
 def restored_loop(built: build_lib.Built,
@@ -188,107 +137,126 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
   Returns:
     For one seed, its result (also in `workdir/result.json`); for several,
     `{'seeds': [result, …]}` (each also in its `seed_<n>/result.json`).
+
+  Raises:
+    ExperimentError: the run cannot start (bad settings, another
+      experiment's workdir, a damaged workdir).
+    workdir_lock.WorkdirLocked: another process is using `workdir`.
+    checkpointing.CheckpointError: no checkpoint of `workdir` restores.
+    loggers.CorruptLogError: a log of `workdir` cannot be read, or does not
+      match the checkpoint.
+    divergence.Diverged: training diverged (results record it).
+    stop_signals.Interrupted: SIGTERM or Ctrl-C (after a checkpoint).
   """
   library_logs.quiet()  # Also in workers (Ray) that start without flags.
   user_modules.import_modules(config.imports)  # E.g. in a Ray worker.
   built = build_lib.build(config)  # Refuses impossible runs before writes.
   loop = build_lib.make_loop(built)
+  writes = jax.process_index() == 0  # One process writes logs and results.
+  lock = workdir_lock.WorkdirLock(workdir) if writes else None
+  if lock is not None:
+    lock.acquire()
+  try:
+    return _run(built, loop, workdir, progress, writes)
+  finally:
+    if lock is not None:
+      lock.release()
+
+
+def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
+         progress: bool, writes: bool) -> Dict[str, Any]:
+  config = built.config
   workdir_lib.prepare(config, workdir)
   checkpointer = checkpointing.Checkpointer(
       workdir_lib.checkpoint_directory(workdir))
-  restored_wall = restore(loop, checkpointer)
-  wall_at_start = restored_wall or 0.0
-  counters = loop.counters()
-  writes = jax.process_index() == 0  # One process writes logs and results.
-  seeds = list(loop.seeds)
-  logs = (_SeedLogs(config, workdir, seeds, counters,
-                    restored_wall is not None) if writes else None)
-  bar = _ProgressBar(config, counters, progress and writes)
-  wall_seconds = wall_at_start
-
-  def save():
-    state = loop.state  # Named by the loop's own counters, which run ahead
-    if state is not None:  # of `counters` when an episode is interrupted.
-      checkpointer.save(int(loop.counters()['env_steps'][0]), {
-          'loop': state, 'wall_seconds': np.asarray(wall_seconds,
-                                                    np.float64)})
-
-  session_start = time.perf_counter()
   try:
-    loop.compile()  # Counted in wall_seconds, not in the chunks' speeds.
-    while not done(config, counters):
-      before = counters
-      rows = loop.advance(next_targets(config, counters), bar.show)
-      counters = loop.counters()
-      wall_seconds = wall_at_start + time.perf_counter() - session_start
-      bar.describe(rows[0])
-      greedy = (loop.evaluate(config.periodic_eval_episodes)
-                if periodic_evaluation_due(config, before, counters) else None)
-      if logs is not None:
-        logs.write(rows, greedy, counters, wall_seconds)
-      if (counters['updates'][0] // config.checkpoint_every_updates >
-          before['updates'][0] // config.checkpoint_every_updates):
-        save()
-  except KeyboardInterrupt:
-    save()  # Keep the work done so far; rerun on this workdir to resume.
-    raise
+    resumed = restore(loop, checkpointer)
+    counters = loop.counters()
+    seeds = list(loop.seeds)
+    logs = (seed_logs.SeedLogs(config, workdir, seeds, counters,
+                               resumed and resumed.evaluations)
+            if writes else None)
+    evaluations = resumed.evaluations if resumed else 0
+    wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
+    bar = seed_logs.ProgressBar(config, counters, progress and writes)
+    session_start = time.perf_counter()
+    targets = None
+
+    def save() -> float:
+      state = loop.state  # None where no exact resume is possible (a
+      if state is not None:  # chunk or an episode interrupted midway).
+        checkpointer.save(
+            int(loop.counters()['env_steps'][0]),
+            {'loop': state,
+             'wall_seconds': np.asarray(wall_seconds, np.float64)},
+            {'loop': loop.host_state, 'evaluations': evaluations})
+      return time.monotonic() + config.checkpoint_every_seconds
+
+    with stop_signals.StopSignals() as stop:
+
+      def on_progress(now: PerSeed) -> None:
+        bar.show(now)
+        if stop.requested and not _reached(targets, now):
+          raise stop.interrupted('checkpoint saved')
+
+      try:
+        loop.compile()  # Counted in wall_seconds, not in the chunks' speeds.
+        # The first checkpoint comes after a short first stretch, so that a
+        # run killed early does not restart from zero.
+        next_save = time.monotonic() + min(config.checkpoint_every_seconds,
+                                           FIRST_CHECKPOINT_SECONDS)
+        while not done(config, counters):
+          if stop.requested:
+            raise stop.interrupted('checkpoint saved')
+          before = counters
+          targets = next_targets(config, counters)._replace(
+              deadline=next_save)
+          rows = loop.advance(targets, on_progress)
+          counters = loop.counters()
+          wall_seconds = wall_at_start + time.perf_counter() - session_start
+          diverged = divergence.check(rows, loop.max_abs_params(), counters,
+                                      seeds, config.max_abs_param)
+          if diverged:  # Nothing of this chunk is saved or logged.
+            results.record_divergence(config, loop, counters, wall_seconds,
+                                      evaluations, diverged, workdir, writes)
+            raise divergence.Diverged(diverged)
+          bar.describe(rows[0])
+          greedy = (loop.evaluate(config.periodic_eval_episodes)
+                    if periodic_evaluation_due(config, before, counters)
+                    else None)
+          if logs is not None:
+            logs.write(rows, greedy, counters, wall_seconds)
+          evaluations += greedy is not None
+          every = config.checkpoint_every_updates
+          if (counters['updates'][0] // every > before['updates'][0] // every
+              or time.monotonic() >= next_save):
+            next_save = save()
+      except (stop_signals.Interrupted, KeyboardInterrupt):
+        wall_seconds = wall_at_start + time.perf_counter() - session_start
+        save()  # Keep the work done so far; rerun on this workdir to resume.
+        raise
+      finally:
+        bar.close()
+        if logs is not None:
+          logs.close()
+      save()
+      if stop.requested:
+        raise stop.interrupted('training is complete and checkpointed')
   finally:
-    bar.close()
-    if logs is not None:
-      logs.close()
-  save()
-  checkpointer.close()
+    checkpointer.close()
   try:
-    return _finish(built, loop, counters, wall_seconds, workdir, writes)
+    return results.finish(built, loop, counters, wall_seconds, evaluations,
+                          workdir, writes)
   finally:
     loop.close()
 
 
-def _finish(built: build_lib.Built, loop: interface.TrainingLoop,
-            counters: PerSeed, wall_seconds: float, workdir: str,
-            writes: bool) -> Dict[str, Any]:
-  """Final evaluation and export of every seed; writes the results."""
-  config = built.config
-  compile_seconds = loop.compile_seconds  # Of training, not evaluation.
-  final = loop.evaluate(config.eval_episodes)
-  # Every process fetches the params (a collective in multi-host runs);
-  # process 0 exports them.
-  params = ([loop.actor_params(i) for i in range(len(loop.seeds))]
-            if config.export_tflite else None)
-  results = []
-  for i, seed in enumerate(loop.seeds):
-    directory = workdir_lib.seed_workdir(config, workdir, seed)
-    result = {
-        'agent': config.agent,
-        'env': config.env,
-        'seed': seed,
-        'loop': config.loop,
-        'num_envs': loop.num_envs,
-        'num_seeds': config.num_seeds,
-        **{k: int(v[i]) for k, v in counters.items()},
-        'wall_seconds': float(wall_seconds),
-        # Of this session's training (included in wall_seconds).
-        'compile_seconds': compile_seconds,
-        'eval_episodes': config.eval_episodes,
-        'eval_mean_return': float(final['mean_return'][i]),
-        'eval_mean_episode_length': float(final['mean_episode_length'][i]),
-        'tflite_path': None,
-    }
-    if config.export_tflite and writes:
-      path = os.path.join(directory,
-                          workdir_lib.export_filename(config.env))
-      result['tflite'] = tflite.export_and_verify(
-          built.agent, params[i], built.environment_spec, path,
-          built.for_seed(seed).export_environment(),
-          num_games=config.eval_episodes,
-          input_name=env_registry.input_name(config.env))
-      result['tflite_path'] = os.path.abspath(path)
-    if writes:
-      atomic_files.write_json(os.path.join(directory, workdir_lib.RESULT), result)
-    results.append(result)
-  if config.num_seeds == 1:
-    return results[0]
-  summary = {'seeds': results}
-  if writes:
-    atomic_files.write_json(os.path.join(workdir, workdir_lib.RESULT), summary)
-  return summary
+def _reached(targets: Optional[interface.Targets],
+             counters: PerSeed) -> bool:
+  """Whether seed 0 reached a count target (the loop will return there:
+  stopping then would skip the evaluation due at that point)."""
+  if targets is None:
+    return False
+  return any(getattr(targets, key) is not None and
+             int(counters[key][0]) >= getattr(targets, key)
+             for key in interface.COUNTERS)

@@ -28,12 +28,12 @@ from experiments.storage import atomic_files
 CONFIG = 'config.json'
 RESULT = 'result.json'
 # Bumped when checkpoints or files change layout; config.json records it.
-# Format 1 (no key): before one driver served both loops. Its compiled-loop
-# checkpoints have today's layout (only their names counted updates, not
-# environment steps), so those workdirs are taken as they are; its
-# Python-loop checkpoints do not.
+# Format 1 (no key): before one driver served both loops. Format 2: one
+# driver; checkpoints held the loop's state only. Format 3: checkpoints also
+# hold host-side state (the Python loop's part-filled batch, the number of
+# evaluations) and the compiled loop counts in two words (no overflow).
 FORMAT_KEY = 'workdir_format'
-FORMAT = 2
+FORMAT = 3
 
 
 def checkpoint_directory(workdir: str) -> str:
@@ -54,18 +54,26 @@ def export_filename(env_name: str) -> str:
 
 
 def _read_saved(workdir: str) -> dict:
-  """config.json of `workdir` as saved, refusing other layouts."""
+  """config.json of `workdir` as saved, refusing other layouts and
+  unreadable files (named, with the fix)."""
   path = os.path.join(workdir, CONFIG)
-  with open(path) as f:
-    saved = json.load(f)
+  try:
+    with open(path, encoding='utf-8') as f:
+      saved = json.load(f)
+    if not isinstance(saved, dict):
+      raise ValueError('not a JSON object')
+  except (OSError, ValueError) as e:
+    raise build_lib.ExperimentError(
+        f'{path} cannot be read ({e}): the run\'s settings cannot be '
+        f'checked, so it is not resumed. Restore the file (e.g. from a '
+        f'backup), or train in a new --workdir.') from e
   version = saved.pop(FORMAT_KEY, 1)
-  if version != FORMAT and not (version == 1 and
-                                saved.get('loop') == 'compiled'):
+  if version != FORMAT:
     raise build_lib.ExperimentError(
         f'--workdir {workdir!r} was written by an earlier version of this '
         f'framework (workdir format {version}, now {FORMAT}): its '
-        f'{saved.get("loop")}-loop checkpoints have another layout and '
-        f'cannot be resumed or exported. Train again in a new --workdir.')
+        f'checkpoints have another layout and cannot be resumed or '
+        f'exported. Train again in a new --workdir.')
   return saved
 
 
@@ -74,18 +82,25 @@ def load_config(workdir: str) -> config_lib.ExperimentConfig:
 
   Raises:
     FileNotFoundError: if `workdir` holds no config.json.
-    ExperimentError: if it was written in another workdir format.
+    ExperimentError: if it cannot be read, or was written in another
+      workdir format.
   """
   if not os.path.exists(os.path.join(workdir, CONFIG)):
     raise FileNotFoundError(
         f'No {CONFIG} in {workdir!r}; is it the --workdir of a training '
         f'run?')
   saved = _read_saved(workdir)
-  # The run's own modules first: they may register its agent.
-  user_modules.import_modules(saved.get('imports', ()))
-  saved['agent_config'] = agent_registry.make_config(saved['agent'],
-                                                     **saved['agent_config'])
-  return config_lib.ExperimentConfig(**saved)
+  try:
+    # The run's own modules first: they may register its agent.
+    user_modules.import_modules(saved.get('imports', ()))
+    saved['agent_config'] = agent_registry.make_config(
+        saved['agent'], **saved['agent_config'])
+    return config_lib.ExperimentConfig(**saved)
+  except (KeyError, TypeError, ValueError) as e:
+    raise build_lib.ExperimentError(
+        f'{os.path.join(workdir, CONFIG)} does not describe a run this '
+        f'framework can load ({type(e).__name__}: {e}). Restore the file, '
+        f'or train in a new --workdir.') from e
 
 
 def prepare(config: config_lib.ExperimentConfig, workdir: str) -> None:
@@ -96,6 +111,14 @@ def prepare(config: config_lib.ExperimentConfig, workdir: str) -> None:
   """
   os.makedirs(workdir, exist_ok=True)
   path = os.path.join(workdir, CONFIG)
+  checkpoints = checkpoint_directory(workdir)
+  if not os.path.exists(path) and os.path.isdir(checkpoints) and any(
+      name.isdigit() for name in os.listdir(checkpoints)):
+    raise build_lib.ExperimentError(
+        f'{path} is missing but {checkpoints} holds checkpoints: their '
+        f'settings cannot be checked against these flags, so they are not '
+        f'resumed. Restore config.json, or move checkpoints/ aside (or use '
+        f'a new --workdir) to train from scratch.')
   if os.path.exists(path):
     mismatch = config_lib.identity_mismatch(_read_saved(workdir), config)
     if mismatch:

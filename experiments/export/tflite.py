@@ -35,6 +35,10 @@ TOLERANCE = 5e-5
 DEFAULT_INPUT_NAME = 'observation'
 
 
+class VerificationError(ValueError):
+  """An exported model that does not match its JAX policy."""
+
+
 class Bar(NamedTuple):
   """How far an export may stray from JAX and still pass."""
   max_abs_diff: float
@@ -185,6 +189,9 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
   outputs = np.stack(outputs)
   legal = greedy.legal_mask(environment_spec, batch)
   return {
+      # Both sides must be finite: argmax of all-NaN outputs "agrees".
+      'finite': bool(np.all(np.isfinite(outputs)) and
+                     np.all(np.isfinite(expected))),
       'max_abs_diff': float(np.max(np.abs(outputs - expected))),
       'greedy_agreement': float(np.mean(
           greedy.greedy_actions(outputs, legal) ==
@@ -230,7 +237,10 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
                       quantize: Optional[str] = None,
                       input_name: str = DEFAULT_INPUT_NAME
                      ) -> Dict[str, Any]:
-  """Writes the model to `path` atomically, then `verify`s it.
+  """Writes the model under a temporary name, `verify`s it, and only then
+  renames it to `path`: a model that fails (or a process killed while
+  verifying) leaves no file under `path`, and a good model already there
+  stays.
 
   A float32 export must match JAX within `tolerance` (default `TOLERANCE`).
   A quantised one cannot; its report adds `quantize` and a comparison with
@@ -244,17 +254,41 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
       so that both models play the same games.
 
   Raises:
-    ValueError: if the model fails its bar, or `quantize` is unknown or comes
-      with a single environment instead of a factory.
+    VerificationError: if the model fails its bar or outputs non-finite
+      numbers (NaN fails every bar).
+    ValueError: if `quantize` is unknown or comes with a single environment
+      instead of a factory.
   """
   _check_quantize(quantize)
   if quantize is not None and not callable(environment):
     raise ValueError('A quantised export needs an environment factory, to '
                      'play the float model on the same games.')
   fresh = environment if callable(environment) else lambda: environment
+  unverified = os.path.join(os.path.dirname(os.path.abspath(path)),
+                            f'.unverified-{os.getpid()}-'
+                            f'{os.path.basename(path)}')
   atomic_files.write_bytes(
-      path, to_tflite(agent, params, environment_spec, quantize, input_name))
-  report = verify(path, agent, params, environment_spec, fresh(),
+      unverified,
+      to_tflite(agent, params, environment_spec, quantize, input_name))
+  try:
+    report = _checked(unverified, path, agent, params, environment_spec,
+                      fresh, num_games, tolerance, quantize, input_name)
+    os.replace(unverified, path)
+  finally:
+    if os.path.exists(unverified):
+      os.remove(unverified)
+  return report
+
+
+def _checked(unverified: str, path: str, agent: agent_lib.Agent,
+             params: agent_lib.Params,
+             environment_spec: specs.EnvironmentSpec,
+             fresh: Callable[[], dm_env.Environment], num_games: int,
+             tolerance: Optional[float], quantize: Optional[str],
+             input_name: str) -> Dict[str, Any]:
+  """`export_and_verify`'s report of the model at `unverified`, or
+  VerificationError."""
+  report = verify(unverified, agent, params, environment_spec, fresh(),
                   num_games=num_games)
   if quantize is None:
     bar = Bar(TOLERANCE, 0.0)
@@ -265,11 +299,18 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
                                  num_games, report, input_name)}
   if tolerance is not None:
     bar = bar._replace(max_abs_diff=tolerance)
-  if (report['max_abs_diff'] > bar.max_abs_diff or
-      report['greedy_agreement'] < bar.min_greedy_agreement):
-    raise ValueError(
-        f'Exported model {path} ({quantize or "float32"}) differs from JAX by '
+  if not report['finite']:
+    raise VerificationError(
+        f'The model for {path} ({quantize or "float32"}) outputs NaN or '
+        f'infinite probabilities (its parameters are not finite: did '
+        f'training diverge?); nothing was written to {path}.')
+  # `not <=` so that a NaN difference fails too.
+  if (not report['max_abs_diff'] <= bar.max_abs_diff or
+      not report['greedy_agreement'] >= bar.min_greedy_agreement):
+    raise VerificationError(
+        f'The model for {path} ({quantize or "float32"}) differs from JAX by '
         f'{report["max_abs_diff"]:.3g} (at most {bar.max_abs_diff:g}), greedy '
         f'agreement {report["greedy_agreement"]:.4f} (at least '
-        f'{bar.min_greedy_agreement:g}); not a faithful export.')
+        f'{bar.min_greedy_agreement:g}); not a faithful export, so nothing '
+        f'was written to {path}.')
   return report

@@ -13,6 +13,9 @@ IDENTITY_KEYS = ('agent', 'env', 'seed', 'env_kwargs', 'network',
                  'hidden_sizes', 'agent_config', 'loop', 'num_envs',
                  'num_seeds')
 LOOPS = ('compiled', 'python')
+# Budgets and intervals the counters hold exactly (the compiled loop counts
+# in two int32 words, `loops.wide_counters`; 2^60 steps is centuries).
+MAX_COUNT = 1 << 60
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +43,11 @@ class ExperimentConfig:
     periodic_eval_episodes: episodes of each periodic evaluation.
     log_every_episodes: scalars go to the loggers this often.
     checkpoint_every_updates: checkpoint this often (and at the end).
+    checkpoint_every_seconds: also checkpoint once this much wall time has
+      passed since the last checkpoint, and after the first stretch of
+      training, so that a killed run loses at most about this much work.
+    max_abs_param: the divergence guard's limit on |actor parameter|
+      (`driver.divergence`); None checks only that numbers stay finite.
     export_tflite: export and verify a TFLite policy at the end.
     loop: 'compiled' (the whole training in one XLA program; needs a JAX
       core) or 'python' (the dm_env loop; any environment). None picks
@@ -69,6 +77,8 @@ class ExperimentConfig:
   periodic_eval_episodes: int = 100
   log_every_episodes: int = 250
   checkpoint_every_updates: int = 250
+  checkpoint_every_seconds: float = 60.0
+  max_abs_param: Optional[float] = 1e6
   export_tflite: bool = True
   loop: Optional[str] = None
   num_envs: Optional[int] = None
@@ -98,9 +108,25 @@ class ExperimentConfig:
                  'log_every_episodes', 'checkpoint_every_updates'):
       if getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
-    for name in ('num_episodes', 'num_steps', 'eval_every_steps'):
-      if getattr(self, name) is not None and getattr(self, name) < 1:
-        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
+    for name in ('num_episodes', 'num_steps', 'eval_every_steps',
+                 'eval_every_episodes', 'checkpoint_every_updates'):
+      value = getattr(self, name)
+      if value is not None and value > MAX_COUNT:
+        raise ValueError(f'{name} must be at most 2^60 ({MAX_COUNT}), the '
+                         f'largest count training keeps exactly; got '
+                         f'{value}.')
+      if (name != 'eval_every_episodes' and value is not None and
+          value < 1):
+        raise ValueError(f'{name} must be >= 1; got {value}.')
+    if not (isinstance(self.checkpoint_every_seconds, (int, float)) and
+            0 < self.checkpoint_every_seconds < float('inf')):
+      raise ValueError(f'checkpoint_every_seconds must be a finite number '
+                       f'> 0; got {self.checkpoint_every_seconds!r}.')
+    if self.max_abs_param is not None and not (
+        isinstance(self.max_abs_param, (int, float)) and
+        0 < self.max_abs_param < float('inf')):
+      raise ValueError(f'max_abs_param must be a finite number > 0 or None; '
+                       f'got {self.max_abs_param!r}.')
     if self.num_episodes is None and self.num_steps is None:
       raise ValueError('Set num_episodes or num_steps (or both): training '
                        'needs a budget.')

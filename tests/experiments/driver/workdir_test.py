@@ -20,29 +20,55 @@ class WorkdirTest(absltest.TestCase):
       self.assertEqual(json.load(f)['workdir_format'], workdir_lib.FORMAT)
     self.assertEqual(workdir_lib.load_config(workdir), config)
 
-  def test_python_loop_workdir_of_an_earlier_version_is_refused(self):
-    workdir = self.create_tempdir().full_path
-    config = config_lib.ExperimentConfig(env='catch', loop='python')
-    with open(os.path.join(workdir, 'config.json'), 'w') as f:
-      json.dump(config.to_dict(), f)  # As written before formats existed.
-    for call in (lambda: workdir_lib.load_config(workdir),
-                 lambda: workdir_lib.prepare(config, workdir)):
-      with self.assertRaisesRegex(build_lib.ExperimentError,
-                                  r'earlier version.*format 1, now 2.*'
-                                  r'python-loop.*new --workdir'):
-        call()
+  def test_workdirs_of_earlier_versions_are_refused(self):
+    for loop, version in (('python', None), ('compiled', None),
+                          ('compiled', 2)):
+      workdir = self.create_tempdir().full_path
+      config = config_lib.ExperimentConfig(env='catch', loop=loop)
+      saved = config.to_dict()
+      if version is not None:
+        saved['workdir_format'] = version
+      with open(os.path.join(workdir, 'config.json'), 'w') as f:
+        json.dump(saved, f)
+      for call in (lambda: workdir_lib.load_config(workdir),
+                   lambda: workdir_lib.prepare(config, workdir)):
+        with self.assertRaisesRegex(
+            build_lib.ExperimentError,
+            rf'earlier version.*format {version or 1}, now '
+            rf'{workdir_lib.FORMAT}.*new --workdir'):
+          call()
 
-  def test_compiled_loop_workdir_of_an_earlier_version_is_taken(self):
+  def test_unreadable_config_is_named(self):
     workdir = self.create_tempdir().full_path
-    config = config_lib.ExperimentConfig(env='catch')
-    saved = config.to_dict()
-    del saved['network'], saved['imports']  # Not known to format 1.
+    path = os.path.join(workdir, 'config.json')
+    for text in ('{"agent": "reinf', '[]'):
+      with open(path, 'w') as f:
+        f.write(text)
+      for call in (lambda: workdir_lib.load_config(workdir),
+                   lambda: workdir_lib.prepare(
+                       config_lib.ExperimentConfig(), workdir)):
+        with self.assertRaisesRegex(build_lib.ExperimentError,
+                                    f'{path} cannot be read.*Restore'):
+          call()
+
+  def test_config_with_bad_values_is_named(self):
+    workdir = self.create_tempdir().full_path
+    saved = config_lib.ExperimentConfig(env='catch').to_dict()
+    saved.update(workdir_format=workdir_lib.FORMAT, num_steps=-3)
     with open(os.path.join(workdir, 'config.json'), 'w') as f:
       json.dump(saved, f)
-    self.assertEqual(workdir_lib.load_config(workdir), config)
-    workdir_lib.prepare(config, workdir)  # Rewritten in today's format.
-    with open(os.path.join(workdir, 'config.json')) as f:
-      self.assertEqual(json.load(f)['workdir_format'], workdir_lib.FORMAT)
+    with self.assertRaisesRegex(build_lib.ExperimentError,
+                                'config.json does not describe.*num_steps'):
+      workdir_lib.load_config(workdir)
+
+  def test_checkpoints_without_config_refuse_to_resume(self):
+    workdir = self.create_tempdir().full_path
+    os.makedirs(os.path.join(workdir, 'checkpoints', '1200'))
+    with self.assertRaisesRegex(build_lib.ExperimentError,
+                                'config.json is missing but .*checkpoints '
+                                'holds checkpoints.*Restore config.json'):
+      workdir_lib.prepare(config_lib.ExperimentConfig(), workdir)
+    self.assertFalse(os.path.exists(os.path.join(workdir, 'config.json')))
 
   def test_missing_config_names_the_directory(self):
     with self.assertRaisesRegex(FileNotFoundError, 'No config.json'):

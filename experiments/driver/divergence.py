@@ -1,0 +1,69 @@
+"""The divergence guard: a run whose numbers blow up is stopped, not scored.
+
+After every chunk of training the driver checks each seed's logged scalars
+(losses, gradient norms, returns...) and the largest magnitude of its actor
+parameters. A non-finite value, or parameters beyond `max_abs_param` (a
+learning rate of 1e9 saturates the policy with finite but absurd weights),
+stops the run there: nothing after the last good checkpoint is saved,
+nothing is exported, and `result.json` says `"status": "diverged"`.
+"""
+
+import math
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from experiments.loops import interface
+
+PARAMS = 'max_abs_param'  # The name the parameter check reports.
+
+
+class Diverged(RuntimeError):
+  """Training produced non-finite or runaway numbers."""
+
+  def __init__(self, records: List[Dict[str, object]]):
+    self.records = records
+    first = records[0]
+    others = (f' (and {len(records) - 1} more seeds)'
+              if len(records) > 1 else '')
+    limit = (f' (limit {first["limit"]:g}, --max_abs_param)'
+             if first['limit'] is not None else '')
+    super().__init__(
+        f'Training diverged: seed {first["seed"]} at environment step '
+        f'{first["env_steps"]} has {first["metric"]} = {first["value"]}'
+        f'{limit}{others}. The run is stopped: no checkpoint was saved '
+        f'after this point, nothing was exported, and result.json records '
+        f'it as diverged. Lower the learning rate (or clip gradients) and '
+        f'train in a new --workdir.')
+
+
+def _bad(value: float, limit: Optional[float]) -> bool:
+  return not math.isfinite(value) or (limit is not None and
+                                      abs(value) > limit)
+
+
+def check(rows: interface.Rows, max_abs_params: np.ndarray,
+          counters: interface.PerSeed, seeds: Sequence[int],
+          max_abs_param: Optional[float]) -> List[Dict[str, object]]:
+  """One record per diverged seed (empty if none): the first bad metric.
+
+  Args:
+    rows: the chunk's logged scalars of each seed (any non-finite one fails).
+    max_abs_params: `[S]` largest |actor parameter| of each seed.
+    counters: the loop's counters after the chunk.
+    seeds: the seeds, in row order.
+    max_abs_param: the parameter limit; None checks finiteness only.
+  """
+  records = []
+  for i, seed in enumerate(seeds):
+    values = [(PARAMS, float(max_abs_params[i]), max_abs_param)]
+    values += [(name, float(v), None) for name, v in sorted(rows[i].items())]
+    for name, value, limit in values:
+      if _bad(value, limit):
+        records.append({'seed': int(seed),
+                        'env_steps': int(counters['env_steps'][i]),
+                        'metric': name,
+                        'value': value if math.isfinite(value) else str(value),
+                        'limit': limit})
+        break
+  return records

@@ -1,0 +1,122 @@
+"""The end of a run: final evaluation, export and `result.json`.
+
+Every `result.json` carries a `status`: `finished` (trained to its budget,
+evaluated, exported if asked, every periodic evaluation in `eval.csv`) or
+`diverged` (stopped by the divergence guard; `divergence` says where, and a
+seed stopped only because another seed of its program diverged says which).
+Readers such as `experiments.compare` count a run only when it is
+`finished`. Files are strict JSON, written atomically.
+"""
+
+import os
+from typing import Any, Dict, List
+
+from environments import registry as env_registry
+from experiments.driver import workdir as workdir_lib
+from experiments.export import tflite
+from experiments.loops import interface
+from experiments.setup import build as build_lib
+from experiments.storage import atomic_files
+
+FINISHED, DIVERGED = 'finished', 'diverged'
+STATUSES = (FINISHED, DIVERGED)
+
+PerSeed = interface.PerSeed
+
+
+def _common(config, loop: interface.TrainingLoop, seed: int, i: int,
+            counters: PerSeed, wall_seconds: float, evaluations: int,
+            compile_seconds: float) -> Dict[str, Any]:
+  return {
+      'agent': config.agent,
+      'env': config.env,
+      'seed': seed,
+      'loop': config.loop,
+      'num_envs': loop.num_envs,
+      'num_seeds': config.num_seeds,
+      **{k: int(v[i]) for k, v in counters.items()},
+      'wall_seconds': float(wall_seconds),
+      # Of this session's training (included in wall_seconds).
+      'compile_seconds': compile_seconds,
+      # Rows of eval.csv (periodic greedy evaluations).
+      'evaluations': evaluations,
+  }
+
+
+def _write(config, workdir: str, results: List[Dict[str, Any]],
+           writes: bool) -> Dict[str, Any]:
+  """Writes each seed's result and, for several seeds, the summary."""
+  if writes:
+    for result in results:
+      directory = workdir_lib.seed_workdir(config, workdir, result['seed'])
+      atomic_files.write_json(os.path.join(directory, workdir_lib.RESULT),
+                              result)
+  if config.num_seeds == 1:
+    return results[0]
+  summary = {'seeds': results}
+  if writes:
+    atomic_files.write_json(os.path.join(workdir, workdir_lib.RESULT),
+                            summary)
+  return summary
+
+
+def finish(built: build_lib.Built, loop: interface.TrainingLoop,
+           counters: PerSeed, wall_seconds: float, evaluations: int,
+           workdir: str, writes: bool) -> Dict[str, Any]:
+  """Final evaluation and export of every seed; writes the results.
+
+  Returns:
+    For one seed, its result; for several, `{'seeds': [result, …]}`.
+
+  Raises:
+    tflite.VerificationError: an exported model disagrees with JAX (no
+      file is left under its final name; no result is written).
+  """
+  config = built.config
+  compile_seconds = loop.compile_seconds  # Of training, not evaluation.
+  final = loop.evaluate(config.eval_episodes)
+  # Every process fetches the params (a collective in multi-host runs);
+  # process 0 exports them.
+  params = ([loop.actor_params(i) for i in range(len(loop.seeds))]
+            if config.export_tflite else None)
+  results = []
+  for i, seed in enumerate(loop.seeds):
+    result = {
+        **_common(config, loop, seed, i, counters, wall_seconds, evaluations,
+                  compile_seconds),
+        'status': FINISHED,
+        'eval_episodes': config.eval_episodes,
+        'eval_mean_return': float(final['mean_return'][i]),
+        'eval_mean_episode_length': float(final['mean_episode_length'][i]),
+        'tflite_path': None,
+    }
+    if config.export_tflite and writes:
+      path = os.path.join(workdir_lib.seed_workdir(config, workdir, seed),
+                          workdir_lib.export_filename(config.env))
+      result['tflite'] = tflite.export_and_verify(
+          built.agent, params[i], built.environment_spec, path,
+          built.for_seed(seed).export_environment(),
+          num_games=config.eval_episodes,
+          input_name=env_registry.input_name(config.env))
+      result['tflite_path'] = os.path.abspath(path)
+    results.append(result)
+  return _write(config, workdir, results, writes)
+
+
+def record_divergence(config, loop: interface.TrainingLoop,
+                      counters: PerSeed, wall_seconds: float,
+                      evaluations: int, records: List[Dict[str, Any]],
+                      workdir: str, writes: bool) -> Dict[str, Any]:
+  """Writes every seed's `result.json` as diverged: the seeds that did, with
+  their record, and the others of the same program naming which did."""
+  by_seed = {r['seed']: r for r in records}
+  results = []
+  for i, seed in enumerate(loop.seeds):
+    divergence = by_seed.get(seed) or {
+        'stopped_by': sorted(by_seed),
+        'reason': 'another seed trained in the same program diverged'}
+    results.append({
+        **_common(config, loop, seed, i, counters, wall_seconds, evaluations,
+                  loop.compile_seconds),
+        'status': DIVERGED, 'divergence': divergence})
+  return _write(config, workdir, results, writes)

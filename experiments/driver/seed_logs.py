@@ -1,0 +1,109 @@
+"""What a run shows as it goes: every seed's logs and the progress bar.
+
+Per seed: `train.csv` and TensorBoard (the chunk's scalars) and `eval.csv`
+(the periodic greedy evaluations). On resume each log is cut back to the
+checkpoint (a torn tail is dropped with a warning), and `eval.csv` must then
+hold exactly the evaluations the checkpoint counted: a curve with missing
+points is refused, never silently shortened. No file stays open between
+writes, so thousands of seeds fit under the usual open-file limit.
+"""
+
+import os
+from typing import Dict, List, Optional
+
+import tqdm
+
+from experiments.driver import workdir as workdir_lib
+from experiments.loops import interface
+from experiments.setup import config as config_lib
+from experiments.storage import loggers
+
+PerSeed = interface.PerSeed
+TRAIN_LOG, EVAL_LOG, TENSORBOARD = 'train.csv', 'eval.csv', 'tensorboard'
+
+
+class SeedLogs:
+  """`train.csv`, TensorBoard and `eval.csv` of every seed (process 0)."""
+
+  def __init__(self, config: config_lib.ExperimentConfig, workdir: str,
+               seeds: List[int], counters: PerSeed,
+               evaluations: Optional[int]):
+    """`evaluations`: periodic evaluations the restored checkpoint counted;
+    None for a run starting afresh (its old logs, if any, are restarted).
+
+    Raises:
+      loggers.CorruptLogError: naming a log that cannot be read, or an
+        `eval.csv` whose evaluations do not match the checkpoint.
+    """
+    self._train, self._eval = [], []
+    self.evaluations = evaluations or 0
+    for i, seed in enumerate(seeds):
+      directory = workdir_lib.seed_workdir(config, workdir, seed)
+      resume_step = (None if evaluations is None else
+                     int(counters['env_steps'][i]))
+      self._train.append(loggers.MultiLogger([
+          loggers.CSVLogger(os.path.join(directory, TRAIN_LOG), resume_step),
+          loggers.TensorBoardLogger(os.path.join(directory, TENSORBOARD),
+                                    resume_step),
+      ]))
+      path = os.path.join(directory, EVAL_LOG)
+      eval_log = loggers.CSVLogger(path, resume_step)
+      if eval_log.num_rows != self.evaluations:
+        raise loggers.CorruptLogError(
+            f'{path} holds {eval_log.num_rows} evaluations up to environment '
+            f'step {resume_step}, but the checkpoint counted '
+            f'{self.evaluations}: the file was damaged or edited, and the '
+            f'learning curve cannot be rebuilt from the checkpoint. Train '
+            f'again in a new --workdir (experiments.compare does this by '
+            f'itself, moving the damaged run aside).')
+      self._eval.append(eval_log)
+
+  def write(self, rows: interface.Rows, greedy: Optional[PerSeed],
+            counters: PerSeed, wall_seconds: float) -> None:
+    """One chunk's rows; `greedy`: the periodic evaluation, if one ran."""
+    for i, row in enumerate(rows):
+      step = int(counters['env_steps'][i])
+      values = dict(row)
+      if greedy is not None:
+        values.update({f'eval/{k}': float(v[i]) for k, v in greedy.items()})
+        self._eval[i].write({
+            'mean_return': float(greedy['mean_return'][i]),
+            'mean_episode_length': float(greedy['mean_episode_length'][i]),
+            'episodes': int(counters['episodes'][i]),
+            'wall_seconds': wall_seconds}, step)
+      values.update(episodes=int(counters['episodes'][i]),
+                    updates=int(counters['updates'][i]),
+                    wall_seconds=wall_seconds)
+      self._train[i].write(values, step)
+    if greedy is not None:
+      self.evaluations += 1
+
+  def close(self) -> None:
+    for logger in self._train + self._eval:
+      logger.close()
+
+
+class ProgressBar:
+  """Counts episodes, or steps when only a step budget is set (slowest
+  seed)."""
+
+  def __init__(self, config: config_lib.ExperimentConfig, counters: PerSeed,
+               enabled: bool):
+    self._key = 'episodes' if config.num_episodes is not None else 'env_steps'
+    self._bar = tqdm.tqdm(
+        total=config.num_steps if self._key == 'env_steps' else
+        config.num_episodes, initial=int(counters[self._key].min()),
+        unit='episode' if self._key == 'episodes' else 'step',
+        disable=not enabled, dynamic_ncols=True)
+
+  def show(self, counters: PerSeed) -> None:
+    """Moves the bar to `counters` (`TrainingLoop.advance`'s progress)."""
+    self._bar.update(int(counters[self._key].min()) - self._bar.n)
+
+  def describe(self, row: Dict[str, float]) -> None:
+    if 'game_length' in row:
+      self._bar.set_postfix(game_length=f'{row["game_length"]:.1f}',
+                            sps=f'{row["steps_per_second"]:.0f}')
+
+  def close(self) -> None:
+    self._bar.close()

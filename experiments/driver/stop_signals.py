@@ -1,0 +1,64 @@
+"""SIGTERM and Ctrl-C stop a run at the next safe point, with a checkpoint.
+
+`timeout`, Slurm, Kubernetes and Ray stop a process with SIGTERM and kill it
+a little later; a user presses Ctrl-C. Either signal only sets a flag here:
+the driver stops where the training state is consistent (between episodes
+or chunks), saves a checkpoint and exits with `128 + signal` (130 for
+Ctrl-C, 143 for SIGTERM). A second Ctrl-C stops at once (KeyboardInterrupt),
+keeping the newest checkpoint already written.
+"""
+
+import signal
+import sys
+import threading
+from typing import Optional
+
+
+class Interrupted(Exception):
+  """Training stopped on a signal after saving a checkpoint."""
+
+  def __init__(self, signum: int, message: str):
+    super().__init__(message)
+    self.signum = signum
+
+  @property
+  def exit_code(self) -> int:
+    return 128 + self.signum
+
+
+class StopSignals:
+  """Context manager: while inside, SIGTERM and SIGINT request a stop.
+
+  Outside the main thread (where Python cannot install handlers, e.g. some
+  task runners) it does nothing and signals keep their default effect.
+  """
+
+  def __init__(self):
+    self.requested: Optional[int] = None
+    self._previous = {}
+
+  def _handle(self, signum, frame) -> None:
+    del frame
+    if self.requested == signal.SIGINT and signum == signal.SIGINT:
+      raise KeyboardInterrupt  # Second Ctrl-C: stop now.
+    self.requested = signum
+    print(f'\n{signal.Signals(signum).name} received: stopping at the next '
+          f'safe point with a checkpoint (Ctrl-C again stops at once).',
+          file=sys.stderr, flush=True)
+
+  def __enter__(self) -> 'StopSignals':
+    if threading.current_thread() is threading.main_thread():
+      for signum in (signal.SIGTERM, signal.SIGINT):
+        self._previous[signum] = signal.signal(signum, self._handle)
+    return self
+
+  def __exit__(self, *exc) -> None:
+    for signum, handler in self._previous.items():
+      signal.signal(signum, handler)
+    self._previous = {}
+
+  def interrupted(self, where: str) -> Interrupted:
+    """The exception to raise once the checkpoint `where` is saved."""
+    name = signal.Signals(self.requested).name
+    return Interrupted(self.requested, f'Stopped by {name}; {where}. Run the '
+                       f'same command again to resume.')
