@@ -35,12 +35,16 @@ from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import finite_flags
 from experiments.cli import user_imports
+from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report
 from experiments.comparison import statistics
 from experiments.driver import run as driver
+from experiments.driver import stop_signals
+from experiments.setup import config as config_lib
 from experiments.setup import library_logs
+from experiments.storage import workdir_lock
 
 
 def _define_flags() -> None:
@@ -79,6 +83,12 @@ def _define_flags() -> None:
   flags.DEFINE_integer('ray_max_retries', 2, 'Retries of a failed Ray task.',
                        lower_bound=0)
   flags.DEFINE_bool('progress', True, 'Progress bars (local launcher).')
+  flags.DEFINE_float('checkpoint_every_seconds',
+                     config_lib.ExperimentConfig.checkpoint_every_seconds,
+                     'Each run checkpoints at least this often (wall time), '
+                     'so a killed comparison loses at most about this much '
+                     'training per running task.', lower_bound=1)
+  finite_flags.require_finite('checkpoint_every_seconds')
   flags.mark_flag_as_required('workdir')
   ml_config_flags.DEFINE_config_dict(
       config_flags.FLAG_NAME,
@@ -95,7 +105,8 @@ def make_comparison() -> comparison_lib.Comparison:
       num_steps=f.num_steps, overrides=config_flags.overrides(),
       eval_points=f.eval_points, eval_episodes=f.eval_episodes,
       periodic_eval_episodes=f.periodic_eval_episodes,
-      imports=user_imports.value())
+      imports=user_imports.value(),
+      checkpoint_every_seconds=f.checkpoint_every_seconds)
 
 
 def main(argv):
@@ -103,7 +114,9 @@ def main(argv):
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
   library_logs.quiet()
+  lock = workdir_lock.WorkdirLock(f.workdir, 'comparison')
   try:
+    lock.acquire()
     launcher = launchers.make_launcher(f.launcher, f.ray_address,
                                        f.ray_num_cpus, f.ray_num_gpus,
                                        f.ray_max_retries)
@@ -115,19 +128,30 @@ def main(argv):
                                                *sys.argv[1:]]))
   except (comparison_lib.ComparisonError, launchers.LauncherError) as e:
     raise app.UsageError(str(e)) from e
+  except workdir_lock.WorkdirLocked as e:
+    sys.exit(f'FATAL {e}')
   pending = [g for g in groups if not g.finished()]
   print(f'{len(groups)} run groups, {len(groups) - len(pending)} finished '
         f'already; training {len(pending)}.', flush=True)
   # Module-level functions: Ray ships them by reference.
-  train_group = functools.partial(comparison_lib.run_group,
+  train_group = functools.partial(group_runner.run_group,
                                   train=driver.run_experiment,
                                   progress=f.progress and f.launcher == 'local')
   try:
     launcher.run(train_group, pending, [g.name for g in pending])
-  except launchers.LauncherError as e:
+  except stop_signals.Interrupted as e:
+    print(e, file=sys.stderr)
+    sys.exit(e.exit_code)
+  except (launchers.LauncherError,
+          group_runner.GroupUnfinished) + driver.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
-  report.write_report(f.workdir, bootstrap_reps=f.bootstrap_reps)
-  print(f'Report: {os.path.join(f.workdir, "report.md")}')
+  written = report.write_report(f.workdir, bootstrap_reps=f.bootstrap_reps)
+  for run in written['left_out_runs']:
+    print(f'Left out of the report: {run["agent"]} on {run["env"]}, seed '
+          f'{run["seed"]}: {run["state"]}: {run["reason"]}')
+  print(f'Report: {os.path.join(f.workdir, "report.md")}'
+        + ('' if written['complete'] else ' (incomplete: see section 5)'))
+  lock.release()
 
 
 if __name__ == '__main__':

@@ -23,6 +23,7 @@ from absl import flags
 import numpy as np
 
 from agents import registry as agent_registry
+from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import plan
 from experiments.driver import run as driver
@@ -111,7 +112,7 @@ def run_setting(setting: Setting, num_seeds: int,
   """Trains seeds 0 … num_seeds-1 of `setting` (or reads their finished
   results), one result per seed."""
   groups = plan.groups_for(config(setting), num_seeds, root)
-  train = functools.partial(plan.run_group, train=driver.run_experiment)
+  train = functools.partial(group_runner.run_group, train=driver.run_experiment)
   per_group = launchers.LocalLauncher().run(train, groups,
                                             [g.name for g in groups])
   return [result for results in per_group for result in results]

@@ -2,7 +2,7 @@
 
 A task is `fn(task)` for a picklable `task`; it writes its own outputs (to a
 workdir every worker shares) and must be idempotent, so that a retried task
-picks up where the failed attempt stopped. `experiments.comparison.run_group`
+picks up where the failed attempt stopped. `experiments.comparison.group_runner.run_group`
 is such a function.
 """
 

@@ -14,11 +14,8 @@ for a compiled group, a `seed_<n>/` of one):
   runs/<env>/<agent>/seed_<n>/     result.json, eval.csv, train.csv,
                                    tensorboard/ of one seed
 
-`run_group` trains a group with the training function it is given (the
-experiment driver's `run_experiment`; this package never imports the
-driver). It is idempotent: a group whose seeds all have `result.json` is
-skipped, and an unfinished one resumes from its checkpoint, so rerunning a
-comparison (or retrying a failed task) loses nothing.
+`group_runner.run_group` trains a group (idempotently: rerunning loses
+nothing).
 """
 
 import dataclasses
@@ -32,6 +29,7 @@ from environments import registry as env_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import user_modules
+from experiments.comparison import run_status
 from experiments.storage import atomic_files
 
 FILENAME = 'comparison.json'
@@ -57,6 +55,8 @@ class Comparison:
     periodic_eval_episodes: greedy episodes of each periodic evaluation.
     imports: the user's modules that register agents or environments used
       here (`--imports`).
+    checkpoint_every_seconds: each run's checkpoint interval in wall time
+      (not a setting of the results: reruns may change it).
   """
   agents: Tuple[str, ...]
   envs: Tuple[str, ...]
@@ -67,6 +67,8 @@ class Comparison:
   eval_episodes: int = 200
   periodic_eval_episodes: int = 100
   imports: Tuple[str, ...] = ()
+  checkpoint_every_seconds: float = (
+      config_lib.ExperimentConfig.checkpoint_every_seconds)
 
   def __post_init__(self):
     object.__setattr__(self, 'agents', tuple(self.agents))
@@ -133,9 +135,15 @@ class RunGroup:
             f'seeds {seeds[0]}-{seeds[-1]}')
     return f'{self.config.agent} on {self.config.env}, {span}'
 
+  def statuses(self) -> List[run_status.SeedStatus]:
+    """Each seed's state, judged from its files (`run_status.check`)."""
+    return [run_status.check(d, self.config, s)
+            for d, s in zip(self.seed_dirs, self.seeds)]
+
   def finished(self) -> bool:
-    return all(os.path.exists(os.path.join(d, 'result.json'))
-               for d in self.seed_dirs)
+    """Every seed finished or diverged: nothing left to train."""
+    return all(s.state in (run_status.FINISHED, run_status.DIVERGED)
+               for s in self.statuses())
 
 
 def path_safe(name: str) -> str:
@@ -186,6 +194,7 @@ def _experiment_config(comparison: Comparison, agent: str,
       eval_episodes=comparison.eval_episodes, eval_every_episodes=0,
       eval_every_steps=max(1, comparison.num_steps // comparison.eval_points),
       periodic_eval_episodes=comparison.periodic_eval_episodes,
+      checkpoint_every_seconds=comparison.checkpoint_every_seconds,
       export_tflite=False, imports=comparison.imports)
 
 
@@ -270,8 +279,9 @@ def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
   os.makedirs(workdir, exist_ok=True)
   path = os.path.join(workdir, FILENAME)
   if os.path.exists(path):
-    with open(path) as f:
-      saved = json.load(f)
+    saved = _read_json(path, 'Restore it (rerunning the same command '
+                       'rewrites it from the flags once it reads), or use a '
+                       'new --workdir.')
     saved.setdefault('imports', [])  # Comparisons before --imports had none.
     current = comparison.to_dict()
     mismatch = {k: (saved.get(k), v) for k, v in current.items()
@@ -287,12 +297,25 @@ def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
                                  'runs': runs(groups, workdir)})
 
 
+def _read_json(path: str, what: str) -> Dict[str, Any]:
+  """A JSON object file, or ComparisonError naming it and the fix."""
+  try:
+    with open(path, encoding='utf-8') as f:
+      value = json.load(f)
+    if not isinstance(value, dict):
+      raise ValueError('not a JSON object')
+    return value
+  except (OSError, ValueError) as e:
+    raise ComparisonError(
+        f'{path} cannot be read ({e}). {what}') from e
+
+
 def _check_group_workdir(group: RunGroup) -> None:
   path = os.path.join(group.workdir, 'config.json')
   if not os.path.exists(path):
     return
-  with open(path) as f:
-    saved = json.load(f)
+  saved = _read_json(path, 'Restore it, or move that run directory aside '
+                     'to train it afresh.')
   mismatch = config_lib.identity_mismatch(saved, group.config)
   if mismatch:
     raise ComparisonError(
@@ -307,36 +330,10 @@ def load(workdir: str) -> Dict[str, Any]:
     raise ComparisonError(
         f'No {FILENAME} in {workdir!r}; is it the --workdir of '
         f'experiments.compare?')
-  with open(path) as f:
-    saved = json.load(f)
+  saved = _read_json(path, 'Rerun experiments.compare with the same flags '
+                     'and a new --workdir, or restore the file.')
   try:
     user_modules.import_modules(saved.get('imports', ()))
   except ValueError as e:
     raise ComparisonError(f'{path}: {e}') from e
   return saved
-
-
-def read_results(group: RunGroup) -> List[Dict[str, Any]]:
-  """The `result.json` of each seed of a finished group."""
-  results = []
-  for directory in group.seed_dirs:
-    with open(os.path.join(directory, 'result.json')) as f:
-      results.append(json.load(f))
-  return results
-
-
-# (config, workdir, progress) -> result: the driver's `run_experiment`.
-TrainFn = Callable[[config_lib.ExperimentConfig, str, bool], Any]
-
-
-def run_group(group: RunGroup, train: TrainFn, progress: bool = False
-             ) -> List[Dict[str, Any]]:
-  """Trains a group with `train` (skipped if finished, resumed if not);
-  its results.
-
-  Safe to call again after a failure or on another machine sharing the
-  workdir: that is what makes retries lose nothing.
-  """
-  if not group.finished():
-    train(group.config, group.workdir, progress)
-  return read_results(group)

@@ -7,8 +7,6 @@ Reads the run directories that `experiments.compare` lists in
 `python -m experiments.report` is its command line.
 """
 
-import csv
-import json
 import os
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -18,7 +16,9 @@ from environments import registry as env_registry
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import plots
 from experiments.comparison import report_markdown
+from experiments.comparison import run_status
 from experiments.comparison import statistics
+from experiments.setup import config as config_lib
 from experiments.storage import atomic_files
 
 AGGREGATE_PNG = 'aggregate.png'
@@ -38,23 +38,9 @@ def wall_seconds(results: Sequence[Dict[str, Any]]) -> float:
   return float(max(shared, default=0.0) + sum(alone))
 
 
-def _load(path: str) -> Optional[Dict[str, Any]]:
-  if not os.path.exists(path):
-    return None
-  with open(path) as f:
-    return json.load(f)
-
-
-def _read_eval(path: str, metric: str) -> np.ndarray:
-  """`[2, n]` (steps, scores) of `eval.csv`, sorted by step; may be empty."""
-  points = {}
-  if os.path.exists(path):
-    with open(path, newline='') as f:
-      for row in csv.DictReader(f):
-        try:
-          points[int(float(row['step']))] = float(row[metric])
-        except (KeyError, TypeError, ValueError):
-          continue  # No score in this row, or a row cut short by a crash.
+def _eval_points(rows: List[Dict[str, Any]], metric: str) -> np.ndarray:
+  """`[2, n]` (steps, scores) of a checked `eval.csv`, sorted by step."""
+  points = {int(r['step']): float(r[metric]) for r in rows}
   return np.array(sorted(points.items()), np.float64).reshape(-1, 2).T
 
 
@@ -172,21 +158,29 @@ def _aggregate(normalised: Dict[str, Dict[str, Dict[int, float]]],
 
 
 def _runs(workdir: str, comparison: Dict[str, Any]):
-  """`{env: {agent: {seed: (result or None, eval points)}}}` and missing."""
+  """`{env: {agent: {seed: (result or None, eval points)}}}` of the finished
+  seeds, and the seeds left out: `{agent, env, seed, directory, state,
+  reason}` (diverged, unfinished or damaged; `run_status`)."""
   runs = {e: {a: {} for a in comparison['agents']} for e in comparison['envs']}
-  missing = []
+  left_out = []
   for run in comparison['runs']:
     if run['env'] not in runs or run['agent'] not in comparison['agents']:
       continue
-    directory = os.path.join(workdir, run['directory'])
-    result = _load(os.path.join(directory, 'result.json'))
-    evals = _read_eval(os.path.join(directory, 'eval.csv'),
-                       env_registry.score_metric(run['env']))
-    runs[run['env']][run['agent']][run['seed']] = (result, evals)
-    if result is None:
-      missing.append({k: run[k] for k in ('agent', 'env', 'seed',
-                                          'directory')})
-  return runs, missing
+    budget = config_lib.ExperimentConfig(
+        agent=run['agent'], env=run['env'], num_episodes=None,
+        num_steps=comparison['num_steps'])
+    status = run_status.check(os.path.join(workdir, run['directory']),
+                              budget, run['seed'])
+    finished = status.state == run_status.FINISHED
+    runs[run['env']][run['agent']][run['seed']] = (
+        status.result if finished else None,
+        _eval_points(status.evaluations, env_registry.score_metric(
+            run['env'])) if finished else np.zeros((2, 0)))
+    if not finished:
+      left_out.append({**{k: run[k] for k in ('agent', 'env', 'seed',
+                                              'directory')},
+                       'state': status.state, 'reason': status.reason})
+  return runs, left_out
 
 
 def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) -> Dict[str, Any]:
@@ -197,11 +191,11 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
     raise comparison_lib.ComparisonError(
         f'{workdir!r}/comparison.json lacks {lacking}; rerun '
         'experiments.compare with this --workdir to rewrite it.')
-  runs, missing = _runs(workdir, comparison)
+  runs, left_out = _runs(workdir, comparison)
   if not any(r for env in runs.values() for a in env.values()
              for r, _ in a.values()):
     raise comparison_lib.ComparisonError(
-        f'No finished run in {workdir!r} (no result.json yet); let '
+        f'No finished run in {workdir!r} (no complete result.json yet); let '
         'experiments.compare finish at least one run, then report again.')
   envs, normalised = {}, {}
   for env in comparison['envs']:
@@ -227,7 +221,11 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
       'bootstrap': {'reps': bootstrap_reps,
                     'confidence': statistics.CONFIDENCE,
                     'method': 'stratified bootstrap over seeds, percentile'},
-      'envs': envs, 'aggregate': aggregate, 'missing_runs': missing,
+      'envs': envs, 'aggregate': aggregate,
+      # Every seed not in the statistics, and why: the report is complete
+      # only when this is empty.
+      'complete': not left_out,
+      'left_out_runs': left_out,
       'figures': {'aggregate': AGGREGATE_PNG if estimates else None,
                   'probability_of_improvement':
                       IMPROVEMENT_PNG if pairs else None},

@@ -49,12 +49,24 @@ def _env_markdown(env: str, env_report: Dict[str, Any],
           [f'![{env} learning curves]({env_report["curves_png"]})', ''])
 
 
+def _finished(report: Dict[str, Any]) -> int:
+  return sum(len(a['seeds']) for e in report['envs'].values()
+             for a in e['agents'].values())
+
+
 def render(report: Dict[str, Any], workdir: str) -> str:
   """The text of report.md."""
   s, agg = report['settings'], report['aggregate']
   agents = s['agents']
-  out = [f'# Agent comparison: {" vs ".join(agents)}', '', '```',
-         report['command'], '```', '', '## Settings', '',
+  out = [f'# Agent comparison: {" vs ".join(agents)}', '']
+  left_out = report['left_out_runs']
+  if left_out:
+    states = sorted({m['state'] for m in left_out})
+    out += [f'> **Incomplete report:** {len(left_out)} of '
+            f'{len(left_out) + _finished(report)} runs are left out of '
+            f'every statistic ({", ".join(states)}); section 5 lists them.',
+            '']
+  out += ['```', report['command'], '```', '', '## Settings', '',
          f'- Agents: {", ".join(agents)}',
          f'- Environments: {", ".join(s["envs"])}',
          f'- Seeds: {", ".join(map(str, s["seeds"] or []))}',
@@ -116,13 +128,18 @@ def render(report: Dict[str, Any], workdir: str) -> str:
   out += ['', f'Intervals are {b["confidence"]:.0%} stratified-bootstrap '
           f'(percentile) confidence intervals over seeds (rliable, '
           f'{b["reps"]} resamples); with one seed they collapse to the point.',
-          '', '## 5. Missing runs', '']
-  if report['missing_runs']:
-    out += ['These runs have no result.json (unfinished). Per-environment '
-            'statistics use the finished seeds; the aggregate uses, per '
-            'agent, the seeds finished on every environment.', '']
-    out += [f'- {m["agent"]} on {m["env"]}, seed {m["seed"]} '
-            f'(`{m["directory"]}`)' for m in report['missing_runs']]
+          '', '## 5. Runs left out', '']
+  if left_out:
+    out += ['These runs are in no statistic, table or curve above: '
+            '*diverged* (stopped by the divergence guard: non-finite or '
+            'runaway numbers), *unfinished* (still training, or stopped), '
+            '*damaged* (files that do not check; `experiments.compare` '
+            'retrains them). Per-environment statistics use the finished '
+            'seeds; the aggregate uses, per agent, the seeds finished on '
+            'every environment.', '']
+    out += [f'- {m["agent"]} on {m["env"]}, seed {m["seed"]}: '
+            f'**{m["state"]}**: {m["reason"]} (`{m["directory"]}`)'
+            for m in left_out]
   else:
     out += ['None: every run finished.']
   out += ['', '## TensorBoard', '',

@@ -11,6 +11,7 @@ import pytest
 
 from experiments.comparison import plan as comparison_lib
 from experiments.driver import run as driver
+from experiments.comparison import group_runner
 from experiments.comparison import launchers
 
 _WITH_RAY = pytest.importorskip  # Ray is an optional extra: pip install .[ray]
@@ -44,7 +45,7 @@ def _fail_midway_once(group: comparison_lib.RunGroup) -> list:
       os.remove(path)  # Died before the run's end.
     open(marker, 'w').close()
     raise RuntimeError(f'{group.name}: worker preempted')
-  return comparison_lib.run_group(group, driver.run_experiment)
+  return group_runner.run_group(group, driver.run_experiment)
 
 
 def _always_fail(task):
@@ -81,7 +82,7 @@ def test_ray_retries_a_failed_task_and_loses_nothing(ray_instance, tmp_path):
   local_dir, ray_dir = str(tmp_path / 'local'), str(tmp_path / 'ray')
   local_groups = comparison_lib.plan(comparison, local_dir)
   local = launchers.LocalLauncher().run(
-      functools.partial(comparison_lib.run_group, train=driver.run_experiment),
+      functools.partial(group_runner.run_group, train=driver.run_experiment),
       local_groups, [g.name for g in local_groups])
   groups = comparison_lib.plan(comparison, ray_dir)
   comparison_lib.prepare_workdir(comparison, groups, ray_dir, 'test')
@@ -94,7 +95,7 @@ def test_ray_retries_a_failed_task_and_loses_nothing(ray_instance, tmp_path):
   # Resumed from the failed attempt's checkpoint: the same runs as without
   # the failure.
   assert [_metrics(r) for r in results] == [_metrics(r) for r in local]
-  assert results == [comparison_lib.read_results(g) for g in groups]
+  assert results == [[s.result for s in g.statuses()] for g in groups]
 
 
 def test_ray_names_tasks_that_keep_failing(ray_instance):

@@ -8,6 +8,7 @@ from unittest import mock
 
 from absl.testing import absltest
 
+from experiments.comparison import group_runner
 from experiments.comparison import plan as comparison_lib
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
@@ -27,7 +28,7 @@ def _comparison(**overrides):
 def _run(comparison, workdir):
   groups = comparison_lib.plan(comparison, workdir)
   comparison_lib.prepare_workdir(comparison, groups, workdir, 'test')
-  return groups, [comparison_lib.run_group(g, driver.run_experiment)
+  return groups, [group_runner.run_group(g, driver.run_experiment)
                   for g in groups]
 
 
@@ -186,12 +187,12 @@ class RunTest(absltest.TestCase):
     self.assertLen(results, 2)
     self.assertTrue(groups[0].finished())
     trained_again = mock.Mock(side_effect=AssertionError('trained again'))
-    self.assertEqual(comparison_lib.run_group(groups[0], trained_again),
+    self.assertEqual(group_runner.run_group(groups[0], trained_again),
                      results)
     # A group that lost a seed's result finishes again from its checkpoint.
     os.remove(os.path.join(groups[0].seed_dirs[1], 'result.json'))
     self.assertFalse(groups[0].finished())
-    rerun = comparison_lib.run_group(groups[0], driver.run_experiment)
+    rerun = group_runner.run_group(groups[0], driver.run_experiment)
     self.assertEqual([_metrics(r) for r in rerun],
                      [_metrics(r) for r in results])
 
