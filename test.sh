@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/setup_venv.sh
+scripts/setup_flex_env.sh; export REQUIRE_FLEX=1  # Flex checks never skip.
 exec .venv/bin/python -m pytest tests "$@"

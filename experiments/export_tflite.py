@@ -9,13 +9,17 @@ stays float32, so the app needs no change. A quantised export is compared with
 the float one on the same games instead of being held to `tflite.TOLERANCE`.
 `--export=trainable` writes a model that keeps learning on the device
 (`experiments/export/trainable.py`), for agents whose registry entry says
-they can. A run's own `--imports` (recorded in its config.json) are
-imported before its agent and environment are looked up.
+they can; it gets its final name only once verified, its save/restore too
+where a Flex interpreter is set up (scripts/setup_flex_env.sh, see
+`experiments/export/flex_check.py`). A run's own `--imports` (recorded in
+its config.json) are imported before its agent and environment are looked
+up.
 """
 
+import contextlib
 import json
 import os
-from typing import Any, Dict
+from typing import Any, Dict, Iterator
 
 from absl import app
 from absl import flags
@@ -28,6 +32,7 @@ from experiments.cli import finite_flags
 from experiments.setup import library_logs
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
+from experiments.export import flex_check
 from experiments.export import on_device
 from experiments.export import tflite
 from experiments.export import trainable
@@ -128,10 +133,15 @@ def _export_trainable(built, params: agent_lib.Params,
     optimizer = trainable.make_optimizer(name, learning_rate)
   except ValueError as e:
     raise app.UsageError(f'--export=trainable: {e}') from e
-  report = on_device.export_and_verify_trainable(
-      built.agent, params, built.environment_spec, path, optimizer,
-      built.export_environment(),
-      on_device.WEIGHT_TOLERANCES[name], discount=discount)
+  with _published_if_verified(path) as candidate:
+    report = on_device.export_and_verify_trainable(
+        built.agent, params, built.environment_spec, candidate, optimizer,
+        built.export_environment(),
+        on_device.WEIGHT_TOLERANCES[name], discount=discount)
+    # Replaces LiteRT's 'not run' (it has no Flex delegate).
+    report['save_restore'] = flex_check.check_trainable_export(
+        candidate, built.environment_spec, built.export_environment(),
+        discount)
   report.update(optimizer=name, learning_rate=learning_rate)
   if flags.FLAGS.fine_tune_games:
     # Game streams 1 (learning) and 2 (greedy play before and after).
@@ -139,6 +149,23 @@ def _export_trainable(built, params: agent_lib.Params,
         path, built.environment_spec, built.export_environment,
         num_games=flags.FLAGS.fine_tune_games, discount=discount, seed=1)
   return report
+
+
+@contextlib.contextmanager
+def _published_if_verified(path: str) -> Iterator[str]:
+  """Yields a temporary path next to `path` (named as `tflite`'s) to write
+  and verify the model at; renames it to `path` if that succeeds, else
+  deletes it: a model that fails a check never sits under `path`, and a
+  good one already there stays."""
+  candidate = os.path.join(os.path.dirname(os.path.abspath(path)),
+                           f'.unverified-{os.getpid()}-'
+                           f'{os.path.basename(path)}')
+  try:
+    yield candidate
+    os.replace(candidate, path)
+  finally:
+    if os.path.exists(candidate):
+      os.remove(candidate)
 
 
 if __name__ == '__main__':
