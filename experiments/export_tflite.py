@@ -16,10 +16,10 @@ its config.json) are imported before its agent and environment are looked
 up.
 """
 
-import contextlib
 import json
 import os
-from typing import Any, Dict, Iterator
+import sys
+from typing import Any, Dict
 
 from absl import app
 from absl import flags
@@ -37,6 +37,7 @@ from experiments.export import on_device
 from experiments.export import tflite
 from experiments.export import trainable
 from experiments.setup import build as build_lib
+from experiments.storage import atomic_files
 
 EXPORTS = ('plain', 'trainable')
 
@@ -87,6 +88,8 @@ def main(argv):
     params = driver.restore_actor_params(built, workdir, seed)
   except ValueError as e:
     raise app.UsageError(f'--seed: {e}') from e
+  except driver.RUN_FAILURES as e:
+    sys.exit(f'FATAL {e}')
   if params is None:
     raise app.UsageError(f'--workdir {workdir!r} has no checkpoint yet.')
   quantize, trainable = flags.FLAGS.quantize, flags.FLAGS.export == 'trainable'
@@ -100,14 +103,16 @@ def main(argv):
   path = flags.FLAGS.output or os.path.join(
       workdir_lib.seed_workdir(config, workdir, seed), filename)
   seed_built = built.for_seed(seed)
-  if trainable:
-    report = _export_trainable(seed_built, params, path)
-  else:
-    report = tflite.export_and_verify(built.agent, params, built.environment_spec,
-                               path, seed_built.export_environment,
-                               num_games=flags.FLAGS.verify_games,
-                               quantize=quantize,
-                               input_name=env_registry.input_name(config.env))
+  try:
+    if trainable:
+      report = _export_trainable(seed_built, params, path)
+    else:
+      report = tflite.export_and_verify(
+          built.agent, params, built.environment_spec, path,
+          seed_built.export_environment, num_games=flags.FLAGS.verify_games,
+          quantize=quantize, input_name=env_registry.input_name(config.env))
+  except ValueError as e:  # tflite.VerificationError, or a failed check.
+    sys.exit(f'FATAL {e}')
   print(json.dumps({'tflite_path': os.path.abspath(path), **report},
                    indent=2))
 
@@ -133,7 +138,7 @@ def _export_trainable(built, params: agent_lib.Params,
     optimizer = trainable.make_optimizer(name, learning_rate)
   except ValueError as e:
     raise app.UsageError(f'--export=trainable: {e}') from e
-  with _published_if_verified(path) as candidate:
+  with atomic_files.published_if_verified(path) as candidate:
     report = on_device.export_and_verify_trainable(
         built.agent, params, built.environment_spec, candidate, optimizer,
         built.export_environment(),
@@ -149,23 +154,6 @@ def _export_trainable(built, params: agent_lib.Params,
         path, built.environment_spec, built.export_environment,
         num_games=flags.FLAGS.fine_tune_games, discount=discount, seed=1)
   return report
-
-
-@contextlib.contextmanager
-def _published_if_verified(path: str) -> Iterator[str]:
-  """Yields a temporary path next to `path` (named as `tflite`'s) to write
-  and verify the model at; renames it to `path` if that succeeds, else
-  deletes it: a model that fails a check never sits under `path`, and a
-  good one already there stays."""
-  candidate = os.path.join(os.path.dirname(os.path.abspath(path)),
-                           f'.unverified-{os.getpid()}-'
-                           f'{os.path.basename(path)}')
-  try:
-    yield candidate
-    os.replace(candidate, path)
-  finally:
-    if os.path.exists(candidate):
-      os.remove(candidate)
 
 
 if __name__ == '__main__':

@@ -8,6 +8,7 @@ DIR (see `experiments/comparison/report.py`).
 """
 
 import os
+import sys
 
 from absl import app
 from absl import flags
@@ -33,9 +34,13 @@ def main(argv):
     raise app.UsageError('--workdir is required: the comparison to report.')
   logging.set_verbosity(logging.WARNING)  # rliable logs every estimate.
   try:
-    report.write_report(flags.FLAGS.workdir, flags.FLAGS.bootstrap_reps)
+    written = report.write_report(flags.FLAGS.workdir,
+                                  flags.FLAGS.bootstrap_reps)
   except comparison_lib.ComparisonError as e:
     raise app.UsageError(str(e)) from e
+  for run in written['left_out_runs']:
+    print(f'Left out of the report: {run["agent"]} on {run["env"]}, seed '
+          f'{run["seed"]}: {run["state"]}: {run["reason"]}', file=sys.stderr)
   print(os.path.abspath(os.path.join(flags.FLAGS.workdir, 'report.md')))
 
 

@@ -264,20 +264,17 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
     raise ValueError('A quantised export needs an environment factory, to '
                      'play the float model on the same games.')
   fresh = environment if callable(environment) else lambda: environment
-  unverified = os.path.join(os.path.dirname(os.path.abspath(path)),
-                            f'.unverified-{os.getpid()}-'
-                            f'{os.path.basename(path)}')
-  atomic_files.write_bytes(
-      unverified,
-      to_tflite(agent, params, environment_spec, quantize, input_name))
-  try:
-    report = _checked(unverified, path, agent, params, environment_spec,
-                      fresh, num_games, tolerance, quantize, input_name)
-    os.replace(unverified, path)
-  finally:
-    if os.path.exists(unverified):
-      os.remove(unverified)
-  return report
+  if not all(np.all(np.isfinite(x)) for x in jax.tree.leaves(params)
+             if np.issubdtype(np.asarray(x).dtype, np.floating)):
+    raise VerificationError(
+        f'The parameters to export to {path} hold NaN or infinite values '
+        f'(did training diverge?); nothing was written to {path}.')
+  with atomic_files.published_if_verified(path) as unverified:
+    atomic_files.write_bytes(
+        unverified,
+        to_tflite(agent, params, environment_spec, quantize, input_name))
+    return _checked(unverified, path, agent, params, environment_spec,
+                    fresh, num_games, tolerance, quantize, input_name)
 
 
 def _checked(unverified: str, path: str, agent: agent_lib.Agent,
@@ -288,8 +285,14 @@ def _checked(unverified: str, path: str, agent: agent_lib.Agent,
              input_name: str) -> Dict[str, Any]:
   """`export_and_verify`'s report of the model at `unverified`, or
   VerificationError."""
-  report = verify(unverified, agent, params, environment_spec, fresh(),
-                  num_games=num_games)
+  try:
+    report = verify(unverified, agent, params, environment_spec, fresh(),
+                    num_games=num_games)
+  except RuntimeError as e:  # The interpreter refuses the model.
+    raise VerificationError(
+        f'The model for {path} does not run in the TFLite interpreter '
+        f'({str(e).splitlines()[0][:300]}); nothing was written to '
+        f'{path}.') from e
   if quantize is None:
     bar = Bar(TOLERANCE, 0.0)
   else:

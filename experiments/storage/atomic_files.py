@@ -1,9 +1,10 @@
 """Crash-safe file writes: write a temporary file, then rename over."""
 
+import contextlib
 import json
 import os
 import tempfile
-from typing import Any, Union
+from typing import Any, Iterator, Union
 
 PathLike = Union[str, os.PathLike]
 
@@ -41,3 +42,20 @@ def write_json(path: PathLike, value: Any) -> None:
     raise ValueError(f'Refusing to write {path}: {e} (NaN or infinity is '
                      f'not JSON).') from e
   write_bytes(path, (text + '\n').encode())
+
+
+@contextlib.contextmanager
+def published_if_verified(path: PathLike) -> Iterator[str]:
+  """Yields a temporary path beside `path` to write and check a file at;
+  renames it to `path` if the block succeeds, else deletes it. A file that
+  fails its check (or a process killed while checking) never sits under
+  `path`, and a good file already there stays."""
+  path = os.path.abspath(path)
+  candidate = os.path.join(os.path.dirname(path), f'.unverified-{os.getpid()}-'
+                           f'{os.path.basename(path)}')
+  try:
+    yield candidate
+    os.replace(candidate, path)
+  finally:
+    if os.path.exists(candidate):
+      os.remove(candidate)

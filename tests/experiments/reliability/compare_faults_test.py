@@ -1,0 +1,108 @@
+"""Issue case 8 through the command line: `compare` counts a run only when
+its files check out, repairs or retrains the others, and its report never
+drops a seed without saying so."""
+
+import csv
+import json
+import os
+import shutil
+
+import pytest
+
+_FLAGS = ('--agents=ppo', '--envs=catch', '--seeds=2', '--num_steps=8000',
+          '--eval_points=4', '--eval_episodes=20',
+          '--periodic_eval_episodes=10', '--bootstrap_reps=200',
+          '--progress=false')
+_SEED_1 = os.path.join('runs', 'catch', 'ppo', 'seed_1')
+
+
+@pytest.fixture(scope='module', name='compared')
+def compared_fixture(cli, tmp_path_factory):
+  """A finished comparison (read-only: tests copy it)."""
+  workdir = str(tmp_path_factory.mktemp('compared') / 'comparison')
+  done = cli.run('compare', *_FLAGS, f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  return workdir
+
+
+def _rerun(cli, compared, tmp_path, damage):
+  """Copies the comparison, damages it, reruns compare; (run, workdir)."""
+  workdir = str(tmp_path / 'comparison')
+  shutil.copytree(compared, workdir)
+  damage(os.path.join(workdir, _SEED_1))
+  done = cli.run('compare', *_FLAGS, f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  return done, workdir
+
+
+def _same_results(cli, compared, workdir):
+  for seed in (0, 1):
+    directory = os.path.join('runs', 'catch', 'ppo', f'seed_{seed}')
+    expected = cli.strict_json(os.path.join(compared, directory,
+                                            'result.json'))
+    got = cli.strict_json(os.path.join(workdir, directory, 'result.json'))
+    assert cli.metrics(got) == cli.metrics(expected)
+    assert _curve(os.path.join(workdir, directory)) == _curve(
+        os.path.join(compared, directory))
+
+
+def _curve(directory):
+  """eval.csv's rows without their wall times."""
+  with open(os.path.join(directory, 'eval.csv'), newline='') as f:
+    return [{k: v for k, v in row.items() if k != 'wall_seconds'}
+            for row in csv.DictReader(f)]
+
+
+@pytest.mark.parametrize('text', ['{"agent": "pp', '{}', '[]'])
+def test_unreadable_or_incomplete_result_is_repaired_by_resuming(
+    cli, compared, tmp_path, text):
+
+  def damage(directory):
+    with open(os.path.join(directory, 'result.json'), 'w') as f:
+      f.write(text)
+
+  done, workdir = _rerun(cli, compared, tmp_path, damage)
+  assert 'finished already; training 1' in done.stdout
+  _same_results(cli, compared, workdir)
+  assert not [n for n in os.listdir(os.path.join(workdir, 'runs', 'catch'))
+              if 'damaged' in n]  # Resumed, not retrained.
+
+
+@pytest.mark.parametrize('cut', ['delete', 'truncate'])
+def test_damaged_curve_is_retrained_afresh(cli, compared, tmp_path, cut):
+
+  def damage(directory):
+    path = os.path.join(directory, 'eval.csv')
+    if cut == 'delete':
+      os.remove(path)
+    else:
+      with open(path) as f:
+        lines = f.readlines()
+      with open(path, 'w') as f:
+        f.writelines(lines[:-2])  # Whole rows gone: parses, but short.
+
+  done, workdir = _rerun(cli, compared, tmp_path, damage)
+  assert 'finished already; training 1' in done.stdout
+  assert 'training it afresh' in done.stderr
+  _same_results(cli, compared, workdir)
+  assert [n for n in os.listdir(os.path.join(workdir, 'runs', 'catch'))
+          if n.startswith('ppo.damaged-')]
+
+
+def test_report_lists_an_unfinished_seed_and_says_it_is_incomplete(
+    cli, compared, tmp_path):
+  workdir = str(tmp_path / 'comparison')
+  shutil.copytree(compared, workdir)
+  os.remove(os.path.join(workdir, _SEED_1, 'result.json'))
+  done = cli.run('report', f'--workdir={workdir}', '--bootstrap_reps=200')
+  assert done.returncode == 0, done.stderr
+  with open(os.path.join(workdir, 'report.json')) as f:
+    report = json.load(f)
+  assert not report['complete']
+  assert [(r['seed'], r['state']) for r in report['left_out_runs']] == [
+      (1, 'unfinished')]
+  assert report['envs']['catch']['agents']['ppo']['seeds'] == [0]
+  with open(os.path.join(workdir, 'report.md')) as f:
+    text = f.read()
+  assert '**Incomplete report:** 1 of 2 runs' in text
+  assert 'ppo on catch, seed 1: **unfinished**: no result.json yet' in text

@@ -1,0 +1,84 @@
+"""Running the framework's commands as a user does, for fault tests.
+
+Every reliability test drives `python -m experiments.<command>` in a
+subprocess (signals, exit codes and files are what a user sees), on small
+runs of Catch that take seconds.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+from typing import Callable, List, Optional
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+# A short compiled-loop run: PPO on Catch, ~20k steps, no export.
+FAST = ('--env=catch', '--agent=ppo', '--eval_episodes=20',
+        '--export_tflite=false', '--progress=false')
+
+
+def _env(cwd: Optional[str]) -> dict:
+  env = dict(os.environ)
+  paths = [str(REPO)] + ([cwd] if cwd else [])
+  env['PYTHONPATH'] = os.pathsep.join(paths + [env.get('PYTHONPATH', '')])
+  return env
+
+
+def run(command: str, *flags: str, cwd: Optional[str] = None,
+        timeout: float = 600) -> subprocess.CompletedProcess:
+  """`python -m experiments.<command> <flags>`, to completion."""
+  return subprocess.run(
+      [sys.executable, '-m', f'experiments.{command}', *flags],
+      cwd=cwd or REPO, env=_env(cwd), capture_output=True, text=True,
+      timeout=timeout, check=False)
+
+
+def start(command: str, *flags: str,
+          cwd: Optional[str] = None) -> subprocess.Popen:
+  """The same command, started in the background."""
+  return subprocess.Popen(
+      [sys.executable, '-m', f'experiments.{command}', *flags],
+      cwd=cwd or REPO, env=_env(cwd), stdout=subprocess.PIPE,
+      stderr=subprocess.PIPE, text=True)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 300,
+             what: str = 'a condition') -> None:
+  deadline = time.monotonic() + timeout
+  while not condition():
+    if time.monotonic() > deadline:
+      raise AssertionError(f'Timed out waiting for {what}.')
+    time.sleep(0.2)
+
+
+def checkpoint_steps(workdir: str) -> List[int]:
+  directory = os.path.join(workdir, 'checkpoints')
+  if not os.path.isdir(directory):
+    return []
+  return sorted(int(n) for n in os.listdir(directory) if n.isdigit())
+
+
+def strict_json(path: str):
+  """Parses `path` as strict JSON (NaN and Infinity are refused)."""
+
+  def refuse(constant):
+    raise AssertionError(f'{path} holds {constant}: not strict JSON.')
+
+  with open(path) as f:
+    return json.loads(f.read(), parse_constant=refuse)
+
+
+def metrics(result: dict) -> dict:
+  """A result's numbers that do not depend on timing."""
+  return {k: v for k, v in result.items()
+          if k not in ('wall_seconds', 'compile_seconds', 'tflite_path')}
+
+
+@pytest.fixture(name='cli', scope='session')
+def cli_fixture():
+  """The helpers above, for tests (`cli.run`, `cli.start`, …)."""
+  return sys.modules[__name__]

@@ -1,0 +1,54 @@
+"""Issue case 9 through the command line: a model takes its final name only
+after it is verified; a failing one leaves nothing and keeps a good one."""
+
+import os
+
+import jax
+import numpy as np
+
+from experiments.driver import run as driver
+from experiments.driver import workdir as workdir_lib
+from experiments.setup import build as build_lib
+from experiments.storage import checkpointing
+
+
+def _poison_newest_checkpoint(workdir: str) -> None:
+  """A newer checkpoint whose learner state is all NaN."""
+  built = build_lib.build(workdir_lib.load_config(workdir))
+  loop = build_lib.make_loop(built)
+  checkpointer = checkpointing.Checkpointer(
+      workdir_lib.checkpoint_directory(workdir))
+  resumed = driver.restore(loop, checkpointer)
+  state = jax.device_get(loop.state)
+  poisoned = state._replace(learner=jax.tree.map(
+      lambda x: np.full_like(x, np.nan) if np.issubdtype(
+          np.asarray(x).dtype, np.floating) else x, state.learner))
+  checkpointer.save(checkpointer.latest_step() + 1,
+                    {'loop': poisoned,
+                     'wall_seconds': np.asarray(resumed.wall_seconds)},
+                    {'loop': None, 'evaluations': resumed.evaluations})
+  checkpointer.close()
+
+
+def test_failed_verification_publishes_nothing_and_keeps_the_good_model(
+    cli, tmp_path):
+  workdir = str(tmp_path / 'run')
+  done = cli.run('train', '--env=catch', '--agent=ppo', '--num_steps=8000',
+                 '--eval_episodes=20', '--progress=false',
+                 f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  model = os.path.join(workdir, 'catch.tflite')
+  with open(model, 'rb') as f:
+    good = f.read()
+  _poison_newest_checkpoint(workdir)
+  for flags, name in (((), 'catch.tflite'),
+                      (('--quantize=dynamic',), 'catch_dynamic.tflite')):
+    failed = cli.run('export_tflite', f'--workdir={workdir}',
+                     '--verify_games=5', *flags)
+    assert failed.returncode == 1, failed.stderr
+    assert 'NaN or infinite' in failed.stderr and name in failed.stderr
+    assert len(failed.stderr.splitlines()) < 15, failed.stderr
+  with open(model, 'rb') as f:
+    assert f.read() == good
+  assert sorted(n for n in os.listdir(workdir) if 'tflite' in n) == [
+      'catch.tflite']

@@ -1,0 +1,114 @@
+"""Issue cases 5 and 10 through the command line: SIGTERM, Ctrl-C and
+kill -9 lose at most the work since the last checkpoint, and every loop
+resumes to the result of an uninterrupted run."""
+
+import os
+import random
+import signal
+import time
+
+import pytest
+
+# Compiled loop: ~25 s of training, long enough to be interrupted.
+_COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=400000',
+             '--eval_episodes=20', '--export_tflite=false',
+             '--progress=false', '--checkpoint_every_seconds=2')
+# Python loop: REINFORCE's batches of 16 episodes straddle checkpoints.
+_PYTHON = ('--env=catch', '--agent=reinforce', '--loop=python',
+           '--num_episodes=1500', '--eval_episodes=20',
+           '--export_tflite=false', '--progress=false',
+           '--checkpoint_every_seconds=1')
+
+
+def _reference(cli, tmp_path_factory, flags):
+  workdir = str(tmp_path_factory.mktemp('reference') / 'run')
+  done = cli.run('train', *flags, f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  return cli.strict_json(os.path.join(workdir, 'result.json'))
+
+
+@pytest.fixture(scope='module', name='compiled_reference')
+def compiled_reference_fixture(cli, tmp_path_factory):
+  return _reference(cli, tmp_path_factory, _COMPILED)
+
+
+@pytest.fixture(scope='module', name='python_reference')
+def python_reference_fixture(cli, tmp_path_factory):
+  return _reference(cli, tmp_path_factory, _PYTHON)
+
+
+def _interrupt(cli, flags, workdir, signum, after_checkpoints=1):
+  """Starts training, sends `signum` once `after_checkpoints` exist;
+  returns (exit code, stderr)."""
+  process = cli.start('train', *flags, f'--workdir={workdir}')
+  cli.wait_for(lambda: process.poll() is not None or
+               len(cli.checkpoint_steps(workdir)) >= after_checkpoints,
+               what='a checkpoint')
+  assert process.poll() is None, process.communicate()[1]
+  before = cli.checkpoint_steps(workdir)
+  process.send_signal(signum)
+  _, stderr = process.communicate(timeout=120)
+  return process.returncode, stderr, before
+
+
+@pytest.mark.parametrize('signum', [signal.SIGTERM, signal.SIGINT])
+def test_signal_checkpoints_exits_nonzero_and_resumes_bit_for_bit(
+    cli, tmp_path, compiled_reference, signum):
+  workdir = str(tmp_path / 'run')
+  code, stderr, before = _interrupt(cli, _COMPILED, workdir, signum)
+  assert code == 128 + signum, stderr
+  name = signal.Signals(signum).name
+  assert f'Stopped by {name}; checkpoint saved' in stderr
+  assert cli.checkpoint_steps(workdir)[-1] > before[-1]  # Saved on the way.
+  assert not os.path.exists(os.path.join(workdir, 'result.json'))
+  done = cli.run('train', *_COMPILED, f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  result = cli.strict_json(os.path.join(workdir, 'result.json'))
+  assert cli.metrics(result) == cli.metrics(compiled_reference)
+
+
+def test_first_checkpoint_comes_soon_after_compilation(cli, tmp_path):
+  workdir = str(tmp_path / 'run')
+  process = cli.start('train', '--env=catch', '--agent=ppo',
+                      '--num_steps=100000000', '--progress=false',
+                      f'--workdir={workdir}')  # Default intervals.
+  try:
+    start = time.monotonic()
+    cli.wait_for(lambda: process.poll() is not None or
+                 cli.checkpoint_steps(workdir), timeout=90,
+                 what='the first checkpoint')
+    assert process.poll() is None, process.communicate()[1]
+    # Start-up and compilation take ~15 s here, the first stretch 10 s.
+    assert time.monotonic() - start < 60
+  finally:
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+
+
+def test_python_loop_resume_continues_the_same_episodes(cli, tmp_path,
+                                                        python_reference):
+  workdir = str(tmp_path / 'run')
+  code, stderr, _ = _interrupt(cli, _PYTHON, workdir, signal.SIGTERM)
+  assert code == 128 + signal.SIGTERM, stderr
+  done = cli.run('train', *_PYTHON, f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  result = cli.strict_json(os.path.join(workdir, 'result.json'))
+  assert cli.metrics(result) == cli.metrics(python_reference)
+
+
+@pytest.mark.slow
+def test_chaos_kill_9_at_random_moments_then_resume(cli, tmp_path,
+                                                   compiled_reference):
+  """Three kill -9 at random moments (compiling, training, saving...),
+  then a run to the end: the result of an uninterrupted run."""
+  workdir = str(tmp_path / 'run')
+  rng = random.Random(1234)
+  for _ in range(3):
+    process = cli.start('train', *_COMPILED, f'--workdir={workdir}')
+    time.sleep(rng.uniform(3, 25))
+    process.send_signal(signal.SIGKILL)
+    process.communicate()
+  done = cli.run('train', *_COMPILED, f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  result = cli.strict_json(os.path.join(workdir, 'result.json'))
+  assert cli.metrics(result) == cli.metrics(compiled_reference)

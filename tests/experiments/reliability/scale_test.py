@@ -1,0 +1,92 @@
+"""Issue cases 3 and 11 through the command line: counts past 2^31 stay
+right, and a thousand seeds run under a thousand open files."""
+
+import csv
+import os
+import resource
+import subprocess
+import sys
+
+import jax
+import numpy as np
+import pytest
+
+from experiments.driver import run as driver
+from experiments.driver import workdir as workdir_lib
+from experiments.loops import wide_counters
+from experiments.setup import build as build_lib
+from experiments.storage import checkpointing
+
+_BIG = 2**31 - 5_000  # Just below where 32-bit counters wrap.
+
+
+def _craft_checkpoint(workdir: str, env_steps: int) -> None:
+  """Rewrites the newest checkpoint of `workdir` as if training had run
+  `env_steps` environment steps (what ten hours of CPU training reach)."""
+  built = build_lib.build(workdir_lib.load_config(workdir))
+  loop = build_lib.make_loop(built)
+  checkpointer = checkpointing.Checkpointer(
+      workdir_lib.checkpoint_directory(workdir))
+  resumed = driver.restore(loop, checkpointer)
+  state = jax.device_get(loop.state)
+  counters = state.counters._replace(
+      env_steps=wide_counters.from_values([env_steps]))
+  checkpointer.save(env_steps,
+                    {'loop': state._replace(counters=counters),
+                     'wall_seconds': np.asarray(resumed.wall_seconds)},
+                    {'loop': None, 'evaluations': resumed.evaluations})
+  checkpointer.close()
+
+
+def test_a_run_crossing_2_to_the_31_keeps_counts_budgets_and_logs(
+    cli, tmp_path):
+  workdir = str(tmp_path / 'run')
+  flags = (*cli.FAST, f'--workdir={workdir}')
+  done = cli.run('train', *flags, '--num_steps=16000')
+  assert done.returncode == 0, done.stderr
+  with open(os.path.join(workdir, 'train.csv')) as f:
+    early_rows = list(csv.DictReader(f))
+  _craft_checkpoint(workdir, _BIG)
+  budget = 2**31 + 20_000
+  done = cli.run('train', *flags, f'--num_steps={budget}')
+  assert done.returncode == 0, done.stderr
+  result = cli.strict_json(os.path.join(workdir, 'result.json'))
+  assert budget <= result['env_steps'] < budget + 16_384  # One chunk more.
+  with open(os.path.join(workdir, 'train.csv')) as f:
+    rows = list(csv.DictReader(f))
+  kept = [{k: r[k] for k in early_rows[0]} for r in rows[:len(early_rows)]]
+  assert kept == early_rows  # Kept across the resume.
+  steps = [int(r['step']) for r in rows]
+  assert steps == sorted(steps) and steps[-1] == result['env_steps'] > 2**31
+  assert all(int(r['episodes']) >= 0 and int(r['updates']) >= 0
+             for r in rows)
+
+
+def test_budgets_beyond_the_counters_are_refused_before_compiling(
+    cli, tmp_path):
+  workdir = tmp_path / 'run'
+  done = cli.run('train', *cli.FAST, f'--num_steps={2**61}',
+                 f'--workdir={workdir}')
+  assert done.returncode == 1
+  assert 'num_steps must be at most 2^60' in done.stderr
+  assert not workdir.exists()
+
+
+def _limit_open_files():
+  resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+
+@pytest.mark.slow
+def test_1024_seeds_run_under_a_1024_open_file_limit(cli, tmp_path):
+  workdir = str(tmp_path / 'run')
+  done = subprocess.run(
+      [sys.executable, '-m', 'experiments.train', *cli.FAST,
+       '--num_seeds=1024', '--num_steps=3000', '--eval_episodes=5',
+       f'--workdir={workdir}'],
+      cwd=cli.REPO, capture_output=True, text=True, timeout=600,
+      preexec_fn=_limit_open_files, check=False)
+  assert done.returncode == 0, done.stderr[-3000:]
+  for seed in (0, 511, 1023):
+    result = cli.strict_json(os.path.join(workdir, f'seed_{seed}',
+                                          'result.json'))
+    assert result['status'] == 'finished' and result['seed'] == seed
