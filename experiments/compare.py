@@ -42,6 +42,7 @@ from experiments.comparison import report
 from experiments.comparison import statistics
 from experiments.driver import run as driver
 from experiments.driver import stop_signals
+from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 from experiments.storage import workdir_lock
@@ -142,10 +143,13 @@ def main(argv):
   except stop_signals.Interrupted as e:
     print(e, file=sys.stderr)
     sys.exit(e.exit_code)
-  except (launchers.LauncherError,
-          group_runner.GroupUnfinished) + driver.RUN_FAILURES as e:
+  except (launchers.LauncherError, group_runner.GroupUnfinished,
+          build_lib.ExperimentError) + driver.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
-  written = report.write_report(f.workdir, bootstrap_reps=f.bootstrap_reps)
+  try:
+    written = report.write_report(f.workdir, bootstrap_reps=f.bootstrap_reps)
+  except comparison_lib.ComparisonError as e:
+    sys.exit(f'FATAL {e}')
   for run in written['left_out_runs']:
     print(f'Left out of the report: {run["agent"]} on {run["env"]}, seed '
           f'{run["seed"]}: {run["state"]}: {run["reason"]}')

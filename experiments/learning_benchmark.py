@@ -141,7 +141,9 @@ def main(argv):
     if only and f'{setting.env}/{setting.agent}' not in only:
       continue
     start = time.perf_counter()
-    results = run_setting(setting, flags.FLAGS.seeds, root)
+    everything = run_setting(setting, flags.FLAGS.seeds, root)
+    # Diverged seeds are listed, never scored (nor silently dropped).
+    results = [r for r in everything if r.get('status') != 'diverged']
     median = {
         key: _median([r[key] for r in results])
         for key in ('eval_mean_return', 'eval_mean_episode_length',
@@ -159,6 +161,8 @@ def main(argv):
                                         'eval_mean_episode_length',
                                         'env_steps', 'wall_seconds')}
                      for r in results],
+        'diverged_seeds': [r['seed'] for r in everything
+                           if r.get('status') == 'diverged'],
         'seconds': time.perf_counter() - start,
     }
     if setting.export_tflite:

@@ -18,6 +18,7 @@ from experiments.comparison import plan
 from experiments.comparison import run_status
 from experiments.setup import config as config_lib
 from experiments.storage import loggers
+from experiments.storage import workdir_lock
 
 
 class GroupUnfinished(RuntimeError):
@@ -25,11 +26,14 @@ class GroupUnfinished(RuntimeError):
 
 
 def _set_aside(group: plan.RunGroup, why: str) -> None:
-  """Moves a group's damaged workdir aside, so that it trains afresh."""
-  target = f'{group.workdir}.damaged-{time.strftime("%Y%m%d-%H%M%S")}'
-  logging.warning('%s: %s. Moving %s to %s and training it afresh.',
-                  group.name, why, group.workdir, target)
-  os.replace(group.workdir, target)
+  """Moves a group's damaged workdir aside, so that it trains afresh; not
+  while another process holds it (`WorkdirLocked`)."""
+  target = (f'{group.workdir}.damaged-{time.strftime("%Y%m%d-%H%M%S")}-'
+            f'{os.getpid()}')
+  with workdir_lock.WorkdirLock(group.workdir):
+    logging.warning('%s: %s. Moving %s to %s and training it afresh.',
+                    group.name, why, group.workdir, target)
+    os.replace(group.workdir, target)
 
 
 # (config, workdir, progress) -> result: the driver's `run_experiment`.

@@ -8,6 +8,7 @@ Readers such as `experiments.compare` count a run only when it is
 `finished`. Files are strict JSON, written atomically.
 """
 
+import contextlib
 import os
 from typing import Any, Dict, List
 
@@ -80,27 +81,39 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
   params = ([loop.actor_params(i) for i in range(len(loop.seeds))]
             if config.export_tflite else None)
   results = []
-  for i, seed in enumerate(loop.seeds):
-    result = {
-        **_common(config, loop, seed, i, counters, wall_seconds, evaluations,
-                  compile_seconds),
-        'status': FINISHED,
-        'eval_episodes': config.eval_episodes,
-        'eval_mean_return': float(final['mean_return'][i]),
-        'eval_mean_episode_length': float(final['mean_episode_length'][i]),
-        'tflite_path': None,
-    }
-    if config.export_tflite and writes:
-      path = os.path.join(workdir_lib.seed_workdir(config, workdir, seed),
-                          workdir_lib.export_filename(config.env))
-      result['tflite'] = tflite.export_and_verify(
-          built.agent, params[i], built.environment_spec, path,
-          built.for_seed(seed).export_environment(),
-          num_games=config.eval_episodes,
-          input_name=env_registry.input_name(config.env))
-      result['tflite_path'] = os.path.abspath(path)
-    results.append(result)
+  # Every seed's model is verified before any takes its final name.
+  with contextlib.ExitStack() as publish:
+    for i, seed in enumerate(loop.seeds):
+      results.append(_finish_seed(built, loop, i, seed, counters,
+                                  wall_seconds, evaluations, compile_seconds,
+                                  final, params, workdir, writes, publish))
   return _write(config, workdir, results, writes)
+
+
+def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
+                 compile_seconds, final, params, workdir, writes,
+                 publish: contextlib.ExitStack) -> Dict[str, Any]:
+  """One seed's result; its model verified at a name `publish` renames."""
+  config = built.config
+  result = {
+      **_common(config, loop, seed, i, counters, wall_seconds, evaluations,
+                compile_seconds),
+      'status': FINISHED,
+      'eval_episodes': config.eval_episodes,
+      'eval_mean_return': float(final['mean_return'][i]),
+      'eval_mean_episode_length': float(final['mean_episode_length'][i]),
+      'tflite_path': None,
+  }
+  if config.export_tflite and writes:
+    path = os.path.join(workdir_lib.seed_workdir(config, workdir, seed),
+                        workdir_lib.export_filename(config.env))
+    result['tflite'] = tflite.export_and_verify(
+        built.agent, params[i], built.environment_spec, path,
+        built.for_seed(seed).export_environment(),
+        num_games=config.eval_episodes,
+        input_name=env_registry.input_name(config.env), publish=publish)
+    result['tflite_path'] = os.path.abspath(path)
+  return result
 
 
 def record_divergence(config, loop: interface.TrainingLoop,

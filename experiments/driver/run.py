@@ -12,6 +12,7 @@ import time
 from typing import Any, Dict, NamedTuple, Optional
 
 import jax
+from jax.experimental import multihost_utils
 import numpy as np
 
 from experiments.driver import divergence
@@ -19,6 +20,7 @@ from experiments.driver import results
 from experiments.driver import seed_logs
 from experiments.driver import stop_signals
 from experiments.driver import workdir as workdir_lib
+from experiments.export import tflite
 from experiments.loops import interface
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
@@ -33,7 +35,8 @@ FIRST_CHECKPOINT_SECONDS = 10.0
 # Failures of a run that an entry point reports in one line, no traceback:
 # each message names the file or workdir and the fix.
 RUN_FAILURES = (workdir_lock.WorkdirLocked, checkpointing.CheckpointError,
-                loggers.CorruptLogError, divergence.Diverged)
+                loggers.CorruptLogError, divergence.Diverged,
+                tflite.VerificationError)
 
 
 def _next_multiple(value: int, every: int) -> int:
@@ -91,11 +94,14 @@ class Resumed(NamedTuple):
 
 
 def restore(loop: interface.TrainingLoop,
-            checkpointer: checkpointing.Checkpointer) -> Optional[Resumed]:
-  """Restores `loop` from the newest checkpoint that restores (a damaged
-  newer one is set aside with a warning); None when there is none yet."""
+            checkpointer: checkpointing.Checkpointer,
+            set_aside_damaged: bool = False) -> Optional[Resumed]:
+  """Restores `loop` from the newest checkpoint that restores (with a
+  warning naming a damaged newer one, which the workdir's lock holder,
+  `set_aside_damaged`, moves aside); None when there is none yet."""
   restored = checkpointer.restore_latest(
-      {'loop': loop.state, 'wall_seconds': np.zeros((), np.float64)})
+      {'loop': loop.state, 'wall_seconds': np.zeros((), np.float64)},
+      set_aside_damaged)
   if restored is None:
     return None
   host = restored.host or {}
@@ -146,6 +152,8 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
     loggers.CorruptLogError: a log of `workdir` cannot be read, or does not
       match the checkpoint.
     divergence.Diverged: training diverged (results record it).
+    tflite.VerificationError: an exported model failed verification (the
+      checkpoint is kept; no result is written).
     stop_signals.Interrupted: SIGTERM or Ctrl-C (after a checkpoint).
   """
   library_logs.quiet()  # Also in workers (Ray) that start without flags.
@@ -163,6 +171,15 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
       lock.release()
 
 
+def _agreed(flag: bool) -> bool:
+  """Process 0's `flag` on every process: checkpoints and stops are
+  collective in a multi-host run, so every process must take the same
+  decision at the same chunk (their clocks and signals differ)."""
+  if jax.process_count() == 1:
+    return flag
+  return bool(multihost_utils.broadcast_one_to_all(np.asarray(flag)))
+
+
 def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
          progress: bool, writes: bool) -> Dict[str, Any]:
   config = built.config
@@ -170,7 +187,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
   checkpointer = checkpointing.Checkpointer(
       workdir_lib.checkpoint_directory(workdir))
   try:
-    resumed = restore(loop, checkpointer)
+    resumed = restore(loop, checkpointer, set_aside_damaged=writes)
     counters = loop.counters()
     seeds = list(loop.seeds)
     logs = (seed_logs.SeedLogs(config, workdir, seeds, counters,
@@ -181,10 +198,15 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     bar = seed_logs.ProgressBar(config, counters, progress and writes)
     session_start = time.perf_counter()
     targets = None
+    # False from the end of a chunk until its logs and evaluation count
+    # are written: a checkpoint taken then would not match eval.csv.
+    consistent = True
 
     def save() -> float:
       state = loop.state  # None where no exact resume is possible (a
       if state is not None:  # chunk or an episode interrupted midway).
+        if logs is not None:
+          logs.sync()  # The rows the checkpoint counts are on disk first.
         checkpointer.save(
             int(loop.counters()['env_steps'][0]),
             {'loop': state,
@@ -196,7 +218,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
 
       def on_progress(now: PerSeed) -> None:
         bar.show(now)
-        if stop.requested and not _reached(targets, now):
+        if (stop.requested and jax.process_count() == 1 and
+            not _reached(targets, now)):
           raise stop.interrupted('checkpoint saved')
 
       try:
@@ -206,12 +229,13 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
         next_save = time.monotonic() + min(config.checkpoint_every_seconds,
                                            FIRST_CHECKPOINT_SECONDS)
         while not done(config, counters):
-          if stop.requested:
+          if _agreed(stop.requested is not None):
             raise stop.interrupted('checkpoint saved')
           before = counters
           targets = next_targets(config, counters)._replace(
               deadline=next_save)
           rows = loop.advance(targets, on_progress)
+          consistent = False
           counters = loop.counters()
           wall_seconds = wall_at_start + time.perf_counter() - session_start
           diverged = divergence.check(rows, loop.max_abs_params(), counters,
@@ -227,27 +251,32 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
           if logs is not None:
             logs.write(rows, greedy, counters, wall_seconds)
           evaluations += greedy is not None
+          consistent = True
           every = config.checkpoint_every_updates
-          if (counters['updates'][0] // every > before['updates'][0] // every
-              or time.monotonic() >= next_save):
+          if _agreed(counters['updates'][0] // every >
+                     before['updates'][0] // every or
+                     time.monotonic() >= next_save):
             next_save = save()
       except (stop_signals.Interrupted, KeyboardInterrupt):
         wall_seconds = wall_at_start + time.perf_counter() - session_start
-        save()  # Keep the work done so far; rerun on this workdir to resume.
+        # Keep the work done so far (rerun on this workdir to resume), but
+        # never a state the divergence guard has not passed.
+        if consistent and loop.state is not None and not divergence.check(
+            [{}] * len(seeds), loop.max_abs_params(), loop.counters(), seeds,
+            config.max_abs_param):
+          save()
         raise
       finally:
         bar.close()
         if logs is not None:
           logs.close()
       save()
-      if stop.requested:
+      if _agreed(stop.requested is not None):
         raise stop.interrupted('training is complete and checkpointed')
-  finally:
-    checkpointer.close()
-  try:
     return results.finish(built, loop, counters, wall_seconds, evaluations,
                           workdir, writes)
   finally:
+    checkpointer.close()
     loop.close()
 
 

@@ -36,6 +36,8 @@ class SeedLogs:
         `eval.csv` whose evaluations do not match the checkpoint.
     """
     self._train, self._eval = [], []
+    self._eval_paths = []
+    self._unsynced = False
     self.evaluations = evaluations or 0
     for i, seed in enumerate(seeds):
       directory = workdir_lib.seed_workdir(config, workdir, seed)
@@ -47,6 +49,7 @@ class SeedLogs:
                                     resume_step),
       ]))
       path = os.path.join(directory, EVAL_LOG)
+      self._eval_paths.append(path)
       eval_log = loggers.CSVLogger(path, resume_step)
       if eval_log.num_rows != self.evaluations:
         raise loggers.CorruptLogError(
@@ -77,6 +80,18 @@ class SeedLogs:
       self._train[i].write(values, step)
     if greedy is not None:
       self.evaluations += 1
+      self._unsynced = True
+
+  def sync(self) -> None:
+    """Forces the evaluations written since the last call onto the disk,
+    before a checkpoint that counts them (a crash of the machine must not
+    leave the checkpoint ahead of eval.csv)."""
+    if not self._unsynced:
+      return
+    for path in self._eval_paths:
+      with open(path, 'rb') as f:
+        os.fsync(f.fileno())
+    self._unsynced = False
 
   def close(self) -> None:
     for logger in self._train + self._eval:

@@ -4,12 +4,13 @@
 a little later; a user presses Ctrl-C. Either signal only sets a flag here:
 the driver stops where the training state is consistent (between episodes
 or chunks), saves a checkpoint and exits with `128 + signal` (130 for
-Ctrl-C, 143 for SIGTERM). A second Ctrl-C stops at once (KeyboardInterrupt),
-keeping the newest checkpoint already written.
+Ctrl-C, 143 for SIGTERM). A second Ctrl-C stops at once (KeyboardInterrupt):
+the driver then saves only a state that matches its logs and passed the
+divergence guard, else keeps the newest checkpoint already written.
 """
 
+import os
 import signal
-import sys
 import threading
 from typing import Optional
 
@@ -42,9 +43,12 @@ class StopSignals:
     if self.requested == signal.SIGINT and signum == signal.SIGINT:
       raise KeyboardInterrupt  # Second Ctrl-C: stop now.
     self.requested = signum
-    print(f'\n{signal.Signals(signum).name} received: stopping at the next '
-          f'safe point with a checkpoint (Ctrl-C again stops at once).',
-          file=sys.stderr, flush=True)
+    # os.write, not print: a handler may run inside another write to stderr
+    # (e.g. the progress bar's), where print would raise.
+    os.write(2, f'\n{signal.Signals(signum).name} received: stopping at the '
+             f'next safe point with a checkpoint (Ctrl-C again stops at '
+             f'once).\n'
+             .encode())
 
   def __enter__(self) -> 'StopSignals':
     if threading.current_thread() is threading.main_thread():

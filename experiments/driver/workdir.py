@@ -4,15 +4,23 @@ Workdir layout (one seed; with `num_seeds` > 1, `config.json`,
 `checkpoints/` and a summary `result.json` stay at the top and each seed
 gets `seed_<n>/` with the per-seed files):
 
-  config.json     the resolved experiment config (checked on resume)
+  config.json     the resolved experiment config (checked on resume; a
+                  checkpoint without it is not resumed)
+  .lock           held (flock) by the one process training here: its pid,
+                  host and command
   checkpoints/    Orbax checkpoints named by seed 0's environment steps:
-                  {'loop': the training loop's state, 'wall_seconds'}
-  train.csv       logged scalars, one row per logging interval
+                  state {'loop': the loop's arrays, 'wall_seconds'} and
+                  host {'loop': e.g. a part-filled batch, 'evaluations'}
+  damaged_checkpoints/  checkpoints that failed to restore, set aside
+  train.csv       logged scalars, one row per chunk of training
   eval.csv        the periodic greedy evaluations: step, mean_return,
-                  mean_episode_length, episodes, wall_seconds
+                  mean_episode_length, episodes, wall_seconds (exactly the
+                  `evaluations` the checkpoint and result.json count)
   tensorboard/    the same scalars as TensorBoard events
-  result.json     final counters, greedy evaluation and export results
-  <env>.tflite    the exported policy (e.g. planestrike.tflite)
+  result.json     status ('finished' or 'diverged'), final counters, greedy
+                  evaluation and export results (strict JSON)
+  <env>.tflite    the exported policy (e.g. planestrike.tflite), renamed
+                  into place only once verified
 """
 
 import json

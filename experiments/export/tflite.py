@@ -11,6 +11,7 @@ stays float32, so the app needs no change. A quantised export is compared with
 the float one on the same games instead of being held to `TOLERANCE`.
 """
 
+import contextlib
 import os
 import tempfile
 import types
@@ -235,7 +236,8 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
                       num_games: int = 1000,
                       tolerance: Optional[float] = None,
                       quantize: Optional[str] = None,
-                      input_name: str = DEFAULT_INPUT_NAME
+                      input_name: str = DEFAULT_INPUT_NAME,
+                      publish: Optional[contextlib.ExitStack] = None
                      ) -> Dict[str, Any]:
   """Writes the model under a temporary name, `verify`s it, and only then
   renames it to `path`: a model that fails (or a process killed while
@@ -252,6 +254,9 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
     environment: the games to play; with `quantize`, a zero-argument factory
       of identically seeded environments (e.g. `Built.export_environment`),
       so that both models play the same games.
+    publish: renames the verified model when this stack closes (not at
+      once), so that several models take their names only once all are
+      verified.
 
   Raises:
     VerificationError: if the model fails its bar or outputs non-finite
@@ -269,7 +274,9 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
     raise VerificationError(
         f'The parameters to export to {path} hold NaN or infinite values '
         f'(did training diverge?); nothing was written to {path}.')
-  with atomic_files.published_if_verified(path) as unverified:
+  with contextlib.ExitStack() as here:
+    unverified = (publish or here).enter_context(
+        atomic_files.published_if_verified(path))
     atomic_files.write_bytes(
         unverified,
         to_tflite(agent, params, environment_spec, quantize, input_name))

@@ -74,6 +74,8 @@ class Checkpointer:
   def latest_step(self) -> Optional[int]:
     return self._manager.latest_step()
 
+  # The host item is unpickled: restore only workdirs you trust (as with
+  # any pickle), e.g. your own runs.
   def _restore(self, step: int, template: Any) -> Restored:
     abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, template)
     restored = self._manager.restore(step, args=ocp.args.Composite(
@@ -85,18 +87,23 @@ class Checkpointer:
   def _set_aside(self, step: int) -> str:
     """Moves checkpoint `step` out of the manager's sight; its new path."""
     target = os.path.join(os.path.dirname(self._directory), DAMAGED,
-                          f'{step}.{time.strftime("%Y%m%d-%H%M%S")}')
+                          f'{step}.{time.strftime("%Y%m%d-%H%M%S")}.'
+                          f'{os.getpid()}')
     os.makedirs(os.path.dirname(target), exist_ok=True)
     self._manager.close()
     os.replace(os.path.join(self._directory, str(step)), target)
     self._manager = self._open()
     return target
 
-  def restore_latest(self, template: Any) -> Optional[Restored]:
+  def restore_latest(self, template: Any,
+                     set_aside_damaged: bool = False) -> Optional[Restored]:
     """The newest checkpoint that restores, shaped like `template`.
 
-    A newer checkpoint that fails to restore is moved to `damaged_checkpoints/`
-    beside the directory, with a warning, and the next older one is tried.
+    A newer checkpoint that fails to restore is skipped with a warning, and
+    the next older one is tried. With `set_aside_damaged` (only for the
+    workdir's lock holder, which will save newer checkpoints) the skipped
+    ones are moved to `damaged_checkpoints/` beside the directory; readers
+    such as an export leave them in place.
 
     Returns:
       None when there is no checkpoint at all.
@@ -115,12 +122,13 @@ class Checkpointer:
         failures.append((step, e))
         continue
       for damaged, error in failures:
-        moved = self._set_aside(damaged)
+        moved = (f'moved to {self._set_aside(damaged)}' if set_aside_damaged
+                 else 'left in place')
         logging.warning(
-            'Checkpoint %d in %s is damaged (%s: %s); it was moved to %s '
-            'and the run resumes from checkpoint %d.', damaged,
-            self._directory, type(error).__name__,
-            str(error).splitlines()[0][:200], moved, step)
+            'Checkpoint %d in %s is damaged (%s: %s); it was %s and the run '
+            'resumes from checkpoint %d.', damaged, self._directory,
+            type(error).__name__, str(error).splitlines()[0][:200], moved,
+            step)
       return restored
     if not failures:
       return None

@@ -298,22 +298,23 @@ class TensorBoardLogger:
 
   Each logger starts its own event file in `logdir`
   (`events.out.tfevents.<time>.<hostname>`, as tensorboardX names them) and
-  appends one event per write, opening and closing the file each time. On
-  resume it first records what tensorboardX's `purge_step` does, a
-  SessionLog START at `resume_step + 1`, so TensorBoard discards the events
-  of earlier sessions logged after the checkpoint.
+  appends one event per write, opening and closing the file each time. It
+  first records what tensorboardX's `purge_step` does, a SessionLog START
+  at `resume_step + 1` (at 0 on a fresh start), so TensorBoard discards the
+  events of earlier sessions logged after the checkpoint.
   """
 
   def __init__(self, logdir: str, resume_step: Optional[int] = None):
     now = time.time()
     events = [event_pb2.Event(wall_time=now, file_version='brain.Event:2')]
-    if resume_step is not None:
-      start = event_pb2.SessionLog(status=event_pb2.SessionLog.START)
-      events += [
-          event_pb2.Event(wall_time=now, step=resume_step + 1,
-                          file_version='brain.Event:2'),
-          event_pb2.Event(wall_time=now, step=resume_step + 1,
-                          session_log=start)]
+    # A fresh start purges from step 0: the events of an earlier session
+    # that never reached a checkpoint are not this run's.
+    purge = 0 if resume_step is None else resume_step + 1
+    start = event_pb2.SessionLog(status=event_pb2.SessionLog.START)
+    events += [
+        event_pb2.Event(wall_time=now, step=purge,
+                        file_version='brain.Event:2'),
+        event_pb2.Event(wall_time=now, step=purge, session_log=start)]
     os.makedirs(logdir, exist_ok=True)
     base = os.path.join(logdir, f'events.out.tfevents.{int(now)}.'
                         f'{socket.gethostname()}')

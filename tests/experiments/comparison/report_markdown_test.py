@@ -29,7 +29,7 @@ def _report(missing=()):
                     'agents': {'ppo': {'seeds': [0, 1], **normalised}},
                     'excluded_envs': [], 'dropped_agents': ['dqn'],
                     'probability_of_improvement': []},
-      'missing_runs': list(missing),
+      'complete': not missing, 'left_out_runs': list(missing),
       'figures': {'aggregate': 'aggregate.png',
                   'probability_of_improvement': None},
   }
@@ -51,9 +51,13 @@ def test_tables_show_intervals_steps_and_wall_time():
   assert 'None: every run finished.' in text
 
 
-def test_missing_runs_are_listed():
+def test_left_out_runs_are_listed_and_the_report_says_incomplete():
   text = report_markdown.render(
       _report([{'agent': 'dqn', 'env': 'plane_strike', 'seed': 1,
-                'directory': 'runs/plane_strike/dqn/seed_1'}]), '/tmp/c')
-  assert ('- dqn on plane_strike, seed 1 (`runs/plane_strike/dqn/seed_1`)'
-          in text)
+                'directory': 'runs/plane_strike/dqn/seed_1',
+                'state': 'diverged', 'reason': 'diverged: loss = nan'}]),
+      '/tmp/c')
+  assert text.index('**Incomplete report:** 1 of 3 runs') < text.index(
+      '## Settings')
+  assert ('- dqn on plane_strike, seed 1: **diverged**: diverged: loss = '
+          'nan (`runs/plane_strike/dqn/seed_1`)' in text)

@@ -31,11 +31,14 @@ SCORES = {
 def _write_eval(path, metric, steps, final):
   """Scores rising (or falling) linearly from 0 to `final` over `steps`."""
   with open(path, 'w', newline='') as f:
-    writer = csv.DictWriter(f, ['wall_seconds', metric, 'step', 'episodes'])
+    other = ({'mean_return', 'mean_episode_length'} - {metric}).pop()
+    writer = csv.DictWriter(f, ['wall_seconds', metric, 'step', 'episodes',
+                                other])
     writer.writeheader()  # Column order differs from the contract's on purpose.
     for step in steps:
       writer.writerow({'step': step, metric: final * step / steps[-1],
-                       'episodes': 100, 'wall_seconds': step / 1000})
+                       'episodes': 100, 'wall_seconds': step / 1000,
+                       other: 1.0})
 
 
 def _make_workdir(root, agents=AGENTS, envs=ENVS, seeds=(0, 1, 2),
@@ -57,6 +60,7 @@ def _make_workdir(root, agents=AGENTS, envs=ENVS, seeds=(0, 1, 2),
         if (agent, env, seed) in missing:
           continue
         result = {'agent': agent, 'env': env, 'seed': seed,
+                  'status': 'finished', 'evaluations': 10,
                   'env_steps': 10000 + seed, 'episodes': 100, 'updates': 10,
                   'wall_seconds': 10.0 + seed, 'eval_mean_return': score,
                   'eval_mean_episode_length': score, 'eval_episodes': 200}
@@ -164,8 +168,11 @@ def test_missing_runs_are_listed_and_left_out(tmp_path):
                                              ('reinforce', 'catch', 1),
                                              ('reinforce', 'catch', 2)})
   result = report.write_report(workdir, REPS)
-  assert [(m['agent'], m['seed']) for m in result['missing_runs']] == [
-      ('reinforce', 0), ('reinforce', 1), ('reinforce', 2), ('ppo', 2)]
+  assert [(m['agent'], m['seed'], m['state'])
+          for m in result['left_out_runs']] == [
+              ('reinforce', 0, 'unfinished'), ('reinforce', 1, 'unfinished'),
+              ('reinforce', 2, 'unfinished'), ('ppo', 2, 'unfinished')]
+  assert not result['complete']
   catch = result['envs']['catch']['agents']
   assert 'reinforce' not in catch
   assert catch['ppo']['seeds'] == [0, 1]
@@ -176,8 +183,9 @@ def test_missing_runs_are_listed_and_left_out(tmp_path):
   assert not os.path.exists(os.path.join(workdir,
                                          'probability_of_improvement.png'))
   text = _read(os.path.join(workdir, 'report.md'))
-  assert '## 5. Missing runs' in text
-  assert '- ppo on catch, seed 2 (`runs/catch/ppo/seed_2`)' in text
+  assert '## 5. Runs left out' in text
+  assert ('- ppo on catch, seed 2: **unfinished**: no result.json yet '
+          '(`runs/catch/ppo/seed_2`)' in text)
   assert '| reinforce | 0 | no finished run |' in text
   assert 'Dropped (no seed finished on every environment): reinforce.' in text
 
@@ -237,14 +245,24 @@ def test_one_seed_one_agent(tmp_path):
 
 def test_curves_stop_at_the_shortest_seed(tmp_path):
   workdir = _make_workdir(tmp_path, envs=('catch',))
-  short = os.path.join(workdir, 'runs/catch/ppo/seed_1/eval.csv')
-  _write_eval(short, 'mean_return', [1500, 3500, 6000], 0.9)
+  short = os.path.join(workdir, 'runs/catch/ppo/seed_1')
+  _write_eval(os.path.join(short, 'eval.csv'), 'mean_return',
+              [1500, 3500, 6000], 0.9)
+  with open(os.path.join(short, 'result.json')) as f:
+    result = json.load(f)
+  with open(os.path.join(short, 'result.json'), 'w') as f:
+    json.dump({**result, 'evaluations': 3}, f)  # Shorter, but complete.
   os.remove(os.path.join(workdir, 'runs/catch/ppo/seed_2/eval.csv'))
-  curve = report.write_report(workdir, REPS)['envs']['catch']['curves']['ppo']
+  written = report.write_report(workdir, REPS)
+  curve = written['envs']['catch']['curves']['ppo']
   assert curve['steps'] == [1500.0, 2000.0, 3000.0, 4000.0, 5000.0, 6000.0]
-  # Seed 0 rises to 0.8 by 10k steps; seed 1 to 0.9 by 6k; seed 2 has none.
+  # Seed 0 rises to 0.8 by 10k steps; seed 1 to 0.9 by 6k.
   np.testing.assert_allclose(curve['mean'][-1], (0.8 * 0.6 + 0.9) / 2)
   assert all(np.isfinite(curve['low'])) and all(np.isfinite(curve['high']))
+  # Seed 2 lost its curve: left out of every statistic, and named.
+  assert [(r['agent'], r['seed'], r['state'])
+          for r in written['left_out_runs']] == [('ppo', 2, 'damaged')]
+  assert written['envs']['catch']['agents']['ppo']['seeds'] == [0, 1]
 
 
 def test_clear_errors(tmp_path):

@@ -72,10 +72,17 @@ class DamagedCheckpointTest(absltest.TestCase):
   def test_falls_back_to_the_previous_checkpoint_and_sets_the_bad_aside(self):
     root, directory = self._saved()
     _damage(os.path.join(directory, '7'))
+    reader = checkpointing.Checkpointer(directory)
+    with self.assertLogs(level='WARNING') as logs:
+      self.assertEqual(reader.restore_latest(
+          {'x': np.zeros(1000, np.float32)}).step, 3)
+    self.assertIn('left in place', logs.output[0])
+    self.assertEqual(sorted(os.listdir(directory)), ['3', '7'])
+    reader.close()
     checkpointer = checkpointing.Checkpointer(directory)
     with self.assertLogs(level='WARNING') as logs:
       step, state, host = checkpointer.restore_latest(
-          {'x': np.zeros(1000, np.float32)})
+          {'x': np.zeros(1000, np.float32)}, set_aside_damaged=True)
     self.assertEqual((step, host), (3, {'step': 3}))
     np.testing.assert_array_equal(state['x'], np.full(1000, 3, np.float32))
     self.assertIn('Checkpoint 7', logs.output[0])
