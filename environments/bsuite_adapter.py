@@ -88,8 +88,7 @@ class EpisodeSeeded(dm_env.Environment):
     """`reseed`: False for deterministic environments (nothing to seed)."""
     self._environment = environment
     self._owners = _rng_owners(environment) if reseed else []
-    self._seed = None if seed is None else int(seed)
-    self._episode = 0  # Of stream `_seed`: the next `reset` plays it.
+    self._seeds = episode_streams.EpisodeSeeds(seed)
     self._needs_reset = True
 
   @property
@@ -99,17 +98,14 @@ class EpisodeSeeded(dm_env.Environment):
 
   def seek(self, seed: int, episode: int = 0) -> None:
     """The next `reset` plays episode `episode` of seed `seed`."""
-    if episode < 0:
-      raise ValueError(f'episode must be >= 0; got {episode}.')
-    self._seed, self._episode = int(seed), int(episode)
+    self._seeds.seek(seed, episode)
     self._needs_reset = True
 
   def reset(self) -> dm_env.TimeStep:
-    if self._seed is not None:
-      seed = episode_streams.episode_seed(self._seed, self._episode)
+    seed = self._seeds.next()
+    if seed is not None:
       for owner in self._owners:
         setattr(owner, '_rng', np.random.RandomState(seed))
-    self._episode += 1
     self._needs_reset = False
     return self._environment.reset()
 

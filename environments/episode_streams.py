@@ -8,7 +8,7 @@ loop uses it to continue its training and evaluation streams. Any other
 `dm_env.Environment` still works, but a resumed run plays other episodes.
 """
 
-from typing import Protocol, runtime_checkable
+from typing import Optional, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -33,3 +33,25 @@ def episode_seed(seed: int, episode: int) -> int:
     raise ValueError(f'episode must be >= 0; got {episode}.')
   return int(np.random.SeedSequence([int(seed), int(episode)])
              .generate_state(1)[0])
+
+
+class EpisodeSeeds:
+  """The per-episode seeds of environments reseeded at each reset: where a
+  stream stands (`seek`) and the seed of the episode to play next."""
+
+  def __init__(self, seed: Optional[int] = None):
+    """`seed` None: unseeded (`next` gives None)."""
+    self._seed = None if seed is None else int(seed)
+    self._episode = 0  # Of stream `_seed`: the next `reset` plays it.
+
+  def seek(self, seed: int, episode: int = 0) -> None:
+    if episode < 0:
+      raise ValueError(f'episode must be >= 0; got {episode}.')
+    self._seed, self._episode = int(seed), int(episode)
+
+  def next(self) -> Optional[int]:
+    """The seed of the next episode (None if unseeded); moves past it."""
+    seed = (None if self._seed is None else
+            episode_seed(self._seed, self._episode))
+    self._episode += 1
+    return seed

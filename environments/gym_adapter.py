@@ -72,8 +72,7 @@ class GymEnvironment(dm_env.Environment):
 
   def __init__(self, env: gymnasium.Env, seed: Optional[int] = None):
     self._env = env
-    self._seed = None if seed is None else int(seed)
-    self._episode = 0  # Of stream `_seed`: the next `reset` plays it.
+    self._seeds = episode_streams.EpisodeSeeds(seed)
     self._needs_reset = True
     observation_space, action_space = env.observation_space, env.action_space
     if isinstance(observation_space, spaces.Discrete):
@@ -122,16 +121,11 @@ class GymEnvironment(dm_env.Environment):
 
   def seek(self, seed: int, episode: int = 0) -> None:
     """The next `reset` plays episode `episode` of seed `seed`."""
-    if episode < 0:
-      raise ValueError(f'episode must be >= 0; got {episode}.')
-    self._seed, self._episode = int(seed), int(episode)
+    self._seeds.seek(seed, episode)
     self._needs_reset = True
 
   def reset(self) -> dm_env.TimeStep:
-    seed = (None if self._seed is None else
-            episode_streams.episode_seed(self._seed, self._episode))
-    self._episode += 1
-    observation, _ = self._env.reset(seed=seed)
+    observation, _ = self._env.reset(seed=self._seeds.next())
     self._needs_reset = False
     return dm_env.restart(self._observation(observation))
 

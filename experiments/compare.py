@@ -117,12 +117,15 @@ def main(argv):
   library_logs.quiet()
   lock = workdir_lock.WorkdirLock(f.workdir, 'comparison')
   try:
-    lock.acquire()
     launcher = launchers.make_launcher(f.launcher, f.ray_address,
                                        f.ray_num_cpus, f.ray_num_gpus,
                                        f.ray_max_retries)
     comparison = make_comparison()
     groups = comparison_lib.plan(comparison, f.workdir)
+    # Checked before the lock creates the workdir, so that refused input
+    # leaves no trace.
+    comparison_lib.check_workdir(comparison, groups, f.workdir)
+    lock.acquire()
     comparison_lib.prepare_workdir(comparison, groups, f.workdir,
                                    shlex.join(['python', '-m',
                                                'experiments.compare',

@@ -215,6 +215,9 @@ def main(argv):
     sys.exit(e.exit_code)
   except driver.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
+  except OSError as e:  # E.g. a full disk: every file is written atomically.
+    sys.exit(f'FATAL {e}. Files written before are intact; fix the cause '
+             f'(e.g. free disk space) and rerun the same command to resume.')
   print(json.dumps(result, indent=2))
 
 

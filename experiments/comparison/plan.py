@@ -269,14 +269,13 @@ def runs(groups: Sequence[RunGroup], workdir: str) -> List[Dict[str, Any]]:
           for g in groups for seed, directory in zip(g.seeds, g.seed_dirs)]
 
 
-def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
-                    workdir: str, command: str) -> None:
-  """Writes `comparison.json`, or refuses a workdir of another comparison.
+def check_workdir(comparison: Comparison, groups: Sequence[RunGroup],
+                  workdir: str) -> None:
+  """Refuses a workdir of another comparison; writes nothing.
 
   Raises:
     ComparisonError: naming the settings that differ.
   """
-  os.makedirs(workdir, exist_ok=True)
   path = os.path.join(workdir, FILENAME)
   if os.path.exists(path):
     saved = _read_json(path, 'Restore it (rerunning the same command '
@@ -293,8 +292,17 @@ def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
           f'Use a new --workdir, or the same settings to resume this one.')
     for group in groups:  # Each run's own config must match too.
       _check_group_workdir(group)
-  atomic_files.write_json(path, {**comparison.to_dict(), 'command': command,
-                                 'runs': runs(groups, workdir)})
+
+
+def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
+                    workdir: str, command: str) -> None:
+  """Writes `comparison.json`, or refuses a workdir of another comparison
+  (`check_workdir`)."""
+  check_workdir(comparison, groups, workdir)
+  os.makedirs(workdir, exist_ok=True)
+  atomic_files.write_json(os.path.join(workdir, FILENAME),
+                          {**comparison.to_dict(), 'command': command,
+                           'runs': runs(groups, workdir)})
 
 
 def _read_json(path: str, what: str) -> Dict[str, Any]:

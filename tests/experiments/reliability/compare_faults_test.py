@@ -53,35 +53,41 @@ def _curve(directory):
             for row in csv.DictReader(f)]
 
 
-@pytest.mark.parametrize('text', ['{"agent": "pp', '{}', '[]'])
-def test_unreadable_or_incomplete_result_is_repaired_by_resuming(
-    cli, compared, tmp_path, text):
-
+def _damage_both(damage_0, damage_1):
   def damage(directory):
-    with open(os.path.join(directory, 'result.json'), 'w') as f:
-      f.write(text)
+    damage_1(directory)
+    damage_0(os.path.join(os.path.dirname(directory), 'seed_0'))
+  return damage
 
-  done, workdir = _rerun(cli, compared, tmp_path, damage)
+
+def _write(name, text):
+  def damage(directory):
+    with open(os.path.join(directory, name), 'w') as f:
+      f.write(text)
+  return damage
+
+
+def test_unreadable_or_incomplete_results_are_repaired_by_resuming(
+    cli, compared, tmp_path):
+  done, workdir = _rerun(cli, compared, tmp_path, _damage_both(
+      _write('result.json', '{"agent": "pp'), _write('result.json', '{}')))
   assert 'finished already; training 1' in done.stdout
   _same_results(cli, compared, workdir)
   assert not [n for n in os.listdir(os.path.join(workdir, 'runs', 'catch'))
               if 'damaged' in n]  # Resumed, not retrained.
 
 
-@pytest.mark.parametrize('cut', ['delete', 'truncate'])
-def test_damaged_curve_is_retrained_afresh(cli, compared, tmp_path, cut):
+def test_damaged_curves_are_retrained_afresh(cli, compared, tmp_path):
 
-  def damage(directory):
+  def truncate(directory):
     path = os.path.join(directory, 'eval.csv')
-    if cut == 'delete':
-      os.remove(path)
-    else:
-      with open(path) as f:
-        lines = f.readlines()
-      with open(path, 'w') as f:
-        f.writelines(lines[:-2])  # Whole rows gone: parses, but short.
+    with open(path) as f:
+      lines = f.readlines()
+    with open(path, 'w') as f:
+      f.writelines(lines[:-2])  # Whole rows gone: parses, but short.
 
-  done, workdir = _rerun(cli, compared, tmp_path, damage)
+  done, workdir = _rerun(cli, compared, tmp_path, _damage_both(
+      truncate, lambda d: os.remove(os.path.join(d, 'eval.csv'))))
   assert 'finished already; training 1' in done.stdout
   assert 'training it afresh' in done.stderr
   _same_results(cli, compared, workdir)

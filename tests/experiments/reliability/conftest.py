@@ -13,7 +13,14 @@ import sys
 import time
 from typing import Callable, List, Optional
 
+import jax
+import numpy as np
 import pytest
+
+from experiments.driver import run as driver
+from experiments.driver import workdir as workdir_lib
+from experiments.setup import build as build_lib
+from experiments.storage import checkpointing
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 # A short compiled-loop run: PPO on Catch, ~20k steps, no export.
@@ -76,6 +83,21 @@ def metrics(result: dict) -> dict:
   """A result's numbers that do not depend on timing."""
   return {k: v for k, v in result.items()
           if k not in ('wall_seconds', 'compile_seconds', 'tflite_path')}
+
+
+def rewrite_checkpoint(workdir: str, change: Callable, step: int) -> None:
+  """Saves `change(state)` of `workdir`'s newest checkpoint as checkpoint
+  `step` (a crafted state: counters near 2^31, NaN parameters...)."""
+  built = build_lib.build(workdir_lib.load_config(workdir))
+  loop = build_lib.make_loop(built)
+  checkpointer = checkpointing.Checkpointer(
+      workdir_lib.checkpoint_directory(workdir))
+  resumed = driver.restore(loop, checkpointer)
+  checkpointer.save(step,
+                    {'loop': change(jax.device_get(loop.state)),
+                     'wall_seconds': np.asarray(resumed.wall_seconds)},
+                    {'loop': None, 'evaluations': resumed.evaluations})
+  checkpointer.close()
 
 
 @pytest.fixture(name='cli', scope='session')

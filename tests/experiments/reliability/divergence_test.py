@@ -25,8 +25,7 @@ _UNSTABLE_AGENT = textwrap.dedent('''
 def test_nan_and_inf_settings_are_refused_before_anything_is_written(
     cli, tmp_path):
   for flag, named in (('--config.learning_rate=nan', 'learning_rate'),
-                      ('--learning_rate=inf', '--learning_rate'),
-                      ('--config.discount=inf', 'discount')):
+                      ('--learning_rate=inf', '--learning_rate')):
     workdir = tmp_path / flag.strip('-').replace('=', '_')
     done = cli.run('train', *cli.FAST, flag, f'--workdir={workdir}')
     assert done.returncode != 0, flag

@@ -6,28 +6,12 @@ import os
 import jax
 import numpy as np
 
-from experiments.driver import run as driver
-from experiments.driver import workdir as workdir_lib
-from experiments.setup import build as build_lib
-from experiments.storage import checkpointing
 
-
-def _poison_newest_checkpoint(workdir: str) -> None:
-  """A newer checkpoint whose learner state is all NaN."""
-  built = build_lib.build(workdir_lib.load_config(workdir))
-  loop = build_lib.make_loop(built)
-  checkpointer = checkpointing.Checkpointer(
-      workdir_lib.checkpoint_directory(workdir))
-  resumed = driver.restore(loop, checkpointer)
-  state = jax.device_get(loop.state)
-  poisoned = state._replace(learner=jax.tree.map(
+def _poisoned(state):
+  """The loop state with every float of its learner NaN."""
+  return state._replace(learner=jax.tree.map(
       lambda x: np.full_like(x, np.nan) if np.issubdtype(
           np.asarray(x).dtype, np.floating) else x, state.learner))
-  checkpointer.save(checkpointer.latest_step() + 1,
-                    {'loop': poisoned,
-                     'wall_seconds': np.asarray(resumed.wall_seconds)},
-                    {'loop': None, 'evaluations': resumed.evaluations})
-  checkpointer.close()
 
 
 def test_failed_verification_publishes_nothing_and_keeps_the_good_model(
@@ -40,7 +24,8 @@ def test_failed_verification_publishes_nothing_and_keeps_the_good_model(
   model = os.path.join(workdir, 'catch.tflite')
   with open(model, 'rb') as f:
     good = f.read()
-  _poison_newest_checkpoint(workdir)
+  cli.rewrite_checkpoint(workdir, _poisoned,
+                         cli.checkpoint_steps(workdir)[-1] + 1)
   for flags, name in (((), 'catch.tflite'),
                       (('--quantize=dynamic',), 'catch_dynamic.tflite')):
     failed = cli.run('export_tflite', f'--workdir={workdir}',

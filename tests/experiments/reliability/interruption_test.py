@@ -15,7 +15,7 @@ _COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=400000',
              '--progress=false', '--checkpoint_every_seconds=2')
 # Python loop: REINFORCE's batches of 16 episodes straddle checkpoints.
 _PYTHON = ('--env=catch', '--agent=reinforce', '--loop=python',
-           '--num_episodes=1500', '--eval_episodes=20',
+           '--num_episodes=800', '--eval_episodes=20',
            '--export_tflite=false', '--progress=false',
            '--checkpoint_every_seconds=1')
 
@@ -51,9 +51,10 @@ def _interrupt(cli, flags, workdir, signum, after_checkpoints=1):
   return process.returncode, stderr, before
 
 
-@pytest.mark.parametrize('signum', [signal.SIGTERM, signal.SIGINT])
-def test_signal_checkpoints_exits_nonzero_and_resumes_bit_for_bit(
-    cli, tmp_path, compiled_reference, signum):
+def test_sigterm_checkpoints_exits_nonzero_and_resumes_bit_for_bit(
+    cli, tmp_path, compiled_reference):
+  """SIGTERM (Ctrl-C takes the same path: tests/experiments/driver)."""
+  signum = signal.SIGTERM
   workdir = str(tmp_path / 'run')
   code, stderr, before = _interrupt(cli, _COMPILED, workdir, signum)
   assert code == 128 + signum, stderr
@@ -99,13 +100,13 @@ def test_python_loop_resume_continues_the_same_episodes(cli, tmp_path,
 @pytest.mark.slow
 def test_chaos_kill_9_at_random_moments_then_resume(cli, tmp_path,
                                                    compiled_reference):
-  """Three kill -9 at random moments (compiling, training, saving...),
-  then a run to the end: the result of an uninterrupted run."""
+  """Two kill -9 at random moments (starting, compiling, training,
+  saving...), then a run to the end: the result of an uninterrupted run."""
   workdir = str(tmp_path / 'run')
   rng = random.Random(1234)
-  for _ in range(3):
+  for _ in range(2):
     process = cli.start('train', *_COMPILED, f'--workdir={workdir}')
-    time.sleep(rng.uniform(3, 25))
+    time.sleep(rng.uniform(3, 20))
     process.send_signal(signal.SIGKILL)
     process.communicate()
   done = cli.run('train', *_COMPILED, f'--workdir={workdir}')

@@ -7,35 +7,11 @@ import resource
 import subprocess
 import sys
 
-import jax
-import numpy as np
 import pytest
 
-from experiments.driver import run as driver
-from experiments.driver import workdir as workdir_lib
 from experiments.loops import wide_counters
-from experiments.setup import build as build_lib
-from experiments.storage import checkpointing
 
 _BIG = 2**31 - 5_000  # Just below where 32-bit counters wrap.
-
-
-def _craft_checkpoint(workdir: str, env_steps: int) -> None:
-  """Rewrites the newest checkpoint of `workdir` as if training had run
-  `env_steps` environment steps (what ten hours of CPU training reach)."""
-  built = build_lib.build(workdir_lib.load_config(workdir))
-  loop = build_lib.make_loop(built)
-  checkpointer = checkpointing.Checkpointer(
-      workdir_lib.checkpoint_directory(workdir))
-  resumed = driver.restore(loop, checkpointer)
-  state = jax.device_get(loop.state)
-  counters = state.counters._replace(
-      env_steps=wide_counters.from_values([env_steps]))
-  checkpointer.save(env_steps,
-                    {'loop': state._replace(counters=counters),
-                     'wall_seconds': np.asarray(resumed.wall_seconds)},
-                    {'loop': None, 'evaluations': resumed.evaluations})
-  checkpointer.close()
 
 
 def test_a_run_crossing_2_to_the_31_keeps_counts_budgets_and_logs(
@@ -46,7 +22,9 @@ def test_a_run_crossing_2_to_the_31_keeps_counts_budgets_and_logs(
   assert done.returncode == 0, done.stderr
   with open(os.path.join(workdir, 'train.csv')) as f:
     early_rows = list(csv.DictReader(f))
-  _craft_checkpoint(workdir, _BIG)
+  cli.rewrite_checkpoint(workdir, lambda state: state._replace(
+      counters=state.counters._replace(
+          env_steps=wide_counters.from_values([_BIG]))), _BIG)
   budget = 2**31 + 20_000
   done = cli.run('train', *flags, f'--num_steps={budget}')
   assert done.returncode == 0, done.stderr
