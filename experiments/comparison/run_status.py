@@ -36,6 +36,21 @@ def _read_result(path: str) -> Any:
     return json.load(f)
 
 
+def _divergence(record: Any) -> str:
+  """A diverged result's record, as a sentence."""
+  if not isinstance(record, dict):
+    return 'diverged'
+  if 'stopped_by' in record:
+    return (f'stopped when seed(s) {record["stopped_by"]} of the same '
+            f'program diverged')
+  limit = (f' (limit {record["limit"]:g})'
+           if isinstance(record.get('limit'), (int, float)) else '')
+  value = record.get('value')
+  value = f'{value:.3g}' if isinstance(value, float) else value
+  return (f'{record.get("metric")} = {value} at environment step '
+          f'{record.get("env_steps")}{limit}')
+
+
 def _finite(value: Any) -> bool:
   return (isinstance(value, (int, float)) and not isinstance(value, bool) and
           math.isfinite(value))
@@ -63,7 +78,7 @@ def check(directory: str, config: config_lib.ExperimentConfig,
     return SeedStatus(UNFINISHED, f'{path} is not a JSON object')
   status = result.get('status')
   if status == DIVERGED:
-    return SeedStatus(DIVERGED, f'diverged: {result.get("divergence")}',
+    return SeedStatus(DIVERGED, _divergence(result.get('divergence')),
                       result)
   # Results written before runs had a status (workdir format 2) count
   # when everything else checks out; their evaluations were not counted.
