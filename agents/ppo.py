@@ -34,6 +34,9 @@ class PPOConfig:
     learning_rate: initial Adam step size.
     learning_rate_decay_updates: if set, anneal the step size linearly to 0
       over this many updates (e.g. total steps / (unroll · batch)).
+    anneal_learning_rate: anneal the step size linearly to 0 over the
+      run's step budget: the framework sets `learning_rate_decay_updates`
+      from `--num_steps` (`fit_to_budget`).
     discount: γ.
     gae_lambda: λ of GAE.
     clip_epsilon: ratio clipping of the surrogate.
@@ -50,6 +53,7 @@ class PPOConfig:
   """
   learning_rate: float = 2.5e-4
   learning_rate_decay_updates: Optional[int] = None
+  anneal_learning_rate: bool = False
   discount: float = 0.99
   gae_lambda: float = 0.95
   clip_epsilon: float = 0.2
@@ -78,6 +82,29 @@ class PPOConfig:
     if self.learning_rate_decay_updates is not None:
       config_checks.check_positive_integer(self,
                                            'learning_rate_decay_updates')
+
+
+def fit_to_budget(config: PPOConfig, num_steps: Optional[int]) -> PPOConfig:
+  """`config` with `learning_rate_decay_updates` set from a budget of
+  `num_steps` environment steps when `anneal_learning_rate` asks for it.
+
+  Raises:
+    ValueError: annealing without a step budget, or with another
+      `learning_rate_decay_updates` given by hand.
+  """
+  if not config.anneal_learning_rate:
+    return config
+  if num_steps is None:
+    raise ValueError('PPOConfig.anneal_learning_rate needs a budget in '
+                     'environment steps (--num_steps).')
+  updates = -(-num_steps // (config.unroll_length * config.batch_size))
+  if config.learning_rate_decay_updates not in (None, updates):
+    raise ValueError(
+        f'PPOConfig.anneal_learning_rate sets learning_rate_decay_updates '
+        f'to {updates} for {num_steps} steps; got '
+        f'learning_rate_decay_updates={config.learning_rate_decay_updates} '
+        f'too. Give one of the two.')
+  return dataclasses.replace(config, learning_rate_decay_updates=updates)
 
 
 def _log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:

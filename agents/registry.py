@@ -14,7 +14,8 @@ then `python -m experiments.train --imports=my_module --agent=my_agent`.
 """
 
 import dataclasses
-from typing import Any, Callable, Optional, Sequence, Tuple
+import typing
+from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
 
 import haiku as hk
 
@@ -42,6 +43,13 @@ class AgentEntry:
     make_agent: `(config, environment_spec, network) -> Agent`.
     trainable_on_device: its exported policy has a policy gradient, so an
       `--export=trainable` model can keep learning on the device.
+    fit_to_budget: `(config, num_steps) -> config`: fills the settings
+      derived from the run's step budget (e.g. PPO's learning-rate
+      annealing); None: the agent has none.
+    static_keys: float config keys the agent reads in Python (control flow,
+      shapes), so a sweep cannot give them as arrays: sweeps group by them
+      (`sweepable_keys`). Every other float key must work as a traced
+      scalar.
   """
   name: str
   config_class: type
@@ -50,6 +58,8 @@ class AgentEntry:
   make_agent: Callable[[Any, specs.EnvironmentSpec, hk.Transformed],
                        agent_lib.Agent]
   trainable_on_device: bool = False
+  fit_to_budget: Optional[Callable[[Any, Optional[int]], Any]] = None
+  static_keys: Tuple[str, ...] = ()
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -64,7 +74,8 @@ _BUILT_IN = (
     AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
                'mlp_q_values', dqn.make_agent),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
-               'mlp_actor_critic', ppo.make_agent, trainable_on_device=True),
+               'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
+               fit_to_budget=ppo.fit_to_budget),
     AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
                'mlp_policy', reinforce.make_agent, trainable_on_device=True),
 )
@@ -108,6 +119,38 @@ def make_config(name: str, **overrides: Any) -> Any:
   config = get(name).config_class(**overrides)
   config_checks.check_finite_floats(config)  # Of every agent, users' too.
   return config
+
+
+def sweepable_keys(name: str) -> Tuple[str, ...]:
+  """Config keys of agent `name` that a sweep can vary inside one compiled
+  program (float fields, less the entry's `static_keys`); the others
+  (integers, strings, flags) change shapes or code and form separate
+  programs."""
+  entry = get(name)
+  hints = typing.get_type_hints(entry.config_class)
+  return tuple(sorted(
+      f.name for f in dataclasses.fields(entry.config_class)
+      if hints[f.name] in (float, Optional[float]) and
+      f.name not in entry.static_keys))
+
+
+def traced_config(config: Any, values: Mapping[str, Any]) -> Any:
+  """A copy of a validated `config` with `values` (traced scalars of
+  `sweepable_keys`) in place of its floats, for building one sweep
+  trial's agent inside a compiled program. The config's own checks are
+  skipped (they compare values in Python): each trial's concrete config is
+  validated before compiling (`experiments.setup.config`)."""
+  copy = dataclasses.replace(config)
+  for key, value in values.items():
+    object.__setattr__(copy, key, value)
+  return copy
+
+
+def fit_to_budget(name: str, config: Any, num_steps: Optional[int]) -> Any:
+  """Agent `name`'s `config` with its budget-derived settings filled in
+  for a run of `num_steps` environment steps (`AgentEntry.fit_to_budget`)."""
+  fit = get(name).fit_to_budget
+  return config if fit is None else fit(config, num_steps)
 
 
 def network_entry(name: str, network: Optional[str] = None

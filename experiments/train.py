@@ -11,14 +11,18 @@ whole training in one XLA program); --loop=python uses the dm_env loop.
 Your own environment, network or agent: register it in a module and name
 the module with --imports (see examples/ and the README).
 
-Any agent hyperparameter can be overridden with --config.<key>=<value>
-(e.g. --config.learning_rate=3e-4); --learning_rate and --batch_size are
-shorthands for the keys of those names. Rerunning with the same --workdir
+Where the agent has a tuned preset for the environment (experiments/presets/)
+it is used: its settings, network and, unless --num_steps or --num_episodes
+is given, its budget; --preset=none gives the agent's plain defaults,
+--preset=<name or file.json> another preset. Any agent hyperparameter can
+be overridden with --config.<key>=<value> (e.g. --config.learning_rate=3e-4);
+--learning_rate and --batch_size are shorthands for the keys of those names. Rerunning with the same --workdir
 resumes from its newest checkpoint.
 """
 
 import json
 import sys
+from typing import Optional
 
 from absl import app
 from absl import flags
@@ -32,6 +36,7 @@ from experiments.cli import user_imports
 from experiments.driver import run as driver
 from experiments.driver import stop_signals
 from experiments.loops import seed_sharding
+from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 
@@ -43,14 +48,21 @@ _ENV = flags.DEFINE_string(
     f'Environment: one of {env_registry.describe_names()}, or one '
     f'registered by --imports.')
 _IMPORTS = user_imports.define_flag()
+_PRESET = flags.DEFINE_string(
+    'preset', None, 'Tuned settings to start from: a preset name, a preset '
+    'file (.json, e.g. written by experiments.sweep) or none (the agent\'s '
+    'defaults); default: the agent\'s preset for --env, if it has one. '
+    '--config.* flags override its values. Presets: '
+    f'{", ".join(preset_registry.names())}.')
 _NETWORK = flags.DEFINE_string(
     'network', None, 'A registered network of the kind the agent needs '
     '(e.g. mlp_policy for reinforce), or one registered by --imports; '
     'default: the agent\'s.')
 _SEED = flags.DEFINE_integer('seed', 0, 'Random seed (>= 0).', lower_bound=0)
 _NUM_EPISODES = flags.DEFINE_integer(
-    'num_episodes', None, 'Training budget in episodes; default '
-    f'{config_lib.ExperimentConfig.num_episodes} unless --num_steps is set.',
+    'num_episodes', None, 'Training budget in episodes; default: the '
+    'preset\'s budget, else '
+    f'{config_lib.ExperimentConfig.num_episodes}, unless --num_steps is set.',
     lower_bound=1)
 _NUM_STEPS = flags.DEFINE_integer(
     'num_steps', None, 'Training budget in environment steps. With both '
@@ -155,36 +167,50 @@ finite_flags.require_finite('learning_rate', 'checkpoint_every_seconds',
 
 
 def make_config() -> config_lib.ExperimentConfig:
-  """The experiment config the flags describe."""
+  """The experiment config the flags describe, from the chosen preset."""
+  try:
+    preset = preset_registry.resolve(_PRESET.value, _AGENT.value, _ENV.value)
+  except ValueError as e:
+    raise app.UsageError(f'--preset: {e}') from e
   try:
     agent_config = config_flags.agent_config(
-        _AGENT.value, learning_rate=_LEARNING_RATE.value,
-        batch_size=_BATCH_SIZE.value)
+        _AGENT.value, preset and preset.config,
+        learning_rate=_LEARNING_RATE.value, batch_size=_BATCH_SIZE.value)
   except ValueError as e:
     raise app.UsageError(f'Bad agent setting from flags: {e}') from e
   try:
-    return _experiment_config(agent_config)
+    return _experiment_config(agent_config, preset)
   except ValueError as e:
     raise app.UsageError(f'Bad flag value: {e}') from e
 
 
-def _experiment_config(agent_config) -> config_lib.ExperimentConfig:
+def _experiment_config(agent_config, preset: Optional[preset_registry.Preset]
+                      ) -> config_lib.ExperimentConfig:
+  """The config of the flags; the preset fills what they leave unset."""
+  hidden_sizes = (None if _HIDDEN_SIZES.value is None else
+                  tuple(int(s) for s in _HIDDEN_SIZES.value))
+  num_episodes, num_steps = _NUM_EPISODES.value, _NUM_STEPS.value
+  if num_episodes is None and num_steps is None:
+    if preset is not None:
+      num_episodes, num_steps = preset.num_episodes, preset.num_steps
+    else:
+      num_episodes = config_lib.ExperimentConfig.num_episodes
   return config_lib.ExperimentConfig(
       agent=_AGENT.value,
       env=_ENV.value,
       seed=_SEED.value,
       agent_config=agent_config,
-      network=_NETWORK.value,
-      hidden_sizes=(None if _HIDDEN_SIZES.value is None else
-                    tuple(int(s) for s in _HIDDEN_SIZES.value)),
-      num_episodes=(_NUM_EPISODES.value if _NUM_EPISODES.value or
-                    _NUM_STEPS.value else
-                    config_lib.ExperimentConfig.num_episodes),
-      num_steps=_NUM_STEPS.value,
+      preset=preset and preset.name,
+      network=_NETWORK.value or (preset and preset.network),
+      hidden_sizes=hidden_sizes or (preset and preset.hidden_sizes),
+      num_episodes=num_episodes,
+      num_steps=num_steps,
       eval_episodes=_EVAL_EPISODES.value,
       export_tflite=_EXPORT_TFLITE.value,
       loop=_LOOP.value,
-      num_envs=_NUM_ENVS.value,
+      num_envs=_NUM_ENVS.value or (
+          preset.num_envs if preset and _LOOP.value != 'python' and
+          env_registry.has_functional(_ENV.value) else None),
       num_seeds=_NUM_SEEDS.value,
       updates_per_chunk=_UPDATES_PER_CHUNK.value,
       checkpoint_every_updates=_CHECKPOINT_EVERY_UPDATES.value,

@@ -9,9 +9,11 @@ Readers such as `experiments.compare` count a run only when it is
 """
 
 import contextlib
+import dataclasses
 import os
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
+from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
@@ -28,13 +30,25 @@ PerSeed = interface.PerSeed
 def _common(config, loop: interface.TrainingLoop, seed: int, i: int,
             counters: PerSeed, wall_seconds: float, evaluations: int,
             compile_seconds: float) -> Dict[str, Any]:
+  trial = build_lib.lane_trial(config, i)
+  agent_config = (config.agent_config if trial is None else
+                  config.trial_config(trial))
   return {
       'agent': config.agent,
       'env': config.env,
       'seed': seed,
+      **({} if trial is None else {'trial': trial,
+                                   'trial_values': config.trials[trial]}),
       'loop': config.loop,
       'num_envs': loop.num_envs,
       'num_seeds': config.num_seeds,
+      # The settings that produced this result, and where they came from.
+      'preset': config.preset,
+      'agent_config': dataclasses.asdict(agent_config),
+      'network': agent_registry.network_entry(config.agent,
+                                              config.network).name,
+      'hidden_sizes': (None if config.resolved_hidden_sizes() is None else
+                       list(config.resolved_hidden_sizes())),
       **{k: int(v[i]) for k, v in counters.items()},
       'wall_seconds': float(wall_seconds),
       # Of this session's training (included in wall_seconds).
@@ -48,11 +62,11 @@ def _write(config, workdir: str, results: List[Dict[str, Any]],
            writes: bool) -> Dict[str, Any]:
   """Writes each seed's result and, for several seeds, the summary."""
   if writes:
-    for result in results:
-      directory = workdir_lib.seed_workdir(config, workdir, result['seed'])
+    for i, result in enumerate(results):
+      directory = workdir_lib.seed_workdir(config, workdir, i)
       atomic_files.write_json(os.path.join(directory, workdir_lib.RESULT),
                               result)
-  if config.num_seeds == 1:
+  if len(results) == 1:
     return results[0]
   summary = {'seeds': results}
   if writes:
@@ -63,8 +77,13 @@ def _write(config, workdir: str, results: List[Dict[str, Any]],
 
 def finish(built: build_lib.Built, loop: interface.TrainingLoop,
            counters: PerSeed, wall_seconds: float, evaluations: int,
-           workdir: str, writes: bool) -> Dict[str, Any]:
+           workdir: str, writes: bool,
+           stopped: Optional[Dict[int, Dict[str, Any]]] = None
+          ) -> Dict[str, Any]:
   """Final evaluation and export of every seed; writes the results.
+
+  `stopped`: the lanes (sweep trials) the divergence guard stopped, with
+  their records: their results say diverged, with no score or model.
 
   Returns:
     For one seed, its result; for several, `{'seeds': [result, …]}`.
@@ -84,6 +103,12 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
   # Every seed's model is verified before any takes its final name.
   with contextlib.ExitStack() as publish:
     for i, seed in enumerate(loop.seeds):
+      if stopped and i in stopped:
+        results.append({
+            **_common(config, loop, seed, i, counters, wall_seconds,
+                      evaluations, compile_seconds),
+            'status': DIVERGED, 'divergence': stopped[i]})
+        continue
       results.append(_finish_seed(built, loop, i, seed, counters,
                                   wall_seconds, evaluations, compile_seconds,
                                   final, params, workdir, writes, publish))
@@ -105,7 +130,7 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
       'tflite_path': None,
   }
   if config.export_tflite and writes:
-    path = os.path.join(workdir_lib.seed_workdir(config, workdir, seed),
+    path = os.path.join(workdir_lib.seed_workdir(config, workdir, i),
                         workdir_lib.export_filename(config.env))
     result['tflite'] = tflite.export_and_verify(
         built.agent, params[i], built.environment_spec, path,
@@ -122,11 +147,11 @@ def record_divergence(config, loop: interface.TrainingLoop,
                       workdir: str, writes: bool) -> Dict[str, Any]:
   """Writes every seed's `result.json` as diverged: the seeds that did, with
   their record, and the others of the same program naming which did."""
-  by_seed = {r['seed']: r for r in records}
+  by_lane = {r['lane']: r for r in records}
   results = []
   for i, seed in enumerate(loop.seeds):
-    divergence = by_seed.get(seed) or {
-        'stopped_by': sorted(by_seed),
+    divergence = by_lane.get(i) or {
+        'stopped_by': sorted({r['seed'] for r in records}),
         'reason': 'another seed trained in the same program diverged'}
     results.append({
         **_common(config, loop, seed, i, counters, wall_seconds, evaluations,

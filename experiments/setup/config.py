@@ -11,7 +11,7 @@ from experiments.setup import user_modules
 # export) may change when a run is resumed.
 IDENTITY_KEYS = ('agent', 'env', 'seed', 'env_kwargs', 'network',
                  'hidden_sizes', 'agent_config', 'loop', 'num_envs',
-                 'num_seeds')
+                 'num_seeds', 'trials')
 LOOPS = ('compiled', 'python')
 # Budgets and intervals the counters hold exactly (the compiled loop counts
 # in two int32 words, `loops.wide_counters`; 2^60 steps is centuries).
@@ -28,6 +28,10 @@ class ExperimentConfig:
       or `bsuite:<id>` / `gym:<id>` (see `environments.registry.check_name`).
     seed: seeds the agent, the actor and the environment.
     agent_config: the agent's config dataclass; None means its defaults.
+      Settings derived from the budget (e.g. PPO's `anneal_learning_rate`)
+      are filled in here (`agents.registry.fit_to_budget`).
+    preset: the name of the preset the settings came from
+      (`experiments.presets`), or None; a record, applied by the caller.
     env_kwargs: keyword arguments of the environment factory.
     network: a registered network of the kind the agent needs
       (`networks.registry`); None means the agent's default network.
@@ -61,11 +65,17 @@ class ExperimentConfig:
       one logging interval.
     imports: Python modules imported before the names above are looked up:
       they register a user's own environments, networks and agents.
+    trials: a sweep's configurations, trained side by side with every seed
+      in one program (compiled loop): each maps some of the agent's
+      `sweepable_keys` (the same keys in every trial) to its values, which
+      replace `agent_config`'s. Lane `t · num_seeds + i` is trial t, seed
+      `seed + i`. Empty: one configuration, `agent_config`.
   """
   agent: str = 'reinforce'
   env: str = 'plane_strike'
   seed: int = 0
   agent_config: Any = None
+  preset: Optional[str] = None
   env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
   network: Optional[str] = None
   hidden_sizes: Optional[Tuple[int, ...]] = None
@@ -85,9 +95,12 @@ class ExperimentConfig:
   num_seeds: int = 1
   updates_per_chunk: Optional[int] = None
   imports: Tuple[str, ...] = ()
+  trials: Tuple[Mapping[str, float], ...] = ()
 
   def __post_init__(self):
     object.__setattr__(self, 'imports', tuple(self.imports))
+    object.__setattr__(self, 'trials', tuple(
+        dict(sorted(t.items())) for t in self.trials))
     user_modules.import_modules(self.imports)  # They may register names.
     agent_registry.get(self.agent)  # Fails fast, listing valid agents.
     env_registry.check_name(self.env)  # Fails fast, listing valid names.
@@ -104,6 +117,8 @@ class ExperimentConfig:
           f'agent_config is a {type(self.agent_config).__name__}, but agent '
           f'{self.agent!r} needs a '
           f'{agent_registry.get(self.agent).config_class.__name__}.')
+    object.__setattr__(self, 'agent_config', agent_registry.fit_to_budget(
+        self.agent, self.agent_config, self.num_steps))
     for name in ('eval_episodes', 'periodic_eval_episodes',
                  'log_every_episodes', 'checkpoint_every_updates'):
       if getattr(self, name) < 1:
@@ -136,6 +151,40 @@ class ExperimentConfig:
     if self.hidden_sizes is not None:
       object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
     self._check_loop()
+    self._check_trials()
+
+  def _check_trials(self) -> None:
+    if not self.trials:
+      return
+    if self.loop != 'compiled':
+      raise ValueError('trials (a sweep in one program) need loop=compiled; '
+                       'sweeps of Python-loop environments run one program '
+                       'per configuration.')
+    sweepable = agent_registry.sweepable_keys(self.agent)
+    keys = set(self.trials[0])
+    for t, trial in enumerate(self.trials):
+      if set(trial) != keys:
+        raise ValueError(f'trials[{t}] sets {sorted(trial)}, trials[0] '
+                         f'{sorted(keys)}: every trial sets the same keys.')
+      for key, value in trial.items():
+        if key not in sweepable:
+          raise ValueError(
+              f'trials[{t}]: {key!r} cannot vary inside one program for '
+              f'agent {self.agent!r} (it is not a float setting, or changes '
+              f'shapes); keys that can: {", ".join(sweepable)}.')
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+          raise ValueError(f'trials[{t}]: {key} must be a number; got '
+                           f'{value!r}.')
+      self.trial_config(t)  # Validates the trial's values.
+
+  def trial_config(self, trial: int) -> Any:
+    """The agent config of sweep trial `trial` (validated)."""
+    values = dataclasses.asdict(self.agent_config)
+    values.update(self.trials[trial])
+    try:
+      return agent_registry.make_config(self.agent, **values)
+    except ValueError as e:
+      raise ValueError(f'trials[{trial}]: {e}') from e
 
   def _check_loop(self) -> None:
     compiled_ok = env_registry.has_functional(self.env)
@@ -167,7 +216,9 @@ class ExperimentConfig:
   def to_dict(self) -> dict:
     """JSON-ready dict, as saved in the workdir."""
     return dataclasses.asdict(self) | {'env_kwargs': dict(self.env_kwargs),
-                                       'imports': list(self.imports)}
+                                       'imports': list(self.imports),
+                                       'trials': [dict(t) for t in
+                                                  self.trials]}
 
   def resolved_hidden_sizes(self) -> Optional[Tuple[int, ...]]:
     """The widths the network gets: `hidden_sizes`, else the environment's

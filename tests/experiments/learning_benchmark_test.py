@@ -24,9 +24,11 @@ class SettingTest(absltest.TestCase):
       agents = {s.agent for s in learning_benchmark.GRID if s.env == env}
       self.assertEqual(agents, set(registry.names()), env)
 
-  def test_overrides_are_valid_config_keys(self):
+  def test_every_setting_has_a_valid_preset(self):
     for setting in learning_benchmark.GRID:
-      registry.make_config(setting.agent, **setting.overrides)
+      registry.make_config(setting.agent, **setting.preset.config)
+      self.assertEqual(learning_benchmark.config(setting).preset,
+                       setting.preset.name)
 
 
 @pytest.mark.slow

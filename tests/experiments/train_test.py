@@ -59,7 +59,59 @@ class MakeConfigTest(absltest.TestCase):
         train.make_config()
 
 
+class PresetTest(absltest.TestCase):
+
+  def test_the_pairs_preset_is_the_default_with_its_budget(self):
+    with flagsaver.flagsaver(agent='ppo'):
+      config = train.make_config()
+    self.assertEqual(config.preset, 'ppo_plane_strike')
+    self.assertEqual(config.agent_config.discount, 0.5)
+    self.assertEqual((config.num_steps, config.num_episodes),
+                     (1_000_000, None))
+
+  def test_none_gives_plain_defaults_and_budget_flags_win(self):
+    with flagsaver.flagsaver(agent='ppo', preset='none', num_steps=5000):
+      config = train.make_config()
+    self.assertIsNone(config.preset)
+    self.assertEqual(config.agent_config,
+                     train.agent_registry.make_config('ppo'))
+    self.assertEqual((config.num_steps, config.num_episodes), (5000, None))
+    with flagsaver.flagsaver(agent='ppo', num_episodes=7):
+      config = train.make_config()
+    self.assertEqual((config.num_steps, config.num_episodes), (None, 7))
+    self.assertEqual(config.preset, 'ppo_plane_strike')
+
+  def test_unknown_preset_lists_the_valid_ones(self):
+    with flagsaver.flagsaver(agent='ppo', preset='fast'):
+      with self.assertRaisesRegex(app.UsageError,
+                                  '--preset: Unknown preset.*ppo_catch'):
+        train.make_config()
+
+  def test_annealing_is_computed_from_the_budget(self):
+    with flagsaver.flagsaver(agent='ppo', env='cartpole', num_steps=500_000):
+      config = train.make_config()
+    self.assertEqual(config.preset, 'ppo_cartpole')
+    self.assertEqual(config.agent_config.learning_rate_decay_updates, 977)
+    with flagsaver.flagsaver(agent='ppo', env='cartpole', num_episodes=10):
+      with self.assertRaisesRegex(app.UsageError, 'anneal_learning_rate '
+                                  'needs a budget in environment steps'):
+        train.make_config()
+
+
 class CommandLineTest(absltest.TestCase):
+
+  def test_config_flags_override_the_preset_and_are_recorded(self):
+    workdir = self.create_tempdir().full_path
+    result = _run(f'--workdir={workdir}', '--agent=ppo', '--num_steps=1024',
+                  '--config.discount=0.9', '--eval_episodes=2',
+                  '--noexport_tflite')
+    self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+    for name in ('config.json', 'result.json'):
+      with open(os.path.join(workdir, name)) as f:
+        saved = json.load(f)
+      self.assertEqual(saved['preset'], 'ppo_plane_strike', name)
+      self.assertEqual(saved['agent_config']['discount'], 0.9, name)
+      self.assertEqual(saved['agent_config']['batch_size'], 64, name)
 
   def test_unknown_agent_lists_valid_ones(self):
     result = _run('--agent=alphazero')

@@ -1,0 +1,1 @@
+"""Named, tuned settings per (agent, environment): `registry`."""

@@ -1,0 +1,89 @@
+"""The built-in presets: every agent's tuned settings on each of our games.
+
+The one place these settings live: `train` and `compare` use a pair's
+default preset, and `experiments.learning_benchmark` measures each of them
+against its target (BENCHMARKS.md). Each says how it was found and what it
+measured; a preset's numbers come from the command in its `source`.
+"""
+
+from experiments.presets import preset as preset_lib
+
+Preset = preset_lib.Preset
+
+_LEARNING_BENCHMARK = ('python -m experiments.learning_benchmark --seeds=3 '
+                       '(BENCHMARKS.md, "Learning results in the compiled '
+                       'loop")')
+
+CATCH = (
+    Preset('reinforce_catch', 'reinforce', 'catch',
+           {'discount': 0.99, 'batch_size': 4}, num_steps=20_000,
+           default=True, source=_LEARNING_BENCHMARK,
+           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+    Preset('dqn_catch', 'dqn', 'catch', {}, num_steps=20_000, default=True,
+           source=_LEARNING_BENCHMARK,
+           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+    Preset('a2c_catch', 'a2c', 'catch', {}, num_steps=20_000, default=True,
+           source=_LEARNING_BENCHMARK,
+           result='greedy return 1.0 / 0.68 / 1.0 (seeds 0-2)'),
+    Preset('ppo_catch', 'ppo', 'catch',
+           {'unroll_length': 32, 'learning_rate': 1e-3, 'num_epochs': 10},
+           num_steps=20_000, default=True, source=_LEARNING_BENCHMARK,
+           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+)
+
+CARTPOLE = (
+    # CleanRL's CartPole DQN setting: L2 loss, SGD every 10 steps, target
+    # copy every 500 steps, learning from 10k, ε decayed over 250k steps.
+    Preset('dqn_cartpole', 'dqn', 'cartpole',
+           {'learning_rate': 2.5e-4, 'batch_size': 128, 'update_period': 10,
+            'target_update_period': 50, 'epsilon_decay_steps': 250_000,
+            'min_replay_size': 10_000, 'loss': 'l2', 'max_grad_norm': None},
+           num_steps=500_000, default=True,
+           source='CleanRL dqn.py CartPole-v1 hyperparameters; measured by '
+           + _LEARNING_BENCHMARK,
+           result='greedy return 390.8 / 500 / 500 (seeds 0-2)'),
+    Preset('a2c_cartpole', 'a2c', 'cartpole', {}, num_steps=500_000,
+           default=True, source=_LEARNING_BENCHMARK,
+           result='greedy return 500 / 500 / 500 (seeds 0-2)'),
+    Preset('ppo_cartpole', 'ppo', 'cartpole', {'anneal_learning_rate': True},
+           num_steps=500_000, default=True,
+           source='the common CartPole PPO setting (PureJaxRL, CleanRL); '
+           'measured by ' + _LEARNING_BENCHMARK,
+           result='greedy return 500 / 500 / 500 (seeds 0-2)'),
+)
+
+PLANE_STRIKE = (
+    Preset('reinforce_plane_strike', 'reinforce', 'plane_strike', {},
+           num_episodes=100_000, default=True,
+           source='./run.sh before issue 13 (BENCHMARKS.md)',
+           result='exported model 12.47 greedy strikes (seed 0, 1000 games)'),
+    Preset('ppo_plane_strike', 'ppo', 'plane_strike',
+           {'discount': 0.5, 'batch_size': 64, 'unroll_length': 16,
+            'learning_rate': 1e-3},
+           num_steps=1_000_000, default=True,
+           source='issue 13 (γ = 0.5 rewards finding the plane early)',
+           result='exported model 12.12 greedy strikes (seed 0, 1000 games)'),
+)
+
+_TUNED_HERE = ('issue 13 tuning on this 2-core CPU: python -m experiments.train '
+               '--preset=none --num_steps=2000000 --num_seeds=2 with the '
+               'config below')
+
+PLANE_STRIKE += (
+    Preset('a2c_plane_strike', 'a2c', 'plane_strike',
+           {'discount': 0.5, 'batch_size': 32, 'unroll_length': 16,
+            'learning_rate': 1e-3},
+           num_steps=2_000_000, default=True, source=_TUNED_HERE,
+           result='greedy strikes 12.23 / 12.40 (seeds 0, 1; 1000 games)'),
+    # Many environments per update (16 actors × 4 steps), 4 SGD steps each.
+    Preset('dqn_plane_strike', 'dqn', 'plane_strike',
+           {'discount': 0.5, 'num_actors': 16, 'update_period': 4,
+            'batch_size': 64, 'sgd_steps_per_update': 4,
+            'replay_capacity': 100_000, 'min_replay_size': 5_000,
+            'epsilon_decay_steps': 500_000, 'target_update_period': 500,
+            'learning_rate': 3e-4},
+           num_steps=2_000_000, default=True, source=_TUNED_HERE,
+           result='greedy strikes 12.55 / 12.78 (seeds 0, 1; 1000 games)'),
+)
+
+PRESETS = CATCH + CARTPOLE + PLANE_STRIKE
