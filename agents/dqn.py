@@ -15,7 +15,8 @@ Each `update(state, trajectory)` call:
      `target_update_period` SGD steps.
 
 So the loop's `unroll_length` (`config.update_period`) sets how many
-environment steps pass between SGD steps. Acting is ε-greedy over legal
+environment steps each of the `config.num_actors` environments takes between
+updates, and each update takes `config.sgd_steps_per_update` SGD steps. Acting is ε-greedy over legal
 actions, with ε decaying linearly in the number of environment steps.
 
 Truncated episodes (time limits) are treated as terminations: the bootstrap
@@ -59,8 +60,13 @@ class DQNConfig:
     batch_size: transitions per SGD minibatch, sampled uniformly from replay.
     replay_capacity: transitions the circular replay buffer holds.
     min_replay_size: transitions stored before SGD starts.
-    update_period: environment steps per `update` call (the loop's
-      `unroll_length`); each call takes one SGD step.
+    update_period: environment steps per `update` call and environment
+      (the loop's `unroll_length`).
+    num_actors: environments acting side by side, one sequence each per
+      update (the loop's batch of sequences); the compiled loop steps them
+      in parallel, the Python loop one after another.
+    sgd_steps_per_update: SGD steps each `update` call takes (each on its
+      own sampled minibatch).
     target_update_period: SGD steps between copies of the online params into
       the target params.
     double_q: double Q-learning (online net selects, target net evaluates)
@@ -77,6 +83,8 @@ class DQNConfig:
   replay_capacity: int = 10_000
   min_replay_size: int = 100
   update_period: int = 1
+  num_actors: int = 1
+  sgd_steps_per_update: int = 1
   target_update_period: int = 1000
   double_q: bool = True
   loss: str = 'huber'
@@ -90,7 +98,8 @@ class DQNConfig:
     config_checks.check_unit_interval(self, 'discount')
     config_checks.check_positive_integer(
         self, 'batch_size', 'replay_capacity', 'min_replay_size',
-        'update_period', 'target_update_period', 'epsilon_decay_steps')
+        'update_period', 'num_actors', 'sgd_steps_per_update',
+        'target_update_period', 'epsilon_decay_steps')
     if self.min_replay_size > self.replay_capacity:
       raise ValueError(
           f'DQNConfig.min_replay_size ({self.min_replay_size}) must be <= '
@@ -361,9 +370,26 @@ def make_agent(config: DQNConfig,
     env_steps = state.env_steps + jnp.sum(valid, dtype=jnp.int32)
     key, sample_key = jax.random.split(state.key)
     learns = replay.size >= config.min_replay_size
-    # Same shapes either way; under vmap lax.cond becomes a select.
-    params, target_params, opt_state, learner_steps, metrics = jax.lax.cond(
-        learns, sgd_step, no_step, state, replay, sample_key)
+
+    def step(carry, step_key):
+      params, target_params, opt_state, learner_steps = carry
+      current = state._replace(params=params, target_params=target_params,
+                               opt_state=opt_state,
+                               learner_steps=learner_steps)
+      # Same shapes either way; under vmap lax.cond becomes a select.
+      *carry, metrics = jax.lax.cond(learns, sgd_step, no_step, current,
+                                     replay, step_key)
+      return tuple(carry), metrics
+
+    if config.sgd_steps_per_update == 1:  # One key, as before: same numbers.
+      step_keys = sample_key[None]
+    else:
+      step_keys = jax.random.split(sample_key, config.sgd_steps_per_update)
+    (params, target_params, opt_state, learner_steps), metrics = (
+        jax.lax.scan(step, (state.params, state.target_params,
+                            state.opt_state, state.learner_steps),
+                     step_keys))
+    metrics = jax.tree.map(jnp.mean, metrics)
     new_state = DQNState(params, target_params, opt_state, replay, key,
                          env_steps, learner_steps)
     metrics = dict(metrics, learned=learns.astype(jnp.float32),
@@ -377,5 +403,5 @@ def make_agent(config: DQNConfig,
       act=act,
       update=update,
       action_probabilities=action_probabilities,
-      data=agent_lib.DataRequirements(batch_size=1,
+      data=agent_lib.DataRequirements(batch_size=config.num_actors,
                                       unroll_length=config.update_period))

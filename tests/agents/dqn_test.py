@@ -361,6 +361,19 @@ class DQNActingTest(parameterized.TestCase):
   def test_data_requirements(self):
     agent = _agent(update_period=4)
     self.assertEqual(agent.data, agent_lib.DataRequirements(1, 4))
+    agent = _agent(update_period=4, num_actors=16)
+    self.assertEqual(agent.data, agent_lib.DataRequirements(16, 4))
+
+  def test_several_sgd_steps_per_update(self):
+    agent = _agent(min_replay_size=1, sgd_steps_per_update=3,
+                   target_update_period=2)
+    state = agent.init(jax.random.PRNGKey(0))
+    new_state, metrics = jax.jit(agent.update)(state, _trajectory(t=3))
+    self.assertEqual(int(new_state.learner_steps), 3)
+    self.assertEqual(float(metrics['learned']), 1.0)
+    # The target was copied after SGD step 2, and step 3 moved on.
+    self.assertFalse(np.allclose(new_state.target_params['~']['scale'],
+                                 new_state.params['~']['scale']))
 
 
 class DQNConfigTest(parameterized.TestCase):
@@ -372,6 +385,7 @@ class DQNConfigTest(parameterized.TestCase):
       dict(target_update_period=0), dict(loss='l1'),
       dict(epsilon_start=1.5), dict(epsilon_end=-0.1),
       dict(epsilon_decay_steps=0), dict(max_grad_norm=0.0),
+      dict(num_actors=0), dict(sgd_steps_per_update=0),
       dict(batch_size=2.5))
   def test_bad_config_is_named(self, **kwargs):
     (name,) = kwargs
