@@ -14,8 +14,12 @@ stratified-bootstrap confidence intervals (rliable), learning curves and
 the probability of improvement between agents; `python -m experiments.report
 --workdir=...` redraws it without training.
 
+Each agent runs with its preset for each environment (experiments/presets/),
+where it has one; `--preset=none` runs the agents' plain defaults, and
+`--preset=<name or file.json>,...` other presets for their pairs.
 `--config.<key>=<value>` sets an agent hyperparameter for every agent whose
-config has that key. Rerunning the same command skips finished runs and
+config has that key, `--config.<agent>.<key>=<value>` for one agent; the
+report lists every run's resolved settings. Rerunning the same command skips finished runs and
 resumes unfinished ones; a workdir of another comparison is refused.
 `--launcher=ray --ray_address=...` runs the groups as Ray tasks (the workdir
 must be shared with the cluster's workers).
@@ -37,11 +41,13 @@ from experiments.cli import finite_flags
 from experiments.cli import user_imports
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
+from experiments.comparison import pair_settings
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report
 from experiments.comparison import statistics
 from experiments.driver import run as driver
 from experiments.driver import stop_signals
+from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
@@ -91,19 +97,32 @@ def _define_flags() -> None:
                      'training per running task.', lower_bound=1)
   finite_flags.require_finite('checkpoint_every_seconds')
   flags.mark_flag_as_required('workdir')
+  try:
+    config_flags.check_comparison_keys(sys.argv, agent_registry.names())
+  except ValueError as e:
+    sys.exit(f'FATAL Flags parsing error: {e}')
   ml_config_flags.DEFINE_config_dict(
       config_flags.FLAG_NAME,
       config_flags.overrides_config_dict(agent_registry.names()),
-      'Agent hyperparameters for every agent whose config has the key, e.g. '
-      '--config.learning_rate=3e-4.')
+      'Agent hyperparameters: --config.<key>=<value> for every agent whose '
+      'config has the key, --config.<agent>.<key>=<value> for one agent, '
+      'e.g. --config.ppo.learning_rate=3e-4. They override the presets.')
+  flags.DEFINE_list(
+      'preset', None, 'Presets instead of the pairs\' defaults (names or '
+      '.json files, each used for its own agent and environment), or none '
+      'for the agents\' plain defaults. Default: each pair\'s preset, '
+      f'where it has one ({", ".join(preset_registry.names())}).')
 
 
 def make_comparison() -> comparison_lib.Comparison:
   """The comparison the flags describe."""
   f = flags.FLAGS
+  common, per_agent = pair_settings.split_overrides(config_flags.overrides(),
+                                                    f.agents)
   return comparison_lib.Comparison(
       agents=tuple(f.agents), envs=tuple(f.envs), num_seeds=f.seeds,
-      num_steps=f.num_steps, overrides=config_flags.overrides(),
+      num_steps=f.num_steps, overrides=common, agent_overrides=per_agent,
+      presets=tuple(f.preset or ()),
       eval_points=f.eval_points, eval_episodes=f.eval_episodes,
       periodic_eval_episodes=f.periodic_eval_episodes,
       imports=user_imports.value(),

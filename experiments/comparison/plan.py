@@ -29,6 +29,7 @@ from environments import registry as env_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import user_modules
+from experiments.comparison import pair_settings
 from experiments.comparison import run_status
 from experiments.storage import atomic_files
 
@@ -50,6 +51,11 @@ class Comparison:
     num_steps: training budget of every run, in environment steps.
     overrides: agent-config values; each applies to the agents whose config
       has that key (at least one must).
+    agent_overrides: per agent, config values for it alone (they win over
+      `overrides`).
+    presets: presets (names or files) to use instead of the pairs'
+      defaults; ('none',): the agents' plain defaults; empty: every pair's
+      default preset (`pair_settings`).
     eval_points: periodic greedy evaluations per run (learning curves).
     eval_episodes: greedy episodes of each run's final evaluation (score).
     periodic_eval_episodes: greedy episodes of each periodic evaluation.
@@ -63,6 +69,9 @@ class Comparison:
   num_seeds: int
   num_steps: int
   overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  agent_overrides: Mapping[str, Mapping[str, Any]] = dataclasses.field(
+      default_factory=dict)
+  presets: Tuple[str, ...] = ()
   eval_points: int = 20
   eval_episodes: int = 200
   periodic_eval_episodes: int = 100
@@ -75,6 +84,10 @@ class Comparison:
     object.__setattr__(self, 'imports', tuple(self.imports))
     object.__setattr__(self, 'envs', tuple(self.envs))
     object.__setattr__(self, 'overrides', dict(sorted(self.overrides.items())))
+    object.__setattr__(self, 'agent_overrides', {
+        a: dict(sorted(v.items()))
+        for a, v in sorted(self.agent_overrides.items())})
+    object.__setattr__(self, 'presets', tuple(self.presets))
     for name in ('agents', 'envs'):
       values = getattr(self, name)
       if not values:
@@ -100,6 +113,9 @@ class Comparison:
     return {'agents': list(self.agents), 'envs': list(self.envs),
             'seeds': list(self.seeds), 'num_steps': self.num_steps,
             'overrides': dict(self.overrides),
+            'agent_overrides': {a: dict(v) for a, v in
+                                self.agent_overrides.items()},
+            'presets': list(self.presets),
             'eval_points': self.eval_points,
             'eval_episodes': self.eval_episodes,
             'periodic_eval_episodes': self.periodic_eval_episodes,
@@ -161,43 +177,6 @@ def run_directory(env: str, agent: str, seed: Optional[int] = None) -> str:
   return os.path.join(*parts)
 
 
-def agent_overrides(agent: str, overrides: Mapping[str, Any]
-                   ) -> Dict[str, Any]:
-  """The overrides that agent `agent`'s config has a field for."""
-  fields = {f.name for f in
-            dataclasses.fields(agent_registry.get(agent).config_class)}
-  return {k: v for k, v in overrides.items() if k in fields}
-
-
-def _check_overrides(comparison: Comparison) -> None:
-  used = set()
-  for agent in comparison.agents:
-    used.update(agent_overrides(agent, comparison.overrides))
-  unused = sorted(set(comparison.overrides) - used)
-  if unused:
-    valid = sorted({f.name for agent in comparison.agents for f in
-                    dataclasses.fields(agent_registry.get(agent).config_class)})
-    raise ComparisonError(
-        f'--config.{unused[0]}: no agent of --agents '
-        f'({",".join(comparison.agents)}) has config key(s) {unused}. Valid '
-        f'keys: {", ".join(valid)}.')
-
-
-def _experiment_config(comparison: Comparison, agent: str,
-                       env: str) -> config_lib.ExperimentConfig:
-  """Seed 0's config of one pair."""
-  return config_lib.ExperimentConfig(
-      agent=agent, env=env, seed=0,
-      agent_config=agent_registry.make_config(
-          agent, **agent_overrides(agent, comparison.overrides)),
-      num_episodes=None, num_steps=comparison.num_steps,
-      eval_episodes=comparison.eval_episodes, eval_every_episodes=0,
-      eval_every_steps=max(1, comparison.num_steps // comparison.eval_points),
-      periodic_eval_episodes=comparison.periodic_eval_episodes,
-      checkpoint_every_seconds=comparison.checkpoint_every_seconds,
-      export_tflite=False, imports=comparison.imports)
-
-
 def groups_for(config: config_lib.ExperimentConfig, num_seeds: int,
                root: str) -> List[RunGroup]:
   """The groups that train seeds `config.seed` … `+ num_seeds - 1` of one
@@ -244,14 +223,28 @@ def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
       env_registry.check_name(env)
     except ValueError as e:
       raise ComparisonError(f'--envs: {e}') from e
-  _check_overrides(comparison)
+  try:
+    pair_settings.check_overrides(comparison.agents, comparison.overrides,
+                                  comparison.agent_overrides)
+    pair_settings.check_presets(comparison.presets, comparison.agents,
+                                comparison.envs)
+  except ValueError as e:
+    raise ComparisonError(str(e)) from e
   workdir = os.path.abspath(workdir)
   groups, problems = [], []
   for env in comparison.envs:
     for agent in comparison.agents:
       try:
-        groups.extend(groups_for(_experiment_config(comparison, agent, env),
-                                 comparison.num_seeds, workdir))
+        config = pair_settings.experiment_config(
+            agent, env, num_steps=comparison.num_steps,
+            eval_points=comparison.eval_points,
+            eval_episodes=comparison.eval_episodes,
+            periodic_eval_episodes=comparison.periodic_eval_episodes,
+            checkpoint_every_seconds=comparison.checkpoint_every_seconds,
+            imports=comparison.imports, presets=comparison.presets,
+            common=comparison.overrides,
+            per_agent=comparison.agent_overrides)
+        groups.extend(groups_for(config, comparison.num_seeds, workdir))
       except ValueError as e:
         problems.append(f'{agent} on {env}: {e}')
   if problems:
@@ -282,6 +275,9 @@ def check_workdir(comparison: Comparison, groups: Sequence[RunGroup],
                        'rewrites it from the flags once it reads), or use a '
                        'new --workdir.')
     saved.setdefault('imports', [])  # Comparisons before --imports had none.
+    # Before presets (issue 13) every agent ran at its plain defaults.
+    saved.setdefault('agent_overrides', {})
+    saved.setdefault('presets', ['none'])
     current = comparison.to_dict()
     mismatch = {k: (saved.get(k), v) for k, v in current.items()
                 if saved.get(k) != v}

@@ -24,7 +24,25 @@ from experiments.storage import atomic_files
 AGGREGATE_PNG = 'aggregate.png'
 IMPROVEMENT_PNG = 'probability_of_improvement.png'
 _SETTINGS = ('agents', 'envs', 'seeds', 'num_steps', 'eval_points',
-             'eval_episodes', 'periodic_eval_episodes', 'overrides')
+             'eval_episodes', 'periodic_eval_episodes', 'overrides',
+             'agent_overrides', 'presets')
+# What each run's result.json says it trained with (`driver.results`).
+_RUN_SETTINGS = ('preset', 'agent_config', 'network', 'hidden_sizes',
+                 'num_envs')
+
+
+def run_settings(runs) -> Dict[str, Dict[str, Any]]:
+  """`{env: {agent: settings}}`: the preset, agent config, network and
+  environments per seed each pair's finished runs trained with (all its
+  seeds share them); results before presets lack some keys."""
+  settings = {}
+  for env, by_agent in runs.items():
+    for agent, by_seed in by_agent.items():
+      results = [r for r, _ in by_seed.values() if r is not None]
+      if results:
+        settings.setdefault(env, {})[agent] = {
+            k: results[0].get(k) for k in _RUN_SETTINGS}
+  return settings
 
 
 def wall_seconds(results: Sequence[Dict[str, Any]]) -> float:
@@ -218,6 +236,7 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
   return {
       'command': comparison.get('command', ''),
       'settings': {k: comparison.get(k) for k in _SETTINGS},
+      'run_settings': run_settings(runs),
       'bootstrap': {'reps': bootstrap_reps,
                     'confidence': statistics.CONFIDENCE,
                     'method': 'stratified bootstrap over seeds, percentile'},

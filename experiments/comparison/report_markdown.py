@@ -54,6 +54,27 @@ def _finished(report: Dict[str, Any]) -> int:
              for a in e['agents'].values())
 
 
+def _settings_table(run_settings: Dict[str, Any]) -> List[str]:
+  """Each pair's preset, network and agent settings, as its runs recorded
+  them (every value, so a reader can reproduce each number)."""
+  if not run_settings:
+    return []
+  rows = []
+  for env, by_agent in run_settings.items():
+    for agent, r in by_agent.items():
+      config = r.get('agent_config') or {}
+      values = ', '.join(f'{k}={v}' for k, v in sorted(config.items()))
+      network = r.get('network') or '?'
+      if r.get('hidden_sizes'):
+        network += ' ' + 'x'.join(map(str, r['hidden_sizes']))
+      rows.append([env, agent, r.get('preset') or 'none (defaults)',
+                   network, str(r.get('num_envs') or ''),
+                   values or '(not recorded)'])
+  return (['### Settings each agent ran with', ''] +
+          _table(['Environment', 'Agent', 'Preset', 'Network',
+                  'Envs per seed', 'Agent config'], rows))
+
+
 def render(report: Dict[str, Any], workdir: str) -> str:
   """The text of report.md."""
   s, agg = report['settings'], report['aggregate']
@@ -74,9 +95,15 @@ def render(report: Dict[str, Any], workdir: str) -> str:
          f'{s["eval_points"]} periodic evaluations of '
          f'{s["periodic_eval_episodes"]} greedy episodes',
          f'- Final evaluation: {s["eval_episodes"]} greedy episodes',
-         '- Agent overrides: '
+         '- Presets: ' + (', '.join(s.get('presets') or []) or
+                          'each pair\'s default preset'),
+         '- Overrides for every agent: '
          f'{json.dumps(s["overrides"] or {}, sort_keys=True)}',
-         '', '## 1. Per environment', '',
+         '- Overrides per agent: '
+         f'{json.dumps(s.get("agent_overrides") or {}, sort_keys=True)}',
+         '']
+  out += _settings_table(report.get('run_settings', {}))
+  out += ['## 1. Per environment', '',
          'Scores in raw units are the mean over seeds of the final greedy '
          'evaluation; normalised statistics are over seeds. Wall time adds '
          'up the seeds (seeds trained together in one compiled program count '

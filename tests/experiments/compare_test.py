@@ -26,7 +26,8 @@ class CompareTest(absltest.TestCase):
   def test_trains_reports_and_skips_finished_runs_when_rerun(self):
     workdir = self.create_tempdir().full_path
     args = ('--agents=reinforce,ppo', '--envs=catch', *_SMALL,
-            '--config.learning_rate=0.003', f'--workdir={workdir}')
+            '--config.learning_rate=0.003', '--config.ppo.discount=0.9',
+            f'--workdir={workdir}')
     first = _compare(*args)
     self.assertEqual(first.returncode, 0, first.stderr)
     self.assertIn('2 run groups, 0 finished already; training 2.',
@@ -37,14 +38,20 @@ class CompareTest(absltest.TestCase):
     with open(os.path.join(workdir, 'comparison.json')) as f:
       saved = json.load(f)
     self.assertEqual(saved['overrides'], {'learning_rate': 0.003})
+    self.assertEqual(saved['agent_overrides'], {'ppo': {'discount': 0.9}})
     self.assertIn('--config.learning_rate=0.003', saved['command'])
     with open(os.path.join(workdir, 'runs', 'catch', 'ppo',
                            'config.json')) as f:
-      self.assertEqual(json.load(f)['agent_config']['learning_rate'], 0.003)
+      config = json.load(f)
+    self.assertEqual(config['preset'], 'ppo_catch')
+    self.assertEqual(config['agent_config']['learning_rate'], 0.003)
+    self.assertEqual(config['agent_config']['discount'], 0.9)
+    self.assertEqual(config['agent_config']['num_epochs'], 10)  # Preset's.
     with open(os.path.join(workdir, 'report.md')) as f:
       report = f.read()
     self.assertIn('reinforce', report)
-    self.assertIn('ppo', report)
+    self.assertIn('| catch | ppo | ppo_catch |', report)
+    self.assertIn('discount=0.9', report)
 
     second = _compare(*args)
     self.assertEqual(second.returncode, 0, second.stderr)
@@ -75,6 +82,10 @@ class CompareTest(absltest.TestCase):
          r'ppo on gym:Pendulum-v1: .*discrete actions'),
         (('--agents=reinforce', '--envs=catch', '--config.double_q=true'),
          r'--config.double_q: no agent of --agents \(reinforce\)'),
+        (('--agents=dqn', '--envs=catch', '--config.dqn.clip_epsilon=0.1'),
+         r"Unknown config key\(s\) \['clip_epsilon'\] for agent 'dqn'"),
+        (('--agents=dqn', '--envs=catch', '--preset=fast'),
+         r"Unknown preset 'fast'. Valid presets: a2c_cartpole"),
     ]
     for args, message in cases:
       result = _compare(*args, *_SMALL, f'--workdir={workdir}')
