@@ -82,6 +82,11 @@ def main(argv):
     config = workdir_lib.load_config(workdir)
   except (FileNotFoundError, ValueError) as e:  # ExperimentError included.
     raise app.UsageError(f'--workdir: {e}') from e
+  if config.trials:
+    raise app.UsageError(
+        f'--workdir {workdir!r} is a sweep\'s program (trials of several '
+        f'configurations): train the configuration to export on its own, '
+        f'e.g. with the preset file the sweep wrote (--preset=<file>).')
   built = build_lib.build(config)
   seed = config.seed if flags.FLAGS.seed is None else flags.FLAGS.seed
   try:
@@ -101,7 +106,9 @@ def main(argv):
     root, extension = os.path.splitext(filename)
     filename = f'{root}_{quantize or "trainable"}{extension}'
   path = flags.FLAGS.output or os.path.join(
-      workdir_lib.seed_workdir(config, workdir, seed), filename)
+      workdir_lib.seed_workdir(config, workdir,
+                               build_lib.seeds(config).index(seed)),
+      filename)
   seed_built = built.for_seed(seed)
   try:
     if trainable:

@@ -18,20 +18,25 @@ from experiments.loops import interface
 PARAMS = 'max_abs_param'  # The name the parameter check reports.
 
 
+def describe(record: Dict[str, object]) -> str:
+  """`seed 3 diverged at environment step 1200: loss = nan`, of a record."""
+  limit = (f' (limit {record["limit"]:g}, --max_abs_param)'
+           if record['limit'] is not None else '')
+  return (f'Seed {record["seed"]} diverged at environment step '
+          f'{record["env_steps"]}: {record["metric"]} = {record["value"]}'
+          f'{limit}')
+
+
 class Diverged(RuntimeError):
   """Training produced non-finite or runaway numbers."""
 
   def __init__(self, records: List[Dict[str, object]]):
     self.records = records
-    first = records[0]
     others = (f' (and {len(records) - 1} more seeds)'
               if len(records) > 1 else '')
-    limit = (f' (limit {first["limit"]:g}, --max_abs_param)'
-             if first['limit'] is not None else '')
     super().__init__(
-        f'Training diverged: seed {first["seed"]} at environment step '
-        f'{first["env_steps"]} has {first["metric"]} = {first["value"]}'
-        f'{limit}{others}. The run is stopped: no checkpoint was saved '
+        f'Training diverged: {describe(records[0])}{others}. The run is '
+        f'stopped: no checkpoint was saved '
         f'after this point, nothing was exported, and result.json records '
         f'it as diverged. Lower the learning rate (or clip gradients) and '
         f'train in a new --workdir.')
@@ -60,7 +65,7 @@ def check(rows: interface.Rows, max_abs_params: np.ndarray,
     values += [(name, float(v), None) for name, v in sorted(rows[i].items())]
     for name, value, limit in values:
       if _bad(value, limit):
-        records.append({'seed': int(seed),
+        records.append({'seed': int(seed), 'lane': i,
                         'env_steps': int(counters['env_steps'][i]),
                         'metric': name,
                         'value': value if math.isfinite(value) else str(value),

@@ -8,6 +8,7 @@ Python `dm_env` loop is one seed, the compiled loop S seeds, and nothing
 below asks which one it is.
 """
 
+import sys
 import time
 from typing import Any, Dict, NamedTuple, Optional
 
@@ -91,6 +92,8 @@ class Resumed(NamedTuple):
   """What a checkpoint says besides the loop's state."""
   wall_seconds: float  # Of training so far.
   evaluations: int  # Periodic evaluations written to eval.csv so far.
+  # Lanes of a sweep the divergence guard stopped: {lane: record}.
+  stopped: Dict[int, Dict[str, Any]] = {}
 
 
 def restore(loop: interface.TrainingLoop,
@@ -107,7 +110,8 @@ def restore(loop: interface.TrainingLoop,
   host = restored.host or {}
   loop.restore(restored.state['loop'], host.get('loop'))
   return Resumed(float(restored.state['wall_seconds']),
-                 int(host.get('evaluations', 0)))
+                 int(host.get('evaluations', 0)),
+                 dict(host.get('stopped_lanes', {})))
 
 
 def restored_loop(built: build_lib.Built,
@@ -127,7 +131,7 @@ def restore_actor_params(built: build_lib.Built, workdir: str,
                          seed: Optional[int] = None) -> Any:
   """Actor params of `seed` (default: the config's) in `workdir`'s newest
   checkpoint, whichever loop wrote it; None before the first checkpoint."""
-  seed_list = build_lib.seeds(built.config)
+  seed_list = build_lib.seeds(built.config)  # Not for sweeps' trials.
   seed = built.config.seed if seed is None else seed
   if seed not in seed_list:
     raise ValueError(f'Seed {seed} is not one of this run\'s seeds '
@@ -194,6 +198,9 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
                                resumed and resumed.evaluations)
             if writes else None)
     evaluations = resumed.evaluations if resumed else 0
+    # A sweep's diverged trials stop alone (the others train on); any
+    # other diverged seed stops the run.
+    stopped = dict(resumed.stopped) if resumed else {}
     wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
     bar = seed_logs.ProgressBar(config, counters, progress and writes)
     session_start = time.perf_counter()
@@ -211,7 +218,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
             int(loop.counters()['env_steps'][0]),
             {'loop': state,
              'wall_seconds': np.asarray(wall_seconds, np.float64)},
-            {'loop': loop.host_state, 'evaluations': evaluations})
+            {'loop': loop.host_state, 'evaluations': evaluations,
+             'stopped_lanes': stopped})
       return time.monotonic() + config.checkpoint_every_seconds
 
     with stop_signals.StopSignals() as stop:
@@ -238,9 +246,19 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
           consistent = False
           counters = loop.counters()
           wall_seconds = wall_at_start + time.perf_counter() - session_start
-          diverged = divergence.check(rows, loop.max_abs_params(), counters,
-                                      seeds, config.max_abs_param)
+          diverged = [r for r in divergence.check(
+              rows, loop.max_abs_params(), counters, seeds,
+              config.max_abs_param) if r['lane'] not in stopped]
+          if diverged and config.trials and len(stopped) + len(
+              diverged) < len(seeds):
+            for record in diverged:
+              stopped[record['lane']] = record
+              print(f'{divergence.describe(record)} (trial '
+                    f'{build_lib.lane_trial(config, record["lane"])}); it is '
+                    f'left out, the other trials go on.', file=sys.stderr)
+            diverged = []
           if diverged:  # Nothing of this chunk is saved or logged.
+            diverged += list(stopped.values())
             results.record_divergence(config, loop, counters, wall_seconds,
                                       evaluations, diverged, workdir, writes)
             raise divergence.Diverged(diverged)
@@ -249,7 +267,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
                     if periodic_evaluation_due(config, before, counters)
                     else None)
           if logs is not None:
-            logs.write(rows, greedy, counters, wall_seconds)
+            logs.write(rows, greedy, counters, wall_seconds, stopped)
           evaluations += greedy is not None
           consistent = True
           every = config.checkpoint_every_updates
@@ -261,9 +279,12 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
         wall_seconds = wall_at_start + time.perf_counter() - session_start
         # Keep the work done so far (rerun on this workdir to resume), but
         # never a state the divergence guard has not passed.
-        if consistent and loop.state is not None and not divergence.check(
-            [{}] * len(seeds), loop.max_abs_params(), loop.counters(), seeds,
-            config.max_abs_param):
+        if consistent and loop.state is not None and not [
+            r for r in divergence.check([{}] * len(seeds),
+                                        loop.max_abs_params(),
+                                        loop.counters(), seeds,
+                                        config.max_abs_param)
+            if r['lane'] not in stopped]:
           save()
         raise
       finally:
@@ -274,7 +295,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
       if _agreed(stop.requested is not None):
         raise stop.interrupted('training is complete and checkpointed')
     return results.finish(built, loop, counters, wall_seconds, evaluations,
-                          workdir, writes)
+                          workdir, writes, stopped)
   finally:
     checkpointer.close()
     loop.close()

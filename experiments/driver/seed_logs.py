@@ -9,7 +9,7 @@ writes, so thousands of seeds fit under the usual open-file limit.
 """
 
 import os
-from typing import Dict, List, Optional
+from typing import Collection, Dict, List, Optional
 
 import tqdm
 
@@ -39,8 +39,8 @@ class SeedLogs:
     self._eval_paths = []
     self._unsynced = False
     self.evaluations = evaluations or 0
-    for i, seed in enumerate(seeds):
-      directory = workdir_lib.seed_workdir(config, workdir, seed)
+    for i in range(len(seeds)):
+      directory = workdir_lib.seed_workdir(config, workdir, i)
       resume_step = (None if evaluations is None else
                      int(counters['env_steps'][i]))
       self._train.append(loggers.MultiLogger([
@@ -62,9 +62,13 @@ class SeedLogs:
       self._eval.append(eval_log)
 
   def write(self, rows: interface.Rows, greedy: Optional[PerSeed],
-            counters: PerSeed, wall_seconds: float) -> None:
-    """One chunk's rows; `greedy`: the periodic evaluation, if one ran."""
+            counters: PerSeed, wall_seconds: float,
+            stopped: Collection[int] = ()) -> None:
+    """One chunk's rows; `greedy`: the periodic evaluation, if one ran.
+    Lanes in `stopped` (a sweep's diverged trials) log nothing more."""
     for i, row in enumerate(rows):
+      if i in stopped:
+        continue
       step = int(counters['env_steps'][i])
       values = dict(row)
       if greedy is not None:

@@ -49,11 +49,12 @@ def checkpoint_directory(workdir: str) -> str:
 
 
 def seed_workdir(config: config_lib.ExperimentConfig, workdir: str,
-                 seed: int) -> str:
-  """Where one seed's logs, result and model go."""
-  if config.num_seeds == 1:
-    return workdir
-  return os.path.join(workdir, f'seed_{seed}')
+                 lane: int) -> str:
+  """Where lane `lane`'s logs, result and model go (`build.lane_names`:
+  the workdir for one seed, `seed_<n>/` for several, `trial_<t>/seed_<n>/`
+  in a sweep)."""
+  return os.path.join(workdir, build_lib.lane_names(config)[lane]).rstrip(
+      os.sep) or workdir
 
 
 def export_filename(env_name: str) -> str:

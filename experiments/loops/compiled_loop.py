@@ -9,7 +9,10 @@ For environments with a pure-JAX core, the whole cycle is one XLA program
   2. `agent.update` on the resulting `Trajectory`.
 
 `K` updates run as one `lax.scan` per host call (a chunk), and S independent
-seeds run side by side under `vmap`. The agent, network and environment are
+seeds run side by side under `vmap`. A sweep adds hyperparameters to that
+axis: each lane gets its own values (`Hyperparams`, scalars of the keys
+`agents.registry.sweepable_keys` names) and builds its agent from them
+inside the program, so trials × seeds of one shape are one XLA program. The agent, network and environment are
 the very definitions the Python `dm_env` loop uses.
 
 The loop draws the same random numbers as the Python loop: episode `e`
@@ -29,7 +32,7 @@ Data layout per update, for an agent wanting `B` sequences:
 """
 
 import dataclasses
-from typing import Any, Dict, NamedTuple, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -41,6 +44,9 @@ from experiments.loops import batchers
 from experiments.loops import wide_counters
 
 Stats = Dict[str, jax.Array]
+# Per-lane agent-config values of a sweep (`[S]` arrays outside `vmap`,
+# scalars inside); empty for a run of one configuration.
+Hyperparams = Dict[str, jax.Array]
 
 
 class EnvSlots(NamedTuple):
@@ -97,10 +103,13 @@ class CompiledLoop:
     agent: the agent (the same object the Python loop uses).
     core: the functional environment.
     num_envs: environments per seed (N); must divide `agent.data.batch_size`.
+    lane_agent: builds the agent of one sweep lane from its `Hyperparams`
+      (traced); None: no sweep. Lanes share `agent`'s shapes.
   """
   agent: agent_lib.Agent
   core: functional.FunctionalEnvironment
   num_envs: int
+  lane_agent: Optional[Callable[[Hyperparams], agent_lib.Agent]] = None
 
   def __post_init__(self):
     batch = self.agent.data.batch_size
@@ -109,6 +118,14 @@ class CompiledLoop:
           f'num_envs ({self.num_envs}) must divide the agent\'s batch of '
           f'{batch} sequences per update; choose a divisor of {batch} or '
           f'change the agent\'s batch_size.')
+
+  def agent_for(self, hyperparams: Optional[Hyperparams]) -> agent_lib.Agent:
+    """The agent of a lane with `hyperparams` (the plain agent if none)."""
+    if not hyperparams:
+      return self.agent
+    if self.lane_agent is None:
+      raise ValueError('Hyperparameters given to a loop without lane_agent.')
+    return self.lane_agent(hyperparams)
 
   @property
   def episodic(self) -> bool:
@@ -161,19 +178,19 @@ class CompiledLoop:
   def _reset_keys(self, env_key: jax.Array, ids: jax.Array) -> jax.Array:
     return jax.vmap(jax.random.fold_in, (None, 0))(env_key, ids)
 
-  def _act(self, params, keys, observations):
+  def _act(self, agent, params, keys, observations):
     """One action per environment, each with its own key."""
     actions, extras = jax.vmap(
-        lambda key, obs: self.agent.act(params, key, obs[None]))(keys,
-                                                                 observations)
+        lambda key, obs: agent.act(params, key, obs[None]))(keys,
+                                                            observations)
     return actions[:, 0], jax.tree.map(lambda x: x[:, 0], extras)
 
   # Unroll agents: fixed-length unrolls with resets in place.
 
-  def _unroll_step(self, params, actor_key, env_key, envs: EnvSlots):
+  def _unroll_step(self, agent, params, actor_key, env_key, envs: EnvSlots):
     keys = jax.vmap(actor_lib.step_key, (None, 0, 0))(
         actor_key, envs.episode_ids, envs.episode_steps)
-    actions, extras = self._act(params, keys, envs.observations)
+    actions, extras = self._act(agent, params, keys, envs.observations)
     states, timesteps = jax.vmap(self.core.step)(envs.states, actions)
     last = timesteps.step_type == functional.LAST
     returns = envs.returns + timesteps.reward
@@ -199,10 +216,10 @@ class CompiledLoop:
                  length_sum=jnp.where(last, envs.episode_steps + 1, 0).sum())
     return new_envs, (step, stats)
 
-  def _collect_unrolls(self, state: LoopState, params):
+  def _collect_unrolls(self, state: LoopState, agent, params):
     length = self.agent.data.unroll_length
     envs, (steps, stats) = jax.lax.scan(
-        lambda envs, _: self._unroll_step(params, state.actor_key,
+        lambda envs, _: self._unroll_step(agent, params, state.actor_key,
                                           state.env_key, envs),
         state.envs, None, length=self.rounds * length)
     # [k·T, N, ...] -> [k, T, N, ...] -> [T, k·N, ...].
@@ -226,7 +243,8 @@ class CompiledLoop:
 
   # Episode agents: whole episodes, all environments in step.
 
-  def _play_episodes(self, params, actor_key, env_key, envs: EnvSlots):
+  def _play_episodes(self, agent, params, actor_key, env_key,
+                     envs: EnvSlots):
     """One episode per environment, from reset until all have ended."""
     n, padded = self.num_envs, self.buckets[-1]
     limit = self.core.max_episode_steps
@@ -235,7 +253,7 @@ class CompiledLoop:
     # actor.step_key(actor_key, id, t), with the per-episode half hoisted.
     episode_keys = jax.vmap(jax.random.fold_in, (None, 0))(actor_key, ids)
     probe_actions, probe_extras = jax.eval_shape(
-        lambda: self._act(params, episode_keys, first.observation))
+        lambda: self._act(agent, params, episode_keys, first.observation))
     rows = dict(observations=first.observation,
                 actions=jnp.zeros(probe_actions.shape, jnp.int32),
                 rewards=jnp.zeros(n, jnp.float32),
@@ -250,7 +268,7 @@ class CompiledLoop:
       t, states, observations, done, final, returns, buffers = carry
       live = ~done
       keys = jax.vmap(jax.random.fold_in, (0, None))(episode_keys, t)
-      actions, extras = self._act(params, keys, observations)
+      actions, extras = self._act(agent, params, keys, observations)
       new_states, timesteps = jax.vmap(self.core.step)(states, actions)
       ends = timesteps.step_type == functional.LAST
       row = dict(observations=observations, actions=actions,
@@ -275,9 +293,9 @@ class CompiledLoop:
     envs = envs._replace(episodes_started=envs.episodes_started + 1)
     return envs, (buffers, final, returns, lengths)
 
-  def _collect_episodes(self, state: LoopState, params):
+  def _collect_episodes(self, state: LoopState, agent, params):
     envs, (buffers, final, returns, lengths) = jax.lax.scan(
-        lambda envs, _: self._play_episodes(params, state.actor_key,
+        lambda envs, _: self._play_episodes(agent, params, state.actor_key,
                                             state.env_key, envs),
         state.envs, None, length=self.rounds)
     batch = self.agent.data.batch_size
@@ -292,17 +310,26 @@ class CompiledLoop:
 
   # Learning.
 
-  def collect(self, state: LoopState):
+  def collect(self, state: LoopState,
+              hyperparams: Optional[Hyperparams] = None):
     """One seed's experience for one update: `(state, trajectory, stats)`."""
-    params = self.agent.actor_params(state.learner)
+    agent = self.agent_for(hyperparams)
+    params = agent.actor_params(state.learner)
     if self.episodic:
-      return self._collect_episodes(state, params)
-    return self._collect_unrolls(state, params)
+      return self._collect_episodes(state, agent, params)
+    return self._collect_unrolls(state, agent, params)
 
-  def update(self, states: LoopState) -> Tuple[LoopState, Stats]:
-    """One update of every seed in `states` (leading dim S)."""
-    states, trajectories, stats = jax.vmap(self.collect)(states)
-    learn = jax.vmap(self.agent.update)
+  def update(self, states: LoopState,
+             hyperparams: Optional[Hyperparams] = None
+            ) -> Tuple[LoopState, Stats]:
+    """One update of every seed in `states` (leading dim S), each lane
+    with its `hyperparams` (`[S]` arrays), if any."""
+    hyperparams = hyperparams or {}
+    states, trajectories, stats = jax.vmap(self.collect)(states, hyperparams)
+    learn_lanes = jax.vmap(lambda learner, trajectory, values: self.agent_for(
+        values).update(learner, trajectory))
+    learn = lambda learner, trajectory: learn_lanes(learner, trajectory,
+                                                    hyperparams)
     if self.episodic:
       # Pad to the smallest bucket that holds the longest episode of all
       # seeds here, as EpisodeBatcher does; only that branch runs.
@@ -331,7 +358,9 @@ class CompiledLoop:
     return states._replace(learner=learner, counters=counters), stats
 
   def run_chunk(self, states: LoopState, num_updates: jax.Array,
-                max_updates: int) -> Tuple[LoopState, Stats]:
+                max_updates: int,
+                hyperparams: Optional[Hyperparams] = None
+               ) -> Tuple[LoopState, Stats]:
     """`num_updates` (<= `max_updates`) updates; per-seed totals and means.
 
     A `lax.scan` of `max_updates` steps whose steps past `num_updates` do
@@ -341,7 +370,7 @@ class CompiledLoop:
     the new states and, per seed, summed episode statistics and learner
     metrics averaged over the chunk's updates.
     """
-    _, probe = jax.eval_shape(self.update, states)
+    _, probe = jax.eval_shape(self.update, states, hyperparams)
     sums = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), probe)
     del sums['longest']
 
@@ -349,7 +378,7 @@ class CompiledLoop:
       states, sums = carry
 
       def run(states, sums):
-        states, stats = self.update(states)
+        states, stats = self.update(states, hyperparams)
         return states, {k: sums[k] + stats[k] for k in sums}
 
       return jax.lax.cond(index < num_updates, run, lambda *c: c, states,

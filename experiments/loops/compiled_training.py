@@ -8,7 +8,7 @@ number of episodes. Seeds are sharded over the devices (`seed_sharding`).
 
 import functools
 import time
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 import jax
 import numpy as np
@@ -36,13 +36,20 @@ class CompiledTraining:
                environment_spec: specs.EnvironmentSpec,
                core: functional.FunctionalEnvironment, num_envs: int,
                seeds: Sequence[int], updates_per_chunk: Optional[int] = None,
-               log_every_episodes: int = 250):
+               log_every_episodes: int = 250,
+               hyperparams: Optional[Dict[str, Sequence[float]]] = None,
+               lane_agent: Optional[Callable[..., agent_lib.Agent]] = None):
     """Raises ValueError if `num_envs` does not divide the agent's batch.
 
     `updates_per_chunk` None: about one logging interval of work
-    (`compiled_loop.default_updates_per_chunk`).
+    (`compiled_loop.default_updates_per_chunk`). A sweep gives each lane
+    (entry of `seeds`) its `hyperparams` values, and `lane_agent` builds a
+    lane's agent from them (`compiled_loop.CompiledLoop`).
     """
-    self._loop = compiled_loop.CompiledLoop(agent, core, num_envs)
+    self._loop = compiled_loop.CompiledLoop(agent, core, num_envs,
+                                            lane_agent)
+    self._hyperparams = {k: np.asarray(v, np.float32)
+                         for k, v in (hyperparams or {}).items()}
     self._agent = agent
     self._spec = environment_spec
     self._seeds = tuple(seeds)
@@ -116,6 +123,11 @@ class CompiledTraining:
               self._states.counters._asdict()).items()}
     return dict(self._host_counters)
 
+  def _lane_values(self) -> Dict[str, jax.Array]:
+    """Each lane's sweep hyperparameters, on the lanes' devices."""
+    return {k: seed_sharding.put(v, self._mesh)
+            for k, v in self._hyperparams.items()}
+
   def _counts(self, num_updates: int) -> jax.Array:
     return seed_sharding.put(
         np.full(len(self._seeds), num_updates, np.int32), self._mesh)
@@ -126,11 +138,11 @@ class CompiledTraining:
       start = time.perf_counter()
       max_updates = self._updates_per_chunk
       fn = seed_sharding.map_seeds(
-          lambda states, counts: self._loop.run_chunk(states, counts[0],
-                                                      max_updates),
+          lambda states, counts, values: self._loop.run_chunk(
+              states, counts[0], max_updates, values),
           self._mesh)
       self._chunk = jax.jit(fn, donate_argnums=0).lower(
-          self._states, self._counts(1)).compile()
+          self._states, self._counts(1), self._lane_values()).compile()
       self._compile_seconds += time.perf_counter() - start
     return self._compile_seconds
 
@@ -162,7 +174,8 @@ class CompiledTraining:
     num_updates = self.updates_toward(targets)
     start = time.perf_counter()
     self._states, stats = self._chunk(self._states,
-                                      self._counts(num_updates))
+                                      self._counts(num_updates),
+                                      self._lane_values())
     stats = seed_sharding.to_host(stats)
     seconds = time.perf_counter() - start
     rows = []

@@ -6,7 +6,7 @@ and the exporter, so each builds a run the same way.
 """
 
 import dataclasses
-from typing import Any
+from typing import Any, Dict, List, Optional
 
 import dm_env
 from dm_env import specs as dm_specs
@@ -71,8 +71,39 @@ def build(config: config_lib.ExperimentConfig) -> Built:
 
 
 def seeds(config: config_lib.ExperimentConfig) -> list[int]:
-  """The seeds a config trains side by side."""
-  return [config.seed + i for i in range(config.num_seeds)]
+  """The seed of each lane a config trains side by side (a sweep repeats
+  them for each trial: every trial sees the same seeds)."""
+  return [config.seed + i for _ in (config.trials or [None])
+          for i in range(config.num_seeds)]
+
+
+def lane_names(config: config_lib.ExperimentConfig) -> list[str]:
+  """Each lane's directory under the workdir: `seed_<n>`, or for a sweep
+  `trial_<t>/seed_<n>` (one lane, no sweep: the workdir itself, '')."""
+  if not config.trials:
+    if config.num_seeds == 1:
+      return ['']
+    return [f'seed_{s}' for s in seeds(config)]
+  width = len(str(len(config.trials) - 1))
+  return [f'trial_{t:0{width}d}/seed_{config.seed + i}'
+          for t in range(len(config.trials))
+          for i in range(config.num_seeds)]
+
+
+def lane_trial(config: config_lib.ExperimentConfig,
+               index: int) -> Optional[int]:
+  """The sweep trial of lane `index`, or None without trials."""
+  return index // config.num_seeds if config.trials else None
+
+
+def _lane_values(config: config_lib.ExperimentConfig
+                ) -> Dict[str, List[float]]:
+  """Each trial's values, repeated for its seeds: `{key: [lanes]}`."""
+  if not config.trials:
+    return {}
+  return {key: [float(trial[key]) for trial in config.trials
+                for _ in range(config.num_seeds)]
+          for key in config.trials[0]}
 
 
 def make_loop(built: Built) -> interface.TrainingLoop:
@@ -88,10 +119,19 @@ def make_loop(built: Built) -> interface.TrainingLoop:
                                           config.seed,
                                           config.log_every_episodes)
   core = env_registry.make_functional(config.env, **config.env_kwargs)
+
+  def lane_agent(values):
+    return agent_registry.make_agent(
+        config.agent, agent_registry.traced_config(config.agent_config,
+                                                   values),
+        built.environment_spec, config.resolved_hidden_sizes(),
+        config.network)
+
   try:
     return compiled_training.CompiledTraining(
         built.agent, built.environment_spec, core,
         config.num_envs or built.agent.data.batch_size, seeds(config),
-        config.updates_per_chunk, config.log_every_episodes)
+        config.updates_per_chunk, config.log_every_episodes,
+        _lane_values(config), lane_agent if config.trials else None)
   except ValueError as e:
     raise ExperimentError(f'--num_envs: {e}') from e
