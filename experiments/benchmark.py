@@ -16,15 +16,21 @@ Suites (figures are medians over `--seeds` runs of one invocation):
   ppo_cartpole: PPO on CartPole in the common reference setting (4 envs x
     128 steps, 4 epochs x 4 minibatches, 64-unit tanh MLP, 500k steps):
     steps per second, compile seconds, final greedy return.
-  time_to_model: the default experiment of `./run.sh` (compiled loop),
-    wall seconds from the start (compile included) to an exported, verified
-    model, and that model's greedy strikes.
+  time_to_model: the default experiment of `./run.sh` (PPO's Plane Strike
+    preset, compiled loop), wall seconds from the start (compile included)
+    to an exported, verified model, and that model's greedy strikes.
+  sweep: a 16-configuration × 3-seed PPO sweep on Plane Strike (4 learning
+    rates × 4 discounts from the preset, `--sweep_steps` each) as one
+    program, against the same runs one by one (`--sweep_single_runs` of
+    them timed, each in this process; the one-by-one total is their median
+    × 48, stated as such).
   seeds: REINFORCE on Plane Strike with 1, 8 and 64 seeds in one program
     (each in a fresh process): total steps per second and peak memory.
   compiled: loop_speed, ppo_cartpole, time_to_model and seeds.
 """
 
 import csv
+import dataclasses
 import json
 import os
 import resource
@@ -41,16 +47,19 @@ import numpy as np
 from agents import registry as agent_registry
 from environments import plane_strike
 from experiments.driver import run as driver
+from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 from experiments.storage import atomic_files
 
 THRESHOLDS = (20.0, 16.0, 13.0)
 SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
-          'seeds')
+          'seeds', 'sweep')
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds')
-# The default experiment of ./run.sh (see run.sh).
-RUN_SH_EPISODES = 100_000
+# The default experiment of ./run.sh (see run.sh): PPO's preset.
+RUN_SH_PRESET = 'ppo_plane_strike'
+SWEEP_GRID = {'learning_rate': (3e-4, 1e-3, 2e-3, 3e-3),
+              'discount': (0.3, 0.5, 0.7, 0.9)}
 
 
 def environment_steps_per_second(num_steps: int, seed: int = 0) -> float:
@@ -192,12 +201,23 @@ def ppo_cartpole(root: str, seeds: int) -> Dict[str, Any]:
           'median': medians(runs), 'runs': runs}
 
 
+def _preset_settings(name: str) -> Dict[str, Any]:
+  """ExperimentConfig settings of a preset, as `train` applies it."""
+  preset = preset_registry.get(name)
+  return dict(agent=preset.agent, env=preset.env, preset=preset.name,
+              agent_config=agent_registry.make_config(preset.agent,
+                                                      **preset.config),
+              num_envs=preset.num_envs, num_steps=preset.num_steps,
+              num_episodes=preset.num_episodes)
+
+
 def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
   """The ./run.sh experiment: start to exported, verified model."""
   runs = []
   for seed in range(seeds):
     result = _train(root, f'run_sh_seed{seed}', seed=seed,
-                    num_episodes=RUN_SH_EPISODES, eval_every_episodes=10_000,
+                    **_preset_settings(RUN_SH_PRESET),
+                    eval_every_episodes=0, eval_every_steps=100_000,
                     periodic_eval_episodes=200)
     runs.append({
         'seed': seed,
@@ -210,8 +230,44 @@ def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
         **seconds_to_thresholds(os.path.join(result['workdir'],
                                              'train.csv')),
     })
-  return {'episodes': RUN_SH_EPISODES, 'median': medians(runs),
-          'runs': runs}
+  return {'preset': RUN_SH_PRESET, 'median': medians(runs), 'runs': runs}
+
+
+def sweep(root: str, num_steps: int, single_runs: int) -> Dict[str, Any]:
+  """The 16 × 3 PPO sweep as one program, and single runs timed alone."""
+  settings = _preset_settings(RUN_SH_PRESET)
+  settings.update(num_steps=num_steps, eval_episodes=200,
+                  eval_every_episodes=0, eval_every_steps=num_steps // 10,
+                  export_tflite=False)
+  trials = tuple({'learning_rate': lr, 'discount': d}
+                 for lr in SWEEP_GRID['learning_rate']
+                 for d in SWEEP_GRID['discount'])
+  together = _train(root, 'sweep', num_seeds=3, trials=trials, **settings)
+  lanes = together['seeds']
+  alone = []
+  for i in range(single_runs):
+    trial = trials[i % len(trials)]
+    config = dict(settings, agent_config=dataclasses.replace(
+        settings['agent_config'], **trial))
+    alone.append(_train(root, f'sweep_single_{i}', seed=i % 3, **config))
+  single_seconds = float(np.median([r['total_seconds'] for r in alone]))
+  runs = len(trials) * 3
+  return {
+      'configurations': len(trials), 'seeds': 3, 'steps_per_run': num_steps,
+      'one_program_seconds': together['total_seconds'],
+      'one_program_compile_seconds': lanes[0]['compile_seconds'],
+      'one_program_total_steps_per_second': sum(
+          r['env_steps'] for r in lanes) / _training_seconds(lanes[0]),
+      'single_run_seconds_median': single_seconds,
+      'single_runs_timed': single_runs,
+      'one_by_one_seconds_estimate': single_seconds * runs,
+      'speedup': single_seconds * runs / together['total_seconds'],
+      'best': min(({'values': trials[i // 3], 'strikes':
+                    float(np.mean([lanes[j]['eval_mean_episode_length']
+                                   for j in range(i, i + 3)]))}
+                   for i in range(0, runs, 3)), key=lambda b: b['strikes']),
+      'diverged_lanes': sum(r['status'] == 'diverged' for r in lanes),
+  }
 
 
 def one_program(root: str, num_seeds: int, episodes: int) -> Dict[str, Any]:
@@ -279,6 +335,11 @@ def _define_flags() -> None:
                        'this many seeds (the seeds suite runs it so).')
   flags.DEFINE_integer('program_episodes', 3200,
                        'Episodes per seed of --program_seeds.')
+  flags.DEFINE_integer('sweep_steps', 1_000_000,
+                       'sweep: environment steps per run.', lower_bound=1)
+  flags.DEFINE_integer('sweep_single_runs', 3,
+                       'sweep: single runs timed for the one-by-one '
+                       'estimate.', lower_bound=1)
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string(
       'workdir', None, 'Where the training runs go; default a temp dir.')
@@ -306,6 +367,7 @@ def main(argv):
       'ppo_cartpole': lambda: ppo_cartpole(root, f.seeds),
       'time_to_model': lambda: time_to_model(root, f.seeds),
       'seeds': lambda: seeds_in_one_program(root),
+      'sweep': lambda: sweep(root, f.sweep_steps, f.sweep_single_runs),
   }
   report = {'runs_per_figure': f.seeds, 'machine': {'cpus': os.cpu_count()}}
   for name in suites:

@@ -1,0 +1,183 @@
+r"""Sweeps an agent's hyperparameters: trains, ranks, writes the best preset.
+
+  python -m experiments.sweep --agent=ppo --env=plane_strike --seeds=3 \
+      --num_steps=1000000 --grid=learning_rate:1e-3,3e-4 \
+      --grid=discount:0.5,0.9 --workdir=/tmp/sweep
+  python -m experiments.sweep ... --random=learning_rate:log_uniform:1e-4:3e-3 \
+      --num_random=16
+
+Every configuration (grid values crossed, times `--num_random` random
+draws) trains for `--seeds` seeds from the agent's preset for the
+environment (`--preset`, as in `train`) with `--config.*` overrides. On an
+environment with a JAX core, configurations that differ only in settings
+that keep array shapes (learning rate, discount, λ, costs, clip ε, ε…)
+train side by side with their seeds in one compiled program; settings that
+change shapes (batch, unroll, epochs, widths) form separate programs.
+Python-loop environments train one program per configuration and seed
+(`--launcher=ray` spreads them over a Ray cluster). Rerunning the same
+command resumes and skips finished programs.
+
+Writes `sweep.md` (configurations ranked by the final greedy score with
+95% bootstrap intervals), `sweep_results.json`, `curves.png` and
+`best_preset.json`, which `train --preset=` and `compare --preset=` take.
+"""
+
+import functools
+import os
+import shlex
+import sys
+
+from absl import app
+from absl import flags
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from experiments.cli import config_flags
+from experiments.cli import user_imports
+from experiments.comparison import group_runner
+from experiments.comparison import launchers
+from experiments.comparison import statistics
+from experiments.driver import run as driver
+from experiments.driver import stop_signals
+from experiments.presets import registry as preset_registry
+from experiments.setup import build as build_lib
+from experiments.setup import library_logs
+from experiments.storage import workdir_lock
+from experiments.sweeps import ranking
+from experiments.sweeps import search_space
+from experiments.sweeps import sweep_plan
+
+
+def _physical_memory_gb() -> float:
+  return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30
+
+
+def _define_flags() -> None:
+  """Defines the flags (only when run as a program)."""
+  user_imports.define_flag()
+  flags.DEFINE_string('agent', 'ppo', 'Agent to sweep: one of '
+                      f'{", ".join(agent_registry.names())}.')
+  flags.DEFINE_string('env', 'plane_strike', 'Environment: '
+                      f'{env_registry.describe_names()}.')
+  flags.DEFINE_multi_string(
+      'grid', [], '<key>:<v1>,<v2>,...: values of an agent setting, crossed '
+      'with the other --grid keys (repeat the flag per key).')
+  flags.DEFINE_multi_string(
+      'random', [], '<key>:uniform:<low>:<high>, <key>:log_uniform:<low>:'
+      '<high> or <key>:choice:<v1>,<v2>: drawn --num_random times.')
+  flags.DEFINE_integer('num_random', 0, 'Random configurations drawn (each '
+                       'crossed with the grid).', lower_bound=0)
+  flags.DEFINE_integer('search_seed', 0, 'Seed of the random draws.',
+                       lower_bound=0)
+  flags.DEFINE_integer('seeds', 3, 'Seeds 0 … N-1 of every configuration.',
+                       lower_bound=1)
+  flags.DEFINE_integer('num_steps', None, 'Environment steps per run; '
+                       'default: the preset\'s budget.', lower_bound=1)
+  flags.DEFINE_string('preset', None, 'Settings every configuration starts '
+                      'from, as train\'s --preset (default: the pair\'s '
+                      'preset; none: the agent\'s defaults).')
+  flags.DEFINE_string('workdir', None, 'Where the runs and results go.')
+  flags.mark_flag_as_required('workdir')
+  flags.DEFINE_integer('eval_points', 10, 'Greedy evaluations per run '
+                       '(learning curves).', lower_bound=1)
+  flags.DEFINE_integer('eval_episodes', 200, 'Greedy episodes of the final '
+                       'evaluation, the run\'s score.', lower_bound=1)
+  flags.DEFINE_integer('periodic_eval_episodes', 100, 'Greedy episodes of '
+                       'each evaluation along the way.', lower_bound=1)
+  flags.DEFINE_float('max_memory_gb', round(_physical_memory_gb() / 2, 1),
+                     'Refuse a program whose lanes need more memory than '
+                     'this (estimated; default half of this machine\'s).',
+                     lower_bound=1e-4)
+  flags.DEFINE_integer('bootstrap_reps', statistics.DEFAULT_REPS,
+                       'Bootstrap resamples of each interval.',
+                       lower_bound=100)
+  flags.DEFINE_enum('launcher', 'local', launchers.LAUNCHERS,
+                    'local: one program after another; ray: Ray tasks.')
+  flags.DEFINE_string('ray_address', None, 'Ray cluster address.')
+  flags.DEFINE_bool('progress', True, 'Progress bars (local launcher).')
+  config_flags.define_config_flag(default_agent='ppo')
+
+
+def make_sweep() -> sweep_plan.Sweep:
+  """The sweep the flags describe; UsageError naming a bad flag."""
+  f = flags.FLAGS
+  try:
+    agent_registry.get(f.agent)
+    env_registry.check_name(f.env)
+    grid = search_space.parse_grid(f.grid, f.agent)
+    space = search_space.parse_random(f.random, f.agent)
+    configurations = search_space.configurations(
+        grid, space, f.num_random, f.agent, f.search_seed)
+    preset = preset_registry.resolve(f.preset, f.agent, f.env)
+  except ValueError as e:
+    raise app.UsageError(str(e)) from e
+  num_steps = f.num_steps or (preset and preset.num_steps)
+  if num_steps is None:
+    raise app.UsageError(f'--num_steps: {f.agent} on {f.env} has no preset '
+                         f'with a step budget; give one.')
+  base = dict(preset.config) if preset else {}
+  base.update(config_flags.overrides())
+  return sweep_plan.Sweep(
+      agent=f.agent, env=f.env, configurations=tuple(configurations),
+      base=base, preset=preset and preset.name, num_seeds=f.seeds,
+      num_steps=num_steps, eval_points=f.eval_points,
+      eval_episodes=f.eval_episodes,
+      periodic_eval_episodes=f.periodic_eval_episodes,
+      network=preset and preset.network,
+      hidden_sizes=preset and preset.hidden_sizes,
+      num_envs=preset and preset.num_envs)
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
+  f = flags.FLAGS
+  library_logs.quiet()
+  sweep = make_sweep()
+  try:
+    groups, lanes = sweep_plan.plan(sweep, f.workdir)
+    sweep_plan.check_memory(groups, int(f.max_memory_gb * 2**30))
+    launcher = launchers.make_launcher(f.launcher, f.ray_address, 1, 0, 2)
+  except (sweep_plan.SweepError, launchers.LauncherError) as e:
+    raise app.UsageError(str(e)) from e
+  lock = workdir_lock.WorkdirLock(f.workdir, 'sweep')
+  try:
+    lock.acquire()
+    sweep_plan.prepare_workdir(sweep, lanes, f.workdir, shlex.join(
+        ['python', '-m', 'experiments.sweep', *sys.argv[1:]]))
+  except sweep_plan.SweepError as e:
+    lock.release()
+    raise app.UsageError(str(e)) from e
+  except workdir_lock.WorkdirLocked as e:
+    sys.exit(f'FATAL {e}')
+  pending = [g for g in groups if not g.finished()]
+  print(f'{len(sweep.configurations)} configurations × {sweep.num_seeds} '
+        f'seeds in {len(groups)} programs, {len(groups) - len(pending)} '
+        f'finished already; training {len(pending)}.', flush=True)
+  train_group = functools.partial(
+      group_runner.run_group, train=driver.run_experiment,
+      progress=f.progress and f.launcher == 'local')
+  try:
+    launcher.run(train_group, pending, [
+        f'{g.name}, {max(1, len(g.config.trials))} configuration(s)'
+        for g in pending])
+  except stop_signals.Interrupted as e:
+    print(e, file=sys.stderr)
+    sys.exit(e.exit_code)
+  except (launchers.LauncherError, group_runner.GroupUnfinished,
+          build_lib.ExperimentError) + driver.RUN_FAILURES as e:
+    sys.exit(f'FATAL {e}')
+  ranked = ranking.write(f.workdir, f.bootstrap_reps)
+  best = ranked['configurations'][0]
+  print(f'Best: {best["values"]} ({ranked["metric"]} '
+        f'{best.get("mean", {}).get("point")}). Ranking: '
+        f'{os.path.join(f.workdir, "sweep.md")}' +
+        (f'; preset: {os.path.join(f.workdir, ranking.BEST_PRESET)}'
+         if ranked['best_preset'] else ''))
+  lock.release()
+
+
+if __name__ == '__main__':
+  user_imports.import_from_argv()
+  _define_flags()
+  app.run(main)

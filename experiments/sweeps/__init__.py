@@ -1,0 +1,1 @@
+"""Hyperparameter sweeps: search spaces, shape groups, ranking."""
