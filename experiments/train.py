@@ -106,9 +106,9 @@ _UPDATES_PER_CHUNK = flags.DEFINE_integer(
     '(logging, checkpoints and budget checks happen between chunks); '
     'default: about one logging interval.', lower_bound=1)
 _CHECKPOINT_EVERY_UPDATES = flags.DEFINE_integer(
-    'checkpoint_every_updates',
-    config_lib.ExperimentConfig.checkpoint_every_updates,
-    'Also checkpoint every this many updates.', lower_bound=1)
+    'checkpoint_every_updates', None,
+    'Also checkpoint every this many updates (default: by wall time only, '
+    '--checkpoint_every_seconds).', lower_bound=1)
 _CHECKPOINT_EVERY_SECONDS = flags.DEFINE_float(
     'checkpoint_every_seconds',
     config_lib.ExperimentConfig.checkpoint_every_seconds,

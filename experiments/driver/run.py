@@ -63,8 +63,8 @@ def next_targets(config: config_lib.ExperimentConfig,
   return interface.Targets(
       min(episode_targets) if episode_targets else None,
       min(step_targets) if step_targets else None,
-      _next_multiple(int(counters['updates'][0]),
-                     config.checkpoint_every_updates))
+      None if config.checkpoint_every_updates is None else _next_multiple(
+          int(counters['updates'][0]), config.checkpoint_every_updates))
 
 
 def done(config: config_lib.ExperimentConfig, counters: PerSeed) -> bool:
@@ -271,8 +271,9 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
           evaluations += greedy is not None
           consistent = True
           every = config.checkpoint_every_updates
-          if _agreed(counters['updates'][0] // every >
-                     before['updates'][0] // every or
+          if _agreed((every is not None and
+                      counters['updates'][0] // every >
+                      before['updates'][0] // every) or
                      time.monotonic() >= next_save):
             next_save = save()
       except (stop_signals.Interrupted, KeyboardInterrupt):

@@ -46,7 +46,10 @@ class ExperimentConfig:
       steps (None disables); with both set, either one triggers it.
     periodic_eval_episodes: episodes of each periodic evaluation.
     log_every_episodes: scalars go to the loggers this often.
-    checkpoint_every_updates: checkpoint this often (and at the end).
+    checkpoint_every_updates: also checkpoint every this many updates; None
+      (the default): by wall time only (`checkpoint_every_seconds`), so
+      that agents with many small updates (DQN) do not stop to save every
+      few hundred steps.
     checkpoint_every_seconds: also checkpoint once this much wall time has
       passed since the last checkpoint, and after the first stretch of
       training, so that a killed run loses at most about this much work.
@@ -86,7 +89,7 @@ class ExperimentConfig:
   eval_every_steps: Optional[int] = None
   periodic_eval_episodes: int = 100
   log_every_episodes: int = 250
-  checkpoint_every_updates: int = 250
+  checkpoint_every_updates: Optional[int] = None
   checkpoint_every_seconds: float = 60.0
   max_abs_param: Optional[float] = 1e6
   export_tflite: bool = True
@@ -120,7 +123,7 @@ class ExperimentConfig:
     object.__setattr__(self, 'agent_config', agent_registry.fit_to_budget(
         self.agent, self.agent_config, self.num_steps))
     for name in ('eval_episodes', 'periodic_eval_episodes',
-                 'log_every_episodes', 'checkpoint_every_updates'):
+                 'log_every_episodes'):
       if getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
     for name in ('num_episodes', 'num_steps', 'eval_every_steps',
