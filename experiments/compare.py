@@ -37,6 +37,7 @@ from ml_collections import config_flags as ml_config_flags
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import config_flags
+from experiments.cli import evaluation_flags
 from experiments.cli import finite_flags
 from experiments.cli import user_imports
 from experiments.comparison import group_runner
@@ -68,12 +69,7 @@ def _define_flags() -> None:
   flags.DEFINE_integer('num_steps', 100_000, 'Environment steps per run.',
                        lower_bound=1)
   flags.DEFINE_string('workdir', None, 'Where runs, report and plots go.')
-  flags.DEFINE_integer('eval_points', 20, 'Greedy evaluations per run '
-                       '(learning curves).', lower_bound=1)
-  flags.DEFINE_integer('eval_episodes', 200, 'Greedy episodes of the final '
-                       'evaluation, the run\'s score.', lower_bound=1)
-  flags.DEFINE_integer('periodic_eval_episodes', 100, 'Greedy episodes of '
-                       'each evaluation along the way.', lower_bound=1)
+  evaluation_flags.define(eval_points=20)
   flags.DEFINE_integer('bootstrap_reps', statistics.DEFAULT_REPS,
                        'Bootstrap resamples of each confidence interval.',
                        lower_bound=100)

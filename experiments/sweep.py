@@ -33,6 +33,7 @@ from absl import flags
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import config_flags
+from experiments.cli import evaluation_flags
 from experiments.cli import user_imports
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
@@ -78,12 +79,7 @@ def _define_flags() -> None:
                       'preset; none: the agent\'s defaults).')
   flags.DEFINE_string('workdir', None, 'Where the runs and results go.')
   flags.mark_flag_as_required('workdir')
-  flags.DEFINE_integer('eval_points', 10, 'Greedy evaluations per run '
-                       '(learning curves).', lower_bound=1)
-  flags.DEFINE_integer('eval_episodes', 200, 'Greedy episodes of the final '
-                       'evaluation, the run\'s score.', lower_bound=1)
-  flags.DEFINE_integer('periodic_eval_episodes', 100, 'Greedy episodes of '
-                       'each evaluation along the way.', lower_bound=1)
+  evaluation_flags.define(eval_points=10)
   flags.DEFINE_float('max_memory_gb', round(_physical_memory_gb() / 2, 1),
                      'Refuse a program whose lanes need more memory than '
                      'this (estimated; default half of this machine\'s).',

@@ -19,7 +19,6 @@ nothing).
 """
 
 import dataclasses
-import json
 import os
 import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -304,11 +303,7 @@ def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
 def _read_json(path: str, what: str) -> Dict[str, Any]:
   """A JSON object file, or ComparisonError naming it and the fix."""
   try:
-    with open(path, encoding='utf-8') as f:
-      value = json.load(f)
-    if not isinstance(value, dict):
-      raise ValueError('not a JSON object')
-    return value
+    return atomic_files.read_json_object(path)
   except (OSError, ValueError) as e:
     raise ComparisonError(
         f'{path} cannot be read ({e}). {what}') from e

@@ -23,7 +23,6 @@ gets `seed_<n>/` with the per-seed files):
                   into place only once verified
 """
 
-import json
 import os
 import re
 
@@ -67,10 +66,7 @@ def _read_saved(workdir: str) -> dict:
   unreadable files (named, with the fix)."""
   path = os.path.join(workdir, CONFIG)
   try:
-    with open(path, encoding='utf-8') as f:
-      saved = json.load(f)
-    if not isinstance(saved, dict):
-      raise ValueError('not a JSON object')
+    saved = atomic_files.read_json_object(path)
   except (OSError, ValueError) as e:
     raise build_lib.ExperimentError(
         f'{path} cannot be read ({e}): the run\'s settings cannot be '

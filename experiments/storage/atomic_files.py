@@ -1,4 +1,5 @@
-"""Crash-safe file writes: write a temporary file, then rename over."""
+"""Crash-safe file writes (write a temporary file, then rename over), and
+the one reader of the JSON-object files they write."""
 
 import contextlib
 import json
@@ -27,6 +28,20 @@ def write_bytes(path: PathLike, data: bytes) -> None:
     if os.path.exists(tmp):
       os.remove(tmp)
     raise
+
+
+def read_json_object(path: PathLike) -> dict:
+  """The JSON object in `path`.
+
+  Raises:
+    OSError: the file cannot be read.
+    ValueError: it is not JSON, or not a JSON object.
+  """
+  with open(path, encoding='utf-8') as f:
+    value = json.load(f)
+  if not isinstance(value, dict):
+    raise ValueError('not a JSON object')
+  return value
 
 
 def write_json(path: PathLike, value: Any) -> None:

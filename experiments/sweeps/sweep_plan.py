@@ -245,11 +245,7 @@ def load(workdir: str) -> Dict[str, Any]:
   """The saved `sweep.json` of `workdir`."""
   path = os.path.join(workdir, FILENAME)
   try:
-    with open(path, encoding='utf-8') as f:
-      saved = json.load(f)
-    if not isinstance(saved, dict):
-      raise ValueError('not a JSON object')
-    return saved
+    return atomic_files.read_json_object(path)
   except (OSError, ValueError) as e:
     raise SweepError(f'{path} cannot be read ({e}). Restore it, or rerun '
                      f'the sweep in a new --workdir.') from e
