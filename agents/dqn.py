@@ -39,6 +39,7 @@ from agents import action_masking
 from agents import agent as agent_lib
 from agents import config_checks
 from agents import optimizers
+from agents import replay as replay_lib
 from agents import returns as returns_lib
 from environments import specs
 
@@ -109,88 +110,18 @@ class DQNConfig:
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
 
 
-class Transitions(NamedTuple):
-  """A flat batch of transitions `(o_t, a_t, r_{t+1}, γ_{t+1}, o_{t+1})`.
-
-  `discounts` is the bootstrap discount: 0 where the episode ended.
-  """
-  observations: jax.Array
-  actions: jax.Array
-  rewards: jax.Array
-  discounts: jax.Array
-  next_observations: jax.Array
-
-
-class Replay(NamedTuple):
-  """Circular buffer of `capacity` transitions, as fixed-shape arrays.
-
-  Attributes:
-    transitions: `Transitions` with leading dim `capacity`.
-    position: int32 [], the slot the next transition goes to.
-    size: int32 [], how many slots hold data (at most `capacity`).
-  """
-  transitions: Transitions
-  position: jax.Array
-  size: jax.Array
-
-
 class DQNState(NamedTuple):
   params: hk.Params
   target_params: hk.Params
   opt_state: optax.OptState
-  replay: Replay
+  replay: replay_lib.Replay
   key: jax.Array
   env_steps: jax.Array  # int32 [], real environment steps seen (for ε).
   learner_steps: jax.Array  # int32 [], SGD steps taken.
 
 
-def init_replay(capacity: int, observation_spec: Any) -> Replay:
-  """An empty buffer for `capacity` transitions of `observation_spec`."""
-  # Distinct buffers per field, so that the state can be donated to jit.
-  observations = lambda: jnp.zeros(
-      (capacity,) + tuple(observation_spec.shape), observation_spec.dtype)
-  scalars = lambda: jnp.zeros((capacity,), jnp.float32)
-  transitions = Transitions(observations(), jnp.zeros((capacity,), jnp.int32),
-                            scalars(), scalars(), observations())
-  return Replay(transitions, jnp.zeros((), jnp.int32),
-                jnp.zeros((), jnp.int32))
-
-
-def replay_insert(replay: Replay, transitions: Transitions,
-                  valid: jax.Array) -> Replay:
-  """Writes the `valid` ones of `transitions` ([n]) after the last insert.
-
-  Invalid (padding) entries are written nowhere: their scatter index is out
-  of bounds and dropped, so shapes stay fixed. Should one call bring more
-  valid transitions than fit, only the newest `capacity` are kept.
-  """
-  capacity = replay.transitions.actions.shape[0]
-  chex.assert_rank(valid, 1)
-  valid_count = jnp.cumsum(valid.astype(jnp.int32))
-  num_valid = valid_count[-1]
-  rank = valid_count - 1  # Order of each valid transition in this call.
-  keep = valid & (rank >= num_valid - capacity)
-  slots = jnp.where(keep, (replay.position + rank) % capacity, capacity)
-
-  def write(buffer: jax.Array, values: jax.Array) -> jax.Array:
-    return buffer.at[slots].set(values.astype(buffer.dtype), mode='drop')
-
-  return Replay(
-      transitions=jax.tree.map(write, replay.transitions, transitions),
-      position=(replay.position + num_valid) % capacity,
-      size=jnp.minimum(replay.size + num_valid, capacity))
-
-
-def replay_sample(replay: Replay, key: jax.Array,
-                  batch_size: int) -> Transitions:
-  """`batch_size` stored transitions, uniformly with replacement."""
-  indices = jax.random.randint(key, (batch_size,), 0,
-                               jnp.maximum(replay.size, 1))
-  return jax.tree.map(lambda x: x[indices], replay.transitions)
-
-
-def trajectory_transitions(
-    trajectory: agent_lib.Trajectory) -> Tuple[Transitions, jax.Array]:
+def trajectory_transitions(trajectory: agent_lib.Trajectory
+                          ) -> Tuple[replay_lib.Transitions, jax.Array]:
   """Flattens a `[T, B]` trajectory into `T·B` transitions and a valid mask.
 
   The next observation of step t is `observations[t + 1]`, or
@@ -205,7 +136,7 @@ def trajectory_transitions(
   # γ = 1 here: the loss applies `config.discount` to these.
   discounts = returns_lib.continuation_discounts(trajectory, 1.0)
   flat = agent_lib.flatten_steps
-  transitions = Transitions(
+  transitions = replay_lib.Transitions(
       observations=flat(observations),
       actions=flat(jnp.asarray(trajectory.actions, jnp.int32)),
       rewards=flat(jnp.asarray(trajectory.rewards, jnp.float32)),
@@ -286,7 +217,7 @@ def make_agent(config: DQNConfig,
     target_params = jax.tree.map(jnp.copy, params)
     return DQNState(params=params, target_params=target_params,
                     opt_state=optimizer.init(params),
-                    replay=init_replay(config.replay_capacity,
+                    replay=replay_lib.init_replay(config.replay_capacity,
                                        observation_spec),
                     key=state_key, env_steps=jnp.zeros((), jnp.int32),
                     learner_steps=jnp.zeros((), jnp.int32))
@@ -317,7 +248,8 @@ def make_agent(config: DQNConfig,
         q_values(params['online'], observations))
 
   def loss_fn(params: hk.Params, target_params: hk.Params,
-              batch: Transitions) -> Tuple[jax.Array, agent_lib.Metrics]:
+              batch: replay_lib.Transitions
+             ) -> Tuple[jax.Array, agent_lib.Metrics]:
     q_tm1 = q_values(params, batch.observations)
     q_t_value = q_values(target_params, batch.next_observations)
     q_t_selector = (q_values(params, batch.next_observations)
@@ -329,8 +261,8 @@ def make_agent(config: DQNConfig,
     q_taken = jnp.take_along_axis(q_tm1, batch.actions[:, None], -1)
     return td_loss(errors, config.loss), {'mean_q': jnp.mean(q_taken)}
 
-  def sgd_step(state: DQNState, replay: Replay, key: jax.Array):
-    batch = replay_sample(replay, key, config.batch_size)
+  def sgd_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array):
+    batch = replay_lib.replay_sample(replay, key, config.batch_size)
     (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
         state.params, state.target_params, batch)
     updates, opt_state = optimizer.update(grads, state.opt_state,
@@ -345,7 +277,7 @@ def make_agent(config: DQNConfig,
     metrics = {k: jnp.asarray(v, jnp.float32) for k, v in metrics.items()}
     return params, target_params, opt_state, learner_steps, metrics
 
-  def no_step(state: DQNState, replay: Replay, key: jax.Array):
+  def no_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array):
     del replay, key
     metrics = {k: jnp.zeros((), jnp.float32)
                for k in ('loss', 'mean_q', 'grad_norm')}
@@ -366,7 +298,7 @@ def make_agent(config: DQNConfig,
                       trajectory.actions.shape[1:] +
                       tuple(observation_spec.shape))
     transitions, valid = trajectory_transitions(trajectory)
-    replay = replay_insert(state.replay, transitions, valid)
+    replay = replay_lib.replay_insert(state.replay, transitions, valid)
     env_steps = state.env_steps + jnp.sum(valid, dtype=jnp.int32)
     key, sample_key = jax.random.split(state.key)
     learns = replay.size >= config.min_replay_size

@@ -29,10 +29,11 @@ class HostDecisionsTest(absltest.TestCase):
     steps = config_lib.ExperimentConfig(
         env='catch', num_episodes=None, num_steps=10_000,
         eval_every_steps=3000, eval_every_episodes=0)
+    # No update-count checkpoints by default: by wall time only.
     self.assertEqual(driver.next_targets(steps, _counters([5], [9100], [7])),
-                     interface.Targets(env_steps=10_000, updates=250))
+                     interface.Targets(env_steps=10_000))
     self.assertEqual(driver.next_targets(steps, _counters([5], [3000], [7])),
-                     interface.Targets(env_steps=6000, updates=250))
+                     interface.Targets(env_steps=6000))
 
   def test_done_waits_for_the_slowest_seed(self):
     config = config_lib.ExperimentConfig(env='catch', num_episodes=None,

@@ -24,7 +24,7 @@ from experiments.storage import checkpointing
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 # A short compiled-loop run: PPO on Catch, ~20k steps, no export.
-FAST = ('--env=catch', '--agent=ppo', '--eval_episodes=20',
+FAST = ('--env=catch', '--agent=ppo', '--preset=none', '--eval_episodes=20',
         '--export_tflite=false', '--progress=false')
 
 
