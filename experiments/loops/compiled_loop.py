@@ -8,12 +8,10 @@ For environments with a pure-JAX core, the whole cycle is one XLA program
      episodes reset in place) or `lax.while_loop` (whole episodes);
   2. `agent.update` on the resulting `Trajectory`.
 
-`K` updates run as one `lax.scan` per host call (a chunk), and S independent
-seeds run side by side under `vmap`. A sweep adds hyperparameters to that
-axis: each lane gets its own values (`Hyperparams`, scalars of the keys
-`agents.registry.sweepable_keys` names) and builds its agent from them
-inside the program, so trials × seeds of one shape are one XLA program. The agent, network and environment are
-the very definitions the Python `dm_env` loop uses.
+`K` updates run as one `lax.scan` per host call (a chunk), and S lanes
+(seeds; in a sweep, trials × seeds, each lane building its agent from its
+own `Hyperparams`) run side by side under `vmap`. The agent, network and
+environment are the very definitions the Python `dm_env` loop uses.
 
 The loop draws the same random numbers as the Python loop: episode `e`
 resets with `fold_in(env_key, e)` (as `DmEnvironment` does) and its step `t`
@@ -121,11 +119,7 @@ class CompiledLoop:
 
   def agent_for(self, hyperparams: Optional[Hyperparams]) -> agent_lib.Agent:
     """The agent of a lane with `hyperparams` (the plain agent if none)."""
-    if not hyperparams:
-      return self.agent
-    if self.lane_agent is None:
-      raise ValueError('Hyperparameters given to a loop without lane_agent.')
-    return self.lane_agent(hyperparams)
+    return self.lane_agent(hyperparams) if hyperparams else self.agent
 
   @property
   def episodic(self) -> bool:
