@@ -62,6 +62,19 @@ class SweepTest(absltest.TestCase):
     with open(os.path.join(train_dir, 'config.json')) as f:
       self.assertEqual(json.load(f)['preset'], 'ppo_catch_sweep')
 
+  def test_python_loop_environments_run_a_program_per_run(self):
+    workdir = self.create_tempdir().full_path
+    result = _sweep('--agent=dqn', '--env=bsuite:catch/0', '--seeds=2',
+                    '--num_steps=300', '--grid=learning_rate:1e-3,3e-4',
+                    '--eval_points=2', '--eval_episodes=5',
+                    '--periodic_eval_episodes=2', '--bootstrap_reps=100',
+                    '--noprogress', f'--workdir={workdir}')
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    self.assertIn('2 configurations × 2 seeds in 4 programs', result.stdout)
+    with open(os.path.join(workdir, 'sweep_results.json')) as f:
+      ranked = json.load(f)['configurations']
+    self.assertEqual([len(r['scores']) for r in ranked], [2, 2])
+
   def test_bad_input_is_refused_before_anything_is_written(self):
     workdir = os.path.join(self.create_tempdir().full_path, 'sweep')
     cases = [
