@@ -165,8 +165,9 @@ def main(argv):
     sys.exit(f'FATAL {e}')
   ranked = ranking.write(f.workdir, f.bootstrap_reps)
   best = ranked['configurations'][0]
+  score = best.get('mean', {}).get('point')
   print(f'Best: {best["values"]} ({ranked["metric"]} '
-        f'{best.get("mean", {}).get("point")}). Ranking: '
+        f'{"none" if score is None else f"{score:.3f}"}). Ranking: '
         f'{os.path.join(f.workdir, "sweep.md")}' +
         (f'; preset: {os.path.join(f.workdir, ranking.BEST_PRESET)}'
          if ranked['best_preset'] else ''))

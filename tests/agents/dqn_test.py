@@ -12,7 +12,6 @@ import pytest
 
 from agents import agent as agent_lib
 from agents import dqn
-from agents import replay as replay_lib
 from agents import registry
 from environments import catch
 from environments import plane_strike
@@ -67,14 +66,6 @@ def _trajectory(t: int = 1, b: int = 1, **overrides) -> agent_lib.Trajectory:
 def _actor_params(agent: agent_lib.Agent, epsilon: float):
   return {'online': agent.init(jax.random.PRNGKey(0)).params,
           'epsilon': jnp.float32(epsilon)}
-
-
-def _transitions(actions) -> replay_lib.Transitions:
-  actions = np.asarray(actions, np.int32)
-  n = actions.shape[0]
-  observations = np.arange(n * NUM_ACTIONS, dtype=np.float32).reshape(n, -1)
-  return replay_lib.Transitions(observations, actions, np.ones(n, np.float32),
-                         np.ones(n, np.float32), observations + 1)
 
 
 class TDLossTest(parameterized.TestCase):
@@ -148,45 +139,6 @@ class TransitionsTest(absltest.TestCase):
                                   expected_next.reshape(6, NUM_ACTIONS))
     np.testing.assert_array_equal(transitions.observations,
                                   observations.reshape(6, NUM_ACTIONS))
-
-
-class ReplayTest(absltest.TestCase):
-
-  def _replay(self, capacity: int) -> replay_lib.Replay:
-    return replay_lib.init_replay(capacity, _spec().observations)
-
-  def test_wrap_around_and_size(self):
-    replay = self._replay(3)
-    replay = replay_lib.replay_insert(replay, _transitions([0, 1]), np.ones(2, bool))
-    self.assertEqual((int(replay.position), int(replay.size)), (2, 2))
-    replay = replay_lib.replay_insert(replay, _transitions([2, 3]), np.ones(2, bool))
-    self.assertEqual((int(replay.position), int(replay.size)), (1, 3))
-    np.testing.assert_array_equal(replay.transitions.actions, [3, 1, 2])
-    # The overwritten slot 0 holds all fields of the newest transition.
-    np.testing.assert_array_equal(replay.transitions.observations[0],
-                                  _transitions([2, 3]).observations[1])
-
-  def test_masked_transitions_are_not_inserted(self):
-    replay = self._replay(4)
-    replay = replay_lib.replay_insert(replay, _transitions([1, 2, 3]),
-                               np.array([True, False, True]))
-    self.assertEqual((int(replay.position), int(replay.size)), (2, 2))
-    np.testing.assert_array_equal(replay.transitions.actions, [1, 3, 0, 0])
-
-  def test_more_than_capacity_keeps_the_newest(self):
-    replay = self._replay(3)
-    replay = replay_lib.replay_insert(replay, _transitions([1, 2, 3, 4, 5]),
-                               np.ones(5, bool))
-    self.assertEqual((int(replay.position), int(replay.size)), (2, 3))
-    np.testing.assert_array_equal(replay.transitions.actions, [4, 5, 3])
-
-  def test_sample_only_stored_transitions(self):
-    replay = replay_lib.replay_insert(self._replay(10), _transitions([7, 8]),
-                               np.ones(2, bool))
-    batch = jax.jit(replay_lib.replay_sample, static_argnums=2)(
-        replay, jax.random.PRNGKey(0), 200)
-    self.assertEqual(batch.actions.shape, (200,))
-    self.assertEqual(set(np.asarray(batch.actions).tolist()), {7, 8})
 
 
 class DQNUpdateTest(parameterized.TestCase):
