@@ -39,7 +39,8 @@ class AgentEntry:
     config_class: the agent's config dataclass (documented defaults).
     network_kind: the kind of network it needs (`networks.registry.KINDS`).
     default_network: the registered network it uses unless `--network`
-      names another of its kind.
+      names another of its kind (on image observations the conv network of
+      its kind instead: `networks.registry.default_network`).
     make_agent: `(config, environment_spec, network) -> Agent`.
     trainable_on_device: its exported policy has a policy gradient, so an
       `--export=trainable` model can keep learning on the device.
@@ -153,23 +154,35 @@ def fit_to_budget(name: str, config: Any, num_steps: Optional[int]) -> Any:
   return config if fit is None else fit(config, num_steps)
 
 
-def network_entry(name: str, network: Optional[str] = None
+def network_entry(name: str, network: Optional[str] = None,
+                  environment_spec: Optional[specs.EnvironmentSpec] = None
                  ) -> network_registry.NetworkEntry:
-  """The network agent `name` uses: `network`, else its default; a network
-  of the wrong kind is refused, listing the ones that fit."""
+  """The network agent `name` uses: `network`, else its default for the
+  observations of `environment_spec` (`networks.registry.default_network`:
+  the conv network of its kind on images). A network of the wrong kind, or
+  one that cannot take those observations, is refused, listing the ones
+  that fit."""
   entry = get(name)
+  observations = (None if environment_spec is None else
+                  environment_spec.observations)
   try:
-    return network_registry.get(network or entry.default_network,
-                                entry.network_kind)
+    chosen = network_registry.get(
+        network or network_registry.default_network(
+            entry.network_kind, observations, entry.default_network),
+        entry.network_kind)
+    if observations is not None:
+      chosen.check_observations(observations)
   except ValueError as e:
     raise ValueError(f'Agent {name!r}: {e}') from e
+  return chosen
 
 
 def make_agent(name: str, config: Any,
                environment_spec: specs.EnvironmentSpec,
                hidden_sizes: Optional[Sequence[int]] = None,
                network: Optional[str] = None) -> agent_lib.Agent:
-  """Builds agent `name` with its network for `environment_spec`."""
-  transformed = network_entry(name, network).make(environment_spec,
-                                                  hidden_sizes)
+  """Builds agent `name` with its network (`network_entry`) for
+  `environment_spec`."""
+  transformed = network_entry(name, network, environment_spec).make(
+      environment_spec, hidden_sizes)
   return get(name).make_agent(config, environment_spec, transformed)

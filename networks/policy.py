@@ -10,8 +10,10 @@ from networks import mlp
 
 def make_policy_network(
     num_actions: int,
-    hidden_sizes: Optional[Sequence[int]] = None) -> hk.Transformed:
-  """MLP policy: flatten → hidden ReLU layers → `num_actions` logits.
+    hidden_sizes: Optional[Sequence[int]] = None,
+    torso: mlp.TorsoFactory = mlp.MLPTorso) -> hk.Transformed:
+  """Policy: a torso (default the MLP: flatten → hidden ReLU layers) →
+  `num_actions` logits.
 
   With hidden sizes (2·B², B²), Plane Strike's default in its registry
   entry, this is the reference policy (flatten → 2·B² ReLU → B² ReLU → B²
@@ -19,17 +21,17 @@ def make_policy_network(
 
   Args:
     num_actions: number of discrete actions (logits).
-    hidden_sizes: hidden layer widths; default (64, 64).
+    hidden_sizes: hidden layer widths; None: the torso's default ((64, 64)
+      for the MLP).
+    torso: builds the torso from `hidden_sizes` (default: the MLP; e.g.
+      `conv.ConvTorso` for images).
 
   Returns:
     `init(key, observations)` and `apply(params, observations)`; observations
     are batched, `[N, *observation_shape]`, and logits are `[N, num_actions]`.
   """
-  if hidden_sizes is None:
-    hidden_sizes = (64, 64)
-
   def forward(observations: jax.Array) -> jax.Array:
-    torso = mlp.MLPTorso(hidden_sizes)
-    return hk.Linear(num_actions, name='logits')(torso(observations))
+    features = torso(hidden_sizes)(observations)
+    return hk.Linear(num_actions, name='logits')(features)
 
   return hk.without_apply_rng(hk.transform(forward))

@@ -7,19 +7,24 @@ import jax
 
 from networks import mlp
 
-DEFAULT_HIDDEN_SIZES = (64, 64)
+DEFAULT_HIDDEN_SIZES = mlp.DEFAULT_HIDDEN_SIZES
 
 
 def make_q_network(
     num_actions: int,
-    hidden_sizes: Optional[Sequence[int]] = None) -> hk.Transformed:
-  """MLP Q-network: flatten → hidden ReLU layers → `num_actions` Q-values.
+    hidden_sizes: Optional[Sequence[int]] = None,
+    torso: mlp.TorsoFactory = mlp.MLPTorso) -> hk.Transformed:
+  """Q-network: a torso (default the MLP: flatten → hidden ReLU layers) →
+  `num_actions` Q-values.
 
   The head is linear (no activation), since Q-values are unbounded returns.
 
   Args:
     num_actions: number of discrete actions (Q-values per observation).
-    hidden_sizes: hidden layer widths; default `DEFAULT_HIDDEN_SIZES`.
+    hidden_sizes: hidden layer widths; None: the torso's default
+      (`DEFAULT_HIDDEN_SIZES` for the MLP).
+    torso: builds the torso from `hidden_sizes` (default: the MLP; e.g.
+      `conv.ConvTorso` for images).
 
   Returns:
     `init(key, observations)` and `apply(params, observations)`; observations
@@ -28,11 +33,9 @@ def make_q_network(
   """
   if num_actions < 1:
     raise ValueError(f'num_actions must be >= 1; got {num_actions}.')
-  if hidden_sizes is None:
-    hidden_sizes = DEFAULT_HIDDEN_SIZES
 
   def forward(observations: jax.Array) -> jax.Array:
-    torso = mlp.MLPTorso(hidden_sizes)
-    return hk.Linear(num_actions, name='q_values')(torso(observations))
+    features = torso(hidden_sizes)(observations)
+    return hk.Linear(num_actions, name='q_values')(features)
 
   return hk.without_apply_rng(hk.transform(forward))

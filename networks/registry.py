@@ -9,16 +9,23 @@ that kind, e.g. one a user registers from their own module (see
     from networks import registry
     registry.register(registry.NetworkEntry(
         'layer_norm_policy', registry.POLICY, make_layer_norm_policy))
+
+Image observations (one observation of rank 3, `[H, W, C]`) get the conv
+network of the agent's kind unless `--network` names another
+(`default_network`, the one place that rule lives); a network that needs
+images (`NetworkEntry.observation_rank`) refuses any other observation.
 """
 
 import dataclasses
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 import haiku as hk
+import jax
 
 from environments import named_entries
 from environments import specs
 from networks import actor_critic
+from networks import conv
 from networks import policy
 from networks import q_network
 
@@ -42,15 +49,50 @@ class NetworkEntry:
     make: `(environment_spec, hidden_sizes) -> hk.Transformed`, whose
       `apply(params, observations [N, *obs_shape])` returns the kind's
       outputs; `hidden_sizes` None means the network's own default.
+    observation_rank: the rank of one observation the network needs (3 for
+      the conv networks: `[H, W, C]`); None: any (the MLPs flatten).
   """
   name: str
   kind: str
   make: NetworkFactory
+  observation_rank: Optional[int] = None
 
   def __post_init__(self):
     if self.kind not in KINDS:
       raise ValueError(f'Network {self.name!r}: kind must be one of {KINDS}; '
                        f'got {self.kind!r}.')
+
+  def check_observations(self, observation_spec: Any) -> None:
+    """Raises ValueError, naming the networks that fit, if this network
+    cannot take observations of `observation_spec`'s shape."""
+    shape = tuple(observation_spec.shape)
+    if self.observation_rank is None or len(shape) == self.observation_rank:
+      return
+    fits = [n for n in names(self.kind)
+            if get(n).observation_rank in (None, len(shape))]
+    images = (' ([H, W, C] images)'
+              if self.observation_rank == conv.IMAGE_RANK else '')
+    raise ValueError(
+        f'Network {self.name!r} needs observations of rank '
+        f'{self.observation_rank}{images}; these have shape {shape}. Valid '
+        f'choices here: {", ".join(fits)} (or no --network, for the '
+        f'default).')
+
+
+def _needs_images(name: str, make: NetworkFactory) -> NetworkFactory:
+  """`make`, refusing observations that are not `[H, W, C]` images."""
+
+  def checked(spec: specs.EnvironmentSpec,
+              sizes: Optional[Sequence[int]]) -> hk.Transformed:
+    get(name).check_observations(spec.observations)
+    return make(spec, sizes)
+
+  return checked
+
+
+def _conv_entry(name: str, kind: str, make: NetworkFactory) -> NetworkEntry:
+  return NetworkEntry(name, kind, _needs_images(name, make),
+                      observation_rank=conv.IMAGE_RANK)
 
 
 _BUILT_IN = (
@@ -60,7 +102,23 @@ _BUILT_IN = (
         actor_critic.make_actor_critic_network(spec.num_actions, sizes))),
     NetworkEntry('mlp_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes))),
+    NetworkEntry('mlp_separate_actor_critic', ACTOR_CRITIC,
+                 lambda spec, sizes: (
+                     actor_critic.make_separate_actor_critic_network(
+                         spec.num_actions, sizes))),
+    _conv_entry('conv_policy', POLICY, lambda spec, sizes: (
+        policy.make_policy_network(spec.num_actions, sizes, conv.ConvTorso))),
+    # ReLU, as MinAtar's reference network (the MLP one keeps tanh).
+    _conv_entry('conv_actor_critic', ACTOR_CRITIC, lambda spec, sizes: (
+        actor_critic.make_actor_critic_network(
+            spec.num_actions, sizes, jax.nn.relu, conv.ConvTorso))),
+    _conv_entry('conv_q_values', Q_VALUES, lambda spec, sizes: (
+        q_network.make_q_network(spec.num_actions, sizes, conv.ConvTorso))),
 )
+
+# The network of each kind that image observations get by default.
+IMAGE_DEFAULTS = {POLICY: 'conv_policy', ACTOR_CRITIC: 'conv_actor_critic',
+                  Q_VALUES: 'conv_q_values'}
 
 # Built-in entries, then whatever users `register` (never replaced).
 _ENTRIES = named_entries.NamedEntries('Network', _BUILT_IN)
@@ -88,3 +146,18 @@ def get(name: str, kind: Optional[str] = None) -> NetworkEntry:
                      f'{kind!r} is needed here. Valid names: '
                      f'{", ".join(names(kind))}.')
   return entry
+
+
+def is_image(observation_spec: Any) -> bool:
+  """One observation is an `[H, W, C]` image (rank 3)."""
+  return len(tuple(observation_spec.shape)) == conv.IMAGE_RANK
+
+
+def default_network(kind: str, observation_spec: Optional[Any],
+                    fallback: str) -> str:
+  """The network an agent of `kind` gets when none is named: the conv
+  network of its kind on image observations, else `fallback` (the agent's
+  own default). `observation_spec` None (not known yet): `fallback`."""
+  if observation_spec is not None and is_image(observation_spec):
+    return IMAGE_DEFAULTS[kind]
+  return fallback

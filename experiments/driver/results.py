@@ -13,7 +13,6 @@ import dataclasses
 import os
 from typing import Any, Dict, List, Optional
 
-from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
@@ -45,8 +44,7 @@ def _common(config, loop: interface.TrainingLoop, seed: int, i: int,
       # The settings that produced this result, and where they came from.
       'preset': config.preset,
       'agent_config': dataclasses.asdict(agent_config),
-      'network': agent_registry.network_entry(config.agent,
-                                              config.network).name,
+      'network': build_lib.network_name(config),
       'hidden_sizes': (None if config.resolved_hidden_sizes() is None else
                        list(config.resolved_hidden_sizes())),
       **{k: int(v[i]) for k, v in counters.items()},

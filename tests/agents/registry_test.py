@@ -3,13 +3,24 @@
 from unittest import mock
 
 from absl.testing import absltest
+from dm_env import specs as dm_specs
 import jax
+import numpy as np
 
 from agents import registry
 from agents import reinforce
 from environments import plane_strike
 from environments import specs
 from networks import registry as network_registry
+
+
+def _image_spec():
+  """A MinAtar-like spec: float32 [10, 10, 4] images, 3 actions."""
+  return specs.EnvironmentSpec(
+      observations=dm_specs.Array((10, 10, 4), np.float32),
+      actions=dm_specs.DiscreteArray(3),
+      rewards=dm_specs.Array((), np.float32),
+      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
 
 
 class RegistryTest(absltest.TestCase):
@@ -47,6 +58,57 @@ class RegistryTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError,
                                 r"Agent 'dqn'.*kind 'q_values'.*mlp_q_values"):
       registry.network_entry('dqn', 'mlp_policy')
+
+  def test_image_observations_get_the_conv_network_of_the_agents_kind(self):
+    spec = _image_spec()
+    for name, expected in (('a2c', 'conv_actor_critic'),
+                           ('dqn', 'conv_q_values'),
+                           ('ppo', 'conv_actor_critic'),
+                           ('reinforce', 'conv_policy')):
+      self.assertEqual(registry.network_entry(name, None, spec).name,
+                       expected)
+      self.assertEqual(registry.network_entry(name, None, spec).kind,
+                       registry.get(name).network_kind)
+
+  def test_vector_observations_get_the_agents_default(self):
+    spec = specs.make_environment_spec(plane_strike.make_environment())
+    for name in ('a2c', 'dqn', 'ppo', 'reinforce'):
+      self.assertEqual(registry.network_entry(name, None, spec).name,
+                       registry.get(name).default_network)
+      # No spec (e.g. validating a config): the agent's default too.
+      self.assertEqual(registry.network_entry(name).name,
+                       registry.get(name).default_network)
+
+  def test_make_agent_builds_the_conv_network_on_images(self):
+    spec = _image_spec()
+    agent = registry.make_agent('reinforce', registry.make_config('reinforce'),
+                                spec)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    self.assertEqual(params['conv_torso/conv_0']['w'].shape, (3, 3, 4, 16))
+
+  def test_named_network_wins_on_images(self):
+    spec = _image_spec()
+    self.assertEqual(
+        registry.network_entry('ppo', 'mlp_actor_critic', spec).name,
+        'mlp_actor_critic')
+    agent = registry.make_agent('ppo', registry.make_config('ppo'), spec,
+                                hidden_sizes=(8,),
+                                network='mlp_separate_actor_critic')
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    # The MLP flattens the 10x10x4 image.
+    self.assertEqual(params['policy_torso/~/linear_0']['w'].shape, (400, 8))
+    self.assertNotIn('conv_torso/conv_0', params)
+
+  def test_conv_network_on_vector_observations_is_refused(self):
+    spec = specs.make_environment_spec(plane_strike.make_environment())
+    pattern = (r"Agent 'reinforce': Network 'conv_policy' needs "
+               r'observations of rank 3.*shape \(8, 8\).*Valid choices '
+               r'here: mlp_policy')
+    with self.assertRaisesRegex(ValueError, pattern):
+      registry.network_entry('reinforce', 'conv_policy', spec)
+    with self.assertRaisesRegex(ValueError, pattern):
+      registry.make_agent('reinforce', registry.make_config('reinforce'),
+                          spec, network='conv_policy')
 
   def test_only_policy_gradient_agents_train_on_the_device(self):
     self.assertEqual(

@@ -3,8 +3,10 @@
 from unittest import mock
 
 from absl.testing import absltest
+from dm_env import specs as dm_specs
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from environments import catch
 from environments import specs
@@ -16,13 +18,25 @@ def _spec():
   return specs.make_environment_spec(catch.make_environment())
 
 
+def _image_spec(shape=(10, 10, 4)):
+  """A MinAtar-like spec: float32 [H, W, C] images, 3 actions."""
+  return specs.EnvironmentSpec(
+      observations=dm_specs.Array(shape, np.float32),
+      actions=dm_specs.DiscreteArray(3),
+      rewards=dm_specs.Array((), np.float32),
+      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
+
+
 class NetworkRegistryTest(absltest.TestCase):
 
   def test_built_in_networks_by_kind(self):
-    self.assertEqual(registry.names(registry.POLICY), ('mlp_policy',))
+    self.assertEqual(registry.names(registry.POLICY),
+                     ('conv_policy', 'mlp_policy'))
     self.assertEqual(registry.names(registry.ACTOR_CRITIC),
-                     ('mlp_actor_critic',))
-    self.assertEqual(registry.names(registry.Q_VALUES), ('mlp_q_values',))
+                     ('conv_actor_critic', 'mlp_actor_critic',
+                      'mlp_separate_actor_critic'))
+    self.assertEqual(registry.names(registry.Q_VALUES),
+                     ('conv_q_values', 'mlp_q_values'))
 
   def test_built_in_factories_output_their_kind(self):
     spec = _spec()
@@ -31,10 +45,61 @@ class NetworkRegistryTest(absltest.TestCase):
         ('mlp_policy', lambda out: out.shape == (3, 3)),
         ('mlp_q_values', lambda out: out.shape == (3, 3)),
         ('mlp_actor_critic',
+         lambda out: out[0].shape == (3, 3) and out[1].shape == (3,)),
+        ('mlp_separate_actor_critic',
          lambda out: out[0].shape == (3, 3) and out[1].shape == (3,))):
       network = registry.get(name).make(spec, (8,))
       params = network.init(jax.random.PRNGKey(0), observations)
       self.assertTrue(check(network.apply(params, observations)), name)
+
+  def test_conv_networks_output_their_kind_on_images(self):
+    spec = _image_spec()
+    images = jnp.zeros((3,) + spec.observations.shape)
+    for name in ('conv_policy', 'conv_actor_critic', 'conv_q_values'):
+      network = registry.get(name).make(spec, None)
+      params = network.init(jax.random.PRNGKey(0), images)
+      self.assertEqual(params['conv_torso/conv_0']['w'].shape,
+                       (3, 3, 4, 16), name)
+      out = network.apply(params, images)
+      if registry.get(name).kind == registry.ACTOR_CRITIC:
+        self.assertEqual((out[0].shape, out[1].shape), ((3, 3), (3,)))
+      else:
+        self.assertEqual(out.shape, (3, 3), name)
+
+  def test_images_default_to_the_conv_network_of_each_kind(self):
+    image = _image_spec().observations
+    for kind, conv_name in ((registry.POLICY, 'conv_policy'),
+                            (registry.ACTOR_CRITIC, 'conv_actor_critic'),
+                            (registry.Q_VALUES, 'conv_q_values')):
+      self.assertEqual(registry.default_network(kind, image, 'fallback'),
+                       conv_name)
+      self.assertEqual(registry.get(conv_name).kind, kind)
+
+  def test_other_observations_keep_the_fallback(self):
+    for shape in ((5,), (8, 8), (2, 3, 4, 5)):
+      observations = dm_specs.Array(shape, np.float32)
+      self.assertFalse(registry.is_image(observations))
+      self.assertEqual(registry.default_network(registry.POLICY, observations,
+                                                'mlp_policy'), 'mlp_policy')
+    self.assertEqual(registry.default_network(registry.POLICY, None,
+                                              'mlp_policy'), 'mlp_policy')
+
+  def test_conv_network_refuses_non_images(self):
+    vector = _spec()  # Catch: [10, 5] boards, rank 2.
+    for name, valid in (('conv_policy', 'mlp_policy'),
+                        ('conv_q_values', 'mlp_q_values'),
+                        ('conv_actor_critic',
+                         'mlp_actor_critic, mlp_separate_actor_critic')):
+      pattern = (rf"Network '{name}' needs observations of rank 3.*"
+                 rf'shape \(10, 5\).*Valid choices here: {valid} ')
+      with self.assertRaisesRegex(ValueError, pattern):
+        registry.get(name).check_observations(vector.observations)
+      with self.assertRaisesRegex(ValueError, pattern):
+        registry.get(name).make(vector, None)
+    registry.get('conv_policy').check_observations(
+        _image_spec().observations)  # Images pass.
+    registry.get('mlp_policy').check_observations(
+        _image_spec().observations)  # The MLPs flatten anything.
 
   def test_unknown_name_lists_the_valid_ones(self):
     with self.assertRaisesRegex(ValueError,
@@ -44,7 +109,7 @@ class NetworkRegistryTest(absltest.TestCase):
   def test_wrong_kind_names_both_kinds(self):
     with self.assertRaisesRegex(
         ValueError, r"'mlp_policy' is of kind 'policy'; kind 'q_values'.*"
-        r'Valid names: mlp_q_values'):
+        r'Valid names: conv_q_values, mlp_q_values'):
       registry.get('mlp_policy', registry.Q_VALUES)
 
   def test_bad_kind_is_refused(self):
