@@ -41,5 +41,8 @@ setuptools.setup(
         'test': ['pytest>=7'],
         # Comparisons on a Ray cluster: experiments.compare --launcher=ray.
         'ray': ['ray>=2.9'],
+        # JAX game suites with pure-JAX cores (both loops): --env=gymnax:<id>
+        # and --env=pgx:<id>. gymnax imports six without declaring it.
+        'suites': ['gymnax>=1.0.1', 'six', 'pgx>=2.6'],
     },
 )

@@ -2,8 +2,10 @@
 
 Names are either a registered environment ('cartpole', 'catch',
 'plane_strike', or one a user registers with `register`) or a prefixed id of
-an external suite, which runs in the Python loop only: 'bsuite:<bsuite id>'
-(e.g. 'bsuite:catch/0') and 'gym:<Gymnasium id>' (e.g. 'gym:CartPole-v1').
+an external suite. bsuite ('bsuite:catch/0') and Gymnasium
+('gym:CartPole-v1') have a dm_env face only, so they run in the Python loop
+only; gymnax ('gymnax:CartPole-v1') and pgx ('pgx:2048') games are JAX, so
+they come as pure-JAX cores and run in both loops, like our own games.
 
 Everything the framework needs to know about a game lives in its
 `EnvironmentEntry` (network widths, reference scores, the exported model's
@@ -29,12 +31,16 @@ from environments import catch
 from environments import dm_env_wrapper
 from environments import functional
 from environments import gym_adapter
+from environments import gymnax_adapter
 from environments import named_entries
+from environments import pgx_adapter
 from environments import plane_strike
 from environments import reference_scores
 
 BSUITE_PREFIX = 'bsuite:'
 GYM_PREFIX = 'gym:'
+GYMNAX_PREFIX = 'gymnax:'
+PGX_PREFIX = 'pgx:'
 DEFAULT_INPUT_NAME = 'observation'
 
 CoreFactory = Callable[..., functional.FunctionalEnvironment]
@@ -111,16 +117,35 @@ _BUILT_IN = (
 
 
 class _Suite(NamedTuple):
-  """An external suite: validates ids and makes dm_env environments."""
+  """An external suite: validates ids and makes its environments.
+
+  Attributes:
+    check_id: raises ValueError unless the suite has the id.
+    example: an id, for help texts.
+    make_environment: `(id, seed, **kwargs) -> dm_env.Environment`, for a
+      suite without a JAX core (Python loop only); None: the core's face.
+    make_core: `(id, **kwargs) -> FunctionalEnvironment`, for a suite of
+      JAX games (both loops); None: no core.
+    references: id -> reference score, for the ids that have one.
+  """
   check_id: Callable[[str], None]
-  make_environment: DmEnvFactory
+  example: str
+  make_environment: Optional[Callable[..., dm_env.Environment]] = None
+  make_core: Optional[Callable[..., functional.FunctionalEnvironment]] = None
+  references: Mapping[str, reference_scores.ReferenceScore] = {}
 
 
-# name prefix -> suite, whose environments run in the Python loop only.
+# name prefix -> suite.
 _SUITES: Mapping[str, _Suite] = {
-    BSUITE_PREFIX: _Suite(bsuite_adapter.check_id,
-                          bsuite_adapter.make_environment),
-    GYM_PREFIX: _Suite(gym_adapter.check_id, gym_adapter.make_environment),
+    BSUITE_PREFIX: _Suite(bsuite_adapter.check_id, 'catch/0',
+                          make_environment=bsuite_adapter.make_environment),
+    GYM_PREFIX: _Suite(gym_adapter.check_id, 'CartPole-v1',
+                       make_environment=gym_adapter.make_environment),
+    GYMNAX_PREFIX: _Suite(gymnax_adapter.check_id, 'CartPole-v1',
+                          make_core=gymnax_adapter.make_core,
+                          references=gymnax_adapter.REFERENCE_SCORES),
+    PGX_PREFIX: _Suite(pgx_adapter.check_id, '2048',
+                       make_core=pgx_adapter.make_core),
 }
 
 # The registry: built-in entries, then whatever users `register`.
@@ -140,9 +165,10 @@ def names() -> Tuple[str, ...]:
 
 def describe_names() -> str:
   """The valid `--env` values, for help texts and errors."""
-  return (f'{", ".join(names())}, or {BSUITE_PREFIX}<id> (e.g. '
-          f'{BSUITE_PREFIX}catch/0) or {GYM_PREFIX}<id> (e.g. '
-          f'{GYM_PREFIX}CartPole-v1)')
+  suites = [f'{prefix}<id> (e.g. {prefix}{suite.example})'
+            for prefix, suite in _SUITES.items()]
+  return (f'{", ".join(names())}, or {", ".join(suites[:-1])} or '
+          f'{suites[-1]}')
 
 
 def _split(name: str) -> Tuple[str, str]:
@@ -156,8 +182,8 @@ def _split(name: str) -> Tuple[str, str]:
 def check_name(name: str) -> None:
   """Raises ValueError, listing the valid names, unless `name` is valid.
 
-  Suite names are checked against their suite too (an unknown bsuite or
-  Gymnasium id raises with that suite's list of ids).
+  Suite names are checked against their suite too (an unknown id raises
+  with that suite's list of ids; so does a suite that is not installed).
   """
   prefix, suite_id = _split(name)
   if prefix and suite_id:
@@ -176,21 +202,34 @@ def get(name: str) -> Optional[EnvironmentEntry]:
   return _ENTRIES.get(name)
 
 
+def _make_core(name: str) -> Optional[CoreFactory]:
+  """`(**kwargs) -> core` of valid name `name`; None if it has no core."""
+  prefix, suite_id = _split(name)
+  entry = get(name)
+  if entry is not None:
+    return entry.make_core
+  make_core = _SUITES[prefix].make_core
+  return None if make_core is None else (
+      lambda **kwargs: make_core(suite_id, **kwargs))
+
+
 def has_functional(name: str) -> bool:
   """Whether valid name `name` has a pure-JAX core (raises if invalid)."""
-  entry = get(name)
-  return entry is not None and entry.make_core is not None
+  return _make_core(name) is not None
 
 
 def make_functional(name: str,
                     **kwargs: Any) -> functional.FunctionalEnvironment:
   """The pure-JAX core of environment `name` (for compiled loops)."""
-  if not has_functional(name):
-    with_core = _ENTRIES.names(lambda e: e.make_core is not None)
+  make_core = _make_core(name)
+  if make_core is None:
+    with_core = _ENTRIES.names(lambda e: e.make_core is not None) + tuple(
+        f'{prefix}<id>' for prefix, suite in _SUITES.items()
+        if suite.make_core is not None)
     raise ValueError(
         f'Environment {name!r} has no JAX core: it runs in the Python loop '
         f'only. Environments with one: {", ".join(with_core)}.')
-  return _ENTRIES.get(name).make_core(**kwargs)
+  return make_core(**kwargs)
 
 
 def make_environment(name: str,
@@ -199,22 +238,24 @@ def make_environment(name: str,
   """Environment `name` as a seeded `dm_env.Environment`.
 
   Args:
-    name: a name of `names()`, or 'bsuite:<id>' or 'gym:<id>'.
+    name: a name of `names()`, or a suite's '<prefix><id>' (see
+      `describe_names`).
     seed: seeds the episodes (see each adapter for how external suites use
       it).
-    **kwargs: options of the environment's factory (or of `gymnasium.make`);
-      bsuite ids take none (the id fixes the settings).
+    **kwargs: options of the environment's factory (of `gymnasium.make`;
+      gymnax env params; pgx's `max_steps`); bsuite ids take none (the id
+      fixes the settings).
 
   Returns:
     The environment.
   """
   prefix, suite_id = _split(name)
   entry = get(name)
-  if entry is None:
+  if entry is None and _SUITES[prefix].make_environment is not None:
     return _SUITES[prefix].make_environment(suite_id, seed=seed, **kwargs)
-  if entry.make_environment is not None:
+  if entry is not None and entry.make_environment is not None:
     return entry.make_environment(seed=seed, **kwargs)
-  return dm_env_wrapper.DmEnvironment(entry.make_core(**kwargs), seed)
+  return dm_env_wrapper.DmEnvironment(make_functional(name, **kwargs), seed)
 
 
 def hidden_sizes(name: str, env_kwargs: Mapping[str, Any]
@@ -230,9 +271,13 @@ def hidden_sizes(name: str, env_kwargs: Mapping[str, Any]
 
 
 def reference_score(name: str) -> Optional[reference_scores.ReferenceScore]:
-  """How runs on `name` are scored; None for raw returns (suites too)."""
+  """How runs on `name` are scored; None for raw returns (suite ids too,
+  unless their suite has a measured reference, as gymnax:CartPole-v1)."""
+  prefix, suite_id = _split(name)
   entry = get(name)
-  return None if entry is None else entry.reference_score
+  if entry is None:
+    return _SUITES[prefix].references.get(suite_id)
+  return entry.reference_score
 
 
 def score_metric(name: str) -> str:

@@ -106,6 +106,11 @@ _BUILT_IN = (
                  lambda spec, sizes: (
                      actor_critic.make_separate_actor_critic_network(
                          spec.num_actions, sizes))),
+    # PureJaxRL's MinAtar setting: the same network with ReLU.
+    NetworkEntry('mlp_separate_actor_critic_relu', ACTOR_CRITIC,
+                 lambda spec, sizes: (
+                     actor_critic.make_separate_actor_critic_network(
+                         spec.num_actions, sizes, activation=jax.nn.relu))),
     _conv_entry('conv_policy', POLICY, lambda spec, sizes: (
         policy.make_policy_network(spec.num_actions, sizes, conv.ConvTorso))),
     # ReLU, as MinAtar's reference network (the MLP one keeps tanh).

@@ -1,5 +1,6 @@
 """Tests for `environments.registry`."""
 
+import sys
 from unittest import mock
 
 from absl.testing import absltest
@@ -14,13 +15,16 @@ from environments import cartpole
 from environments import catch
 from environments import dm_env_wrapper
 from environments import gym_adapter
+from environments import gymnax_adapter
+from environments import pgx_adapter
 from environments import plane_strike
 from environments import registry
 
 _UNKNOWN = ("Unknown environment {!r}. Valid names: cartpole, catch, "
-            "plane_strike, or bsuite:<id> (e.g. bsuite:catch/0) or gym:<id> "
-            "(e.g. gym:CartPole-v1). Your own environment: register it in a "
-            "module named by --imports.")
+            "plane_strike, or bsuite:<id> (e.g. bsuite:catch/0), gym:<id> "
+            "(e.g. gym:CartPole-v1), gymnax:<id> (e.g. gymnax:CartPole-v1) "
+            "or pgx:<id> (e.g. pgx:2048). Your own environment: register it "
+            "in a module named by --imports.")
 
 
 class RegistryTest(parameterized.TestCase):
@@ -68,8 +72,8 @@ class RegistryTest(parameterized.TestCase):
   def test_unknown_name(self):
     for make in (registry.make_environment, registry.make_functional,
                  registry.check_name, registry.has_functional):
-      for name in ('no_such_game', 'bsuite:', 'gym:', 'Catch', 'bsuite',
-                   'atari:Pong-v5', None):
+      for name in ('no_such_game', 'bsuite:', 'gym:', 'gymnax:', 'pgx:',
+                   'Catch', 'bsuite', 'gymnax', 'atari:Pong-v5', None):
         with self.assertRaises(ValueError) as context:
           make(name)
         self.assertEqual(str(context.exception), _UNKNOWN.format(name))
@@ -147,10 +151,85 @@ class RegistryTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, 'no JAX core') as context:
       registry.make_functional(name)
     self.assertIn(repr(name), str(context.exception))
+    self.assertIn('plane_strike, gymnax:<id>, pgx:<id>.',
+                  str(context.exception))
+
+  @parameterized.parameters(
+      ('gymnax:CartPole-v1', gymnax_adapter.GymnaxCore, (4,), 2),
+      ('gymnax:Breakout-MinAtar', gymnax_adapter.GymnaxCore, (10, 10, 4), 3),
+      ('pgx:2048', pgx_adapter.PgxCore, (4, 4, 31), 4))
+  def test_jax_suites_run_in_both_loops(self, name, core_class, shape,
+                                        num_actions):
+    registry.check_name(name)
+    self.assertTrue(registry.has_functional(name))
+    core = registry.make_functional(name)
+    self.assertIsInstance(core, core_class)
+    self.assertEqual(core.observation_spec().shape, shape)
+    env = registry.make_environment(name, seed=2)
+    self.assertIsInstance(env, dm_env_wrapper.DmEnvironment)
+    self.assertIsInstance(env.core, core_class)
+    self.assertEqual(env.action_spec().num_values, num_actions)
+    key = jax.random.fold_in(jax.random.PRNGKey(2), 0)
+    np.testing.assert_array_equal(env.reset().observation,
+                                  jax.jit(core.reset)(key)[1].observation)
+    self.assertEqual(registry.input_name(name), 'observation')
+    self.assertIsNone(registry.hidden_sizes(name, {}))
+
+  def test_jax_suites_take_kwargs(self):
+    core = registry.make_functional('gymnax:CartPole-v1',
+                                    max_steps_in_episode=5)
+    self.assertEqual(core.max_episode_steps, 5)
+    env = registry.make_environment('gymnax:CartPole-v1', seed=0,
+                                    max_steps_in_episode=2)
+    env.reset()
+    self.assertTrue(env.step(0).mid())
+    last = env.step(1)
+    self.assertTrue(last.last())
+    self.assertEqual(float(last.discount), 1.0)  # Truncation.
+    with self.assertRaisesRegex(ValueError, 'max_steps_in_episode'):
+      registry.make_functional('gymnax:CartPole-v1', max_steps=5)
+    self.assertEqual(registry.make_functional(
+        'pgx:2048', max_steps=9).max_episode_steps, 9)
+    self.assertEqual(registry.make_environment(
+        'pgx:2048', max_steps=9).core.max_episode_steps, 9)
+
+  def test_suite_reference_scores(self):
+    reference = registry.reference_score('gymnax:CartPole-v1')
+    self.assertEqual((reference.low, reference.high), (22.1, 500.0))
+    self.assertIn('10,000 episodes', reference.source)
+    self.assertEqual(registry.score_metric('gymnax:CartPole-v1'),
+                     'mean_return')
+    for name in ('gymnax:Breakout-MinAtar', 'pgx:2048', 'gym:CartPole-v1',
+                 'bsuite:catch/0'):
+      self.assertIsNone(registry.reference_score(name))
+
+  def test_suite_refusals_reach_the_registry(self):
+    for name, message in (
+        ('gymnax:Pendulum-v1', 'continuous actions'),
+        ('gymnax:Cartpole-v1', 'Did you mean CartPole-v1'),
+        ('pgx:tic_tac_toe', '2-player game.*Single-agent pgx ids: 2048')):
+      for fn in (registry.check_name, registry.has_functional,
+                 registry.make_environment, registry.make_functional):
+        with self.assertRaisesRegex(ValueError, message):
+          fn(name)
+
+  def test_missing_suite_package_is_a_value_error(self):
+    for module, name in (('gymnax', 'gymnax:CartPole-v1'),
+                         ('pgx', 'pgx:2048')):
+      with mock.patch.dict(sys.modules, {module: None}):
+        for fn in (registry.check_name, registry.has_functional,
+                   registry.make_environment, registry.make_functional):
+          with self.assertRaisesRegex(
+              ValueError, rf"{module} is not installed: pip install -e "
+              r"'\.\[suites\]'"):
+            fn(name)
+        registry.check_name('cartpole')  # The rest works without it.
 
   def test_unknown_suite_ids_raise_the_suite_error(self):
     for name, suite_message in (('bsuite:catch/99', 'bsuite.sweep.SWEEP'),
-                                ('gym:NoSuchGame-v0', 'Unknown Gymnasium')):
+                                ('gym:NoSuchGame-v0', 'Unknown Gymnasium'),
+                                ('gymnax:NoSuchGame-v0', 'Unknown gymnax'),
+                                ('pgx:no_such_game', 'Unknown pgx')):
       for fn in (registry.check_name, registry.has_functional,
                  registry.make_environment, registry.make_functional):
         with self.assertRaisesRegex(ValueError, suite_message) as context:

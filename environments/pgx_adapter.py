@@ -1,0 +1,212 @@
+"""pgx's single-agent games as pure-JAX functional cores (`--env=pgx:<id>`).
+
+pgx games are JAX already, so each single-agent one (`env.num_players == 1`:
+2048 and the MinAtar games) becomes a `functional.FunctionalEnvironment` and
+runs in both loops. Multi-player games (chess, go, ...) are refused: the
+agents here play alone.
+
+How a pgx game maps onto the core:
+  * The core's state carries pgx's state and a PRNG key, because pgx's
+    `step` needs one (2048's new tiles, MinAtar's sticky actions): each step
+    splits it, so a trajectory depends only on the reset key and the actions.
+  * Reward is `state.rewards[0]`. `state.terminated` ends the episode with
+    discount 0; `state.truncated`, or `max_steps` steps, with discount 1.
+    pgx ends the game on an illegal action with reward -1 (its rule).
+  * Observations are float32 with pgx's observation shape (2048: a
+    (4, 4, 31) one-hot board; MinAtar: 10x10xC images).
+  * Legal actions: our interface needs them as a pure function of the
+    OBSERVATION (agents mask in jit, exported models too), while pgx keeps
+    them in the state. `LEGAL_ACTIONS` maps a game to such a function; a game
+    with one gets it as `legal_actions`, checked against pgx's
+    `state.legal_action_mask` in the tests. A game without one gets no
+    `legal_actions`, so every action counts as legal (true of the MinAtar
+    games, whose masks are all ones).
+
+pgx is imported on first use, so the framework works without it (then every
+pgx id raises, saying how to install it).
+"""
+
+import difflib
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
+
+import dm_env
+from dm_env import specs
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from environments import dm_env_wrapper
+from environments import functional
+
+INSTALL_HINT = "pip install -e '.[suites]'"
+_FLOAT = np.float32
+
+# Episodes are truncated after this many steps unless `max_steps` says
+# otherwise. pgx's 2048 and MinAtar games have no time limit, but the
+# compiled loop sizes its episode buffers by `max_episode_steps` (padded to a
+# power of two), so the cap must stay moderate: 1000 is gymnax's MinAtar
+# cap, and 2048 under uniformly random legal play lasts about 120 steps
+# (mean of 1,000 games; longest 299). At 1024 padded steps x 64 environments
+# a 2048 episode buffer holds 32M floats (130 MB).
+DEFAULT_MAX_STEPS = 1000
+
+# Single-agent games of pgx 2.6 (`num_players == 1`), for error messages;
+# whether an id is accepted is decided by its own `num_players`.
+SINGLE_AGENT_IDS = ('2048', 'minatar-asterix', 'minatar-breakout',
+                    'minatar-freeway', 'minatar-seaquest',
+                    'minatar-space_invaders')
+
+# Packages that provide pgx games outside pgx itself, by id prefix.
+_EXTRA_PACKAGES = {'minatar-': 'pgx-minatar'}
+
+
+def _pgx() -> Any:
+  """The pgx module, imported on first use (ValueError if missing)."""
+  try:
+    import pgx  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    raise ValueError(f'pgx is not installed: {INSTALL_HINT} ({e}).') from e
+  return pgx
+
+
+def _legal_actions_2048(observation: jax.Array) -> jax.Array:
+  """2048's legal moves from `[..., 4, 4, 31]` one-hot boards.
+
+  The board (tile exponents, 0 = empty) is the argmax of the one-hot axis;
+  the moves are pgx's own `_legal_action_mask` of it. On a board with no
+  move (the game is over) every action is legal, as pgx's mask says there.
+  """
+  from pgx import play2048  # pylint: disable=g-import-not-at-top
+  batch = observation.shape[:-3]
+  boards = jnp.argmax(observation, axis=-1).astype(jnp.int32)
+  masks = jax.vmap(play2048._legal_action_mask)(  # pylint: disable=protected-access
+      boards.reshape((-1, 4, 4)))
+  masks = masks | ~jnp.any(masks, axis=-1, keepdims=True)
+  return masks.reshape(batch + (4,))
+
+
+# id -> legal moves as a pure function of observations `[..., *shape]`.
+LEGAL_ACTIONS: Dict[str, Callable[[jax.Array], jax.Array]] = {
+    '2048': _legal_actions_2048,
+}
+
+# id -> the made pgx environment (making some takes seconds).
+_MADE: Dict[str, Any] = {}
+
+
+def _make(env_id: str) -> Any:
+  """`pgx.make(env_id)`, cached; a missing package raises naming it."""
+  if env_id not in _MADE:
+    pgx = _pgx()
+    try:
+      _MADE[env_id] = pgx.make(env_id)
+    except ImportError as e:
+      package = next((p for prefix, p in _EXTRA_PACKAGES.items()
+                      if env_id.startswith(prefix)), None)
+      install = (f'pip install {package}' if package else
+                 'install the package it names')
+      raise ValueError(f'pgx:{env_id} needs a package that is not '
+                       f'installed ({e}): {install}.') from e
+  return _MADE[env_id]
+
+
+def check_id(env_id: str) -> None:
+  """Raises ValueError unless `env_id` is a single-agent pgx game."""
+  available = _pgx().available_envs()
+  if env_id not in available:
+    close = difflib.get_close_matches(str(env_id), available, n=3)
+    hint = f' Did you mean {", ".join(close)}?' if close else ''
+    raise ValueError(f'Unknown pgx environment {env_id!r}.{hint} '
+                     f'Single-agent pgx ids: {", ".join(SINGLE_AGENT_IDS)}.')
+  players = _make(env_id).num_players
+  if players != 1:
+    raise ValueError(
+        f'pgx environment {env_id!r} is a {players}-player game; the agents '
+        f'here play alone. Single-agent pgx ids: '
+        f'{", ".join(SINGLE_AGENT_IDS)}.')
+
+
+class PgxState(NamedTuple):
+  """pgx's state, the key of the next step, and the steps taken."""
+  game: Any
+  key: jax.Array
+  steps: jax.Array  # int32 [].
+
+
+class PgxCore:
+  """One single-agent pgx game as a `functional.FunctionalEnvironment`."""
+
+  def __init__(self, env_id: str, max_steps: int = DEFAULT_MAX_STEPS):
+    if (not isinstance(max_steps, (int, np.integer)) or
+        isinstance(max_steps, bool) or max_steps < 1):
+      raise ValueError(f'max_steps must be a positive integer; got '
+                       f'{max_steps!r}.')
+    check_id(env_id)
+    self.env_id = env_id
+    self.env = _make(env_id)
+    self.max_steps = int(max_steps)
+    shape = jax.eval_shape(self.env.init, jax.random.PRNGKey(0)).observation
+    self._observation_spec = specs.Array(shape.shape, _FLOAT,
+                                         name='observation')
+    if shape.dtype == jnp.bool_:
+      self._observation_spec = specs.BoundedArray(
+          shape.shape, _FLOAT, 0.0, 1.0, name='observation')
+    self._num_actions = int(self.env.num_actions)
+    legal_actions = LEGAL_ACTIONS.get(env_id)
+    if legal_actions is not None:
+      # Only games with one have the attribute (see the module docstring).
+      self.legal_actions = legal_actions
+
+  @property
+  def max_episode_steps(self) -> int:
+    """Episodes end by `max_steps` at the latest (truncation)."""
+    return self.max_steps
+
+  def reset(self, key: jax.Array) -> Tuple[PgxState, dm_env.TimeStep]:
+    init_key, key = jax.random.split(key)
+    game = self.env.init(init_key)
+    state = PgxState(game, key, jnp.zeros((), jnp.int32))
+    return state, functional.restart(
+        jnp.asarray(game.observation, jnp.float32))
+
+  def step(self, state: PgxState,
+           action: jax.Array) -> Tuple[PgxState, dm_env.TimeStep]:
+    """One pgx `step` with the next key of the state's sequence.
+
+    Pure and traceable, so it cannot raise: `action` must be in
+    [0, num_actions). The dm_env face validates actions from users.
+    """
+    key, step_key = jax.random.split(state.key)
+    game = self.env.step(state.game, jnp.asarray(action, jnp.int32),
+                         step_key)
+    steps = state.steps + 1
+    truncated = jnp.logical_or(game.truncated, steps >= self.max_steps)
+    state = PgxState(game, key, steps)
+    return state, functional.transition(
+        game.rewards[0], jnp.asarray(game.observation, jnp.float32),
+        game.terminated, truncated)
+
+  def observation_spec(self) -> specs.Array:
+    return self._observation_spec
+
+  def action_spec(self) -> specs.DiscreteArray:
+    return specs.DiscreteArray(self._num_actions, dtype=np.int32,
+                               name='action')
+
+  def reward_spec(self) -> specs.Array:
+    return specs.Array((), _FLOAT, name='reward')
+
+  def discount_spec(self) -> specs.BoundedArray:
+    return specs.BoundedArray((), _FLOAT, 0.0, 1.0, name='discount')
+
+
+def make_core(env_id: str, max_steps: int = DEFAULT_MAX_STEPS) -> PgxCore:
+  """Single-agent pgx game `env_id` as a functional core."""
+  return PgxCore(env_id, max_steps)
+
+
+def make_environment(env_id: str, seed: Optional[int] = None,
+                     max_steps: int = DEFAULT_MAX_STEPS
+                    ) -> dm_env_wrapper.DmEnvironment:
+  """Single-agent pgx game `env_id` as a seeded `dm_env.Environment`."""
+  return dm_env_wrapper.DmEnvironment(make_core(env_id, max_steps), seed)

@@ -1,0 +1,233 @@
+"""Tests for `environments.gymnax_adapter`."""
+
+import sys
+from unittest import mock
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import dm_env
+from dm_env import specs
+import gymnax
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from agents import registry as agent_registry
+from environments import dm_env_wrapper
+from environments import gymnax_adapter
+from environments import specs as env_specs
+
+_CONTINUOUS = ('Pendulum-v1', 'MountainCarContinuous-v0', 'Reacher-misc',
+               'Swimmer-misc', 'PointRobot-misc')
+
+
+def _rollout(core, key, actions):
+  """Time steps of one episode start and `actions`, jitted as one scan."""
+
+  def run(key, actions):
+    state, first = core.reset(key)
+    _, timesteps = jax.lax.scan(core.step, state, actions)
+    return first, timesteps
+
+  return jax.jit(run)(key, jnp.asarray(actions, jnp.int32))
+
+
+class SpecsTest(parameterized.TestCase):
+
+  @parameterized.parameters(('CartPole-v1', (4,), 2),
+                            ('Breakout-MinAtar', (10, 10, 4), 3),
+                            ('Catch-bsuite', (10, 5), 3))
+  def test_specs(self, env_id, shape, num_actions):
+    core = gymnax_adapter.make_core(env_id)
+    observation_spec = core.observation_spec()
+    self.assertEqual(observation_spec.shape, shape)
+    self.assertEqual(observation_spec.dtype, np.float32)
+    self.assertEqual(core.action_spec(),
+                     specs.DiscreteArray(num_actions, np.int32, name='action'))
+    self.assertEqual(core.reward_spec().dtype, np.float32)
+    self.assertEqual(core.discount_spec().dtype, np.float32)
+    _, first = jax.jit(core.reset)(jax.random.PRNGKey(0))
+    self.assertEqual(first.observation.shape, shape)
+    self.assertEqual(first.observation.dtype, jnp.float32)
+
+  def test_discrete_observations_are_one_hot(self):
+    core = gymnax_adapter.make_core('FrozenLake-misc')
+    self.assertEqual(core.observation_spec().shape, (16,))
+    first, timesteps = _rollout(core, jax.random.PRNGKey(0), [1, 2])
+    observations = np.concatenate([first.observation[None],
+                                   timesteps.observation])
+    np.testing.assert_array_equal(observations.sum(-1), [1.0] * 3)
+    self.assertEqual(int(np.argmax(observations[0])), 0)  # Top-left start.
+
+  def test_max_episode_steps_is_gymnax_limit(self):
+    self.assertEqual(gymnax_adapter.make_core('CartPole-v1').max_episode_steps,
+                     500)
+    self.assertEqual(gymnax_adapter.make_core(
+        'Breakout-MinAtar', max_steps_in_episode=7).max_episode_steps, 7)
+    # BernoulliBandit's limit is a float in gymnax.
+    core = gymnax_adapter.make_core('BernoulliBandit-misc')
+    self.assertEqual(core.max_episode_steps, 100)
+    self.assertIsInstance(core.max_episode_steps, int)
+
+
+class CoreTest(absltest.TestCase):
+
+  def test_jit_and_vmap(self):
+    core = gymnax_adapter.make_core('CartPole-v1')
+    keys = jax.random.split(jax.random.PRNGKey(1), 8)
+    states, first = jax.jit(jax.vmap(core.reset))(keys)
+    self.assertEqual(first.observation.shape, (8, 4))
+    np.testing.assert_array_equal(first.step_type, [0] * 8)
+    actions = jnp.arange(8, dtype=jnp.int32) % 2
+    _, timesteps = jax.jit(jax.vmap(core.step))(states, actions)
+    self.assertEqual(timesteps.step_type.dtype, jnp.int8)
+    self.assertEqual(timesteps.reward.dtype, jnp.float32)
+    self.assertEqual(timesteps.discount.dtype, jnp.float32)
+    np.testing.assert_array_equal(timesteps.reward, [1.0] * 8)
+    np.testing.assert_array_equal(timesteps.step_type, [1] * 8)
+    # Different keys, different starts.
+    self.assertLen(np.unique(np.asarray(first.observation)[:, 0]), 8)
+
+  def test_termination_has_discount_zero(self):
+    core = gymnax_adapter.make_core('CartPole-v1')
+    _, timesteps = _rollout(core, jax.random.PRNGKey(0), [0] * 40)
+    step_types = np.asarray(timesteps.step_type)
+    end = int(np.argmax(step_types == 2))  # Pushing left topples the pole.
+    self.assertGreater(end, 3)
+    self.assertLess(end, 30)
+    np.testing.assert_array_equal(step_types[:end], [1] * end)
+    self.assertEqual(float(timesteps.discount[end]), 0.0)
+    self.assertEqual(float(timesteps.reward[end]), 1.0)
+
+  def test_truncation_has_discount_one(self):
+    core = gymnax_adapter.make_core('CartPole-v1', max_steps_in_episode=5)
+    _, timesteps = _rollout(core, jax.random.PRNGKey(0), [0, 1, 0, 1, 0])
+    np.testing.assert_array_equal(timesteps.step_type, [1, 1, 1, 1, 2])
+    np.testing.assert_array_equal(timesteps.discount, [1.0] * 5)
+
+  def test_trajectory_is_gymnax_step_env_with_split_keys(self):
+    # BernoulliBandit draws its rewards with the step key, so a wrong key
+    # sequence changes them; CartPole checks observations and ends.
+    for env_id, limit in (('BernoulliBandit-misc', 30), ('CartPole-v1', 30)):
+      core = gymnax_adapter.make_core(env_id, max_steps_in_episode=limit)
+      env, params = gymnax.make(env_id)
+      params = params.replace(max_steps_in_episode=limit)
+      actions = jax.random.randint(jax.random.PRNGKey(5), (limit,), 0, 2)
+      key = jax.random.PRNGKey(7)
+      first, timesteps = _rollout(core, key, actions)
+
+      def reference(key, actions, env=env, params=params):
+        reset_key, key = jax.random.split(key)
+        observation, state = env.reset_env(reset_key, params)
+
+        def step(carry, action):
+          state, key = carry
+          key, step_key = jax.random.split(key)
+          obs, state, reward, terminated, _ = env.step_env(
+              step_key, state, action, params)
+          return (state, key), (obs, reward, terminated,
+                                env.is_truncated(state, params))
+
+        return observation, jax.lax.scan(step, (state, key), actions)[1]
+
+      observation, (obs, reward, terminated, truncated) = jax.jit(reference)(
+          key, actions)
+      np.testing.assert_allclose(first.observation, observation, rtol=1e-6)
+      np.testing.assert_allclose(timesteps.observation, obs, rtol=1e-6)
+      np.testing.assert_array_equal(timesteps.reward, reward)
+      np.testing.assert_array_equal(timesteps.step_type,
+                                    np.where(terminated | truncated, 2, 1))
+      np.testing.assert_array_equal(timesteps.discount,
+                                    np.where(terminated, 0.0, 1.0))
+      self.assertTrue(bool(truncated[-1]) or bool(terminated[-1]))
+      if env_id == 'BernoulliBandit-misc':
+        # Rewards vary along the episode: the keys really are used.
+        self.assertLen(np.unique(np.asarray(timesteps.reward)), 2)
+
+
+class DmFaceTest(absltest.TestCase):
+
+  def test_dm_environment(self):
+    env = gymnax_adapter.make_environment('CartPole-v1', seed=3,
+                                          max_steps_in_episode=3)
+    self.assertIsInstance(env, dm_env_wrapper.DmEnvironment)
+    first = env.reset()
+    key = jax.random.fold_in(jax.random.PRNGKey(3), 0)
+    np.testing.assert_array_equal(first.observation,
+                                  env.core.reset(key)[1].observation)
+    self.assertEqual([env.step(1).step_type for _ in range(3)],
+                     [dm_env.StepType.MID] * 2 + [dm_env.StepType.LAST])
+    self.assertTrue(env.step(0).first())
+    with self.assertRaisesRegex(ValueError, r'integer in \[0, 1\]'):
+      env.step(2)
+    spec = env_specs.make_environment_spec(env)
+    self.assertIsNone(spec.legal_actions)
+    self.assertEqual(spec.num_actions, 2)
+
+  def test_agents_act_on_the_spec(self):
+    env = gymnax_adapter.make_environment('CartPole-v1', seed=0)
+    spec = env_specs.make_environment_spec(env)
+    agent = agent_registry.make_agent(
+        'ppo', agent_registry.make_config('ppo'), spec, None)
+    params = jax.jit(lambda key: agent.actor_params(agent.init(key)))(
+        jax.random.PRNGKey(0))
+    _, first = jax.vmap(env.core.reset)(
+        jax.random.split(jax.random.PRNGKey(1), 5))
+    actions, _ = jax.jit(agent.act)(params, jax.random.PRNGKey(2),
+                                    first.observation)
+    self.assertEqual(actions.shape, (5,))
+    self.assertTrue(np.all((actions >= 0) & (actions < 2)))
+
+
+class CheckIdTest(parameterized.TestCase):
+
+  def test_discrete_ids(self):
+    ids = gymnax_adapter.discrete_ids()
+    for env_id in ('CartPole-v1', 'Acrobot-v1', 'Breakout-MinAtar',
+                   'Catch-bsuite', 'FrozenLake-misc'):
+      self.assertIn(env_id, ids)
+      gymnax_adapter.check_id(env_id)
+    for env_id in _CONTINUOUS:
+      self.assertNotIn(env_id, ids)
+
+  def test_unknown_id_lists_close_matches(self):
+    for env_id, close in (('CartPole-v2', 'CartPole-v1'),
+                          ('cartpole', 'CartPole-v1'),
+                          ('Breakout-Minatar', 'Breakout-MinAtar')):
+      with self.assertRaisesRegex(ValueError, 'Unknown gymnax') as context:
+        gymnax_adapter.check_id(env_id)
+      message = str(context.exception)
+      self.assertIn(f'Did you mean {close}', message)
+      self.assertIn('Discrete-action gymnax ids: CartPole-v1, ', message)
+      self.assertNotIn('Pendulum', message)
+    with self.assertRaisesRegex(ValueError, 'Unknown gymnax'):
+      gymnax_adapter.make_core('NoSuchGame')
+
+  @parameterized.parameters(*_CONTINUOUS)
+  def test_continuous_ids_are_refused(self, env_id):
+    with self.assertRaisesRegex(ValueError, 'continuous actions') as context:
+      gymnax_adapter.make_core(env_id)
+    self.assertIn(repr(env_id), str(context.exception))
+    self.assertIn('Breakout-MinAtar', str(context.exception))
+
+  def test_env_kwargs_are_checked(self):
+    with self.assertRaisesRegex(ValueError,
+                                r"\['max_steps'\].*max_steps_in_episode, "
+                                r'gravity'):
+      gymnax_adapter.make_core('CartPole-v1', max_steps=5)
+    with self.assertRaisesRegex(ValueError, 'max_steps_in_episode must be'):
+      gymnax_adapter.make_core('CartPole-v1', max_steps_in_episode=0)
+    core = gymnax_adapter.make_core('CartPole-v1', force_mag=20.0)
+    self.assertEqual(core.params.force_mag, 20.0)
+
+  def test_missing_gymnax_says_how_to_install(self):
+    with mock.patch.dict(sys.modules, {'gymnax': None}):
+      for fn in (gymnax_adapter.check_id, gymnax_adapter.make_core):
+        with self.assertRaisesRegex(
+            ValueError, r"gymnax is not installed: pip install -e "
+            r"'\.\[suites\]'"):
+          fn('CartPole-v1')
+
+
+if __name__ == '__main__':
+  absltest.main()

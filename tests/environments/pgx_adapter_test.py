@@ -1,0 +1,246 @@
+"""Tests for `environments.pgx_adapter`."""
+
+import functools
+import sys
+from unittest import mock
+
+from absl.testing import absltest
+import dm_env
+from dm_env import specs
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pgx
+import pytest
+
+from agents import registry as agent_registry
+from environments import dm_env_wrapper
+from environments import pgx_adapter
+from environments import specs as env_specs
+
+
+def _random_play(core, key, num_envs, num_steps):
+  """Legal uniformly random play, resetting after LAST; per step: the
+  observation acted on, pgx's mask there, the mask derived from the
+  observation, the time step that follows and the episode's steps then."""
+  reset = jax.vmap(core.reset)
+  legal = getattr(core, 'legal_actions', None)
+
+  def step(carry, key):
+    states, timesteps = carry
+    mask = states.game.legal_action_mask
+    action_key, reset_key = jax.random.split(key)
+    actions = jax.random.categorical(
+        action_key, jnp.where(mask, 0.0, -jnp.inf)).astype(jnp.int32)
+    after, next_timesteps = jax.vmap(core.step)(states, actions)
+    fresh, first = reset(jax.random.split(reset_key, num_envs))
+    last = next_timesteps.step_type == 2
+    pick = lambda new, old: jnp.where(  # pylint: disable=g-long-lambda
+        last.reshape(last.shape + (1,) * (new.ndim - 1)), new, old)
+    carry = (jax.tree.map(pick, fresh, after), jax.tree.map(
+        pick, first, next_timesteps))
+    derived = mask if legal is None else legal(timesteps.observation)
+    return carry, (timesteps.observation, mask, derived, next_timesteps,
+                   after.steps)
+
+  def run(key):
+    start_key, key = jax.random.split(key)
+    carry = reset(jax.random.split(start_key, num_envs))
+    return jax.lax.scan(step, carry, jax.random.split(key, num_steps))[1]
+
+  return jax.jit(run)(key)
+
+
+@functools.lru_cache(maxsize=None)
+def _play_2048():
+  """32 games of 2048 x 200 steps of `_random_play` (shared by tests);
+  `max_steps` truncates the longer games."""
+  core = pgx_adapter.make_core('2048', max_steps=150)
+  return core, _random_play(core, jax.random.PRNGKey(1), num_envs=32,
+                            num_steps=200)
+
+
+class Play2048Test(absltest.TestCase):
+
+  def test_specs(self):
+    core = pgx_adapter.make_core('2048')
+    self.assertEqual(core.observation_spec(), specs.BoundedArray(
+        (4, 4, 31), np.float32, 0.0, 1.0, name='observation'))
+    self.assertEqual(core.action_spec(),
+                     specs.DiscreteArray(4, np.int32, name='action'))
+    self.assertEqual(core.reward_spec().dtype, np.float32)
+    self.assertEqual(core.max_episode_steps,
+                     pgx_adapter.DEFAULT_MAX_STEPS)
+
+  def test_jit_vmap_and_pgx_trajectory(self):
+    core = pgx_adapter.make_core('2048')
+    env = pgx.make('2048')
+
+    def run(key):
+      state, first = core.reset(key)
+      move = lambda game: jnp.argmax(game.legal_action_mask).astype(jnp.int32)
+      _, timesteps = jax.lax.scan(
+          lambda state, _: core.step(state, move(state.game)), state, None,
+          length=10)
+      # The same key through pgx itself: init, then split per step.
+      init_key, key = jax.random.split(key)
+      game = env.init(init_key)
+
+      def pgx_step(carry, _):
+        game, key = carry
+        key, step_key = jax.random.split(key)
+        game = env.step(game, move(game), step_key)
+        return (game, key), (game.observation, game.rewards[0],
+                             game.terminated)
+
+      _, reference = jax.lax.scan(pgx_step, (game, key), None, length=10)
+      return first, timesteps, game.observation, reference
+
+    first, timesteps, observation, (observations, rewards, ends) = jax.jit(
+        jax.vmap(run))(jax.random.split(jax.random.PRNGKey(0), 4))
+    self.assertEqual(first.observation.shape, (4, 4, 4, 31))
+    self.assertEqual(first.observation.dtype, jnp.float32)
+    np.testing.assert_array_equal(first.step_type, [0] * 4)
+    np.testing.assert_array_equal(first.observation, observation)
+    np.testing.assert_array_equal(timesteps.observation, observations)
+    self.assertEqual(timesteps.reward.dtype, jnp.float32)
+    np.testing.assert_array_equal(timesteps.reward, rewards)
+    self.assertGreater(float(np.sum(rewards)), 0.0)  # Tiles merged.
+    np.testing.assert_array_equal(timesteps.step_type, np.where(ends, 2, 1))
+    self.assertFalse(np.any(ends))
+
+  def test_legal_actions_match_pgx_mask(self):
+    core, (observations, mask, derived, timesteps, _) = _play_2048()
+    np.testing.assert_array_equal(derived, mask)
+    self.assertGreater(int((~np.asarray(mask)).any(-1).sum()), 300)
+    # A finished board has no move; pgx's mask is then all ones, and so is
+    # ours (an all-False mask would leave a policy nothing to sample).
+    over = (np.asarray(timesteps.step_type) == 2) & (
+        np.asarray(timesteps.discount) == 0.0)
+    self.assertGreater(int(over.sum()), 5)
+    self.assertTrue(np.all(core.legal_actions(
+        jnp.asarray(timesteps.observation)[over])))
+    # Batches of any rank.
+    batch = jnp.asarray(observations[:6, :2])
+    self.assertEqual(core.legal_actions(batch).shape, (6, 2, 4))
+    np.testing.assert_array_equal(core.legal_actions(batch[3, 1]),
+                                  mask[3, 1])
+
+  def test_illegal_move_terminates(self):
+    core = pgx_adapter.make_core('2048')
+    reset = jax.jit(core.reset)
+    for seed in range(20):
+      state, first = reset(jax.random.PRNGKey(seed))
+      illegal = np.flatnonzero(~core.legal_actions(first.observation))
+      if illegal.size:
+        break
+    _, timestep = jax.jit(core.step)(state, int(illegal[0]))
+    self.assertEqual(int(timestep.step_type), 2)
+    self.assertEqual(float(timestep.discount), 0.0)
+    self.assertEqual(float(timestep.reward), -1.0)  # pgx's penalty.
+
+  def test_game_over_terminates_and_max_steps_truncates(self):
+    core, (_, _, _, timesteps, steps) = _play_2048()
+    self.assertEqual(core.max_episode_steps, 150)
+    step_type, discount = (np.asarray(timesteps.step_type),
+                           np.asarray(timesteps.discount))
+    steps = np.asarray(steps)
+    terminated = (step_type == 2) & (discount == 0.0)
+    truncated = (step_type == 2) & (discount == 1.0)
+    self.assertGreater(int(terminated.sum()), 5)  # Boards fill up.
+    self.assertGreater(int(truncated.sum()), 0)
+    np.testing.assert_array_equal(steps[truncated], 150)
+    self.assertTrue(np.all(steps[step_type == 1] < 150))
+    np.testing.assert_array_equal(discount[step_type == 1], 1.0)
+    for bad in (0, 2.5, True):
+      with self.assertRaisesRegex(ValueError, 'max_steps must be'):
+        pgx_adapter.make_core('2048', max_steps=bad)
+
+  def test_dm_face_and_masking_agent(self):
+    env = pgx_adapter.make_environment('2048', seed=0)
+    self.assertIsInstance(env, dm_env_wrapper.DmEnvironment)
+    spec = env_specs.make_environment_spec(env)
+    self.assertIsNotNone(spec.legal_actions)
+    first = env.reset()
+    self.assertIs(first.step_type, dm_env.StepType.FIRST)
+    action = int(np.argmax(spec.legal_actions(first.observation)))
+    self.assertTrue(env.step(action).mid())
+    # Observations where some moves are illegal: the agent never picks one.
+    _, (observations, mask, _, _, _) = _play_2048()
+    rows = np.flatnonzero((~np.asarray(mask)).any(-1).reshape(-1))[:256]
+    self.assertLen(rows, 256)
+    observations = np.asarray(observations).reshape(-1, 4, 4, 31)[rows]
+    mask = np.asarray(mask).reshape(-1, 4)[rows]
+    agent = agent_registry.make_agent(
+        'ppo', agent_registry.make_config('ppo'), spec, None,
+        'mlp_actor_critic')
+    params = jax.jit(lambda key: agent.actor_params(agent.init(key)))(
+        jax.random.PRNGKey(0))
+    act = jax.jit(agent.act)
+    for seed in range(3):
+      actions, _ = act(params, jax.random.PRNGKey(seed), observations)
+      self.assertTrue(np.all(mask[np.arange(len(rows)), actions]))
+
+
+class MinAtarTest(absltest.TestCase):
+
+  def test_no_legal_actions_function_and_all_actions_legal(self):
+    core = pgx_adapter.make_core('minatar-breakout')
+    self.assertFalse(hasattr(core, 'legal_actions'))
+    env = pgx_adapter.make_environment('minatar-breakout', seed=0)
+    self.assertIsNone(env_specs.make_environment_spec(env).legal_actions)
+    self.assertEqual(core.observation_spec().shape, (10, 10, 4))
+    self.assertEqual(core.action_spec().num_values, 3)
+    # pgx's MinAtar masks are a constant of all ones.
+    self.assertTrue(np.all(core.env.legal_action_mask))
+    state, first = jax.jit(core.reset)(jax.random.PRNGKey(0))
+    self.assertTrue(np.all(state.game.legal_action_mask))
+    self.assertEqual(first.observation.dtype, jnp.float32)
+    self.assertEqual(first.observation.shape, (10, 10, 4))
+
+
+class CheckIdTest(absltest.TestCase):
+
+  def test_multi_player_games_are_refused(self):
+    for env_id in ('tic_tac_toe', 'kuhn_poker'):
+      with self.assertRaisesRegex(ValueError, '2-player game') as context:
+        pgx_adapter.make_core(env_id)
+      self.assertIn(repr(env_id), str(context.exception))
+      self.assertIn('Single-agent pgx ids: 2048, minatar-asterix',
+                    str(context.exception))
+
+  def test_unknown_id_lists_close_matches(self):
+    with self.assertRaisesRegex(ValueError,
+                                "Unknown pgx environment '2049'. Did you "
+                                'mean 2048?.*Single-agent pgx ids: 2048'):
+      pgx_adapter.check_id('2049')
+    with self.assertRaisesRegex(ValueError, 'Did you mean minatar-breakout'):
+      pgx_adapter.check_id('minatar-breakot')
+
+  def test_single_agent_ids_are_single_agent(self):
+    for env_id in pgx_adapter.SINGLE_AGENT_IDS:
+      pgx_adapter.check_id(env_id)
+
+  @pytest.mark.slow
+  def test_single_agent_ids_are_all_of_them(self):
+    # Making every pgx game takes ~25 s (chess and shogi build tables).
+    single = [i for i in pgx.available_envs()
+              if pgx.make(i).num_players == 1]
+    self.assertEqual(tuple(single), pgx_adapter.SINGLE_AGENT_IDS)
+
+  def test_missing_package_is_named(self):
+    error = ModuleNotFoundError("No module named 'pgx.minatar'")
+    with mock.patch.dict(pgx_adapter._MADE, clear=True), mock.patch.object(  # pylint: disable=protected-access
+        pgx, 'make', side_effect=error):
+      with self.assertRaisesRegex(ValueError,
+                                  'pgx:minatar-asterix needs a package .*'
+                                  'pip install pgx-minatar'):
+        pgx_adapter.make_core('minatar-asterix')
+    with mock.patch.dict(sys.modules, {'pgx': None}):
+      with self.assertRaisesRegex(ValueError, r"pgx is not installed: pip "
+                                  r"install -e '\.\[suites\]'"):
+        pgx_adapter.check_id('2048')
+
+
+if __name__ == '__main__':
+  absltest.main()
