@@ -13,6 +13,8 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     second of each (compile excluded, reported apart) and their ratio; the
     compiled loop also with `--wide_envs` environments and episodes per
     update.
+  gymnax_cartpole, breakout_minatar, vector_python_loop,
+    bsuite_python_loop: see `experiments/environment_benchmarks.py`.
   ppo_cartpole: PPO on CartPole in the common reference setting (4 envs x
     128 steps, 4 epochs x 4 minibatches, 64-unit tanh MLP, 500k steps):
     steps per second, compile seconds, final greedy return.
@@ -38,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 from absl import app
 from absl import flags
@@ -46,15 +48,16 @@ import numpy as np
 
 from agents import registry as agent_registry
 from environments import plane_strike
+from experiments import environment_benchmarks
 from experiments.driver import run as driver
-from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 from experiments.storage import atomic_files
 
 THRESHOLDS = (20.0, 16.0, 13.0)
 SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
-          'seeds', 'sweep')
+          'seeds', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
+          'vector_python_loop', 'bsuite_python_loop')
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
 RUN_SH_PRESET = 'ppo_plane_strike'
@@ -88,18 +91,6 @@ def seconds_to_thresholds(csv_path: str) -> dict:
     hit = [float(r['wall_seconds']) for r in rows
            if float(r['eval/mean_episode_length']) <= threshold]
     out[f'seconds_to_strikes_<={threshold:g}'] = hit[0] if hit else None
-  return out
-
-
-def medians(runs: List[Dict[str, Any]]) -> Dict[str, float]:
-  """Median of every numeric field over runs (None values skipped)."""
-  out = {}
-  for key in runs[0]:
-    values = [r[key] for r in runs
-              if isinstance(r.get(key), (int, float)) and
-              not isinstance(r.get(key), bool)]
-    if values and key != 'seed':
-      out[key] = float(np.median(values))
   return out
 
 
@@ -145,7 +136,7 @@ def python_loop(root: str, seeds: int, num_episodes: int,
   env_rates = [environment_steps_per_second(env_steps, seed)
                for seed in range(3)]
   return {'env_steps_per_second': float(np.median(env_rates)),
-          'median': medians(runs), 'runs': runs}
+          'median': environment_benchmarks.medians(runs), 'runs': runs}
 
 
 def loop_speed(root: str, seeds: int, num_episodes: int,
@@ -173,7 +164,7 @@ def loop_speed(root: str, seeds: int, num_episodes: int,
             wider['compile_seconds'],
         f'speedup_{wide_envs}_envs': rate(wider) / rate(python),
     })
-  return {'episodes_per_run': num_episodes, 'median': medians(runs),
+  return {'episodes_per_run': num_episodes, 'median': environment_benchmarks.medians(runs),
           'runs': runs}
 
 
@@ -198,17 +189,7 @@ def ppo_cartpole(root: str, seeds: int) -> Dict[str, Any]:
     })
   return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches, tanh '
                      '64-64, lr 2.5e-4 annealed, 500k steps',
-          'median': medians(runs), 'runs': runs}
-
-
-def _preset_settings(name: str) -> Dict[str, Any]:
-  """ExperimentConfig settings of a preset, as `train` applies it."""
-  preset = preset_registry.get(name)
-  return dict(agent=preset.agent, env=preset.env, preset=preset.name,
-              agent_config=agent_registry.make_config(preset.agent,
-                                                      **preset.config),
-              num_envs=preset.num_envs, num_steps=preset.num_steps,
-              num_episodes=preset.num_episodes)
+          'median': environment_benchmarks.medians(runs), 'runs': runs}
 
 
 def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
@@ -216,7 +197,7 @@ def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
   runs = []
   for seed in range(seeds):
     result = _train(root, f'run_sh_seed{seed}', seed=seed,
-                    **_preset_settings(RUN_SH_PRESET),
+                    **environment_benchmarks.preset_settings(RUN_SH_PRESET),
                     eval_every_episodes=0, eval_every_steps=100_000,
                     periodic_eval_episodes=200)
     runs.append({
@@ -230,12 +211,12 @@ def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
         **seconds_to_thresholds(os.path.join(result['workdir'],
                                              'train.csv')),
     })
-  return {'preset': RUN_SH_PRESET, 'median': medians(runs), 'runs': runs}
+  return {'preset': RUN_SH_PRESET, 'median': environment_benchmarks.medians(runs), 'runs': runs}
 
 
 def sweep(root: str, num_steps: int, single_runs: int) -> Dict[str, Any]:
   """The 16 × 3 PPO sweep as one program, and single runs timed alone."""
-  settings = _preset_settings(RUN_SH_PRESET)
+  settings = environment_benchmarks.preset_settings(RUN_SH_PRESET)
   settings.update(num_steps=num_steps, eval_episodes=200,
                   eval_every_episodes=0, eval_every_steps=num_steps // 10,
                   export_tflite=False)
@@ -340,6 +321,11 @@ def _define_flags() -> None:
   flags.DEFINE_integer('sweep_single_runs', 3,
                        'sweep: single runs timed for the one-by-one '
                        'estimate.', lower_bound=1)
+  flags.DEFINE_integer('vector_steps', 50_000, 'vector_python_loop, '
+                       'bsuite_python_loop: steps per run.', lower_bound=1)
+  flags.DEFINE_integer('vector_envs', 8, 'vector_python_loop, '
+                       'bsuite_python_loop: environments of the vectorised '
+                       'runs.', lower_bound=1)
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string(
       'workdir', None, 'Where the training runs go; default a temp dir.')
@@ -368,6 +354,7 @@ def main(argv):
       'time_to_model': lambda: time_to_model(root, f.seeds),
       'seeds': lambda: seeds_in_one_program(root),
       'sweep': lambda: sweep(root, f.sweep_steps, f.sweep_single_runs),
+      **environment_benchmarks.suites(root, f),
   }
   report = {'runs_per_figure': f.seeds, 'machine': {'cpus': os.cpu_count()}}
   for name in suites:

@@ -62,8 +62,9 @@ def _define_flags() -> None:
                     f'Agents to compare, from {", ".join(agent_registry.names())}.')
   flags.DEFINE_list(
       'envs', 'catch,plane_strike',
-      f'Environments: {env_registry.describe_names()} (suites step in '
-      f'Python, one seed per task), or ones registered by --imports.')
+      f'Environments: {env_registry.describe_names()} (bsuite: and gym: '
+      f'step in Python, one seed per task), or ones registered by '
+      f'--imports.')
   flags.DEFINE_integer('seeds', 5, 'Seeds 0 … N-1 of every pair.',
                        lower_bound=1)
   flags.DEFINE_integer('num_steps', 100_000, 'Environment steps per run.',

@@ -31,6 +31,7 @@ from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import finite_flags
+from experiments.cli import interval_flags
 from experiments.setup import library_logs
 from experiments.cli import user_imports
 from experiments.driver import run as driver
@@ -85,6 +86,7 @@ _WORKDIR = flags.DEFINE_string(
 _EVAL_EPISODES = flags.DEFINE_integer(
     'eval_episodes', 1000, 'Greedy episodes of the final evaluation (and of '
     'the exported model\'s check).', lower_bound=1)
+interval_flags.define()
 _EXPORT_TFLITE = flags.DEFINE_bool(
     'export_tflite', True, 'Export the trained policy to TFLite and verify it '
     'against JAX in the LiteRT interpreter.')
@@ -94,9 +96,11 @@ _LOOP = flags.DEFINE_enum(
     'learning in one XLA program (environments with a JAX core); python: '
     'the dm_env loop (any environment). Default: compiled when possible.')
 _NUM_ENVS = flags.DEFINE_integer(
-    'num_envs', None, 'Compiled loop: environments per seed, stepped side '
-    'by side; must divide the agent\'s sequences per update (default: that '
-    'number).', lower_bound=1)
+    'num_envs', None, 'Environments per seed, stepped side by side. '
+    'Compiled loop: must divide the agent\'s sequences per update (default: '
+    'that number). Python loop: any number (default 1), one batched act '
+    'per step; a resumed run restarts them on fresh episodes.',
+    lower_bound=1)
 _NUM_SEEDS = flags.DEFINE_integer(
     'num_seeds', 1, 'Compiled loop: train seeds --seed … --seed+K-1 side by '
     'side in one program, sharded over the local devices; each gets '
@@ -206,6 +210,7 @@ def _experiment_config(agent_config, preset: Optional[preset_registry.Preset]
       num_episodes=num_episodes,
       num_steps=num_steps,
       eval_episodes=_EVAL_EPISODES.value,
+      **interval_flags.values(),
       export_tflite=_EXPORT_TFLITE.value,
       loop=_LOOP.value,
       num_envs=_NUM_ENVS.value or (

@@ -3,7 +3,7 @@
 `plan` turns a `Comparison` into run groups, the unit of work a launcher
 hands out: the seeds of one agent × environment that train as one program
 (all seeds side by side in the compiled loop), or one seed of an environment
-that only the Python loop can step. Every pair is checked before anything is
+that only the Python loop can step (`bsuite:`, `gym:`). Every pair is checked before anything is
 written or trained, and every problem is reported at once.
 
 Workdir layout (each seed's directory is a regular training workdir, or,

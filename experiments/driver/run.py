@@ -46,20 +46,21 @@ def _next_multiple(value: int, every: int) -> int:
 
 def next_targets(config: config_lib.ExperimentConfig,
                  counters: PerSeed) -> interface.Targets:
-  """Where the next `advance` stops: the budget, the next periodic
-  evaluation or the next checkpoint, whichever comes first (the loop's
-  chunk ends sooner where it is shorter)."""
+  """Where the next `advance` stops: the budget, the next log row, the next
+  periodic evaluation or the next checkpoint, whichever comes first (the
+  loop's chunk ends sooner where it is shorter)."""
   episodes, steps = int(counters['episodes'][0]), int(counters['env_steps'][0])
   episode_targets, step_targets = [], []
   if config.num_episodes is not None:
     episode_targets.append(config.num_episodes)
   if config.num_steps is not None:
     step_targets.append(config.num_steps)
-  if config.eval_every_episodes:
-    episode_targets.append(_next_multiple(episodes,
-                                          config.eval_every_episodes))
-  if config.eval_every_steps:
-    step_targets.append(_next_multiple(steps, config.eval_every_steps))
+  for every in (config.log_every_episodes, config.eval_every_episodes):
+    if every:
+      episode_targets.append(_next_multiple(episodes, every))
+  for every in (config.log_every_steps, config.eval_every_steps):
+    if every:
+      step_targets.append(_next_multiple(steps, every))
   return interface.Targets(
       min(episode_targets) if episode_targets else None,
       min(step_targets) if step_targets else None,

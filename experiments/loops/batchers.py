@@ -49,7 +49,7 @@ def _host_copy(tree: Any) -> Any:
   return jax.device_get(tree)
 
 
-def _check_settings(state: Dict[str, Any], **settings: int) -> None:
+def check_settings(state: Dict[str, Any], **settings: int) -> None:
   """Raises ValueError if `state` came from a batcher of other settings."""
   saved = {name: state.get(name) for name in settings}
   if saved != settings:
@@ -57,7 +57,7 @@ def _check_settings(state: Dict[str, Any], **settings: int) -> None:
                      f'into a batcher of settings {settings}.')
 
 
-def _stack_extras(extras: List[agent_lib.Extras]):
+def stack_extras(extras: List[agent_lib.Extras]):
   """List of per-step extras dicts -> dict of stacked arrays ({} if none)."""
   if not extras or not extras[0]:
     return {}
@@ -111,7 +111,7 @@ class EpisodeBatcher:
             'current': _host_copy(self._current)}
 
   def restore(self, state: Dict[str, Any]) -> None:
-    _check_settings(state, batch_size=self._batch_size)
+    check_settings(state, batch_size=self._batch_size)
     self._episodes = _host_copy(list(state['episodes']))
     self._current = _host_copy(state['current'])
 
@@ -122,40 +122,54 @@ class EpisodeBatcher:
                          f'episodes are complete.')
     episodes = self._episodes[:self._batch_size]
     self._episodes = self._episodes[self._batch_size:]
-    length = padded_length(max(len(e['actions']) for e in episodes))
+    return pad_episodes([
+        dict(observations=np.stack(e['observations'][:-1]),
+             final_observation=e['observations'][-1], actions=e['actions'],
+             rewards=e['rewards'], discounts=e['discounts'],
+             extras=stack_extras(e['extras'])) for e in episodes])
 
-    def pad(values, dtype, shape=()):
-      out = np.zeros((length,) + shape, dtype)
-      out[:len(values)] = values
-      return out
 
-    obs_shape = episodes[0]['observations'][0].shape
-    obs_dtype = episodes[0]['observations'][0].dtype
-    columns = dict(observations=[], actions=[], rewards=[], discounts=[],
-                   last=[], mask=[], final_observations=[], extras=[])
-    for e in episodes:
-      n = len(e['actions'])
-      columns['observations'].append(
-          pad(np.stack(e['observations'][:-1]), obs_dtype, obs_shape))
-      columns['actions'].append(pad(e['actions'], np.int32))
-      columns['rewards'].append(pad(e['rewards'], np.float32))
-      columns['discounts'].append(pad(e['discounts'], np.float32))
-      columns['last'].append(pad(np.arange(n) == n - 1, bool))
-      columns['mask'].append(pad(np.ones(n), np.float32))
-      columns['final_observations'].append(e['observations'][-1])
-      columns['extras'].append(jax.tree.map(
-          lambda x: pad(x, x.dtype, x.shape[1:]), _stack_extras(e['extras'])))
-    time_major = lambda xs: np.stack(xs, axis=1)
-    return agent_lib.Trajectory(
-        observations=time_major(columns['observations']),
-        actions=time_major(columns['actions']),
-        rewards=time_major(columns['rewards']),
-        discounts=time_major(columns['discounts']),
-        last=time_major(columns['last']),
-        mask=time_major(columns['mask']),
-        final_observations=np.stack(columns['final_observations']),
-        extras=jax.tree.map(lambda *xs: np.stack(xs, axis=1),
-                            *columns['extras']))
+def pad_episodes(episodes: List[dict]) -> agent_lib.Trajectory:
+  """Whole episodes as one time-major batch, padded with mask 0.
+
+  Each episode: `observations` `[L, ...]` (those acted on),
+  `final_observation`, `actions`, `rewards`, `discounts` (length L) and
+  `extras` (a dict of `[L, ...]` arrays).
+  """
+  length = padded_length(max(len(e['actions']) for e in episodes))
+
+  def pad(values, dtype, shape=()):
+    out = np.zeros((length,) + shape, dtype)
+    out[:len(values)] = values
+    return out
+
+  obs_shape = episodes[0]['observations'].shape[1:]
+  obs_dtype = episodes[0]['observations'].dtype
+  columns = dict(observations=[], actions=[], rewards=[], discounts=[],
+                 last=[], mask=[], final_observations=[], extras=[])
+  for e in episodes:
+    n = len(e['actions'])
+    columns['observations'].append(pad(e['observations'], obs_dtype,
+                                       obs_shape))
+    columns['actions'].append(pad(e['actions'], np.int32))
+    columns['rewards'].append(pad(e['rewards'], np.float32))
+    columns['discounts'].append(pad(e['discounts'], np.float32))
+    columns['last'].append(pad(np.arange(n) == n - 1, bool))
+    columns['mask'].append(pad(np.ones(n), np.float32))
+    columns['final_observations'].append(e['final_observation'])
+    columns['extras'].append(jax.tree.map(
+        lambda x: pad(x, x.dtype, x.shape[1:]), e['extras']))
+  time_major = lambda xs: np.stack(xs, axis=1)
+  return agent_lib.Trajectory(
+      observations=time_major(columns['observations']),
+      actions=time_major(columns['actions']),
+      rewards=time_major(columns['rewards']),
+      discounts=time_major(columns['discounts']),
+      last=time_major(columns['last']),
+      mask=time_major(columns['mask']),
+      final_observations=np.stack(columns['final_observations']),
+      extras=jax.tree.map(lambda *xs: np.stack(xs, axis=1),
+                          *columns['extras']))
 
 
 class SequenceBatcher:
@@ -200,7 +214,7 @@ class SequenceBatcher:
           last=np.asarray(last, bool),
           mask=np.ones(self._unroll_length, np.float32),
           final_observations=observation,
-          extras=_stack_extras(list(extras))))
+          extras=stack_extras(list(extras))))
       self._steps = []
 
   def ready(self) -> bool:
@@ -214,7 +228,7 @@ class SequenceBatcher:
             'sequences': _host_copy(self._sequences)}
 
   def restore(self, state: Dict[str, Any]) -> None:
-    _check_settings(state, batch_size=self._batch_size,
+    check_settings(state, batch_size=self._batch_size,
                     unroll_length=self._unroll_length)
     self._pending = _host_copy(state['pending'])
     self._steps = _host_copy(list(state['steps']))
@@ -227,11 +241,17 @@ class SequenceBatcher:
                          f'{self._batch_size} sequences are complete.')
     sequences = self._sequences[:self._batch_size]
     self._sequences = self._sequences[self._batch_size:]
-    stack = lambda *xs: np.stack(xs, axis=1)
-    batch = jax.tree.map(stack, *sequences)
-    batch['final_observations'] = np.stack(
-        [s['final_observations'] for s in sequences])
-    return agent_lib.Trajectory(**batch)
+    return stack_sequences(sequences)
+
+
+def stack_sequences(sequences: List[dict]) -> agent_lib.Trajectory:
+  """Unrolls (dicts of `Trajectory` fields, each `[T, ...]`; the final
+  observation `[...]`) as one time-major batch `[T, B, ...]`."""
+  stack = lambda *xs: np.stack(xs, axis=1)
+  batch = jax.tree.map(stack, *sequences)
+  batch['final_observations'] = np.stack(
+      [s['final_observations'] for s in sequences])
+  return agent_lib.Trajectory(**batch)
 
 
 def make_batcher(data: agent_lib.DataRequirements

@@ -36,7 +36,7 @@ class CompiledTraining:
                environment_spec: specs.EnvironmentSpec,
                core: functional.FunctionalEnvironment, num_envs: int,
                seeds: Sequence[int], updates_per_chunk: Optional[int] = None,
-               log_every_episodes: int = 250,
+               log_every_episodes: int = 250, log_every_steps: int = 0,
                hyperparams: Optional[Dict[str, Sequence[float]]] = None,
                lane_agent: Optional[Callable[..., agent_lib.Agent]] = None):
     """Raises ValueError if `num_envs` does not divide the agent's batch.
@@ -55,7 +55,7 @@ class CompiledTraining:
     self._seeds = tuple(seeds)
     self._updates_per_chunk = (
         updates_per_chunk or compiled_loop.default_updates_per_chunk(
-            self._loop, log_every_episodes))
+            self._loop, log_every_episodes, log_every_steps))
     self._mesh = seed_sharding.seed_mesh(len(self._seeds))
     self._maybe_states: Optional[compiled_loop.LoopState] = None
     self._host_params: Optional[agent_lib.Params] = None  # Of every seed.

@@ -1,21 +1,35 @@
 """The Python `dm_env` loop behind the `TrainingLoop` interface: one seed.
 
-Acting, batching and learning happen in `EnvironmentLoop` (actor, batcher
-and learner in one process); this class adds what the driver needs: the
-checkpoint (`state`: learner state, actor key, counters; `host_state`: the
-batcher's part-filled batch and the evaluation episodes played), advancing
-by whole episodes until a target, and greedy evaluation on the seed's own
-evaluation episodes.
+Acting, batching and learning happen in `EnvironmentLoop` (one environment)
+or `VectorEnvironmentLoop` (`num_envs` N > 1 side by side, one batched act
+per step); this class adds what the driver needs: the checkpoint (`state`:
+learner state, actor key, counters; `host_state`: the batcher's part-filled
+batch and the evaluation episodes played), advancing until a target, and
+greedy evaluation on the seed's own evaluation episodes (one environment).
 
 Training plays one stream of episodes, `environment_seed(seed, TRAIN, 0)`
-(the compiled loop's episode keys too). Where the environment is an
-`episode_streams.EpisodeStream`, a resumed run starts that stream at the
-episode it would have played next, so it ends exactly as an uninterrupted
-one; any other environment is seeded anew on resume (with a warning).
+(the compiled loop's episode keys too; with N environments, environment i
+plays its episodes i, N + i, … as in the compiled loop). Where the
+environment is an `episode_streams.EpisodeStream`, a resumed run starts that
+stream at the episode it would have played next; any other environment is
+seeded anew on resume (with a warning).
+
+Where `advance` stops and what a checkpoint holds:
+  * N = 1: at episode ends; a checkpoint there resumes exactly (bit for bit
+    as an uninterrupted run).
+  * N > 1: at the first step (of all N environments) where a target is
+    reached; the N environments are then almost never all between episodes.
+    A checkpoint keeps, besides learner, actor key and counters, each
+    environment's count of episodes begun (`episodes_started`) and the
+    finished unrolls or episodes of the batcher. A resumed run starts every
+    environment on a fresh episode, its next number: the partial episodes
+    (and unrolls) in progress are dropped, their steps stay counted, and no
+    trajectory joins two episodes. So it trains on correctly but differs
+    from an uninterrupted run (it warns once).
 """
 
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from absl import logging
 import dm_env
@@ -31,6 +45,8 @@ from experiments.loops import evaluation
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
 from experiments.loops import seeding
+from experiments.loops import vector_batchers
+from experiments.loops import vector_environment_loop
 
 # (environment seed) -> a seeded dm_env environment.
 EnvironmentFactory = Callable[[int], dm_env.Environment]
@@ -46,14 +62,34 @@ def _reached(targets: interface.Targets, counters: Dict[str, int]) -> bool:
              for key in interface.COUNTERS)
 
 
+def _row(returns: List[float], lengths: List[int], steps: int,
+         elapsed: float, metrics: List[agent_lib.Metrics]) -> Dict[str, float]:
+  """The logged scalars of one `advance`: episode means (if any ended),
+  speeds and the learner metrics' means."""
+  values = {}
+  if lengths:
+    values['episode_return'] = float(np.mean(returns))
+    values['game_length'] = float(np.mean(lengths))
+  values['steps_per_second'] = steps / elapsed
+  values['episodes_per_second'] = len(lengths) / elapsed
+  fetched = jax.device_get(metrics)  # One transfer per call.
+  for name in (fetched[0] if fetched else ()):
+    values[name] = float(np.mean([m[name] for m in fetched]))
+  return values
+
+
 class PythonTraining:
-  """One seed trained episode by episode in a `dm_env` environment."""
+  """One seed trained in `num_envs` `dm_env` environments."""
 
   def __init__(self, agent: agent_lib.Agent,
                make_environment: EnvironmentFactory, seed: int,
-               log_every_episodes: int = 250):
+               log_every_episodes: int = 250, num_envs: int = 1):
     """`log_every_episodes`: `advance` returns at least at each multiple of
-    it (the logging interval)."""
+    it (the logging interval; 0: none). `num_envs`: environments stepped
+    side by side, with one batched act per step."""
+    if num_envs < 1:
+      raise ValueError(f'num_envs must be >= 1; got {num_envs}.')
+    self._num_envs = num_envs
     self._agent = agent
     self._log_every_episodes = log_every_episodes
     self._make_environment = make_environment
@@ -62,14 +98,23 @@ class PythonTraining:
     self._initial = {
         'learner': agent.init(learner_key), 'actor_key': actor_key,
         'counters': {k: np.zeros((), np.int64) for k in interface.COUNTERS}}
+    if num_envs > 1:
+      self._initial['episodes_started'] = np.zeros(num_envs, np.int64)
     self._counters = {k: 0 for k in interface.COUNTERS}
     self._restored_batch: Optional[Dict[str, Any]] = None  # Until `_start`.
     self._eval_episodes = 0  # Played of the evaluation stream.
     self._warned = False
     self._loop: Optional[environment_loop.EnvironmentLoop] = None
+    # N > 1: the loop of N environments, and whether a step of it began
+    # and did not finish (then nothing is consistent enough to save).
+    self._vector: Optional[vector_environment_loop.VectorEnvironmentLoop] = (
+        None)
+    self._stepping = False
     self._learner: Optional[learner_lib.Learner] = None
-    self._actor: Optional[actor_lib.Actor] = None
-    self._batcher: Optional[batchers.Batcher] = None
+    self._actor: Optional[Union[actor_lib.Actor,
+                                actor_lib.BatchedActor]] = None
+    self._batcher: Optional[Union[batchers.Batcher,
+                                  vector_batchers.VectorBatcher]] = None
     self._environment: Optional[dm_env.Environment] = None
     self._eval_environment: Optional[dm_env.Environment] = None
 
@@ -79,30 +124,38 @@ class PythonTraining:
 
   @property
   def num_envs(self) -> int:
-    return 1
+    return self._num_envs
 
   @property
   def compile_seconds(self) -> float:
     return 0.0  # `jax.jit` compiles on first use, inside the training time.
 
   def _in_episode(self) -> bool:
-    """Whether an episode began and was not counted (it was interrupted):
-    then learner, batcher and environment are part-way through it."""
+    """Whether an episode (N = 1) or a step (N > 1) began and was not
+    counted (it was interrupted): then learner, batcher and environments
+    are part-way through it."""
+    if self._num_envs > 1:
+      return self._stepping
     return (self._actor is not None and
             self._actor.next_episode != self._counters['episodes'])
 
   @property
   def state(self) -> Optional[Dict[str, Any]]:
-    """None while an interrupted episode leaves no exact resume point."""
+    """None while an interrupted episode (or step) leaves no resume point."""
     if self._in_episode():
       return None
     if self._learner is None:
       learner, key = self._initial['learner'], self._initial['actor_key']
     else:
       learner, key = self._learner.state, self._actor.key
-    return {'learner': learner, 'actor_key': key,
-            'counters': {k: np.asarray(v, np.int64)
-                         for k, v in self._counters.items()}}
+    state = {'learner': learner, 'actor_key': key,
+             'counters': {k: np.asarray(v, np.int64)
+                          for k, v in self._counters.items()}}
+    if self._num_envs > 1:
+      state['episodes_started'] = np.asarray(
+          self._initial['episodes_started'] if self._vector is None
+          else self._vector.resume_started(), np.int64)
+    return state
 
   @property
   def host_state(self) -> Optional[Dict[str, Any]]:
@@ -124,6 +177,12 @@ class PythonTraining:
       logging.warning('Resuming without host state (a checkpoint written '
                       'before it was saved): a part-filled batch is lost, '
                       'so the run differs from an uninterrupted one.')
+    if self._num_envs > 1 and self._counters['env_steps']:
+      logging.warning(
+          'Resuming %d environments: their episodes in progress at the '
+          'checkpoint are dropped (counted as played) and each starts a '
+          'fresh one, so the run differs from an uninterrupted one.',
+          self._num_envs)
     host_state = host_state or {}
     self._restored_batch = host_state.get('batcher')
     self._eval_episodes = int(host_state.get('eval_episodes', 0))
@@ -147,6 +206,13 @@ class PythonTraining:
     if isinstance(environment, episode_streams.EpisodeStream):
       environment.seek(stream, episode)
       return environment
+    self._warn_unaddressable(environment)
+    if fallback != stream:
+      environment.close()
+      environment = self._make_environment(fallback)
+    return environment
+
+  def _warn_unaddressable(self, environment: dm_env.Environment) -> None:
     if not self._warned:
       self._warned = True
       logging.warning(
@@ -154,10 +220,40 @@ class PythonTraining:
           'environments.episode_streams.EpisodeStream), so the resumed run '
           'plays other episodes than an uninterrupted one would.',
           type(environment).__name__)
-    if fallback != stream:
+
+  def _training_environment(self, index: int, stream: int,
+                            started: np.ndarray) -> dm_env.Environment:
+    """Environment `index` of N: an EpisodeStream plays `stream` (the loop
+    seeks its episodes); any other is seeded by its next episode number."""
+    environment = self._make_environment(stream)
+    if isinstance(environment, episode_streams.EpisodeStream):
+      return environment
+    if started.any():
+      self._warn_unaddressable(environment)
+    seed = seeding.environment_seed(
+        self._seed, seeding.TRAIN, int(started[index]) * self._num_envs + index)
+    if seed != stream:
       environment.close()
-      environment = self._make_environment(fallback)
+      environment = self._make_environment(seed)
     return environment
+
+  def _start_vector(self) -> None:
+    """N environments, batched actor, batcher and learner from the state."""
+    started = np.asarray(self._initial['episodes_started'], np.int64)
+    stream = seeding.environment_seed(self._seed, seeding.TRAIN, 0)
+    environments = [self._training_environment(i, stream, started)
+                    for i in range(self._num_envs)]
+    self._learner = learner_lib.Learner(self._agent, self._initial['learner'])
+    self._actor = actor_lib.BatchedActor(self._agent, self._learner.params,
+                                         self._initial['actor_key'])
+    self._batcher = vector_batchers.make_batcher(self._agent.data,
+                                                 self._num_envs)
+    if self._restored_batch is not None:
+      self._batcher.restore(self._restored_batch)
+      self._restored_batch = None
+    self._vector = vector_environment_loop.VectorEnvironmentLoop(
+        environments, stream, self._actor, self._learner, self._batcher,
+        started)
 
   def _start(self) -> None:
     """Environment, actor, batcher and learner from the current state."""
@@ -180,12 +276,18 @@ class PythonTraining:
   def advance(self, targets: interface.Targets,
               progress: Optional[interface.ProgressFn] = None
              ) -> interface.Rows:
+    """Trains to the first episode end (N = 1) or step (N > 1) where a
+    target, the deadline or the next logging interval is reached."""
+    every = self._log_every_episodes
+    if every:  # 0: no logging interval of the loop's own.
+      log_point = (self._counters['episodes'] // every + 1) * every
+      targets = targets._replace(
+          episodes=log_point if targets.episodes is None
+          else min(log_point, targets.episodes))
+    if self._num_envs > 1:
+      return self._advance_vector(targets, progress)
     if self._loop is None:
       self._start()
-    every = self._log_every_episodes
-    log_point = (self._counters['episodes'] // every + 1) * every
-    targets = targets._replace(episodes=log_point if targets.episodes is None
-                               else min(log_point, targets.episodes))
     returns: List[float] = []
     lengths: List[int] = []
     metrics: List[agent_lib.Metrics] = []
@@ -205,16 +307,49 @@ class PythonTraining:
       if _reached(targets, self._counters):
         break
     elapsed = time.perf_counter() - start
-    values = {
-        'episode_return': float(np.mean(returns)),
-        'game_length': float(np.mean(lengths)),
-        'steps_per_second': sum(lengths) / elapsed,
-        'episodes_per_second': len(lengths) / elapsed,
-    }
-    fetched = jax.device_get(metrics)  # One transfer per call.
-    for name in (fetched[0] if fetched else ()):
-      values[name] = float(np.mean([m[name] for m in fetched]))
-    return [values]
+    return [_row(returns, lengths, sum(lengths), elapsed, metrics)]
+
+  def _advance_vector(self, targets: interface.Targets,
+                      progress: Optional[interface.ProgressFn]
+                     ) -> interface.Rows:
+    """`advance` of N environments, one step of all of them at a time;
+    `progress` comes at the steps where episodes end or updates happen."""
+    if self._vector is None:
+      self._start_vector()
+    never = float('inf')
+    limits = {key: never if getattr(targets, key) is None
+              else getattr(targets, key) for key in interface.COUNTERS}
+    deadline = never if targets.deadline is None else targets.deadline
+    counters = self._counters
+    steps_before = counters['env_steps']
+    returns: List[float] = []
+    lengths: List[int] = []
+    metrics: List[agent_lib.Metrics] = []
+    start = time.perf_counter()
+    while True:
+      self._stepping = True
+      result = self._vector.step()
+      counters['episodes'] += len(result.lengths)
+      counters['env_steps'] += self._num_envs
+      counters['updates'] += len(result.learner_metrics)
+      self._stepping = False  # Counted: `state` is consistent again.
+      reached = (counters['env_steps'] >= limits['env_steps'] or
+                 counters['episodes'] >= limits['episodes'] or
+                 counters['updates'] >= limits['updates'] or
+                 time.monotonic() >= deadline)
+      if result.lengths or result.learner_metrics:
+        returns.extend(result.returns)
+        lengths.extend(result.lengths)
+        metrics.extend(result.learner_metrics)
+        if progress is not None and not reached:
+          progress(self.counters())
+      if reached:
+        break
+    if progress is not None:
+      progress(self.counters())
+    elapsed = time.perf_counter() - start
+    return [_row(returns, lengths, counters['env_steps'] - steps_before,
+                 elapsed, metrics)]
 
   def evaluate(self, num_episodes: int) -> interface.PerSeed:
     # One evaluation stream per run: successive evaluations play further
@@ -243,6 +378,8 @@ class PythonTraining:
     return jax.device_get(self._params())
 
   def close(self) -> None:
+    if self._vector is not None:
+      self._vector.close()
     for environment in (self._environment, self._eval_environment):
       if environment is not None:
         environment.close()

@@ -86,4 +86,25 @@ PLANE_STRIKE += (
            result='greedy strikes 12.55 / 12.78 (seeds 0, 1; 1000 games)'),
 )
 
-PRESETS = CATCH + CARTPOLE + PLANE_STRIKE
+# gymnax suites (the `suites` extra), in PureJaxRL's reference settings.
+GYMNAX = (
+    Preset('ppo_gymnax_cartpole', 'ppo', 'gymnax:CartPole-v1',
+           {'anneal_learning_rate': True},
+           network='mlp_separate_actor_critic', num_steps=500_000,
+           default=True,
+           source='PureJaxRL ppo.py CartPole-v1 config (4 envs x 128 steps, '
+           '4 epochs x 4 minibatches, lr 2.5e-4 annealed, separate 64-64 '
+           'tanh actor and critic); measured by python -m '
+           'experiments.benchmark --suites=gymnax_cartpole'),
+    Preset('ppo_breakout_minatar', 'ppo', 'gymnax:Breakout-MinAtar',
+           {'learning_rate': 5e-3, 'anneal_learning_rate': True,
+            'batch_size': 64, 'unroll_length': 128, 'num_minibatches': 8},
+           network='mlp_separate_actor_critic_relu', num_steps=10_000_000,
+           default=True,
+           source='PureJaxRL ppo.py MinAtar config (64 envs x 128 steps, '
+           'lr 5e-3 annealed, 4 epochs x 8 minibatches, separate 64-64 ReLU '
+           'actor and critic); measured by python -m experiments.benchmark '
+           '--suites=breakout_minatar'),
+)
+
+PRESETS = CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX

@@ -54,20 +54,41 @@ def build(config: config_lib.ExperimentConfig) -> Built:
   """Environment spec and agent for `config` (no training state yet).
 
   Raises:
-    ExperimentError: if the agent cannot act in the environment.
+    ExperimentError: if the agent (or the network) cannot act in the
+      environment.
   """
-  environment = env_registry.make_environment(config.env, **config.env_kwargs)
-  spec = specs.make_environment_spec(environment)
-  environment.close()
+  spec = environment_spec(config)
   if not isinstance(spec.actions, dm_specs.DiscreteArray):
     raise ExperimentError(
         f'Agent {config.agent!r} needs discrete actions, but environment '
         f'{config.env!r} has {spec.actions!r}. Choose an environment with a '
         f'discrete action space.')
+  try:  # The network must take these observations (a conv needs images).
+    agent_registry.network_entry(config.agent, config.network, spec)
+  except ValueError as e:
+    raise ExperimentError(f'network: {e}') from e
   agent = agent_registry.make_agent(config.agent, config.agent_config, spec,
                                     config.resolved_hidden_sizes(),
                                     config.network)
   return Built(config, spec, agent)
+
+
+def environment_spec(config: config_lib.ExperimentConfig
+                    ) -> specs.EnvironmentSpec:
+  """The spec of `config`'s environment (made, read, closed)."""
+  environment = env_registry.make_environment(config.env, **config.env_kwargs)
+  spec = specs.make_environment_spec(environment)
+  environment.close()
+  return spec
+
+
+def network_name(config: config_lib.ExperimentConfig) -> str:
+  """The network `build` gives the agent, as `result.json` records it:
+  `config.network`, else the agent's default for the environment's
+  observations (the conv network of its kind on images)."""
+  return agent_registry.network_entry(
+      config.agent, config.network,
+      None if config.network else environment_spec(config)).name
 
 
 def seeds(config: config_lib.ExperimentConfig) -> list[int]:
@@ -117,7 +138,8 @@ def make_loop(built: Built) -> interface.TrainingLoop:
   if config.loop == 'python':
     return python_training.PythonTraining(built.agent, built.environment,
                                           config.seed,
-                                          config.log_every_episodes)
+                                          config.log_every_episodes,
+                                          num_envs=config.num_envs or 1)
   core = env_registry.make_functional(config.env, **config.env_kwargs)
 
   def lane_agent(values):
@@ -132,6 +154,7 @@ def make_loop(built: Built) -> interface.TrainingLoop:
         built.agent, built.environment_spec, core,
         config.num_envs or built.agent.data.batch_size, seeds(config),
         config.updates_per_chunk, config.log_every_episodes,
+        config.log_every_steps,
         _lane_values(config), lane_agent if config.trials else None)
   except ValueError as e:
     raise ExperimentError(f'--num_envs: {e}') from e

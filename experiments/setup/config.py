@@ -1,7 +1,7 @@
 """Experiment configuration: environment, agent, network and run settings."""
 
 import dataclasses
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -13,6 +13,11 @@ IDENTITY_KEYS = ('agent', 'env', 'seed', 'env_kwargs', 'network',
                  'hidden_sizes', 'agent_config', 'loop', 'num_envs',
                  'num_seeds', 'trials')
 LOOPS = ('compiled', 'python')
+# Logging and periodic evaluation intervals (0: off; None: from the budget).
+INTERVAL_KEYS = ('log_every_episodes', 'log_every_steps',
+                 'eval_every_episodes', 'eval_every_steps')
+LOG_POINTS = 100  # Default rows of train.csv over a run.
+EVAL_POINTS = 10  # Default periodic evaluations over a run.
 # Budgets and intervals the counters hold exactly (the compiled loop counts
 # in two int32 words, `loops.wide_counters`; 2^60 steps is centuries).
 MAX_COUNT = 1 << 60
@@ -25,7 +30,9 @@ class ExperimentConfig:
   Attributes:
     agent: agent name (see `agents.registry.names()`).
     env: environment name: a registered game (`environments.registry.names()`)
-      or `bsuite:<id>` / `gym:<id>` (see `environments.registry.check_name`).
+      or a suite's id, `gymnax:<id>` / `pgx:<id>` (JAX cores: both loops)
+      or `bsuite:<id>` / `gym:<id>` (Python loop; see
+      `environments.registry.check_name`).
     seed: seeds the agent, the actor and the environment.
     agent_config: the agent's config dataclass; None means its defaults.
       Settings derived from the budget (e.g. PPO's `anneal_learning_rate`)
@@ -41,11 +48,21 @@ class ExperimentConfig:
     num_steps: budget in environment steps; None: no step limit. Training
       stops at whichever budget is reached first; at least one is needed.
     eval_episodes: greedy episodes of the final evaluation.
-    eval_every_episodes: periodic greedy evaluation interval (0 disables).
+    eval_every_episodes: periodic greedy evaluation every this many
+      episodes (0 disables).
     eval_every_steps: periodic greedy evaluation every this many environment
-      steps (None disables); with both set, either one triggers it.
+      steps (0 disables); with both set, either one triggers it. Both None:
+      `EVAL_POINTS` evaluations over the budget, by steps when `num_steps`
+      is set, else by episodes (`resolved_intervals`); one set: the other
+      is off.
     periodic_eval_episodes: episodes of each periodic evaluation.
-    log_every_episodes: scalars go to the loggers this often.
+    log_every_episodes: scalars go to the loggers every this many episodes
+      (0: not by episodes).
+    log_every_steps: ... every this many environment steps (0: not by
+      steps). Both None: `LOG_POINTS` rows over the budget, by steps when
+      `num_steps` is set, else by episodes; one set: the other is off.
+      The compiled loop logs once per chunk, so an agent learning from
+      whole episodes may log somewhat more often than asked.
     checkpoint_every_updates: also checkpoint every this many updates; None
       (the default): by wall time only (`checkpoint_every_seconds`), so
       that agents with many small updates (DQN) do not stop to save every
@@ -59,8 +76,11 @@ class ExperimentConfig:
     loop: 'compiled' (the whole training in one XLA program; needs a JAX
       core) or 'python' (the dm_env loop; any environment). None picks
       'compiled' whenever the environment has a JAX core.
-    num_envs: environments stepped side by side per seed (compiled loop);
-      None means the agent's batch size (sequences per update).
+    num_envs: environments stepped side by side per seed. Compiled loop:
+      None means the agent's batch size (sequences per update), which it
+      must divide. Python loop: any number, None means 1; N > 1 acts in all
+      N with one batched call per step (a resumed run restarts them on
+      fresh episodes, `loops.python_training`).
     num_seeds: independent runs, seeds `seed … seed + num_seeds - 1`,
       trained side by side in one program (compiled loop).
     updates_per_chunk: updates per host call of the compiled loop (metrics,
@@ -85,10 +105,11 @@ class ExperimentConfig:
   num_episodes: Optional[int] = 30_000
   num_steps: Optional[int] = None
   eval_episodes: int = 1000
-  eval_every_episodes: int = 2500
+  eval_every_episodes: Optional[int] = None
   eval_every_steps: Optional[int] = None
   periodic_eval_episodes: int = 100
-  log_every_episodes: int = 250
+  log_every_episodes: Optional[int] = None
+  log_every_steps: Optional[int] = None
   checkpoint_every_updates: Optional[int] = None
   checkpoint_every_seconds: float = 60.0
   max_abs_param: Optional[float] = 1e6
@@ -122,20 +143,19 @@ class ExperimentConfig:
           f'{agent_registry.get(self.agent).config_class.__name__}.')
     object.__setattr__(self, 'agent_config', agent_registry.fit_to_budget(
         self.agent, self.agent_config, self.num_steps))
-    for name in ('eval_episodes', 'periodic_eval_episodes',
-                 'log_every_episodes'):
+    for name in ('eval_episodes', 'periodic_eval_episodes'):
       if getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
-    for name in ('num_episodes', 'num_steps', 'eval_every_steps',
-                 'eval_every_episodes', 'checkpoint_every_updates'):
+    for name in ('num_episodes', 'num_steps', 'checkpoint_every_updates'
+                ) + INTERVAL_KEYS:
       value = getattr(self, name)
       if value is not None and value > MAX_COUNT:
         raise ValueError(f'{name} must be at most 2^60 ({MAX_COUNT}), the '
                          f'largest count training keeps exactly; got '
                          f'{value}.')
-      if (name != 'eval_every_episodes' and value is not None and
-          value < 1):
-        raise ValueError(f'{name} must be >= 1; got {value}.')
+      lowest = 0 if name in INTERVAL_KEYS else 1
+      if value is not None and value < lowest:
+        raise ValueError(f'{name} must be >= {lowest}; got {value}.')
     if not (isinstance(self.checkpoint_every_seconds, (int, float)) and
             0 < self.checkpoint_every_seconds < float('inf')):
       raise ValueError(f'checkpoint_every_seconds must be a finite number '
@@ -148,9 +168,8 @@ class ExperimentConfig:
     if self.num_episodes is None and self.num_steps is None:
       raise ValueError('Set num_episodes or num_steps (or both): training '
                        'needs a budget.')
-    if self.eval_every_episodes < 0:
-      raise ValueError(f'eval_every_episodes must be >= 0; got '
-                       f'{self.eval_every_episodes}.')
+    for key, value in resolved_intervals(self).items():
+      object.__setattr__(self, key, value)
     if self.hidden_sizes is not None:
       object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
     self._check_loop()
@@ -199,8 +218,8 @@ class ExperimentConfig:
     if self.loop == 'compiled' and not compiled_ok:
       raise ValueError(
           f'loop=compiled needs an environment with a JAX core (one of '
-          f'{", ".join(env_registry.names())}); {self.env!r} '
-          f'steps in Python. Use loop=python.')
+          f'{", ".join(env_registry.names())}, gymnax:<id> or pgx:<id>); '
+          f'{self.env!r} steps in Python. Use loop=python.')
     for name in ('num_envs', 'updates_per_chunk'):
       value = getattr(self, name)
       if value is not None and value < 1:
@@ -208,12 +227,11 @@ class ExperimentConfig:
     if self.num_seeds < 1:
       raise ValueError(f'num_seeds must be >= 1; got {self.num_seeds}.')
     if self.loop == 'python':
-      for name, default in (('num_envs', None), ('num_seeds', 1),
-                            ('updates_per_chunk', None)):
+      for name, default in (('num_seeds', 1), ('updates_per_chunk', None)):
         if getattr(self, name) != default:
           raise ValueError(
-              f'{name} needs loop=compiled: the Python loop steps one '
-              f'environment for one seed. Use loop=compiled (environments '
+              f'{name} needs loop=compiled: the Python loop trains one '
+              f'seed in one process. Use loop=compiled (environments '
               f'with a JAX core) or leave {name} unset.')
 
   def to_dict(self) -> dict:
@@ -229,6 +247,31 @@ class ExperimentConfig:
     if self.hidden_sizes is not None:
       return self.hidden_sizes
     return env_registry.hidden_sizes(self.env, self.env_kwargs)
+
+
+def resolved_intervals(config: ExperimentConfig) -> Dict[str, int]:
+  """The logging and evaluation intervals, defaults filled in.
+
+  A pair (by episodes, by steps) left unset gets `points` intervals over the
+  budget: by steps when `num_steps` is set (the budget the loop counts
+  most finely), else by episodes; with one of a pair set, the other is off
+  (0). So a 100k-step run logs every 1,000 steps and evaluates every 10,000,
+  and a 30,000-episode run logs every 300 episodes and evaluates every
+  3,000.
+  """
+  resolved = {}
+  for what, points in (('log', LOG_POINTS), ('eval', EVAL_POINTS)):
+    episodes_key, steps_key = f'{what}_every_episodes', f'{what}_every_steps'
+    episodes = getattr(config, episodes_key)
+    steps = getattr(config, steps_key)
+    if episodes is None and steps is None:
+      if config.num_steps is not None:
+        episodes, steps = 0, max(1, config.num_steps // points)
+      else:
+        episodes, steps = max(1, config.num_episodes // points), 0
+    resolved[episodes_key] = episodes or 0
+    resolved[steps_key] = steps or 0
+  return resolved
 
 
 def identity_mismatch(saved: Mapping[str, Any],

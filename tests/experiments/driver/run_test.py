@@ -20,7 +20,8 @@ class HostDecisionsTest(absltest.TestCase):
   def test_next_targets_take_the_nearest_point(self):
     config = config_lib.ExperimentConfig(
         env='catch', num_episodes=1000, eval_every_episodes=400,
-        eval_every_steps=None, checkpoint_every_updates=100)
+        eval_every_steps=None, log_every_episodes=0,
+        checkpoint_every_updates=100)
     self.assertEqual(driver.next_targets(config, _counters([0], [0], [0])),
                      interface.Targets(episodes=400, updates=100))
     self.assertEqual(
@@ -28,12 +29,25 @@ class HostDecisionsTest(absltest.TestCase):
         interface.Targets(episodes=1000, updates=200))
     steps = config_lib.ExperimentConfig(
         env='catch', num_episodes=None, num_steps=10_000,
-        eval_every_steps=3000, eval_every_episodes=0)
+        eval_every_steps=3000, eval_every_episodes=0, log_every_steps=0)
     # No update-count checkpoints by default: by wall time only.
     self.assertEqual(driver.next_targets(steps, _counters([5], [9100], [7])),
                      interface.Targets(env_steps=10_000))
     self.assertEqual(driver.next_targets(steps, _counters([5], [3000], [7])),
                      interface.Targets(env_steps=6000))
+
+  def test_next_targets_stop_at_log_points(self):
+    # Defaults: 100 log rows over a 10k-step budget.
+    steps = config_lib.ExperimentConfig(env='catch', num_episodes=None,
+                                        num_steps=10_000)
+    self.assertEqual(driver.next_targets(steps, _counters([5], [3050], [7])),
+                     interface.Targets(env_steps=3100))
+    episodes = config_lib.ExperimentConfig(
+        env='catch', num_episodes=1000, log_every_episodes=30,
+        eval_every_episodes=0)
+    self.assertEqual(
+        driver.next_targets(episodes, _counters([31], [400], [7])),
+        interface.Targets(episodes=60))
 
   def test_done_waits_for_the_slowest_seed(self):
     config = config_lib.ExperimentConfig(env='catch', num_episodes=None,

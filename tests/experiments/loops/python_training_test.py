@@ -37,7 +37,7 @@ def _built(agent, env):
   return build_lib.build(config_lib.ExperimentConfig(
       agent=agent, env=env, hidden_sizes=(16,), loop='python',
       agent_config=agent_registry.make_config(agent, **_SETTINGS[agent]),
-      num_episodes=100, export_tflite=False))
+      num_episodes=100, log_every_episodes=250, export_tflite=False))
 
 
 def _checkpointed(loop, built):

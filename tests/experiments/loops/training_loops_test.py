@@ -17,7 +17,7 @@ def _loop(loop, agent='reinforce', num_seeds=1, **agent_settings):
       agent=agent, env='catch', hidden_sizes=(8,), loop=loop,
       num_seeds=num_seeds,
       agent_config=agent_registry.make_config(agent, **agent_settings),
-      num_episodes=100, export_tflite=False)
+      num_episodes=100, log_every_episodes=250, export_tflite=False)
   return build_lib.make_loop(build_lib.build(config))
 
 

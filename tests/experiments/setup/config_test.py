@@ -27,11 +27,44 @@ class ExperimentConfigTest(parameterized.TestCase):
     config_lib.ExperimentConfig(num_episodes=None, num_steps=10)
 
   @parameterized.parameters('num_episodes', 'num_steps', 'eval_episodes',
-                            'log_every_episodes', 'checkpoint_every_updates',
-                            'eval_every_steps')
+                            'checkpoint_every_updates')
   def test_non_positive_counts_are_named(self, name):
     with self.assertRaisesRegex(ValueError, name):
       config_lib.ExperimentConfig(**{name: 0})
+
+  @parameterized.parameters(*config_lib.INTERVAL_KEYS)
+  def test_negative_intervals_are_named(self, name):
+    with self.assertRaisesRegex(ValueError, f'{name} must be >= 0'):
+      config_lib.ExperimentConfig(**{name: -1})
+
+  def test_intervals_default_to_the_step_budget(self):
+    config = config_lib.ExperimentConfig(num_episodes=None,
+                                         num_steps=100_000)
+    self.assertEqual(
+        {k: getattr(config, k) for k in config_lib.INTERVAL_KEYS},
+        {'log_every_steps': 1000, 'eval_every_steps': 10_000,
+         'log_every_episodes': 0, 'eval_every_episodes': 0})
+
+  def test_intervals_default_to_the_episode_budget(self):
+    config = config_lib.ExperimentConfig(num_episodes=30_000)
+    self.assertEqual(
+        {k: getattr(config, k) for k in config_lib.INTERVAL_KEYS},
+        {'log_every_steps': 0, 'eval_every_steps': 0,
+         'log_every_episodes': 300, 'eval_every_episodes': 3000})
+
+  def test_one_interval_of_a_pair_turns_the_other_off(self):
+    config = config_lib.ExperimentConfig(num_steps=100_000,
+                                         log_every_episodes=7,
+                                         eval_every_steps=0)
+    self.assertEqual(
+        {k: getattr(config, k) for k in config_lib.INTERVAL_KEYS},
+        {'log_every_steps': 0, 'eval_every_steps': 0,
+         'log_every_episodes': 7, 'eval_every_episodes': 0})
+    # Resolved values survive a rebuild (e.g. dataclasses.replace).
+    again = config_lib.ExperimentConfig(
+        **{k: getattr(config, k) for k in config_lib.INTERVAL_KEYS},
+        num_steps=100_000)
+    self.assertEqual(again, config)
 
   def test_wrong_agent_config_type(self):
     with self.assertRaisesRegex(ValueError, 'ReinforceConfig'):

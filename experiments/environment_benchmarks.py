@@ -1,0 +1,147 @@
+"""Benchmark suites of environments beyond our own games (issue 14).
+
+Run through `experiments.benchmark` (`--suites=gymnax_cartpole,...`); each
+suite returns per-run figures and their medians:
+  gymnax_cartpole: PPO on `gymnax:CartPole-v1` at its preset (PureJaxRL's
+    reference setting), compiled loop, 500k steps: training steps per
+    second (compile and periodic evaluation excluded), compile seconds,
+    greedy return; and the wall time of the plain `experiments.train`
+    command on that pair (defaults: preset, evaluations, TFLite export).
+  breakout_minatar: PPO on `gymnax:Breakout-MinAtar` at its preset
+    (PureJaxRL's MinAtar setting, 10M steps): the same figures.
+  vector_python_loop: the Python loop on `gym:CartPole-v1` (PPO) with 1 and
+    `--vector_envs` environments per actor call: steps per second, ratio.
+  bsuite_python_loop: DQN and PPO on `bsuite:catch/0` in the Python loop,
+    one environment (before the vectorised loop) and `--vector_envs`.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from typing import Any, Callable, Dict, List
+
+import numpy as np
+
+from agents import registry as agent_registry
+from experiments.driver import run as driver
+from experiments.presets import registry as preset_registry
+from experiments.setup import config as config_lib
+
+_ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# No periodic evaluation: the speed of training alone, as PureJaxRL reports.
+_NO_EVAL = dict(eval_every_steps=0, eval_every_episodes=0)
+
+
+def medians(runs: List[Dict[str, Any]]) -> Dict[str, float]:
+  """Median of every numeric field over runs (None values skipped)."""
+  out = {}
+  for key in runs[0]:
+    values = [r[key] for r in runs
+              if isinstance(r.get(key), (int, float)) and
+              not isinstance(r.get(key), bool)]
+    if values and key != 'seed':
+      out[key] = float(np.median(values))
+  return out
+
+
+def _run(root: str, name: str, **settings) -> Dict[str, Any]:
+  config = config_lib.ExperimentConfig(**settings)
+  start = time.perf_counter()
+  result = driver.run_experiment(config, os.path.join(root, name),
+                                 progress=False)
+  result['total_seconds'] = time.perf_counter() - start
+  return result
+
+
+def preset_settings(name: str) -> Dict[str, Any]:
+  """ExperimentConfig settings of preset `name`, as `train` applies it."""
+  preset = preset_registry.get(name)
+  return dict(agent=preset.agent, env=preset.env, preset=preset.name,
+              agent_config=agent_registry.make_config(preset.agent,
+                                                      **preset.config),
+              network=preset.network, num_envs=preset.num_envs,
+              num_steps=preset.num_steps, num_episodes=preset.num_episodes)
+
+
+def _train_command_seconds(root: str, agent: str, env: str) -> float:
+  """Wall seconds of `python -m experiments.train --agent --env` with
+  every other flag at its default (a fresh process: imports, compile,
+  training, evaluations, export and its verification)."""
+  start = time.perf_counter()
+  subprocess.run(
+      [sys.executable, '-m', 'experiments.train', f'--agent={agent}',
+       f'--env={env}', f'--workdir={os.path.join(root, "train_command")}',
+       '--progress=false'],
+      check=True, capture_output=True, cwd=_ROOT_DIR)
+  return time.perf_counter() - start
+
+
+def preset_speed(root: str, preset: str, seeds: int,
+                 train_command: bool = True) -> Dict[str, Any]:
+  """Compiled-loop training speed and greedy return of `preset`."""
+  runs = []
+  for seed in range(seeds):
+    result = _run(root, f'{preset}_seed{seed}', seed=seed,
+                  **preset_settings(preset), **_NO_EVAL, eval_episodes=100,
+                  export_tflite=False)
+    train_seconds = result['wall_seconds'] - result['compile_seconds']
+    runs.append({
+        'seed': seed,
+        'env_steps': result['env_steps'],
+        'steps_per_second': result['env_steps'] / train_seconds,
+        'compile_seconds': result['compile_seconds'],
+        'train_seconds_without_compile': train_seconds,
+        'greedy_return': result['eval_mean_return'],
+    })
+  report = {'preset': preset, 'source': preset_registry.get(preset).source,
+            'median': medians(runs), 'runs': runs}
+  if train_command:
+    entry = preset_registry.get(preset)
+    report['train_command'] = (f'python -m experiments.train '
+                               f'--agent={entry.agent} --env={entry.env}')
+    report['train_command_seconds'] = _train_command_seconds(
+        root, entry.agent, entry.env)
+  return report
+
+
+def _python_rate(root: str, name: str, **settings) -> float:
+  """Training steps per second of a Python-loop run (evaluations off)."""
+  result = _run(root, name, loop='python', num_episodes=None, **_NO_EVAL,
+                eval_episodes=10, export_tflite=False, **settings)
+  return result['env_steps'] / result['wall_seconds']
+
+
+def vector_python_loop(root: str, seeds: int, num_steps: int,
+                       num_envs: int, agents=('ppo',),
+                       env: str = 'gym:CartPole-v1') -> Dict[str, Any]:
+  """Python-loop steps per second with 1 and `num_envs` environments."""
+  report = {'env': env, 'num_steps': num_steps, 'num_envs': num_envs}
+  for agent in agents:
+    runs = []
+    for seed in range(seeds):
+      common = dict(agent=agent, env=env, seed=seed, num_steps=num_steps)
+      one = _python_rate(root, f'{agent}_one_seed{seed}', **common)
+      many = _python_rate(root, f'{agent}_{num_envs}_seed{seed}',
+                          num_envs=num_envs, **common)
+      runs.append({'seed': seed, 'one_env_steps_per_second': one,
+                   f'{num_envs}_envs_steps_per_second': many,
+                   'speedup': many / one})
+    report[agent] = {'median': medians(runs), 'runs': runs}
+  return report
+
+
+def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
+  """The suites of this module, by name, bound to their flag values."""
+  f = flags_values
+  return {
+      'gymnax_cartpole': lambda: preset_speed(root, 'ppo_gymnax_cartpole',
+                                              f.seeds),
+      'breakout_minatar': lambda: preset_speed(
+          root, 'ppo_breakout_minatar', f.seeds, train_command=False),
+      'vector_python_loop': lambda: vector_python_loop(
+          root, f.seeds, f.vector_steps, f.vector_envs),
+      'bsuite_python_loop': lambda: vector_python_loop(
+          root, f.seeds, f.vector_steps, f.vector_envs,
+          agents=('dqn', 'ppo'), env='bsuite:catch/0'),
+  }
