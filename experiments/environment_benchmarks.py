@@ -10,16 +10,18 @@ suite returns per-run figures and their medians:
   breakout_minatar: PPO on `gymnax:Breakout-MinAtar` at its preset
     (PureJaxRL's MinAtar setting, 10M steps): the same figures.
   vector_python_loop: the Python loop on `gym:CartPole-v1` (PPO) with 1 and
-    `--vector_envs` environments per actor call: steps per second, ratio.
+    `--vector_envs` environments per actor call: steps per second (median
+    of the `train.csv` rows, and over the whole run), ratios.
   bsuite_python_loop: DQN and PPO on `bsuite:catch/0` in the Python loop,
     one environment (before the vectorised loop) and `--vector_envs`.
 """
 
+import csv
 import os
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
@@ -105,11 +107,16 @@ def preset_speed(root: str, preset: str, seeds: int,
   return report
 
 
-def _python_rate(root: str, name: str, **settings) -> float:
-  """Training steps per second of a Python-loop run (evaluations off)."""
+def _python_rates(root: str, name: str, **settings) -> Tuple[float, float]:
+  """Steps per second of a Python-loop run (evaluations off): the median
+  of its `train.csv` rows (the loop's own rate: jit compiling in the first
+  rows and log writing left out) and over the whole run."""
   result = _run(root, name, loop='python', num_episodes=None, **_NO_EVAL,
                 eval_episodes=10, export_tflite=False, **settings)
-  return result['env_steps'] / result['wall_seconds']
+  with open(os.path.join(root, name, 'train.csv')) as f:
+    rates = [float(row['steps_per_second']) for row in csv.DictReader(f)]
+  return (float(np.median(rates)),
+          result['env_steps'] / result['wall_seconds'])
 
 
 def vector_python_loop(root: str, seeds: int, num_steps: int,
@@ -117,16 +124,23 @@ def vector_python_loop(root: str, seeds: int, num_steps: int,
                        env: str = 'gym:CartPole-v1') -> Dict[str, Any]:
   """Python-loop steps per second with 1 and `num_envs` environments."""
   report = {'env': env, 'num_steps': num_steps, 'num_envs': num_envs}
+  root = os.path.join(root, env.replace(':', '_').replace('/', '_'))
   for agent in agents:
     runs = []
     for seed in range(seeds):
       common = dict(agent=agent, env=env, seed=seed, num_steps=num_steps)
-      one = _python_rate(root, f'{agent}_one_seed{seed}', **common)
-      many = _python_rate(root, f'{agent}_{num_envs}_seed{seed}',
-                          num_envs=num_envs, **common)
+      one, one_overall = _python_rates(root, f'{agent}_one_seed{seed}',
+                                       **common)
+      many, many_overall = _python_rates(
+          root, f'{agent}_{num_envs}_seed{seed}', num_envs=num_envs,
+          **common)
       runs.append({'seed': seed, 'one_env_steps_per_second': one,
                    f'{num_envs}_envs_steps_per_second': many,
-                   'speedup': many / one})
+                   'speedup': many / one,
+                   'one_env_whole_run_steps_per_second': one_overall,
+                   f'{num_envs}_envs_whole_run_steps_per_second':
+                       many_overall,
+                   'whole_run_speedup': many_overall / one_overall})
     report[agent] = {'median': medians(runs), 'runs': runs}
   return report
 

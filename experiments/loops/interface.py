@@ -26,10 +26,11 @@ ProgressFn = Callable[[PerSeed], None]
 
 
 class Targets(NamedTuple):
-  """Where `advance` should stop: at the first episode (Python loop) or
-  update (compiled loop) at which seed 0 reaches any of these totals. None:
-  no target of that kind. A loop also stops at the end of its own chunk
-  (Python loop: each `log_every_episodes` episodes; compiled loop:
+  """Where `advance` should stop: at the first episode (Python loop, one
+  environment), step (Python loop, N environments) or update (compiled
+  loop) at which seed 0 reaches any of these totals. None: no target of
+  that kind. A loop also stops at the end of its own chunk (Python loop:
+  each `log_every_episodes` episodes, if set; compiled loop:
   `updates_per_chunk` updates), and the compiled loop approaches step and
   episode targets as closely as whole updates allow."""
   episodes: Optional[int] = None

@@ -16,7 +16,10 @@ LOOPS = ('compiled', 'python')
 # Logging and periodic evaluation intervals (0: off; None: from the budget).
 INTERVAL_KEYS = ('log_every_episodes', 'log_every_steps',
                  'eval_every_episodes', 'eval_every_steps')
-LOG_POINTS = 100  # Default rows of train.csv over a run.
+# Default rows of train.csv over a run: a curve, and chunks of the compiled
+# loop long enough (e.g. PPO's 500k CartPole steps: ~16k steps, as before)
+# that the host's work between them stays a small share.
+LOG_POINTS = 30
 EVAL_POINTS = 10  # Default periodic evaluations over a run.
 # Budgets and intervals the counters hold exactly (the compiled loop counts
 # in two int32 words, `loops.wide_counters`; 2^60 steps is centuries).
@@ -255,9 +258,9 @@ def resolved_intervals(config: ExperimentConfig) -> Dict[str, int]:
   A pair (by episodes, by steps) left unset gets `points` intervals over the
   budget: by steps when `num_steps` is set (the budget the loop counts
   most finely), else by episodes; with one of a pair set, the other is off
-  (0). So a 100k-step run logs every 1,000 steps and evaluates every 10,000,
-  and a 30,000-episode run logs every 300 episodes and evaluates every
-  3,000.
+  (0). So a 300k-step run logs every 10,000 steps and evaluates every
+  30,000, and a 30,000-episode run logs every 1,000 episodes and evaluates
+  every 3,000.
   """
   resolved = {}
   for what, points in (('log', LOG_POINTS), ('eval', EVAL_POINTS)):

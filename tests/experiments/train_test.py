@@ -50,6 +50,21 @@ class MakeConfigTest(absltest.TestCase):
     with flagsaver.flagsaver(env='bsuite:catch/0'):
       self.assertEqual(train.make_config().loop, 'python')
 
+  def test_interval_flags_reach_the_config(self):
+    with flagsaver.flagsaver(num_steps=50_000, num_episodes=None,
+                             log_every_steps=500, eval_every_episodes=40,
+                             periodic_eval_episodes=7):
+      config = train.make_config()
+    self.assertEqual(
+        (config.log_every_steps, config.log_every_episodes,
+         config.eval_every_steps, config.eval_every_episodes,
+         config.periodic_eval_episodes), (500, 0, 0, 40, 7))
+    with flagsaver.flagsaver(num_steps=50_000, num_episodes=None,
+                             preset='none'):
+      config = train.make_config()  # Defaults: from the step budget.
+    self.assertEqual((config.log_every_steps, config.eval_every_steps),
+                     (1666, 5000))
+
   def test_impossible_loop_settings_name_the_flag(self):
     with flagsaver.flagsaver(loop='python', num_seeds=2):
       with self.assertRaisesRegex(app.UsageError, 'num_seeds needs loop'):

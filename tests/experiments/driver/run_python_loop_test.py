@@ -141,6 +141,31 @@ class ExperimentTest(absltest.TestCase):
       self.assertEqual(float(row['mean_episode_length']), 9.0)
       self.assertGreater(float(row['wall_seconds']), 0.0)
 
+  def test_step_budgets_log_and_evaluate_by_steps_by_default(self):
+    # A budget in steps: by default 30 log rows and 10 evaluations over
+    # it, however few episodes it holds (before, intervals counted
+    # episodes, and a short run could end with empty logs).
+    workdir = self.create_tempdir().full_path
+    settings = {k: None for k in config_lib.INTERVAL_KEYS}
+    driver.run_experiment(
+        _config(agent='reinforce', env='catch', num_episodes=None,
+                num_steps=400, checkpoint_every_updates=None, **settings),
+        workdir, progress=False)
+    with open(os.path.join(workdir, 'eval.csv'), newline='') as f:
+      steps = [int(r['step']) for r in csv.DictReader(f)]
+    # Catch lasts 9 steps: the first episode end at or past each 40 steps.
+    self.assertEqual(steps, [45, 81, 126, 162, 207, 243, 288, 324, 360, 405])
+    with open(os.path.join(workdir, 'train.csv'), newline='') as f:
+      rows = list(csv.DictReader(f))
+    # A row at the first episode end past each multiple of 13 (400 // 30)
+    # or of 40 (an evaluation).
+    expected, previous = [], 0
+    for end in range(9, 406, 9):
+      if end // 13 > previous // 13 or end // 40 > previous // 40:
+        expected.append(end)
+        previous = end
+    self.assertEqual([int(r['step']) for r in rows], expected)
+
   def test_export_filename(self):
     self.assertEqual(workdir_lib.export_filename('plane_strike'),
                      'planestrike.tflite')

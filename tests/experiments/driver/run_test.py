@@ -37,11 +37,11 @@ class HostDecisionsTest(absltest.TestCase):
                      interface.Targets(env_steps=6000))
 
   def test_next_targets_stop_at_log_points(self):
-    # Defaults: 100 log rows over a 10k-step budget.
+    # Defaults: 30 log rows over a 30k-step budget.
     steps = config_lib.ExperimentConfig(env='catch', num_episodes=None,
-                                        num_steps=10_000)
+                                        num_steps=30_000)
     self.assertEqual(driver.next_targets(steps, _counters([5], [3050], [7])),
-                     interface.Targets(env_steps=3100))
+                     interface.Targets(env_steps=4000))
     episodes = config_lib.ExperimentConfig(
         env='catch', num_episodes=1000, log_every_episodes=30,
         eval_every_episodes=0)

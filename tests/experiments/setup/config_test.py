@@ -39,10 +39,10 @@ class ExperimentConfigTest(parameterized.TestCase):
 
   def test_intervals_default_to_the_step_budget(self):
     config = config_lib.ExperimentConfig(num_episodes=None,
-                                         num_steps=100_000)
+                                         num_steps=300_000)
     self.assertEqual(
         {k: getattr(config, k) for k in config_lib.INTERVAL_KEYS},
-        {'log_every_steps': 1000, 'eval_every_steps': 10_000,
+        {'log_every_steps': 10_000, 'eval_every_steps': 30_000,
          'log_every_episodes': 0, 'eval_every_episodes': 0})
 
   def test_intervals_default_to_the_episode_budget(self):
@@ -50,7 +50,7 @@ class ExperimentConfigTest(parameterized.TestCase):
     self.assertEqual(
         {k: getattr(config, k) for k in config_lib.INTERVAL_KEYS},
         {'log_every_steps': 0, 'eval_every_steps': 0,
-         'log_every_episodes': 300, 'eval_every_episodes': 3000})
+         'log_every_episodes': 1000, 'eval_every_episodes': 3000})
 
   def test_one_interval_of_a_pair_turns_the_other_off(self):
     config = config_lib.ExperimentConfig(num_steps=100_000,
