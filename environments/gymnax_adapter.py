@@ -92,10 +92,19 @@ def _is_discrete(space: Any) -> bool:
   return isinstance(space, _gymnax().environments.spaces.Discrete)
 
 
+# Games whose constructor downloads a data set (MNIST): never built just to
+# list ids in an error message (a typo must not start a download); they
+# still work when named.
+_LOADS_DATA = ('MNISTBandit-bsuite',)
+
+
 def discrete_ids() -> List[str]:
-  """Registered ids with a discrete action space (those that build here)."""
+  """Registered ids with a discrete action space (those that build here
+  without downloading data)."""
   ids = []
   for env_id in _gymnax().registered_envs:
+    if env_id in _LOADS_DATA:
+      continue
     try:
       env, params = _build(env_id)
     except ValueError:

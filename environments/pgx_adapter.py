@@ -98,15 +98,20 @@ def _make(env_id: str) -> Any:
   """`pgx.make(env_id)`, cached; a missing package raises naming it."""
   if env_id not in _MADE:
     pgx = _pgx()
+    package = next((p for prefix, p in _EXTRA_PACKAGES.items()
+                    if env_id.startswith(prefix)), None)
+    install = (f'pip install {package}' if package else
+               'install the package it names')
     try:
-      _MADE[env_id] = pgx.make(env_id)
+      made = pgx.make(env_id)
     except ImportError as e:
-      package = next((p for prefix, p in _EXTRA_PACKAGES.items()
-                      if env_id.startswith(prefix)), None)
-      install = (f'pip install {package}' if package else
-                 'install the package it names')
       raise ValueError(f'pgx:{env_id} needs a package that is not '
                        f'installed ({e}): {install}.') from e
+    if made is None:  # Some pgx versions print the missing package and
+      raise ValueError(  # return None instead of raising.
+          f'pgx:{env_id} needs a package that is not installed: '
+          f'{install}.')
+    _MADE[env_id] = made
   return _MADE[env_id]
 
 

@@ -135,7 +135,10 @@ class BatchedActor:
                observations: np.ndarray) -> jax.Array:
     """Starts acting for the environments' current episodes `episodes` and
     steps `steps` (`[N]`) on `observations` (`[N, ...]`)."""
-    observations = np.ascontiguousarray(observations)
+    # As JAX would hold them (float64 -> float32 unless x64 is on), so the
+    # bytes decode to the dtype the agent sees with one environment too.
+    observations = np.ascontiguousarray(
+        observations, jax.dtypes.canonicalize_dtype(observations.dtype))
     data = np.concatenate([  # A copy: the caller may reuse its arrays.
         np.asarray(episodes, np.int32).view(np.uint8),
         np.asarray(steps, np.int32).view(np.uint8),

@@ -389,10 +389,12 @@ def default_updates_per_chunk(loop: CompiledLoop, log_every_episodes: int,
                               log_every_steps: int = 0,
                               target_steps: int = 16_384) -> int:
   """Updates per host call: about one logging interval of work (by steps
-  as `steps_per_update` counts them, else episodes; unroll agents without
-  either: about `target_steps` environment steps)."""
+  as `steps_per_update` counts them, at most about `target_steps`, so that
+  checkpoints and signals are handled often; else by episodes; unroll
+  agents without either: about `target_steps` environment steps)."""
   if log_every_steps:
-    return max(1, -(-log_every_steps // loop.steps_per_update()))
+    return max(1, min(-(-log_every_steps // loop.steps_per_update()),
+                      target_steps // loop.steps_per_update()))
   if loop.episodic and log_every_episodes:
     return max(1, -(-log_every_episodes // loop.agent.data.batch_size))
   return max(1, target_steps // loop.steps_per_update())

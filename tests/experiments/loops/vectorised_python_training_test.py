@@ -193,7 +193,10 @@ def _simulate(steps_per_env, num_envs=_N):
 
 class BatchedActorTest(parameterized.TestCase):
 
-  @parameterized.parameters(np.float32, np.uint8, np.bool_, np.int16)
+  # float64 and int64: what many dm_env environments emit; JAX holds them
+  # as float32 and int32 (x64 off), as with one environment.
+  @parameterized.parameters(np.float32, np.uint8, np.bool_, np.int16,
+                            np.float64, np.int64)
   def test_packed_transfers_give_what_the_batched_act_gives(self, dtype):
     # Inputs and outputs travel as bytes; every dtype comes back intact.
 
