@@ -34,7 +34,8 @@ class NetworkRegistryTest(absltest.TestCase):
                      ('conv_policy', 'mlp_policy'))
     self.assertEqual(registry.names(registry.ACTOR_CRITIC),
                      ('conv_actor_critic', 'mlp_actor_critic',
-                      'mlp_separate_actor_critic'))
+                      'mlp_separate_actor_critic',
+                      'mlp_separate_actor_critic_relu'))
     self.assertEqual(registry.names(registry.Q_VALUES),
                      ('conv_q_values', 'mlp_q_values'))
 
@@ -47,6 +48,8 @@ class NetworkRegistryTest(absltest.TestCase):
         ('mlp_actor_critic',
          lambda out: out[0].shape == (3, 3) and out[1].shape == (3,)),
         ('mlp_separate_actor_critic',
+         lambda out: out[0].shape == (3, 3) and out[1].shape == (3,)),
+        ('mlp_separate_actor_critic_relu',
          lambda out: out[0].shape == (3, 3) and out[1].shape == (3,))):
       network = registry.get(name).make(spec, (8,))
       params = network.init(jax.random.PRNGKey(0), observations)
@@ -89,7 +92,8 @@ class NetworkRegistryTest(absltest.TestCase):
     for name, valid in (('conv_policy', 'mlp_policy'),
                         ('conv_q_values', 'mlp_q_values'),
                         ('conv_actor_critic',
-                         'mlp_actor_critic, mlp_separate_actor_critic')):
+                         'mlp_actor_critic, mlp_separate_actor_critic, '
+                         'mlp_separate_actor_critic_relu')):
       pattern = (rf"Network '{name}' needs observations of rank 3.*"
                  rf'shape \(10, 5\).*Valid choices here: {valid} ')
       with self.assertRaisesRegex(ValueError, pattern):

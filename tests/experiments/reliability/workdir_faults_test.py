@@ -139,7 +139,7 @@ def test_unreadable_row_in_the_middle_is_named_with_its_line(
   path = os.path.join(workdir, 'train.csv')
   with open(path) as f:
     lines = f.readlines()
-  assert len(lines) == 3  # Header and two rows: line 2 is not the tail.
+  assert len(lines) >= 3  # Header and rows: line 2 is not the tail.
   lines[1] = 'garbage,row\n'
   with open(path, 'w') as f:
     f.writelines(lines)
