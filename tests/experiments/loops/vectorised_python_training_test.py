@@ -6,9 +6,7 @@ Most tests play `_Counting`, whose observation is (episode number, step), so
 a batch shows exactly which episode and step each of its rows came from.
 """
 
-import pickle
 import time
-import types
 from unittest import mock
 
 from absl.testing import absltest
@@ -17,7 +15,6 @@ import chex
 import dm_env
 from dm_env import specs as dm_specs
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from agents import registry as agent_registry
@@ -191,39 +188,6 @@ def _simulate(steps_per_env, num_envs=_N):
   return _play(steps_per_env, num_envs)[0]
 
 
-class BatchedActorTest(parameterized.TestCase):
-
-  # float64 and int64: what many dm_env environments emit; JAX holds them
-  # as float32 and int32 (x64 off), as with one environment.
-  @parameterized.parameters(np.float32, np.uint8, np.bool_, np.int16,
-                            np.float64, np.int64)
-  def test_packed_transfers_give_what_the_batched_act_gives(self, dtype):
-    # Inputs and outputs travel as bytes; every dtype comes back intact.
-
-    def act(params, key, observations):
-      noise = jax.random.uniform(key, (1,))
-      total = observations.astype(jnp.float32).sum(-1) * params + noise
-      return (total > 1.0).astype(jnp.int32), {
-          'total': total, 'flags': observations > 0,
-          'small': observations.astype(jnp.int8),
-          'pair': jnp.stack([total, -total], -1)}
-
-    agent = types.SimpleNamespace(act=act)
-    key = jax.random.PRNGKey(4)
-    actor = actor_lib.BatchedActor(agent, jnp.float32(0.5), key)
-    observations = (np.arange(15).reshape(5, 3) % 3).astype(dtype)
-    episodes = np.array([0, 7, 9, 2, 1000], np.int32)
-    steps = np.array([3, 0, 1, 2, 5], np.int32)
-    got = actor.select_actions(episodes, steps, observations)
-    keys = jax.vmap(actor_lib.step_key, (None, 0, 0))(key, episodes, steps)
-    want = jax.vmap(lambda k, o: jax.tree.map(
-        lambda x: x[0], act(jnp.float32(0.5), k, o[None])))(keys,
-                                                            observations)
-    chex.assert_trees_all_equal(got, jax.device_get(want))
-    self.assertEqual(got[1]['flags'].dtype, np.bool_)
-    self.assertEqual(got[1]['pair'].shape, (5, 2))
-
-
 class BatchesTest(parameterized.TestCase):
 
   def test_unrolls_are_contiguous_per_environment_stream(self):
@@ -351,142 +315,6 @@ class AdvanceTest(absltest.TestCase):
     loop.advance(interface.Targets(episodes=50,
                                    deadline=time.monotonic() - 1.0))
     self.assertEqual(int(loop.counters()['env_steps'][0]), _N)
-
-
-class ResumeTest(parameterized.TestCase):
-
-  def _resumed(self, loop, agent):
-    state = jax.device_get(loop.state)
-    host_state = pickle.loads(pickle.dumps(loop.host_state))
-    loop.close()
-    resumed = _loop(agent)
-    with self.assertLogs('absl', 'WARNING') as logs:
-      resumed.restore(state, host_state)
-    self.assertLen(logs.records, 1)
-    self.assertIn('episodes in progress', logs.output[0])
-    return resumed, state
-
-  def test_resumed_unrolls_start_fresh_episodes(self):
-    agent = _ppo()
-    loop = _loop(agent)
-    with _Recorder() as before:
-      loop.advance(interface.Targets(env_steps=13 * _N))  # Mid-unroll.
-    self.assertLen(before.batches, 1)  # 8 unrolls: 2 left in the batcher.
-    self.assertLen(loop.host_state['batcher']['sequences'], 2)
-    resumed, state = self._resumed(loop, agent)
-    _, current = _play(13)
-    # Episodes in progress count as begun (and are dropped).
-    np.testing.assert_array_equal(
-        state['episodes_started'],
-        [e // _N + (step > 0) for e, step in current])
-    with _Recorder() as after:
-      resumed.advance(interface.Targets(env_steps=33 * _N))
-    counters = {k: int(v[0]) for k, v in resumed.counters().items()}
-    self.assertEqual(counters['env_steps'], 33 * _N)
-    # 2 kept + 4 x 4 new unrolls (20 steps): 3 more updates.
-    self.assertEqual(counters['updates'], 1 + 3)
-    sequences = after.columns()
-    for sequence in sequences:
-      _check_unroll(self, sequence)
-    fresh = sequences[2:]  # After the 2 kept ones.
-    for i in range(_N):
-      np.testing.assert_array_equal(
-          fresh[i].observations[0],
-          [state['episodes_started'][i] * _N + i, 0])
-      for before, after in zip(fresh[i::_N], fresh[i + _N::_N]):
-        _check_unroll(self, _join(before, after))
-
-  def test_resumed_episodes_are_whole(self):
-    agent = _agent('reinforce', batch_size=3)
-    loop = _loop(agent)
-    loop.advance(interface.Targets(env_steps=11 * _N))
-    kept = len(loop.host_state['batcher']['episodes'])
-    self.assertGreater(kept, 0)
-    before = {k: int(v[0]) for k, v in loop.counters().items()}
-    resumed, _ = self._resumed(loop, agent)
-    with _Recorder() as after:
-      resumed.advance(interface.Targets(env_steps=40 * _N))
-    numbers = [_check_episode(self, e) for e in after.columns()]
-    self.assertLen(numbers, len(set(numbers)))
-    _, current = _play(11)
-    dropped = {e for e, step in current if step > 0}
-    self.assertNotEmpty(dropped)
-    self.assertEmpty(set(numbers) & dropped)
-    counters = {k: int(v[0]) for k, v in resumed.counters().items()}
-    self.assertEqual(counters['env_steps'], 40 * _N)
-    self.assertEqual(counters['updates'], before['updates'] + (
-        kept + counters['episodes'] - before['episodes']) // 3)
-
-  def test_no_state_while_a_step_is_interrupted(self):
-    loop = _loop(_ppo())
-    loop.advance(interface.Targets(env_steps=8))
-    self.assertIsNotNone(loop.state)
-    with mock.patch.object(actor_lib.BatchedActor, 'fetch',
-                           side_effect=KeyboardInterrupt):
-      with self.assertRaises(KeyboardInterrupt):
-        loop.advance(interface.Targets(env_steps=16))
-    self.assertIsNone(loop.state)
-    self.assertIsNone(loop.host_state)
-
-  def test_state_before_training_restarts_nothing(self):
-    loop = _loop(_ppo())
-    np.testing.assert_array_equal(loop.state['episodes_started'],
-                                  np.zeros(_N))
-    loop.advance(interface.Targets(env_steps=1))
-    # One step in: every environment's first episode is in progress.
-    np.testing.assert_array_equal(loop.state['episodes_started'],
-                                  np.ones(_N))
-
-
-class _Unaddressable(dm_env.Environment):
-  """`_Counting` without `seek`: no EpisodeStream."""
-
-  def __init__(self, seed: int):
-    self.seed = seed
-    self._counting = _Counting(seed)
-
-  def reset(self):
-    return self._counting.reset()
-
-  def step(self, action):
-    return self._counting.step(action)
-
-  def observation_spec(self):
-    return self._counting.observation_spec()
-
-  def action_spec(self):
-    return self._counting.action_spec()
-
-
-class UnaddressableTest(absltest.TestCase):
-
-  def test_each_environment_gets_its_own_seed_and_resume_warns(self):
-    made = []
-
-    def make(seed):
-      made.append(_Unaddressable(seed))
-      return made[-1]
-
-    agent = _ppo()
-    loop = _loop(agent, make_environment=make, seed=5)
-    loop.advance(interface.Targets(env_steps=3 * _N))
-    seeds = [seeding.environment_seed(5, seeding.TRAIN, i)
-             for i in range(_N)]
-    self.assertEqual([e.seed for e in made], [seeds[0]] + [
-        s for seed in seeds[1:] for s in (seeds[0], seed)])
-    state, host_state = loop.state, loop.host_state
-    made.clear()
-    resumed = _loop(agent, make_environment=make, seed=5)
-    resumed.restore(state, host_state)
-    with self.assertLogs('absl', 'WARNING') as logs:
-      resumed.advance(interface.Targets(env_steps=4 * _N))
-    self.assertLen(logs.records, 1)
-    self.assertIn('EpisodeStream', logs.output[0])
-    # Seeded by each environment's next episode number.
-    self.assertEqual(
-        {e.seed for e in made} - {seeds[0]},
-        {seeding.environment_seed(5, seeding.TRAIN, int(k) * _N + i)
-         for i, k in enumerate(state['episodes_started'])})
 
 
 class OneEnvironmentTest(absltest.TestCase):
