@@ -4,7 +4,8 @@ Run through `experiments.benchmark` (`--suites=gymnax_cartpole,...`); each
 suite returns per-run figures and their medians:
   gymnax_cartpole: PPO on `gymnax:CartPole-v1` at its preset (PureJaxRL's
     reference setting), compiled loop, 500k steps: training steps per
-    second (compile and periodic evaluation excluded), compile seconds,
+    second (compile and periodic evaluation excluded; and over the chunks'
+    own time, the host's work between them excluded), compile seconds,
     greedy return; and the wall time of the plain `experiments.train`
     command on that pair (defaults: preset, evaluations, TFLite export).
   breakout_minatar: PPO on `gymnax:Breakout-MinAtar` at its preset
@@ -79,6 +80,17 @@ def _train_command_seconds(root: str, agent: str, env: str) -> float:
   return time.perf_counter() - start
 
 
+def _chunk_seconds(workdir: str) -> float:
+  """Seconds the compiled loop's chunks ran, from `train.csv` (each row:
+  one chunk's steps over its rate): training alone, without the host's
+  logging, checkpoints and divergence checks between chunks."""
+  with open(os.path.join(workdir, 'train.csv')) as f:
+    rows = list(csv.DictReader(f))
+  steps = [0] + [int(row['step']) for row in rows]
+  return sum((steps[i + 1] - steps[i]) / float(row['steps_per_second'])
+             for i, row in enumerate(rows))
+
+
 def preset_speed(root: str, preset: str, seeds: int,
                  train_command: bool = True) -> Dict[str, Any]:
   """Compiled-loop training speed and greedy return of `preset`."""
@@ -92,6 +104,8 @@ def preset_speed(root: str, preset: str, seeds: int,
         'seed': seed,
         'env_steps': result['env_steps'],
         'steps_per_second': result['env_steps'] / train_seconds,
+        'chunk_steps_per_second': result['env_steps'] / _chunk_seconds(
+            os.path.join(root, f'{preset}_seed{seed}')),
         'compile_seconds': result['compile_seconds'],
         'train_seconds_without_compile': train_seconds,
         'greedy_return': result['eval_mean_return'],

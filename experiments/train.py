@@ -108,7 +108,8 @@ _NUM_SEEDS = flags.DEFINE_integer(
 _UPDATES_PER_CHUNK = flags.DEFINE_integer(
     'updates_per_chunk', None, 'Compiled loop: updates per host call '
     '(logging, checkpoints and budget checks happen between chunks); '
-    'default: about one logging interval.', lower_bound=1)
+    'default: one logging interval, cut into equal chunks of at most '
+    'about 64k environment steps.', lower_bound=1)
 _CHECKPOINT_EVERY_UPDATES = flags.DEFINE_integer(
     'checkpoint_every_updates', None,
     'Also checkpoint every this many updates (default: by wall time only, '

@@ -39,6 +39,7 @@ from agents import agent as agent_lib
 from environments import functional
 from experiments.loops import actor as actor_lib
 from experiments.loops import batchers
+from experiments.loops import lane_map
 from experiments.loops import wide_counters
 
 Stats = Dict[str, jax.Array]
@@ -319,9 +320,11 @@ class CompiledLoop:
     """One update of every seed in `states` (leading dim S), each lane
     with its `hyperparams` (`[S]` arrays), if any."""
     hyperparams = hyperparams or {}
-    states, trajectories, stats = jax.vmap(self.collect)(states, hyperparams)
-    learn_lanes = jax.vmap(lambda learner, trajectory, values: self.agent_for(
-        values).update(learner, trajectory))
+    states, trajectories, stats = lane_map.map_lanes(self.collect)(
+        states, hyperparams)
+    learn_lanes = lane_map.map_lanes(
+        lambda learner, trajectory, values: self.agent_for(values).update(
+            learner, trajectory))
     learn = lambda learner, trajectory: learn_lanes(learner, trajectory,
                                                     hyperparams)
     if self.episodic:
@@ -384,17 +387,3 @@ class CompiledLoop:
                         1).astype(jnp.float32)
     return states, {k: v / count if k.startswith('learner/') else v
                     for k, v in sums.items()}
-
-def default_updates_per_chunk(loop: CompiledLoop, log_every_episodes: int,
-                              log_every_steps: int = 0,
-                              target_steps: int = 16_384) -> int:
-  """Updates per host call: about one logging interval of work (by steps
-  as `steps_per_update` counts them, at most about `target_steps`, so that
-  checkpoints and signals are handled often; else by episodes; unroll
-  agents without either: about `target_steps` environment steps)."""
-  if log_every_steps:
-    return max(1, min(-(-log_every_steps // loop.steps_per_update()),
-                      target_steps // loop.steps_per_update()))
-  if loop.episodic and log_every_episodes:
-    return max(1, -(-log_every_episodes // loop.agent.data.batch_size))
-  return max(1, target_steps // loop.steps_per_update())

@@ -25,6 +25,33 @@ from experiments.loops import seeding
 from experiments.loops import wide_counters
 
 
+# Environment steps of one host call, at most (about): long enough that the
+# call's fixed cost stays small (PPO on gymnax CartPole: chunks of 32 updates
+# train ~10% slower than one call for the whole run, chunks of 128 as fast;
+# BENCHMARKS.md), short enough that checkpoints and stop signals are handled
+# within about a second at the speeds measured there.
+CHUNK_STEPS = 65_536
+
+
+def default_updates_per_chunk(loop: compiled_loop.CompiledLoop,
+                              log_every_episodes: int,
+                              log_every_steps: int = 0,
+                              target_steps: int = CHUNK_STEPS) -> int:
+  """Updates per host call: one logging interval of work, cut into equal
+  chunks of at most about `target_steps` steps (so no short leftover chunk
+  sits before each log row). Intervals by steps count as `steps_per_update`
+  does; episode agents logging by episodes: one interval; without
+  either: about `target_steps` steps."""
+  per_update = loop.steps_per_update()
+  cap = max(1, target_steps // per_update)
+  if log_every_steps:
+    interval = -(-log_every_steps // per_update)
+    return -(-interval // -(-interval // cap))
+  if loop.episodic and log_every_episodes:
+    return max(1, -(-log_every_episodes // loop.agent.data.batch_size))
+  return cap
+
+
 def _keys(values: Sequence[int]) -> np.ndarray:
   return np.stack([np.asarray(jax.random.PRNGKey(v)) for v in values])
 
@@ -42,7 +69,7 @@ class CompiledTraining:
     """Raises ValueError if `num_envs` does not divide the agent's batch.
 
     `updates_per_chunk` None: about one logging interval of work
-    (`compiled_loop.default_updates_per_chunk`). A sweep gives each lane
+    (`default_updates_per_chunk`). A sweep gives each lane
     (entry of `seeds`) its `hyperparams` values, and `lane_agent` builds a
     lane's agent from them (`compiled_loop.CompiledLoop`).
     """
@@ -54,7 +81,7 @@ class CompiledTraining:
     self._spec = environment_spec
     self._seeds = tuple(seeds)
     self._updates_per_chunk = (
-        updates_per_chunk or compiled_loop.default_updates_per_chunk(
+        updates_per_chunk or default_updates_per_chunk(
             self._loop, log_every_episodes, log_every_steps))
     self._mesh = seed_sharding.seed_mesh(len(self._seeds))
     self._maybe_states: Optional[compiled_loop.LoopState] = None

@@ -17,8 +17,8 @@ LOOPS = ('compiled', 'python')
 INTERVAL_KEYS = ('log_every_episodes', 'log_every_steps',
                  'eval_every_episodes', 'eval_every_steps')
 # Default rows of train.csv over a run: a curve, and chunks of the compiled
-# loop long enough (e.g. PPO's 500k CartPole steps: ~16k steps, as before)
-# that the host's work between them stays a small share.
+# loop (one per row, at most ~64k steps: `compiled_training.CHUNK_STEPS`)
+# long enough that the host's work between them stays a small share.
 LOG_POINTS = 30
 EVAL_POINTS = 10  # Default periodic evaluations over a run.
 # Budgets and intervals the counters hold exactly (the compiled loop counts

@@ -1,0 +1,26 @@
+"""`vmap` over the compiled loop's lanes, skipped when there is one lane.
+
+Under `vmap`, a lane's gathers (PPO's minibatch shuffles), scans and
+random-number calls gain a batch dimension, and XLA on CPU runs them
+markedly slower even when that dimension has size 1 (PPO on gymnax
+CartPole: about a quarter of the update's time; BENCHMARKS.md). A single
+lane is therefore run as itself, with its axis removed and put back: the
+same function of the same values.
+"""
+
+from typing import Any, Callable
+
+import jax
+
+
+def map_lanes(fn: Callable[..., Any]) -> Callable[..., Any]:
+  """`fn` over the leading (lane) axis of every argument leaf."""
+
+  def mapped(*args: Any) -> Any:
+    sizes = {x.shape[0] for x in jax.tree.leaves(args)}
+    if sizes == {1}:
+      out = fn(*jax.tree.map(lambda x: x[0], args))
+      return jax.tree.map(lambda x: x[None], out)
+    return jax.vmap(fn)(*args)
+
+  return mapped
