@@ -51,6 +51,8 @@ class AgentEntry:
       shapes), so a sweep cannot give them as arrays: sweeps group by them
       (`sweepable_keys`). Every other float key must work as a traced
       scalar.
+    title: the agent's name for people (figure legends, reports); None:
+      `name`.
   """
   name: str
   config_class: type
@@ -61,6 +63,7 @@ class AgentEntry:
   trainable_on_device: bool = False
   fit_to_budget: Optional[Callable[[Any, Optional[int]], Any]] = None
   static_keys: Tuple[str, ...] = ()
+  title: Optional[str] = None
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -71,14 +74,16 @@ class AgentEntry:
 
 _BUILT_IN = (
     AgentEntry('a2c', a2c.A2CConfig, network_registry.ACTOR_CRITIC,
-               'mlp_actor_critic', a2c.make_agent, trainable_on_device=True),
+               'mlp_actor_critic', a2c.make_agent, trainable_on_device=True,
+               title='A2C'),
     AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
-               'mlp_q_values', dqn.make_agent),
+               'mlp_q_values', dqn.make_agent, title='DQN'),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
-               fit_to_budget=ppo.fit_to_budget),
+               fit_to_budget=ppo.fit_to_budget, title='PPO'),
     AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
-               'mlp_policy', reinforce.make_agent, trainable_on_device=True),
+               'mlp_policy', reinforce.make_agent, trainable_on_device=True,
+               title='REINFORCE'),
 )
 
 # Built-in entries, then whatever users `register` (never replaced).
@@ -103,6 +108,12 @@ def get(name: str) -> AgentEntry:
                      f'{", ".join(names())}. Your own agent: register it in '
                      f'a module named by --imports.')
   return entry
+
+
+def title(name: str) -> str:
+  """Agent `name` for people, e.g. 'PPO' (its entry's title, else name)."""
+  entry = get(name)
+  return entry.title or entry.name
 
 
 def check_config_keys(name: str, keys: Sequence[str]) -> None:

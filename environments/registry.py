@@ -67,6 +67,8 @@ class EnvironmentEntry:
     reference_score: how a comparison scores and normalises a run here; None
       means raw returns, outside the aggregate.
     input_name: name of the exported TFLite model's input tensor.
+    title: the game's name for people (figure titles, report headings);
+      None: `name`.
   """
   name: str
   make_core: Optional[CoreFactory] = None
@@ -74,6 +76,7 @@ class EnvironmentEntry:
   hidden_sizes: Optional[HiddenSizes] = None
   reference_score: Optional[reference_scores.ReferenceScore] = None
   input_name: str = DEFAULT_INPUT_NAME
+  title: Optional[str] = None
 
   def __post_init__(self):
     if not isinstance(self.name, str) or not self.name or ':' in self.name:
@@ -106,13 +109,14 @@ def _plane_strike_hidden_sizes(env_kwargs: Mapping[str, Any]
 
 _BUILT_IN = (
     EnvironmentEntry('cartpole', make_core=cartpole.CartPole,
-                     reference_score=reference_scores.CARTPOLE),
+                     reference_score=reference_scores.CARTPOLE,
+                     title='CartPole'),
     EnvironmentEntry('catch', make_core=catch.Catch,
-                     reference_score=reference_scores.CATCH),
+                     reference_score=reference_scores.CATCH, title='Catch'),
     EnvironmentEntry('plane_strike', make_core=plane_strike.PlaneStrike,
                      hidden_sizes=_plane_strike_hidden_sizes,
                      reference_score=reference_scores.PLANE_STRIKE,
-                     input_name='board'),
+                     input_name='board', title='Plane Strike'),
 )
 
 
@@ -284,6 +288,16 @@ def score_metric(name: str) -> str:
   """The evaluation quantity that scores `name` (return by default)."""
   reference = reference_score(name)
   return 'mean_return' if reference is None else reference.metric
+
+
+def title(name: str) -> str:
+  """Environment `name` for people: its entry's title, or a suite's id
+  with the suite named (e.g. 'CartPole-v1 (gymnax)')."""
+  prefix, suite_id = _split(name)
+  entry = get(name)
+  if entry is None:
+    return f'{suite_id} ({prefix[:-1]})'
+  return entry.title or entry.name
 
 
 def input_name(name: str) -> str:

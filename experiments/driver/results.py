@@ -18,17 +18,36 @@ from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
 from experiments.loops import interface
 from experiments.setup import build as build_lib
+from experiments.setup import provenance
 from experiments.storage import atomic_files
 
 FINISHED, DIVERGED = 'finished', 'diverged'
 STATUSES = (FINISHED, DIVERGED)
+# Keys of a result that differ between two runs of one experiment (time
+# taken, when and where it ran); everything else is the outcome.
+CIRCUMSTANCE_KEYS = ('wall_seconds', 'compile_seconds', 'provenance')
 
 PerSeed = interface.PerSeed
 
 
+def _provenance(loop: interface.TrainingLoop, wall_seconds: float,
+                sessions: List[Dict[str, Any]]) -> Dict[str, Any]:
+  """What produced a result: each training session's software and hardware
+  (`setup.provenance`), the setup keys on which they differ (a resumed run
+  that changed machine or versions), and the program's device-seconds
+  (shared by the seeds trained in it)."""
+  return {
+      'device_seconds': float(wall_seconds) * loop.num_devices,
+      'num_devices': loop.num_devices,
+      'sessions': sessions,
+      'differing_between_sessions': provenance.differing_keys(sessions),
+  }
+
+
 def _common(config, loop: interface.TrainingLoop, seed: int, i: int,
             counters: PerSeed, wall_seconds: float, evaluations: int,
-            compile_seconds: float) -> Dict[str, Any]:
+            compile_seconds: float,
+            sessions: List[Dict[str, Any]]) -> Dict[str, Any]:
   trial = build_lib.lane_trial(config, i)
   agent_config = (config.agent_config if trial is None else
                   config.trial_config(trial))
@@ -53,6 +72,7 @@ def _common(config, loop: interface.TrainingLoop, seed: int, i: int,
       'compile_seconds': compile_seconds,
       # Rows of eval.csv (periodic greedy evaluations).
       'evaluations': evaluations,
+      'provenance': _provenance(loop, wall_seconds, sessions),
   }
 
 
@@ -76,12 +96,14 @@ def _write(config, workdir: str, results: List[Dict[str, Any]],
 def finish(built: build_lib.Built, loop: interface.TrainingLoop,
            counters: PerSeed, wall_seconds: float, evaluations: int,
            workdir: str, writes: bool,
-           stopped: Optional[Dict[int, Dict[str, Any]]] = None
+           stopped: Optional[Dict[int, Dict[str, Any]]] = None,
+           sessions: Optional[List[Dict[str, Any]]] = None
           ) -> Dict[str, Any]:
   """Final evaluation and export of every seed; writes the results.
 
   `stopped`: the lanes (sweep trials) the divergence guard stopped, with
   their records: their results say diverged, with no score or model.
+  `sessions`: the provenance of each training session (`run._run`).
 
   Returns:
     For one seed, its result; for several, `{'seeds': [result, …]}`.
@@ -104,23 +126,25 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
       if stopped and i in stopped:
         results.append({
             **_common(config, loop, seed, i, counters, wall_seconds,
-                      evaluations, compile_seconds),
+                      evaluations, compile_seconds, sessions or []),
             'status': DIVERGED, 'divergence': stopped[i]})
         continue
       results.append(_finish_seed(built, loop, i, seed, counters,
                                   wall_seconds, evaluations, compile_seconds,
-                                  final, params, workdir, writes, publish))
+                                  final, params, workdir, writes, publish,
+                                  sessions or []))
   return _write(config, workdir, results, writes)
 
 
 def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
                  compile_seconds, final, params, workdir, writes,
-                 publish: contextlib.ExitStack) -> Dict[str, Any]:
+                 publish: contextlib.ExitStack,
+                 sessions: List[Dict[str, Any]]) -> Dict[str, Any]:
   """One seed's result; its model verified at a name `publish` renames."""
   config = built.config
   result = {
       **_common(config, loop, seed, i, counters, wall_seconds, evaluations,
-                compile_seconds),
+                compile_seconds, sessions),
       'status': FINISHED,
       'eval_episodes': config.eval_episodes,
       'eval_mean_return': float(final['mean_return'][i]),
@@ -142,7 +166,9 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
 def record_divergence(config, loop: interface.TrainingLoop,
                       counters: PerSeed, wall_seconds: float,
                       evaluations: int, records: List[Dict[str, Any]],
-                      workdir: str, writes: bool) -> Dict[str, Any]:
+                      workdir: str, writes: bool,
+                      sessions: Optional[List[Dict[str, Any]]] = None
+                     ) -> Dict[str, Any]:
   """Writes every seed's `result.json` as diverged: the seeds that did, with
   their record, and the others of the same program naming which did."""
   by_lane = {r['lane']: r for r in records}
@@ -153,6 +179,6 @@ def record_divergence(config, loop: interface.TrainingLoop,
         'reason': 'another seed trained in the same program diverged'}
     results.append({
         **_common(config, loop, seed, i, counters, wall_seconds, evaluations,
-                  loop.compile_seconds),
+                  loop.compile_seconds, sessions or []),
         'status': DIVERGED, 'divergence': divergence})
   return _write(config, workdir, results, writes)

@@ -10,7 +10,7 @@ below asks which one it is.
 
 import sys
 import time
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional
 
 import jax
 from jax.experimental import multihost_utils
@@ -26,6 +26,7 @@ from experiments.loops import interface
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
+from experiments.setup import provenance
 from experiments.setup import user_modules
 from experiments.storage import checkpointing
 from experiments.storage import loggers
@@ -95,6 +96,8 @@ class Resumed(NamedTuple):
   evaluations: int  # Periodic evaluations written to eval.csv so far.
   # Lanes of a sweep the divergence guard stopped: {lane: record}.
   stopped: Dict[int, Dict[str, Any]] = {}
+  # Software and hardware of each earlier session (`setup.provenance`).
+  sessions: List[Dict[str, Any]] = []
 
 
 def restore(loop: interface.TrainingLoop,
@@ -112,7 +115,8 @@ def restore(loop: interface.TrainingLoop,
   loop.restore(restored.state['loop'], host.get('loop'))
   return Resumed(float(restored.state['wall_seconds']),
                  int(host.get('evaluations', 0)),
-                 dict(host.get('stopped_lanes', {})))
+                 dict(host.get('stopped_lanes', {})),
+                 list(host.get('sessions', [])))
 
 
 def restored_loop(built: build_lib.Built,
@@ -202,6 +206,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     # A sweep's diverged trials stop alone (the others train on); any
     # other diverged seed stops the run.
     stopped = dict(resumed.stopped) if resumed else {}
+    # What software and hardware trained this run, session by session.
+    sessions = (resumed.sessions if resumed else []) + [provenance.collect()]
     wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
     bar = seed_logs.ProgressBar(config, counters, progress and writes)
     session_start = time.perf_counter()
@@ -220,7 +226,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
             {'loop': state,
              'wall_seconds': np.asarray(wall_seconds, np.float64)},
             {'loop': loop.host_state, 'evaluations': evaluations,
-             'stopped_lanes': stopped})
+             'stopped_lanes': stopped, 'sessions': sessions})
       return time.monotonic() + config.checkpoint_every_seconds
 
     with stop_signals.StopSignals() as stop:
@@ -261,7 +267,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
           if diverged:  # Nothing of this chunk is saved or logged.
             diverged += list(stopped.values())
             results.record_divergence(config, loop, counters, wall_seconds,
-                                      evaluations, diverged, workdir, writes)
+                                      evaluations, diverged, workdir, writes,
+                                      sessions)
             raise divergence.Diverged(diverged)
           bar.describe(rows[0])
           greedy = (loop.evaluate(config.periodic_eval_episodes)
@@ -297,7 +304,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
       if _agreed(stop.requested is not None):
         raise stop.interrupted('training is complete and checkpointed')
     return results.finish(built, loop, counters, wall_seconds, evaluations,
-                          workdir, writes, stopped)
+                          workdir, writes, stopped, sessions)
   finally:
     checkpointer.close()
     loop.close()

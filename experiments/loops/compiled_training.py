@@ -127,6 +127,10 @@ class CompiledTraining:
     return self._compile_seconds
 
   @property
+  def num_devices(self) -> int:
+    return int(self._mesh.devices.size)
+
+  @property
   def state(self) -> Optional[compiled_loop.LoopState]:
     """The states of every seed; None if a chunk interrupted mid-call has
     already donated them."""

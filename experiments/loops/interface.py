@@ -103,5 +103,10 @@ class TrainingLoop(Protocol):
   def compile_seconds(self) -> float:
     """Seconds spent compiling in this process (0 if nothing compiles)."""
 
+  @property
+  def num_devices(self) -> int:
+    """Devices the run's program occupies (over every process), for
+    device-seconds."""
+
   def close(self) -> None:
     """Releases environments and other resources."""

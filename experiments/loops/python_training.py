@@ -130,6 +130,10 @@ class PythonTraining:
   def compile_seconds(self) -> float:
     return 0.0  # `jax.jit` compiles on first use, inside the training time.
 
+  @property
+  def num_devices(self) -> int:
+    return 1
+
   def _in_episode(self) -> bool:
     """Whether an episode (N = 1) or a step (N > 1) began and was not
     counted (it was interrupted): then learner, batcher and environments

@@ -91,6 +91,8 @@ class ExperimentConfig:
       one logging interval.
     imports: Python modules imported before the names above are looked up:
       they register a user's own environments, networks and agents.
+    wandb_project: also log to this Weights & Biases project (the `wandb`
+      extra); None: TensorBoard and CSV only.
     trials: a sweep's configurations, trained side by side with every seed
       in one program (compiled loop): each maps some of the agent's
       `sweepable_keys` (the same keys in every trial) to its values, which
@@ -122,6 +124,7 @@ class ExperimentConfig:
   num_seeds: int = 1
   updates_per_chunk: Optional[int] = None
   imports: Tuple[str, ...] = ()
+  wandb_project: Optional[str] = None
   trials: Tuple[Mapping[str, float], ...] = ()
 
   def __post_init__(self):

@@ -10,6 +10,7 @@ from absl.testing import absltest
 import pytest
 
 from experiments.comparison import plan as comparison_lib
+from experiments.driver import results as results_lib
 from experiments.driver import run as driver
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
@@ -26,7 +27,7 @@ def _comparison():
 
 def _metrics(results):
   return [{k: v for k, v in r.items()
-           if k not in ('wall_seconds', 'compile_seconds')} for r in results]
+           if k not in results_lib.CIRCUMSTANCE_KEYS} for r in results]
 
 
 def _fail_midway_once(group: comparison_lib.RunGroup) -> list:

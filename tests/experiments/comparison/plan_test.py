@@ -10,11 +10,12 @@ from absl.testing import absltest
 
 from experiments.comparison import group_runner
 from experiments.comparison import plan as comparison_lib
+from experiments.driver import results
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
 
 # Run outcomes; the rest of result.json (timings) differs between runs.
-TIMING_KEYS = ('wall_seconds', 'compile_seconds')
+TIMING_KEYS = results.CIRCUMSTANCE_KEYS
 
 
 def _comparison(**overrides):

@@ -17,6 +17,7 @@ import jax
 import numpy as np
 import pytest
 
+from experiments.driver import results
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
 from experiments.setup import build as build_lib
@@ -82,7 +83,7 @@ def strict_json(path: str):
 def metrics(result: dict) -> dict:
   """A result's numbers that do not depend on timing."""
   return {k: v for k, v in result.items()
-          if k not in ('wall_seconds', 'compile_seconds', 'tflite_path')}
+          if k not in results.CIRCUMSTANCE_KEYS + ('tflite_path',)}
 
 
 def rewrite_checkpoint(workdir: str, change: Callable, step: int) -> None:
