@@ -17,6 +17,7 @@ from jax.experimental import multihost_utils
 import numpy as np
 
 from experiments.driver import divergence
+from experiments.driver import progress as progress_lib
 from experiments.driver import results
 from experiments.driver import seed_logs
 from experiments.driver import stop_signals
@@ -209,7 +210,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     # What software and hardware trained this run, session by session.
     sessions = (resumed.sessions if resumed else []) + [provenance.collect()]
     wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
-    bar = seed_logs.ProgressBar(config, counters, progress and writes)
+    bar = progress_lib.ProgressBar(config, counters, progress and writes)
     session_start = time.perf_counter()
     targets = None
     # False from the end of a chunk until its logs and evaluation count

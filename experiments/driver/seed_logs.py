@@ -1,4 +1,4 @@
-"""What a run shows as it goes: every seed's logs and the progress bar.
+"""What a run records as it goes: every seed's logs.
 
 Per seed: `train.csv` and TensorBoard (the chunk's scalars) and `eval.csv`
 (the periodic greedy evaluations). On resume each log is cut back to the
@@ -9,9 +9,7 @@ writes, so thousands of seeds fit under the usual open-file limit.
 """
 
 import os
-from typing import Collection, Dict, List, Optional
-
-import tqdm
+from typing import Collection, List, Optional
 
 from experiments.driver import workdir as workdir_lib
 from experiments.loops import interface
@@ -100,29 +98,3 @@ class SeedLogs:
   def close(self) -> None:
     for logger in self._train + self._eval:
       logger.close()
-
-
-class ProgressBar:
-  """Counts episodes, or steps when only a step budget is set (slowest
-  seed)."""
-
-  def __init__(self, config: config_lib.ExperimentConfig, counters: PerSeed,
-               enabled: bool):
-    self._key = 'episodes' if config.num_episodes is not None else 'env_steps'
-    self._bar = tqdm.tqdm(
-        total=config.num_steps if self._key == 'env_steps' else
-        config.num_episodes, initial=int(counters[self._key].min()),
-        unit='episode' if self._key == 'episodes' else 'step',
-        disable=not enabled, dynamic_ncols=True)
-
-  def show(self, counters: PerSeed) -> None:
-    """Moves the bar to `counters` (`TrainingLoop.advance`'s progress)."""
-    self._bar.update(int(counters[self._key].min()) - self._bar.n)
-
-  def describe(self, row: Dict[str, float]) -> None:
-    if 'game_length' in row:
-      self._bar.set_postfix(game_length=f'{row["game_length"]:.1f}',
-                            sps=f'{row["steps_per_second"]:.0f}')
-
-  def close(self) -> None:
-    self._bar.close()
