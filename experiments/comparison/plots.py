@@ -1,122 +1,246 @@
-"""PNG figures of an agent comparison: learning curves and rliable's panels.
+"""Figures of an agent comparison for a paper: learning curves and rliable's
+panels, each written as a 300-dpi PNG and a PDF.
 
-Figures use matplotlib's object API (`Figure`, never pyplot): PNGs render on
-the Agg canvas whatever the session's backend, with no global figure state to
-leak or close, and no display needed. Fixed size and dpi; written atomically.
+Each figure is built by a `*_figure` function (a `Figure`, to inspect or
+save) and written by the function of the same name without `_figure`.
+Figures use matplotlib's object API (`Figure`, never pyplot): no global
+figure state to leak or close, and no display needed. Names are for people
+(`environments.registry.title`, `agents.registry.title`), the axis says when
+lower is better, and a caption under the legend says what the lines and
+intervals are and over how many seeds. Style and output: `figure_style`.
 """
 
-import io
 import types
-from typing import Mapping, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
-import matplotlib
 from matplotlib import figure as figure_lib
 from matplotlib import ticker
 import numpy as np
 
-from experiments.storage import atomic_files
+from environments import registry as env_registry
+from experiments.comparison import figure_style as style
 from experiments.comparison import statistics
 
-DPI = 120
 # (steps, mean, low, high), each `[num_points]`.
 Curve = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 # (X, Y, P(X > Y)).
 Pair = Tuple[str, str, statistics.Interval]
 
-_TITLES = types.MappingProxyType({
-    'mean': 'Mean', 'median': 'Median', 'iqm': 'IQM',
-    'optimality_gap': 'Optimality Gap'})
+CURVES_AXES_HEIGHT = 2.0  # Inches.
+# Panel title and whether higher is better, per aggregate.
+_AGGREGATES = types.MappingProxyType({
+    'mean': ('Mean', True), 'median': ('Median', True), 'iqm': ('IQM', True),
+    'optimality_gap': ('Optimality gap', False)})
 
 
-def _colour(i: int):
-  return matplotlib.colormaps['tab10'](i % 10)
+def score_label(env: str) -> str:
+  """What `env`'s score counts, e.g. 'strikes per game' or 'mean return'."""
+  reference = env_registry.reference_score(env)
+  if reference is not None:
+    return reference.label
+  return env_registry.score_metric(env).replace('_', ' ')
 
 
-def _save(fig: figure_lib.Figure, path: str) -> None:
-  """Writes `fig` as PNG (no metadata, so same figure, same bytes)."""
-  buffer = io.BytesIO()
-  fig.savefig(buffer, format='png', dpi=DPI, metadata={'Software': None})
-  atomic_files.write_bytes(path, buffer.getvalue())
+def lower_is_better(env: str) -> bool:
+  reference = env_registry.reference_score(env)
+  return reference is not None and not reference.higher_is_better
 
 
-def learning_curves(path: str, title: str, ylabel: str,
-                    curves: Mapping[str, Curve],
-                    references: Mapping[str, float]) -> None:
-  """One line per agent (mean over seeds) with a shaded 95% CI band.
+def _envs_text(envs: Sequence[str]) -> str:
+  names = [env_registry.title(e) for e in envs]
+  if len(names) <= 2:
+    return ' and '.join(names)
+  return ', '.join(names[:-1]) + ' and ' + names[-1]
+
+
+@style.styled
+def learning_curves_figure(
+    env: str, curves: Mapping[str, Curve], seeds: Mapping[str, int],
+    title: Optional[str] = None, references: bool = True,
+    colour_order: Sequence[str] = ()) -> figure_lib.Figure:
+  """One line per agent (mean over seeds) with its pointwise 95% CI band.
 
   Args:
-    path: the PNG to write.
-    title: the figure title, e.g. the environment name.
-    ylabel: what the score counts, e.g. 'strikes per game'.
-    curves: `{agent: (steps, mean, low, high)}`.
-    references: `{label: score}` drawn as dashed horizontal lines.
+    env: the environment id: gives the title, the y label (and whether
+      lower is better) and the reference lines.
+    curves: `{agent or label: (steps, mean, low, high)}`; agents are shown
+      by their titles, other labels as they are.
+    seeds: `{key of curves: number of seeds}` of each curve.
+    title: instead of the environment's title.
+    references: whether to draw the environment's reference scores.
+    colour_order: names in the order that gives their colours.
   """
-  fig = figure_lib.Figure(figsize=(7, 4.5))
+  fig = style.new_figure(style.COLUMN_WIDTH)
   ax = fig.add_subplot()
-  for i, (agent, (steps, mean, low, high)) in enumerate(curves.items()):
-    ax.plot(steps, mean, color=_colour(i), label=agent, lw=2,
-            marker='o' if len(steps) == 1 else None)
-    ax.fill_between(steps, low, high, color=_colour(i), alpha=0.2, lw=0)
-  for j, (label, value) in enumerate(references.items()):
-    ax.axhline(value, color='0.3', lw=1, ls=('--', ':')[j % 2], label=label)
-  ax.set_title(title)
+  colour = style.colours(list(curves), colour_order)
+  over, each = style.seeds_caption({k: seeds[k] for k in curves})
+  for key, (steps, mean, low, high) in curves.items():
+    label = style.agent_label(key)
+    if each:
+      label += f' ({style.seeds_text(seeds[key])})'
+    ax.plot(steps, mean, color=colour[key], label=label,
+            marker='o' if len(steps) == 1 else None, zorder=3)
+    ax.fill_between(steps, low, high, color=colour[key], alpha=0.25, lw=0,
+                    zorder=2)
+  reference = env_registry.reference_score(env)
+  if references and reference is not None:
+    for name, value, dashes in (('weak', reference.low, '--'),
+                                ('strong', reference.high, ':')):
+      ax.axhline(value, color='0.35', lw=1, ls=dashes, zorder=1,
+                 label=f'{name} reference ({value:g})')
+  ax.set_title(style.wrap(title or env_registry.title(env),
+                          style.COLUMN_WIDTH - 0.8, style.FONT_PT + 1))
   ax.set_xlabel('environment steps')
+  ylabel = score_label(env)
+  if lower_is_better(env):
+    ylabel += '\n(lower is better)'
   ax.set_ylabel(ylabel)
-  ax.grid(alpha=0.3)
+  ax.grid(True)
+  ax.xaxis.set_major_locator(ticker.MaxNLocator(5) if curves else
+                             ticker.NullLocator())  # No steps to mark.
   ax.xaxis.set_major_formatter(ticker.EngFormatter(sep=''))
-  if curves or references:
-    ax.legend(loc='best', fontsize='small')
-  fig.tight_layout()
-  _save(fig, path)
+  caption = (f'Lines: mean {over}; shaded: {style.interval_text()} at '
+             'each step.')
+  if curves and max(seeds[k] for k in curves) == 1:
+    caption = 'Lines: one seed each (no interval).'
+  if not curves:
+    caption = 'No finished run to draw.'
+  style.legend_below(fig, *ax.get_legend_handles_labels(), caption)
+  style.fit_axes_height(fig, ax, CURVES_AXES_HEIGHT)
+  return fig
+
+
+def learning_curves(path: str, env: str, curves: Mapping[str, Curve],
+                    seeds: Mapping[str, int], title: Optional[str] = None,
+                    references: bool = True,
+                    colour_order: Sequence[str] = ()) -> List[str]:
+  """Writes `learning_curves_figure` as `path` (.png) and its .pdf; returns
+  the paths written."""
+  return style.save(learning_curves_figure(
+      env, curves, seeds, title, references, colour_order), path)
+
+
+def _limits(estimates: Sequence[statistics.Interval]) -> Tuple[float, float]:
+  """x limits around every interval, never of zero width."""
+  low = min(min(e.low, e.point) for e in estimates)
+  high = max(max(e.high, e.point) for e in estimates)
+  span = max(high - low, 0.1 * max(abs(low), abs(high)), 0.05)
+  pad = 0.15 * span
+  centre = (low + high) / 2
+  return centre - span / 2 - pad, centre + span / 2 + pad
+
+
+def _intervals_caption(what: str, seeds: Mapping[str, int]) -> str:
+  """`what`, then what the bars, ticks and numbers are, over how many seeds
+  (each agent's count when they differ)."""
+  over, each = style.seeds_caption(seeds)
+  caption = (f'{what} Bars: {style.interval_text()}s {over} (at least '
+             f'{style.MIN_BAR_PT:g} pt wide); tick and number: point '
+             'estimate.')
+  if each:
+    caption += ' Seeds: ' + ', '.join(
+        f'{style.agent_label(a)}\N{NO-BREAK SPACE}{n}'
+        for a, n in seeds.items()) + '.'
+  return caption
+
+
+@style.styled
+def aggregate_figure(
+    intervals: Mapping[str, Mapping[str, statistics.Interval]],
+    seeds: Mapping[str, int], envs: Sequence[str] = (),
+    colour_order: Sequence[str] = ()) -> figure_lib.Figure:
+  """rliable's panels: one per aggregate, a row per agent.
+
+  Args:
+    intervals: `{agent: {aggregate: Interval}}` of normalised scores, as
+      from `statistics.aggregate_intervals`; panels follow the first
+      agent's keys.
+    seeds: `{agent: number of seeds}`; the caption says each when they
+      differ.
+    envs: the environments aggregated over, named in the caption.
+    colour_order: agents in the order that gives their colours.
+  """
+  agents = list(intervals)
+  names = list(intervals[agents[0]]) if agents else list(_AGGREGATES)
+  fig = style.new_figure(style.PAGE_WIDTH)
+  axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
+  colour = style.colours(agents, colour_order)
+  rows = np.arange(len(agents))[::-1]
+  for ax, name in zip(axes, names):
+    title, higher = _AGGREGATES.get(name, (name, True))
+    ax.set_title(f'{title}\n({"higher" if higher else "lower"} is better)')
+    if agents:
+      ax.set_xlim(*_limits([intervals[a][name] for a in agents]))
+    for row, agent in zip(rows, agents):
+      style.interval_row(ax, row, intervals[agent][name], colour[agent])
+    ax.xaxis.set_major_locator(ticker.MaxNLocator(4))
+    ax.grid(axis='x')
+    ax.tick_params(axis='y', length=0)
+    ax.set_ylim(-0.5, max(len(agents), 1) - 0.3)
+  axes[0].set_yticks(rows, [style.agent_label(a) for a in agents])
+  where = f' over {_envs_text(envs)}' if envs else ''
+  style.legend_below(fig, [], [], _intervals_caption(
+      f'Normalised scores{where} (0: weak reference, 1: strong).',
+      {a: seeds[a] for a in agents}))
+  style.fit_axes_height(fig, axes[0], style.ROW_IN * max(len(agents), 1))
+  return fig
 
 
 def aggregate_metrics(
     path: str, intervals: Mapping[str, Mapping[str, statistics.Interval]],
-    xlabel: str = 'normalised score') -> None:
-  """rliable's panels: one per aggregate, a point and 95% CI bar per agent.
+    seeds: Mapping[str, int], envs: Sequence[str] = (),
+    colour_order: Sequence[str] = ()) -> List[str]:
+  """Writes `aggregate_figure` as `path` (.png) and its .pdf; returns the
+  paths written."""
+  return style.save(aggregate_figure(intervals, seeds, envs, colour_order),
+                    path)
+
+
+@style.styled
+def improvement_figure(pairs: Sequence[Pair], seeds: Mapping[str, int],
+                       envs: Sequence[str] = ()) -> figure_lib.Figure:
+  """A row per pair: P(X > Y) with its 95% CI and value, and the 0.5 line;
+  one column wide, as tall as its pairs need.
 
   Args:
-    path: the PNG to write.
-    intervals: `{agent: {aggregate: Interval}}` as from
-      `statistics.aggregate_intervals`; panels follow the first agent's keys.
-    xlabel: the common x-axis label.
+    pairs: `(X, Y, P(X > Y))` as from `statistics.probability_of_improvement`.
+    seeds: `{agent: number of seeds}`.
+    envs: the environments averaged over, named in the caption.
   """
-  agents = list(intervals)
-  names = list(intervals[agents[0]]) if agents else list(_TITLES)
-  fig = figure_lib.Figure(figsize=(3.2 * len(names),
-                                   1.6 + 0.45 * max(len(agents), 1)))
-  axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
-  rows = np.arange(len(agents))[::-1]
-  for ax, name in zip(axes, names):
-    for row, (i, agent) in zip(rows, enumerate(agents)):
-      est = intervals[agent][name]
-      ax.plot([est.low, est.high], [row, row], color=_colour(i), lw=6,
-              alpha=0.6, solid_capstyle='butt')
-      ax.plot([est.point], [row], marker='|', ms=14, mew=2, color='k')
-    ax.set_title(_TITLES.get(name, name))
-    ax.grid(axis='x', alpha=0.3)
-    ax.margins(x=0.15)
-    ax.set_ylim(-0.6, len(agents) - 0.4)
-  axes[0].set_yticks(rows, agents)
-  fig.supxlabel(xlabel)
-  fig.tight_layout()
-  _save(fig, path)
-
-
-def probability_of_improvement(path: str, pairs: Sequence[Pair]) -> None:
-  """One bar per pair: P(X > Y) with its 95% CI, and the 0.5 line."""
-  fig = figure_lib.Figure(figsize=(6, 1.6 + 0.45 * max(len(pairs), 1)))
+  fig = style.new_figure(style.COLUMN_WIDTH)
   ax = fig.add_subplot()
   rows = np.arange(len(pairs))[::-1]
-  for row, (x, y, est) in zip(rows, pairs):
-    ax.barh(row, est.high - est.low, left=est.low, height=0.6,
-            color=_colour(0), alpha=0.6)
-    ax.plot([est.point], [row], marker='|', ms=14, mew=2, color='k')
-  ax.set_yticks(rows, [f'P({x} > {y})' for x, y, _ in pairs])
-  ax.axvline(0.5, color='0.3', ls='--', lw=1)
-  ax.set_xlim(-0.02, 1.02)
-  ax.set_ylim(-0.6, len(pairs) - 0.4)
-  ax.set_xlabel('probability of improvement')
-  ax.grid(axis='x', alpha=0.3)
-  fig.tight_layout()
-  _save(fig, path)
+  ax.set_xlim(0, 1)
+  ax.axvline(0.5, color='0.35', ls='--', lw=1, zorder=1)
+  for row, (_, _, estimate) in zip(rows, pairs):
+    style.interval_row(ax, row, estimate, style.PALETTE[0])
+  ax.set_yticks(rows, [f'P({style.agent_label(x)} > {style.agent_label(y)})'
+                       for x, y, _ in pairs])
+  ax.tick_params(axis='y', length=0)
+  ax.set_ylim(-0.5, max(len(pairs), 1) - 0.3)
+  ax.xaxis.set_major_locator(ticker.MultipleLocator(0.25))
+  ax.xaxis.set_major_formatter(ticker.FormatStrFormatter('%g'))
+  ax.set_xlabel('P(X > Y)')
+  ax.grid(axis='x')
+  agents = dict.fromkeys(a for x, y, _ in pairs for a in (x, y))
+  caption = _intervals_caption(
+      'Probability of improvement P(X > Y): chance that a run of X beats a '
+      f'run of Y, averaged over '
+      f'{_envs_text(envs) if envs else "environments"}. Dashed: 0.5 (no '
+      'difference).', {a: seeds[a] for a in agents})
+  style.legend_below(fig, [], [], caption)
+  style.fit_axes_height(fig, ax, style.ROW_IN * max(len(pairs), 1))
+  return fig
+
+
+def probability_of_improvement(path: str, pairs: Sequence[Pair],
+                               seeds: Mapping[str, int],
+                               envs: Sequence[str] = ()) -> List[str]:
+  """Writes `improvement_figure` as `path` (.png) and its .pdf; returns the
+  paths written."""
+  return style.save(improvement_figure(pairs, seeds, envs), path)
+
+
+def files(path: str) -> List[str]:
+  """The files of a figure written as `path`: its PNG and PDF, by name."""
+  return style.figure_paths(path)

@@ -3,7 +3,8 @@
 Reads the run directories that `experiments.compare` lists in
 `WORKDIR/comparison.json` (no training), and writes into WORKDIR `report.md`,
 `report.json` (every number of the report; same runs, same bytes),
-`curves_<env>.png`, `aggregate.png` and `probability_of_improvement.png`.
+`curves_<env>.png`, `aggregate.png`, `probability_of_improvement.png` (each
+figure also as PDF, for papers) and `tables/` (every table as CSV and LaTeX).
 `python -m experiments.report` is its command line.
 """
 
@@ -15,8 +16,11 @@ import numpy as np
 from environments import registry as env_registry
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import plots
+from experiments.comparison import programs
 from experiments.comparison import report_markdown
+from experiments.comparison import report_sections
 from experiments.comparison import run_status
+from experiments.comparison import settings_summary
 from experiments.comparison import statistics
 from experiments.setup import config as config_lib
 from experiments.storage import atomic_files
@@ -49,11 +53,10 @@ def wall_seconds(results: Sequence[Dict[str, Any]]) -> float:
   """Training time of one agent on one env, over its seeds' results.
 
   Seeds trained together in one compiled program (`num_seeds` > 1) all report
-  that program's time, so they count once (the max); others add up.
+  that program's time, so they count once (the max); others add up
+  (`programs.once_per_program`, which device-seconds use too).
   """
-  shared = [r['wall_seconds'] for r in results if r.get('num_seeds', 1) > 1]
-  alone = [r['wall_seconds'] for r in results if r.get('num_seeds', 1) <= 1]
-  return float(max(shared, default=0.0) + sum(alone))
+  return programs.once_per_program(results, lambda r: r['wall_seconds'])
 
 
 def _eval_points(rows: List[Dict[str, Any]], metric: str) -> np.ndarray:
@@ -87,15 +90,12 @@ def _curve(evals: List[np.ndarray], comparison: Dict[str, Any], reps: int):
           'high': high.tolist()}
 
 
-def _interval(interval: statistics.Interval) -> Dict[str, float]:
-  return {'point': interval.point, 'low': interval.low, 'high': interval.high}
+_interval = statistics.as_dict
 
 
 def _intervals(scores: np.ndarray, names: Sequence[str], reps: int):
   """Intervals over runs of one task's `(num_runs, 1)` scores."""
-  estimates = statistics.aggregate_intervals(
-      {'x': scores}, names, reps, table=statistics.ONE_TASK)['x']
-  return {name: _interval(est) for name, est in estimates.items()}
+  return statistics.over_seeds(np.ravel(scores), names, reps)
 
 
 def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
@@ -133,13 +133,12 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
     if curve:
       curves[agent] = curve
   png = f'curves_{comparison_lib.path_safe(env)}.png'
-  references = {} if reference is None else {
-      f'weak reference ({reference.low:g})': reference.low,
-      f'strong reference ({reference.high:g})': reference.high}
   plots.learning_curves(
-      os.path.join(workdir, png), env, label,
+      os.path.join(workdir, png), env,
       {a: tuple(np.array(c[k]) for k in ('steps', 'mean', 'low', 'high'))
-       for a, c in curves.items()}, references)
+       for a, c in curves.items()},
+      {a: len(agents[a]['seeds']) for a in curves},
+      colour_order=comparison['agents'])
   return {'metric': metric, 'label': label,
           'reference': None if reference is None else {
               'low': reference.low, 'high': reference.high,
@@ -224,19 +223,25 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
   aggregate, estimates, pairs = _aggregate(normalised, comparison['agents'],
                                            bootstrap_reps)
   aggregate['excluded_envs'] = [e for e in envs if e not in normalised]
-  for name, draw, values in ((AGGREGATE_PNG, plots.aggregate_metrics,
-                              estimates),
-                             (IMPROVEMENT_PNG,
-                              plots.probability_of_improvement, pairs)):
+  drawn = [e['curves_png'] for e in envs.values()]
+  seeds = {a: len(e['seeds']) for a, e in aggregate['agents'].items()}
+  for name, values, draw in (
+      (AGGREGATE_PNG, estimates, lambda path: plots.aggregate_metrics(
+          path, estimates, seeds, aggregate['envs'], comparison['agents'])),
+      (IMPROVEMENT_PNG, pairs, lambda path: plots.probability_of_improvement(
+          path, pairs, seeds, aggregate['envs']))):
     path = os.path.join(workdir, name)
     if values:
-      draw(path, values)
-    elif os.path.exists(path):
-      os.remove(path)  # Stale, from an earlier report.
-  return {
+      draw(path)
+      drawn.append(name)
+    else:
+      for stale in plots.files(path):  # From an earlier report.
+        if os.path.exists(stale):
+          os.remove(stale)
+  return report_sections.finish({
       'command': comparison.get('command', ''),
       'settings': {k: comparison.get(k) for k in _SETTINGS},
-      'run_settings': run_settings(runs),
+      'run_settings': settings_summary.with_defaults(run_settings(runs)),
       'bootstrap': {'reps': bootstrap_reps,
                     'confidence': statistics.CONFIDENCE,
                     'method': 'stratified bootstrap over seeds, percentile'},
@@ -247,13 +252,19 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
       'left_out_runs': left_out,
       'figures': {'aggregate': AGGREGATE_PNG if estimates else None,
                   'probability_of_improvement':
-                      IMPROVEMENT_PNG if pairs else None},
-  }
+                      IMPROVEMENT_PNG if pairs else None,
+                  # Every figure file: each figure as PNG (report.md links
+                  # it) and as PDF (for papers).
+                  'files': [f for name in drawn for f in plots.files(name)]},
+      **report_sections.from_runs(runs, left_out, bootstrap_reps),
+  })
 
 
 def write_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) -> Dict[str, Any]:
-  """Writes report.md, report.json and the figures; returns the report."""
+  """Writes report.md, report.json, the figures and `tables/` (CSV and
+  LaTeX); returns the report."""
   report = build_report(workdir, bootstrap_reps)
+  report_sections.write_tables(report, workdir)
   atomic_files.write_json(os.path.join(workdir, 'report.json'), report)
   atomic_files.write_bytes(os.path.join(workdir, 'report.md'),
                            report_markdown.render(report, workdir).encode())

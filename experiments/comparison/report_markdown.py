@@ -1,175 +1,256 @@
 """The text of an agent comparison's `report.md`, from its report dict.
 
 `experiments.report` computes the numbers and figures; this module only
-lays them out as Markdown tables and image links.
+lays them out as Markdown: tables (`report_tables`, the same ones written
+as CSV and LaTeX under `tables/`), image links and the sentences that say
+how to read them.
 """
 
-import json
 import os
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Mapping, Sequence
 
+from environments import registry as env_registry
+from experiments.comparison import caveats
+from experiments.comparison import provenance_summary
+from experiments.comparison import report_tables
+from experiments.comparison import settings_summary
+from experiments.comparison import tables
 
-def _fmt(interval: Dict[str, float], spec: str = '.3f') -> str:
-  return (f'{interval["point"]:{spec}} [{interval["low"]:{spec}}, '
-          f'{interval["high"]:{spec}}]')
+SECTIONS = ('1. Per environment', '2. Aggregate over environments with a '
+            'reference', '3. Probability of improvement',
+            '4. Sample efficiency', '5. How scores are normalised',
+            '6. Provenance', '7. Runs left out')
+_title = report_tables.agent_title
 
 
 def _count(value: Any) -> str:
   return f'{value:,}' if isinstance(value, int) else str(value)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
-  return ['| ' + ' | '.join(header) + ' |',
-          '|' + '---|' * len(header)] + ['| ' + ' | '.join(r) + ' |'
-                                         for r in rows] + ['']
+def _names(names: Sequence[str], title) -> str:
+  return ', '.join(f'{title(n)} (`{n}`)' for n in names)
 
 
-def _env_markdown(env: str, env_report: Dict[str, Any],
-                  agents: Sequence[str]) -> List[str]:
-  """One environment's table and learning curves."""
-  normalised = env_report['reference'] is not None
-  header = ['Agent', 'Seeds', f'{env_report["label"]}: mean [95% CI]']
-  if normalised:
-    header += ['Normalised IQM', 'Normalised median', 'Normalised mean',
-               'Optimality gap']
-  header += ['Mean env steps', 'Wall time (s)']
-  rows = []
-  for agent in agents:
-    row = env_report['agents'].get(agent)
-    if row is None:
-      rows.append([agent, '0', 'no finished run'] + [''] * (len(header) - 3))
-      continue
-    cells = [agent, str(len(row['seeds'])), _fmt(row['score'])]
-    if normalised:
-      cells += [_fmt(row['normalised'][k]) for k in
-                ('iqm', 'median', 'mean', 'optimality_gap')]
-    rows.append(cells + [f'{row["mean_env_steps"]:,.0f}',
-                         f'{row["wall_seconds"]:.1f}'])
-  return ([f'### {env}', ''] + _table(header, rows) +
-          [f'![{env} learning curves]({env_report["curves_png"]})', ''])
+def _values(values: Mapping[str, Any]) -> str:
+  if not values:
+    return 'none'
+  return ', '.join(f'`{k}` = {settings_summary.value_text(v)}'
+                   for k, v in sorted(values.items()))
 
 
-def _finished(report: Dict[str, Any]) -> int:
+def _finished(report: Mapping[str, Any]) -> int:
   return sum(len(a['seeds']) for e in report['envs'].values()
              for a in e['agents'].values())
 
 
-def _settings_table(run_settings: Dict[str, Any]) -> List[str]:
-  """Each pair's preset, network and agent settings, as its runs recorded
-  them (every value, so a reader can reproduce each number)."""
-  if not run_settings:
-    return []
-  rows = []
-  for env, by_agent in run_settings.items():
-    for agent, r in by_agent.items():
-      config = r.get('agent_config') or {}
-      values = ', '.join(f'{k}={v}' for k, v in sorted(config.items()))
-      network = r.get('network') or '?'
-      if r.get('hidden_sizes'):
-        network += ' ' + 'x'.join(map(str, r['hidden_sizes']))
-      rows.append([env, agent, r.get('preset') or 'none (defaults)',
-                   network, str(r.get('num_envs') or ''),
-                   values or '(not recorded)'])
-  return (['### Settings each agent ran with', ''] +
-          _table(['Environment', 'Agent', 'Preset', 'Network',
-                  'Envs per seed', 'Agent config'], rows))
-
-
-def render(report: Dict[str, Any], workdir: str) -> str:
-  """The text of report.md."""
-  s, agg = report['settings'], report['aggregate']
-  agents = s['agents']
-  out = [f'# Agent comparison: {" vs ".join(agents)}', '']
+def _header(report: Mapping[str, Any]) -> List[str]:
+  """Title, warnings, command and the comparison's settings."""
+  s = report['settings']
+  out = [f'# Agent comparison: {" vs ".join(map(_title, s["agents"]))}', '']
   left_out = report['left_out_runs']
   if left_out:
     states = sorted({m['state'] for m in left_out})
     out += [f'> **Incomplete report:** {len(left_out)} of '
             f'{len(left_out) + _finished(report)} runs are left out of '
-            f'every statistic ({", ".join(states)}); section 5 lists them.',
+            f'every statistic ({", ".join(states)}); section 7 lists them.',
             '']
+  out += caveats.markdown(report.get('few_seeds', []),
+                          report['bootstrap']['confidence'], _title)
+  per_agent = s.get('agent_overrides') or {}
   out += ['```', report['command'], '```', '', '## Settings', '',
-         f'- Agents: {", ".join(agents)}',
-         f'- Environments: {", ".join(s["envs"])}',
-         f'- Seeds: {", ".join(map(str, s["seeds"] or []))}',
-         f'- Step budget: {_count(s["num_steps"])} environment steps per run; '
-         f'{s["eval_points"]} periodic evaluations of '
-         f'{s["periodic_eval_episodes"]} greedy episodes',
-         f'- Final evaluation: {s["eval_episodes"]} greedy episodes',
-         '- Presets: ' + (', '.join(s.get('presets') or []) or
-                          'each pair\'s default preset'),
-         '- Overrides for every agent: '
-         f'{json.dumps(s["overrides"] or {}, sort_keys=True)}',
-         '- Overrides per agent: '
-         f'{json.dumps(s.get("agent_overrides") or {}, sort_keys=True)}',
-         '']
-  out += _settings_table(report.get('run_settings', {}))
-  out += ['## 1. Per environment', '',
-         'Scores in raw units are the mean over seeds of the final greedy '
-         'evaluation; normalised statistics are over seeds. Wall time adds '
-         'up the seeds (seeds trained together in one compiled program count '
-         'once).', '']
+          f'- Agents: {_names(s["agents"], _title)}',
+          f'- Environments: {_names(s["envs"], env_registry.title)}',
+          f'- Seeds: {", ".join(map(str, s["seeds"] or []))}',
+          f'- Step budget: {_count(s["num_steps"])} environment steps per '
+          f'run; {s["eval_points"]} periodic evaluations of '
+          f'{s["periodic_eval_episodes"]} greedy episodes (the learning '
+          'curves)',
+          f'- Final evaluation (the score): {s["eval_episodes"]} greedy '
+          'episodes',
+          '- Presets: ' + (', '.join(s.get('presets') or []) or
+                           'each pair\'s default preset'),
+          f'- Overrides for every agent (`--config.<key>`): '
+          f'{_values(s["overrides"] or {})}',
+          '- Overrides per agent (`--config.<agent>.<key>`): ' +
+          ('; '.join(f'{_title(a)}: {_values(v)}'
+                     for a, v in sorted(per_agent.items())) or 'none'),
+          '- Every setting each agent ran with, beside its defaults: '
+          'appendix A; every run\'s own numbers: appendix B.']
+  if report.get('tables'):
+    stems = dict.fromkeys(os.path.splitext(n)[0] for n in report['tables'])
+    out += ['- Every table as CSV and as LaTeX (booktabs `tabular`), in '
+            '`tables/`: ' + ', '.join(
+                f'{os.path.basename(stem)} ([csv]({stem}.csv), '
+                f'[tex]({stem}.tex))' for stem in stems)]
+  return out + ['']
+
+
+def _per_env(report: Mapping[str, Any]) -> List[str]:
+  s = report['settings']
+  out = [f'## {SECTIONS[0]}', '',
+         'Scores in raw units are the mean over seeds of each run\'s final '
+         f'greedy evaluation ({s["eval_episodes"]} episodes); normalised '
+         'statistics are over seeds. *Training wall time* is the time spent '
+         'training that agent on that environment, all its seeds included: '
+         'seeds trained side by side in one compiled program took that '
+         'program\'s time once; seeds trained one after another add up.', '']
   for env, env_report in report['envs'].items():
-    out += _env_markdown(env, env_report, agents)
-  out += ['## 2. Aggregate over environments with a reference', '']
+    name = env_registry.title(env)
+    out += [f'### {name}', '']
+    reference = env_report['reference']
+    if reference is not None and reference['high'] < reference['low']:
+      out += [f'Lower is better: the score counts {env_report["label"]}. '
+              'Normalised scores are higher-is-better, as everywhere.', '']
+    out += tables.markdown(report_tables.per_env(report, env))
+    out += [f'![{name} learning curves]({env_report["curves_png"]})', '']
+  out += [report_tables.links(report_tables.per_env_all(report)), '']
+  return out
+
+
+def _aggregate(report: Mapping[str, Any]) -> List[str]:
+  agg = report['aggregate']
+  out = [f'## {SECTIONS[1]}', '']
   if agg['envs']:
-    out += [f'Normalised scores on {", ".join(agg["envs"])}; each agent uses '
-            'the seeds finished on all of them.', '']
-    out += _table(['Agent', 'Seeds', 'Mean', 'Median', 'IQM',
-                   'Optimality gap'],
-                  [[a, str(len(e['seeds']))] + [_fmt(e[k]) for k in (
-                      'mean', 'median', 'iqm', 'optimality_gap')]
-                   for a, e in agg['agents'].items()])
+    table = report_tables.aggregate(report)
+    out += [f'Normalised scores on '
+            f'{", ".join(map(env_registry.title, agg["envs"]))}; each agent '
+            'uses the seeds finished on all of them.', '']
+    if table is not None:
+      out += tables.markdown(table) + [report_tables.links(table), '']
   else:
     out += ['No environment has a reference score: no aggregate.', '']
   if agg['excluded_envs']:
     out += [f'Left out (no reference score, raw scores only): '
-            f'{", ".join(agg["excluded_envs"])}.', '']
+            f'{", ".join(map(env_registry.title, agg["excluded_envs"]))}.',
+            '']
   if agg['dropped_agents'] and agg['envs']:
     out += [f'Dropped (no seed finished on every environment): '
-            f'{", ".join(agg["dropped_agents"])}.', '']
+            f'{", ".join(map(_title, agg["dropped_agents"]))}.', '']
   if report['figures']['aggregate']:
     out += [f'![aggregate]({report["figures"]["aggregate"]})', '']
-  out += ['## 3. Probability of improvement', '']
-  if agg['probability_of_improvement']:
+  out += [f'## {SECTIONS[2]}', '']
+  table = report_tables.improvement(report)
+  if table is not None:
     out += ['P(X > Y): the chance that a run of X scores higher than a run of '
             'Y on an environment, averaged over the environments of the '
             'aggregate; above 0.5 favours X.', '']
-    out += _table(['X', 'Y', 'P(X > Y) [95% CI]'], [
-        [p['x'], p['y'], _fmt(p)] for p in agg['probability_of_improvement']])
+    out += tables.markdown(table) + [report_tables.links(table), '']
     out += [f'![probability of improvement]'
             f'({report["figures"]["probability_of_improvement"]})', '']
   else:
     out += ['Needs two agents in the aggregate.', '']
-  out += ['## 4. How scores are normalised', '',
-          'normalised = (score - weak) / (strong - weak): 0 is the weak '
-          'reference, 1 the strong one, and higher is better on every '
-          'environment (even where the raw score is better lower).', '']
-  out += _table(['Environment', 'Score', 'Weak (0)', 'Strong (1)', 'Source'], [
-      [env, e['label'], f'{e["reference"]["low"]:g}',
-       f'{e["reference"]["high"]:g}', e['reference']['source']]
-      for env, e in report['envs'].items() if e['reference']])
-  out += [f'- {env}: no reference score; raw {e["label"]} only, left out of '
-          'the aggregate.' for env, e in report['envs'].items()
-          if not e['reference']]
+  return out
+
+
+def _sample_efficiency(report: Mapping[str, Any]) -> List[str]:
+  efficiency = report['sample_efficiency']
+  d = efficiency['definitions']
+  out = [f'## {SECTIONS[3]}', '',
+         'How fast each agent learns, from each run\'s periodic greedy '
+         'evaluations (`eval.csv`, fewer episodes than the final score), on '
+         'normalised scores where the environment has a reference (raw '
+         'scores otherwise, as the tables say); means over seeds with 95% '
+         'intervals:', '',
+         f'- *AUC* (area under the learning curve): {d["auc"]};',
+         f'- *At x of budget*: {d["score_at"]};',
+         f'- *Env steps to ≥ {efficiency["threshold"]:g}*: '
+         f'{d["steps_to_threshold"]} ({efficiency["threshold"]:g}: '
+         f'{efficiency["threshold"]:.0%} of the way from the weak to the '
+         'strong reference); an interval only when every seed reached it.',
+         '']
+  for env in efficiency['envs']:
+    out += [f'### {env_registry.title(env)}', '']
+    if not efficiency['envs'][env]['normalised']:
+      out += [f'No reference score: raw {report["envs"][env]["label"]} '
+              '(higher is better), and no threshold.', '']
+    out += tables.markdown(report_tables.sample_efficiency(report, env))
+  out += [report_tables.links(report_tables.sample_efficiency_all(report)),
+          '']
+  return out
+
+
+def _normalisation(report: Mapping[str, Any]) -> List[str]:
+  out = [f'## {SECTIONS[4]}', '',
+         'normalised = (score - weak) / (strong - weak): 0 is the weak '
+         'reference, 1 the strong one, and higher is better on every '
+         'environment (even where the raw score is better lower).', '']
+  out += tables.markdown(tables.Table('references', (
+      tables.Column('Environment', 'env'), tables.Column('Score', 'label'),
+      tables.Column('Weak (0)', 'low', 'g', 'r'),
+      tables.Column('Strong (1)', 'high', 'g', 'r'),
+      tables.Column('Source', 'source')), tuple(
+          {'env': env_registry.title(env),
+           'label': report_tables.score_label(e), **e['reference']}
+          for env, e in report['envs'].items() if e['reference'])))
+  raw = [f'- {env_registry.title(env)}: no reference score; raw '
+         f'{e["label"]} only, left out of the aggregate.'
+         for env, e in report['envs'].items() if not e['reference']]
   b = report['bootstrap']
-  out += ['', f'Intervals are {b["confidence"]:.0%} stratified-bootstrap '
+  out += raw + ([''] if raw else [])
+  out += [f'Intervals are {b["confidence"]:.0%} stratified-bootstrap '
           f'(percentile) confidence intervals over seeds (rliable, '
-          f'{b["reps"]} resamples); with one seed they collapse to the point.',
-          '', '## 5. Runs left out', '']
-  if left_out:
-    out += ['These runs are in no statistic, table or curve above: '
-            '*diverged* (stopped by the divergence guard: non-finite or '
-            'runaway numbers), *unfinished* (still training, or stopped), '
-            '*damaged* (files that do not check; `experiments.compare` '
-            'retrains them). Per-environment statistics use the finished '
-            'seeds; the aggregate uses, per agent, the seeds finished on '
-            'every environment.', '']
-    out += [f'- {m["agent"]} on {m["env"]}, seed {m["seed"]}: '
-            f'**{m["state"]}**: {m["reason"]} (`{m["directory"]}`)'
-            for m in left_out]
-  else:
-    out += ['None: every run finished.']
-  out += ['', '## TensorBoard', '',
-          f'`tensorboard --logdir={os.path.abspath(workdir)}` shows every run\'s curves side '
-          'by side.', '']
+          f'{b["reps"]} resamples); with one seed they collapse to the '
+          'point, and they can never be wider than the range of the seeds' +
+          (' (see the few-seeds warning at the top).'
+           if report.get('few_seeds') else '.'), '']
+  return out
+
+
+def _left_out(report: Mapping[str, Any]) -> List[str]:
+  left_out = report['left_out_runs']
+  out = [f'## {SECTIONS[6]}', '']
+  if not left_out:
+    return out + ['None: every run finished.', '']
+  out += ['These runs are in no statistic, table or curve above: '
+          '*diverged* (stopped by the divergence guard: non-finite or '
+          'runaway numbers), *unfinished* (still training, or stopped), '
+          '*damaged* (files that do not check; `experiments.compare` '
+          'retrains them). Per-environment statistics use the finished '
+          'seeds; the aggregate uses, per agent, the seeds finished on '
+          'every environment.', '']
+  return out + [f'- {_title(m["agent"])} on {env_registry.title(m["env"])}, '
+                f'seed {m["seed"]}: **{m["state"]}**: {m["reason"]} '
+                f'(`{m["directory"]}`)' for m in left_out] + ['']
+
+
+def _appendices(report: Mapping[str, Any]) -> List[str]:
+  s = report['settings']
+  out = ['## Appendix A. Settings each agent ran with', '',
+         'As each pair\'s runs recorded them in `result.json` (all seeds of '
+         'a pair share them). *Default* is the agent\'s own default config '
+         '(`agents.registry.make_config`); values that differ from it are in '
+         'bold, and the last column names the environments where they '
+         'differ.', '']
+  by_agent = report_tables.settings(report)
+  for agent, table in by_agent.items():
+    out += [f'### {_title(agent)}', '']
+    out += tables.markdown(table)
+    out += ['Differs from the defaults:'] + settings_summary.difference_lines(
+        agent, s['envs'], report.get('run_settings', {}))
+    out += ['', report_tables.links(table), '']
+  if not by_agent:
+    out += ['No finished run recorded its settings.', '']
+  table = report_tables.per_seed(report)
+  out += ['## Appendix B. Per-seed results', '',
+          '*Score*: the run\'s final greedy evaluation, in the environment\'s '
+          'own units; *Normalised*: the same on the 0-1 scale of section 5. '
+          '*Wall time of its program*: seeds trained together in one compiled '
+          'program all show that program\'s time (it is not additional '
+          'time per seed). A run that is not *finished* has no numbers; '
+          'section 7 says why.', '']
+  out += tables.markdown(table) + [report_tables.links(table), '']
+  return out
+
+
+def render(report: Dict[str, Any], workdir: str) -> str:
+  """The text of report.md."""
+  out = _header(report)
+  out += _per_env(report) + _aggregate(report) + _sample_efficiency(report)
+  out += _normalisation(report)
+  out += [f'## {SECTIONS[5]}', '']
+  out += provenance_summary.markdown(report['provenance'])
+  out += _left_out(report) + _appendices(report)
+  out += ['## TensorBoard', '',
+          f'`tensorboard --logdir={os.path.abspath(workdir)}` shows every '
+          'run\'s curves side by side.', '']
   return '\n'.join(out)

@@ -119,6 +119,21 @@ def aggregate_intervals(
   return result
 
 
+def as_dict(interval: Interval) -> Dict[str, float]:
+  """`{'point', 'low', 'high'}` of `interval`, for report.json."""
+  return {'point': interval.point, 'low': interval.low, 'high': interval.high}
+
+
+def over_seeds(values: Sequence[float], names: Sequence[str] = ('mean',),
+               reps: int = DEFAULT_REPS) -> Dict[str, Dict[str, float]]:
+  """`{name: {'point', 'low', 'high'}}` of one task's per-seed `values`
+  (`ONE_TASK` aggregates): the per-environment tables' intervals."""
+  scores = np.asarray(values, np.float64).reshape(-1, 1)
+  estimates = aggregate_intervals({'x': scores}, names, reps,
+                                  table=ONE_TASK)['x']
+  return {name: as_dict(estimate) for name, estimate in estimates.items()}
+
+
 def probability_of_improvement(
     scores: Mapping[str, np.ndarray],
     reps: int = DEFAULT_REPS,

@@ -5,8 +5,9 @@ environment's score: strikes per game on Plane Strike, lower is better;
 the mean return elsewhere) with a 95% stratified-bootstrap interval of the
 mean over seeds (rliable). Configurations where any seed diverged, or is
 not finished, are ranked after the others and say why: no seed is dropped
-silently. Writes `sweep.md`, `sweep_results.json`, `curves.png` (the best
-configurations' learning curves) and `best_preset.json`.
+silently. Writes `sweep.md`, `sweep_results.json`, `curves.png` and
+`curves.pdf` (the best configurations' learning curves) and
+`best_preset.json`.
 """
 
 import os
@@ -15,6 +16,7 @@ from typing import Any, Dict, List, Sequence
 import numpy as np
 
 from environments import registry as env_registry
+from experiments.comparison import figure_style
 from experiments.comparison import plots
 from experiments.comparison import run_status
 from experiments.comparison import statistics
@@ -91,7 +93,7 @@ def write(workdir: str, reps: int = statistics.DEFAULT_REPS
   """Ranks the sweep and writes its table, curves and best preset."""
   ranking = rank(workdir, reps)
   rows = ranking['configurations']
-  curves = {}
+  curves, seeds_drawn = {}, {}
   for row in rows[:_CURVES_SHOWN]:
     seeds = [np.array(s['curve'], np.float64).T for s in row['seeds'].values()
              if s['curve']]
@@ -101,14 +103,14 @@ def write(workdir: str, reps: int = statistics.DEFAULT_REPS
              for s in seeds):
         mean, low, high = statistics.pointwise_mean(
             np.stack([s[1] for s in seeds]), reps)
-        curves[f'#{row["rank"]} {_describe(row["values"])}'] = (
-            steps, mean, low, high)
-  reference = env_registry.reference_score(ranking['env'])
+        label = f'#{row["rank"]} {_describe(row["values"])}'
+        curves[label] = (steps, mean, low, high)
+        seeds_drawn[label] = len(seeds)
   plots.learning_curves(
-      os.path.join(workdir, CURVES_PNG),
-      f'{ranking["agent"]} on {ranking["env"]}: best configurations',
-      reference.label if reference else ranking['metric'].replace('_', ' '),
-      curves, {})
+      os.path.join(workdir, CURVES_PNG), ranking['env'], curves, seeds_drawn,
+      title=f'{figure_style.agent_label(ranking["agent"])} on '
+      f'{env_registry.title(ranking["env"])}: best configurations',
+      references=False)
   best = rows[0] if rows and rows[0]['complete'] and 'mean' in rows[0] \
       else None
   if best is not None:

@@ -50,8 +50,8 @@ class CompareTest(absltest.TestCase):
     with open(os.path.join(workdir, 'report.md')) as f:
       report = f.read()
     self.assertIn('reinforce', report)
-    self.assertIn('| catch | ppo | ppo_catch |', report)
-    self.assertIn('discount=0.9', report)
+    self.assertIn('| Preset |  | ppo_catch |  |', report)
+    self.assertIn('| discount | 0.99 | **0.9** | Catch |', report)
 
     second = _compare(*args)
     self.assertEqual(second.returncode, 0, second.stderr)

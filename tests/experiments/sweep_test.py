@@ -32,7 +32,7 @@ class SweepTest(absltest.TestCase):
     # num_epochs changes the program; learning rates share one.
     self.assertIn('4 configurations × 2 seeds in 2 programs', first.stdout)
     for name in ('sweep.md', 'sweep_results.json', 'curves.png',
-                 'best_preset.json'):
+                 'curves.pdf', 'best_preset.json'):
       self.assertTrue(os.path.exists(os.path.join(workdir, name)), name)
     with open(os.path.join(workdir, 'sweep_results.json')) as f:
       ranked = json.load(f)['configurations']

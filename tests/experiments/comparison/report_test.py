@@ -42,8 +42,9 @@ def _write_eval(path, metric, steps, final):
 
 
 def _make_workdir(root, agents=AGENTS, envs=ENVS, seeds=(0, 1, 2),
-                  missing=(), compiled=False):
-  """A finished comparison; `missing` (agent, env, seed) have no result."""
+                  missing=(), compiled=False, provenance=None):
+  """A finished comparison; `missing` (agent, env, seed) have no result;
+  `provenance(agent, env)`: each result's provenance (None: none)."""
   runs = []
   for env in envs:
     metric = env_registry.score_metric(env)
@@ -67,6 +68,8 @@ def _make_workdir(root, agents=AGENTS, envs=ENVS, seeds=(0, 1, 2),
         if compiled:
           result.update(loop='compiled', num_seeds=len(seeds),
                         compile_seconds=3.0, wall_seconds=42.0)
+        if provenance and provenance(agent, env) is not None:
+          result['provenance'] = provenance(agent, env)
         with open(os.path.join(path, 'result.json'), 'w') as f:
           json.dump(result, f)
   comparison = {
@@ -137,11 +140,11 @@ def test_writes_markdown_json_and_figures(tmp_path):
     assert json.load(f) == json.loads(json.dumps(result))
   text = _read(os.path.join(workdir, 'report.md'))
   for expected in ('python -m experiments.compare --agents=reinforce,ppo',
-                   '![catch learning curves](curves_catch.png)',
+                   '![Catch learning curves](curves_catch.png)',
                    '(curves_bsuite_catch_0.png)', '![aggregate](aggregate.png)',
                    '(probability_of_improvement.png)', 'strikes per game',
-                   '0.400 [', '| reinforce | ppo | 0.000 [0.000, 0.000] |',
-                   '"learning_rate": 0.001', '57.8', '200 resamples',
+                   '0.400 [', '| REINFORCE | PPO | 0.000 [0.000, 0.000] |',
+                   '`learning_rate` = 0.001', '57.8', '200 resamples',
                    f'tensorboard --logdir={workdir}',
                    'None: every run finished.'):
     assert expected in text, expected
@@ -183,11 +186,13 @@ def test_missing_runs_are_listed_and_left_out(tmp_path):
   assert not os.path.exists(os.path.join(workdir,
                                          'probability_of_improvement.png'))
   text = _read(os.path.join(workdir, 'report.md'))
-  assert '## 5. Runs left out' in text
-  assert ('- ppo on catch, seed 2: **unfinished**: no result.json yet '
+  assert '## 7. Runs left out' in text
+  assert ('- PPO on Catch, seed 2: **unfinished**: no result.json yet '
           '(`runs/catch/ppo/seed_2`)' in text)
-  assert '| reinforce | 0 | no finished run |' in text
-  assert 'Dropped (no seed finished on every environment): reinforce.' in text
+  assert '| REINFORCE | 0 | no finished run |' in text
+  assert 'Dropped (no seed finished on every environment): REINFORCE.' in text
+  assert ('| Catch | PPO | 2 |  |  |  |  |  | unfinished |'
+          in text)  # Appendix B lists it too.
 
 
 def test_env_without_reference_is_left_out_of_the_aggregate(tmp_path):
@@ -200,16 +205,17 @@ def test_env_without_reference_is_left_out_of_the_aggregate(tmp_path):
   assert result['aggregate']['excluded_envs'] == ['bsuite:catch/0']
   assert 'bsuite:catch/0' not in result['aggregate']['envs']
   text = _read(os.path.join(str(tmp_path), 'report.md'))
-  assert 'Left out (no reference score, raw scores only): bsuite:catch/0.' in (
-      text)
+  assert ('Left out (no reference score, raw scores only): catch/0 '
+          '(bsuite).' in text)
 
 
 def test_only_envs_without_reference(tmp_path):
   workdir = _make_workdir(tmp_path, envs=('bsuite:catch/0',))
   result = report.write_report(workdir, REPS)
   assert result['aggregate']['agents'] == {}
-  assert result['figures'] == {'aggregate': None,
-                               'probability_of_improvement': None}
+  assert result['figures'] == {
+      'aggregate': None, 'probability_of_improvement': None,
+      'files': ['curves_bsuite_catch_0.png', 'curves_bsuite_catch_0.pdf']}
   assert 'No environment has a reference score' in _read(
       os.path.join(workdir, 'report.md'))
 
@@ -305,3 +311,76 @@ def test_malformed_inputs(tmp_path):
   (bad / 'comparison.json').write_text('{"agents": ["ppo"]}')
   with pytest.raises(comparison_lib.ComparisonError, match=r"lacks \['envs', 'runs'\]"):
     report.write_report(str(bad), REPS)
+
+
+SESSION = {'started_utc': '2026-01-02T03:04:05Z', 'python': '3.11.7',
+           'packages': {'jax': '0.10.2', 'jaxlib': '0.10.2',
+                        'dm-haiku': '0.0.17', 'rlax': '0.1.9',
+                        'optax': '0.2.8'},
+           'git_commit': 'abc123', 'git_dirty': True, 'platform': 'Linux',
+           'cpu': 'AMD EPYC', 'cpu_count': 2, 'backend': 'cpu',
+           'devices': ['cpu x 1'], 'process_count': 1}
+
+
+def _provenance(agent, env):
+  if (agent, env) == ('reinforce', 'bsuite:catch/0'):
+    return None  # As if written before runs recorded provenance.
+  return {'device_seconds': 42.0, 'num_devices': 1, 'sessions': [SESSION],
+          'differing_between_sessions': []}
+
+
+def test_per_seed_sample_efficiency_provenance_and_tables(tmp_path):
+  workdir = _make_workdir(tmp_path, compiled=True, provenance=_provenance)
+  result = report.write_report(workdir, REPS)
+  # Six programs of three seeds each; one lacks provenance: 5 x 42 s.
+  provenance = result['provenance']
+  assert provenance['device_seconds'] == 210.0
+  assert provenance['programs'] == 5
+  assert provenance['not_recorded'] == [
+      {'env': 'bsuite:catch/0', 'agent': 'reinforce', 'seed': s}
+      for s in range(3)]
+  rows = result['per_seed']
+  assert len(rows) == 18
+  assert rows[1] == {'env': 'catch', 'agent': 'reinforce', 'seed': 1,
+                     'status': 'finished', 'reason': '', 'score': 0.4,
+                     'normalised': 0.7, 'env_steps': 10001,
+                     'wall_seconds': 42.0, 'seeds_in_program': 3,
+                     'auc': pytest.approx((0.4 * 0.55 + 1) / 2),
+                     'steps_to_threshold': None}
+  catch = result['sample_efficiency']['envs']['catch']['agents']
+  # Scores rise linearly to the final one: the curve's mean is 0.55 of it.
+  assert catch['ppo']['auc']['point'] == pytest.approx((0.9 * 0.55 + 1) / 2)
+  assert catch['ppo']['score_at']['50%']['point'] == pytest.approx(
+      (0.9 * 0.5 + 1) / 2)  # The evaluation at 5,000 steps.
+  assert catch['ppo']['per_seed'][1]['steps_to_threshold'] == 9000
+  assert catch['reinforce']['steps_to_threshold'] == {
+      'reached': 0, 'seeds': 3, 'mean': None}
+  bsuite = result['sample_efficiency']['envs']['bsuite:catch/0']
+  assert not bsuite['normalised'] and bsuite['threshold'] is None
+  assert result['few_seeds'][0] == {'env': 'catch', 'agent': 'reinforce',
+                                    'seeds': 3}
+  for name in ('per_env', 'aggregate', 'probability_of_improvement',
+               'sample_efficiency', 'per_seed', 'settings_reinforce',
+               'settings_ppo'):
+    for ext in ('csv', 'tex'):
+      assert f'tables/{name}.{ext}' in result['tables']
+      assert os.path.getsize(os.path.join(workdir, 'tables',
+                                          f'{name}.{ext}')) > 40
+  with open(os.path.join(workdir, 'tables', 'per_seed.csv')) as f:
+    lines = f.read().splitlines()
+  assert lines[0] == ('env,agent,seed,score,normalised,env_steps,'
+                      'wall_seconds,seeds_in_program,status')
+  assert lines[2] == 'Catch,REINFORCE,1,0.4,0.7,10001,42.0,3,finished'
+  assert len(lines) == 19
+  text = _read(os.path.join(workdir, 'report.md'))
+  for expected in ('> **Few seeds', '## 4. Sample efficiency',
+                   '| REINFORCE | 3 | 0.610 [', 'not reached',
+                   'No reference score: raw mean return (higher is better)',
+                   '## 6. Provenance', 'Provenance not recorded for 3 of 18',
+                   'git commit abc123 **with uncommitted changes**',
+                   'jax 0.10.2, jaxlib 0.10.2, dm-haiku 0.0.17, rlax 0.1.9, '
+                   'optax 0.2.8', '- Compute: 210.0 device-seconds',
+                   '## Appendix B. Per-seed results',
+                   '[tables/per_seed.csv](tables/per_seed.csv)',
+                   'Lower is better: the score counts strikes per game.'):
+    assert expected in text, expected

@@ -140,3 +140,16 @@ def test_one_task_median_is_over_runs():
   # rliable's median is over tasks of the mean over runs.
   across = statistics.aggregate_intervals(scores, ['median'], reps=200)['a']
   assert across['median'].point == pytest.approx(1 / 3)
+
+
+def test_over_seeds_gives_one_task_interval_dicts():
+  result = statistics.over_seeds([0.2, 0.4, 0.6], ('mean', 'median'), REPS)
+  assert list(result) == ['mean', 'median']
+  assert result['mean']['point'] == pytest.approx(0.4)
+  # Three seeds: the percentile interval of the mean is the seeds' range.
+  assert result['mean']['low'] == pytest.approx(0.2)
+  assert result['mean']['high'] == pytest.approx(0.6)
+  assert statistics.over_seeds([5.0], reps=REPS) == {
+      'mean': {'point': 5.0, 'low': 5.0, 'high': 5.0}}
+  assert statistics.as_dict(statistics.Interval(1.0, 0.5, 2.0)) == {
+      'point': 1.0, 'low': 0.5, 'high': 2.0}

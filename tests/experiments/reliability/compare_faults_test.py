@@ -111,4 +111,4 @@ def test_report_lists_an_unfinished_seed_and_says_it_is_incomplete(
   with open(os.path.join(workdir, 'report.md')) as f:
     text = f.read()
   assert '**Incomplete report:** 1 of 2 runs' in text
-  assert 'ppo on catch, seed 1: **unfinished**: no result.json yet' in text
+  assert 'PPO on Catch, seed 1: **unfinished**: no result.json yet' in text

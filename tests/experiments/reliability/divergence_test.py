@@ -90,7 +90,7 @@ def test_compare_lists_diverged_runs_and_leaves_them_out(cli, tmp_path):
   with open(os.path.join(workdir, 'report.md')) as f:
     text = f.read()
   assert '**Incomplete report:** 2 of 4 runs' in text
-  assert 'unstable_reinforce on catch, seed 1: **diverged**' in text
+  assert 'unstable_reinforce on Catch, seed 1: **diverged**' in text
   again = cli.run('compare', *flags, cwd=str(tmp_path))  # Nothing to train.
   assert again.returncode == 0, again.stderr
   assert 'finished already; training 0' in again.stdout
