@@ -18,9 +18,12 @@ Each agent runs with its preset for each environment (experiments/presets/),
 where it has one; `--preset=none` runs the agents' plain defaults, and
 `--preset=<name or file.json>,...` other presets for their pairs.
 `--config.<key>=<value>` sets an agent hyperparameter for every agent whose
-config has that key, `--config.<agent>.<key>=<value>` for one agent; the
-report lists every run's resolved settings. Rerunning the same command skips finished runs and
-resumes unfinished ones; a workdir of another comparison is refused.
+config has that key, `--config.<agent>.<key>=<value>` for one agent
+(`--helpconfig` lists the keys); the report lists every run's resolved
+settings. Environments run with their default settings (`--env_config` is
+refused: use `experiments.train` for other ones). Rerunning the same command
+skips finished runs and resumes unfinished ones; a workdir of another
+comparison is refused.
 `--launcher=ray --ray_address=...` runs the groups as Ray tasks (the workdir
 must be shared with the cluster's workers).
 """
@@ -37,8 +40,11 @@ from ml_collections import config_flags as ml_config_flags
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import config_flags
+from experiments.cli import env_config_flags
 from experiments.cli import evaluation_flags
 from experiments.cli import finite_flags
+from experiments.cli import help_text
+from experiments.cli import settings_help
 from experiments.cli import user_imports
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
@@ -53,6 +59,20 @@ from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 from experiments.storage import workdir_lock
+
+
+# What --help shows, in this order (every flag in exactly one group:
+# tests/experiments/cli/help_text_test.py).
+FLAG_GROUPS = {
+    'What to compare': ('agents', 'envs', 'seeds', 'num_steps', 'preset',
+                        'config', 'imports'),
+    'Evaluation and report': ('eval_points', 'eval_episodes',
+                              'periodic_eval_episodes', 'bootstrap_reps'),
+    'Output and checkpoints': ('workdir', 'progress',
+                               'checkpoint_every_seconds'),
+    'Launcher': ('launcher', 'ray_address', 'ray_num_cpus', 'ray_num_gpus',
+                 'ray_max_retries'),
+}
 
 
 def _define_flags() -> None:
@@ -178,6 +198,13 @@ def main(argv):
 
 
 if __name__ == '__main__':
+  env_config_flags.refuse(
+      sys.argv, 'experiments.compare',
+      'it trains every environment of --envs with its default settings. '
+      'Train one environment with other settings with experiments.train '
+      '(or tune it with experiments.sweep): --env=<env> '
+      '--env_config.<key>=<value>.')
   user_imports.import_from_argv()
   _define_flags()
-  app.run(main)
+  help_text.run(main, FLAG_GROUPS, __doc__, lambda argv: (
+      settings_help.for_agents(argv, agent_registry.names())))

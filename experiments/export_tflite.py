@@ -29,6 +29,7 @@ from agents import optimizers
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import finite_flags
+from experiments.cli import help_text
 from experiments.setup import library_logs
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
@@ -40,6 +41,16 @@ from experiments.setup import build as build_lib
 from experiments.storage import atomic_files
 
 EXPORTS = ('plain', 'trainable')
+
+
+# What --help shows, in this order (every flag in exactly one group:
+# tests/experiments/cli/help_text_test.py).
+FLAG_GROUPS = {
+    'What to export': ('workdir', 'seed', 'output', 'export', 'quantize'),
+    'Verification': ('verify_games',),
+    'On-device training (--export=trainable)': (
+        'train_optimizer', 'train_learning_rate', 'fine_tune_games'),
+}
 
 
 def _define_flags() -> None:
@@ -165,4 +176,4 @@ def _export_trainable(built, params: agent_lib.Params,
 
 if __name__ == '__main__':
   _define_flags()
-  app.run(main)
+  help_text.run(main, FLAG_GROUPS, __doc__)

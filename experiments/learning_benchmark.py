@@ -18,11 +18,11 @@ import tempfile
 import time
 from typing import Any, Dict, List, Mapping, Optional
 
-from absl import app
 from absl import flags
 import numpy as np
 
 from agents import registry as agent_registry
+from experiments.cli import help_text
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import plan
@@ -118,6 +118,14 @@ def _median(values) -> Optional[float]:
   return float(np.median(values)) if values else None
 
 
+# What --help shows, in this order (every flag in exactly one group:
+# tests/experiments/cli/help_text_test.py).
+FLAG_GROUPS = {
+    'What to run': ('only', 'seeds'),
+    'Output': ('output', 'workdir'),
+}
+
+
 def _define_flags() -> None:
   # Defined only when run as a program: tests import this module.
   flags.DEFINE_integer('seeds', 3, 'Seeds per pair (0..N-1).', lower_bound=1)
@@ -177,4 +185,4 @@ def main(argv):
 
 if __name__ == '__main__':
   _define_flags()
-  app.run(main)
+  help_text.run(main, FLAG_GROUPS, __doc__)

@@ -26,6 +26,7 @@ import numpy as np
 
 from agents import greedy
 from environments import plane_strike
+from experiments.cli import help_text
 from experiments.export import tflite
 
 SIZE = 8
@@ -212,6 +213,11 @@ def load_policy(path: Optional[str]) -> tflite.TFLitePolicy:
   return policy
 
 
+# What --help shows, in this order (every flag in exactly one group:
+# tests/experiments/cli/help_text_test.py).
+FLAG_GROUPS = {'Game': ('agent_model', 'seed')}
+
+
 def _define_flags() -> None:
   # Defined only when run as a program, as tests import this module.
   flags.DEFINE_string('agent_model', None,
@@ -234,4 +240,4 @@ def main(argv):
 
 if __name__ == '__main__':
   _define_flags()
-  app.run(main)
+  help_text.run(main, FLAG_GROUPS, __doc__)

@@ -14,9 +14,15 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from experiments.cli import help_text
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report
 from experiments.comparison import statistics
+
+
+# What --help shows, in this order (every flag in exactly one group:
+# tests/experiments/cli/help_text_test.py).
+FLAG_GROUPS = {'Report': ('workdir', 'bootstrap_reps')}
 
 
 def _define_flags() -> None:
@@ -46,4 +52,4 @@ def main(argv):
 
 if __name__ == '__main__':
   _define_flags()
-  app.run(main)
+  help_text.run(main, FLAG_GROUPS, __doc__)

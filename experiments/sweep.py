@@ -8,7 +8,8 @@ r"""Sweeps an agent's hyperparameters: trains, ranks, writes the best preset.
 
 Every configuration (grid values crossed, times `--num_random` random
 draws) trains for `--seeds` seeds from the agent's preset for the
-environment (`--preset`, as in `train`) with `--config.*` overrides. On an
+environment (`--preset`, as in `train`) with `--config.*` overrides, on the
+environment `--env_config.*` sets up (`--helpconfig` lists both). On an
 environment with a JAX core, configurations that differ only in settings
 that keep array shapes (learning rate, discount, λ, costs, clip ε, ε…)
 train side by side with their seeds in one compiled program; settings that
@@ -33,7 +34,10 @@ from absl import flags
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import config_flags
+from experiments.cli import env_config_flags
 from experiments.cli import evaluation_flags
+from experiments.cli import help_text
+from experiments.cli import settings_help
 from experiments.cli import user_imports
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
@@ -51,6 +55,20 @@ from experiments.sweeps import sweep_plan
 
 def _physical_memory_gb() -> float:
   return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30
+
+
+# What --help shows, in this order (every flag in exactly one group:
+# tests/experiments/cli/help_text_test.py).
+FLAG_GROUPS = {
+    'What to sweep': ('agent', 'env', 'preset', 'config', 'env_config',
+                      'imports'),
+    'Search space': ('grid', 'random', 'num_random', 'search_seed'),
+    'Budget': ('seeds', 'num_steps'),
+    'Evaluation and ranking': ('eval_points', 'eval_episodes',
+                               'periodic_eval_episodes', 'bootstrap_reps'),
+    'Output': ('workdir', 'progress'),
+    'Memory and launcher': ('max_memory_gb', 'launcher', 'ray_address'),
+}
 
 
 def _define_flags() -> None:
@@ -92,6 +110,7 @@ def _define_flags() -> None:
   flags.DEFINE_string('ray_address', None, 'Ray cluster address.')
   flags.DEFINE_bool('progress', True, 'Progress bars (local launcher).')
   config_flags.define_config_flag(default_agent='ppo')
+  env_config_flags.define_flag(default_env='plane_strike')
 
 
 def make_sweep() -> sweep_plan.Sweep:
@@ -105,6 +124,7 @@ def make_sweep() -> sweep_plan.Sweep:
     configurations = search_space.configurations(
         grid, space, f.num_random, f.agent, f.search_seed)
     preset = preset_registry.resolve(f.preset, f.agent, f.env)
+    env_kwargs = env_config_flags.env_kwargs(f.env)
   except ValueError as e:
     raise app.UsageError(str(e)) from e
   num_steps = f.num_steps or (preset and preset.num_steps)
@@ -114,7 +134,8 @@ def make_sweep() -> sweep_plan.Sweep:
   base = dict(preset.config) if preset else {}
   base.update(config_flags.overrides())
   return sweep_plan.Sweep(
-      agent=f.agent, env=f.env, configurations=tuple(configurations),
+      agent=f.agent, env=f.env, env_kwargs=env_kwargs,
+      configurations=tuple(configurations),
       base=base, preset=preset and preset.name, num_seeds=f.seeds,
       num_steps=num_steps, eval_points=f.eval_points,
       eval_episodes=f.eval_episodes,
@@ -177,4 +198,5 @@ def main(argv):
 if __name__ == '__main__':
   user_imports.import_from_argv()
   _define_flags()
-  app.run(main)
+  help_text.run(main, FLAG_GROUPS, __doc__, lambda argv: (
+      settings_help.from_argv(argv, 'ppo', 'plane_strike')))

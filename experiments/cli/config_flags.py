@@ -11,7 +11,7 @@ ones listed.
 import dataclasses
 import sys
 import typing
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from absl import flags
 import ml_collections
@@ -22,18 +22,28 @@ from agents import registry as agent_registry
 FLAG_NAME = 'config'
 
 
+def value_type(hint: Any) -> Any:
+  """The type a value of annotation `hint` is parsed to: `X` for
+  `Optional[X]`, else `hint` itself."""
+  inner = [t for t in typing.get_args(hint) if t is not type(None)]
+  return inner[0] if (typing.get_origin(hint) is typing.Union and
+                      len(inner) == 1) else hint
+
+
+def typed_slot(value: Any, hint: Any) -> Any:
+  """`value`, or an empty slot of `hint`'s type (an ml-collections
+  placeholder) when it is None, so that the flag parses to that type."""
+  if value is not None:
+    return value
+  return ml_collections.config_dict.placeholder(value_type(hint))
+
+
 def to_config_dict(config: Any) -> ml_collections.ConfigDict:
   """A ConfigDict of a config dataclass; None defaults become typed slots."""
   hints = typing.get_type_hints(type(config))
-  values = {}
-  for field in dataclasses.fields(config):
-    value = getattr(config, field.name)
-    if value is None:
-      (inner,) = [t for t in typing.get_args(hints[field.name])
-                  if t is not type(None)]
-      value = ml_collections.config_dict.placeholder(inner)
-    values[field.name] = value
-  return ml_collections.ConfigDict(values)
+  return ml_collections.ConfigDict({
+      field.name: typed_slot(getattr(config, field.name), hints[field.name])
+      for field in dataclasses.fields(config)})
 
 
 def _placeholders(agent_name: str) -> Dict[str, Any]:
@@ -63,33 +73,47 @@ def overrides_config_dict(
   return ml_collections.ConfigDict(slots)
 
 
-def overrides() -> dict:
-  """The `--config.<key>=<value>` values given on the command line, by key
-  (nested keys joined by dots, e.g. 'ppo.learning_rate'); keys not given
+def overrides(flag_name: str = FLAG_NAME,
+              flag_values: flags.FlagValues = flags.FLAGS) -> dict:
+  """The `--<flag_name>.<key>=<value>` values given on the command line, by
+  key (nested keys joined by dots, e.g. 'ppo.learning_rate'); keys not given
   are absent, so they never mask a preset's values."""
-  prefix = FLAG_NAME + '.'
-  if FLAG_NAME not in flags.FLAGS or not flags.FLAGS.is_parsed():
+  prefix = flag_name + '.'
+  if flag_name not in flag_values or not flag_values.is_parsed():
     return {}
-  return {name[len(prefix):]: flags.FLAGS[name].value
-          for name in flags.FLAGS if name.startswith(prefix)}
+  return {name[len(prefix):]: flag_values[name].value
+          for name in flag_values if name.startswith(prefix)}
+
+
+def value_from_argv(argv: Sequence[str], flag_name: str,
+                    default: str) -> str:
+  """The `--<flag_name>` value in `argv` (last one wins), else `default`:
+  read before parsing, because it decides which flags exist."""
+  value = default
+  for i, arg in enumerate(argv):
+    if arg.startswith(f'--{flag_name}='):
+      value = arg.split('=', 1)[1]
+    elif arg == f'--{flag_name}' and i + 1 < len(argv):
+      value = argv[i + 1]
+  return value
 
 
 def agent_name_from_argv(argv: Sequence[str], default: str) -> str:
   """The `--agent` value in `argv` (last one wins), else `default`."""
-  name = default
-  for i, arg in enumerate(argv):
-    if arg.startswith('--agent='):
-      name = arg.split('=', 1)[1]
-    elif arg == '--agent' and i + 1 < len(argv):
-      name = argv[i + 1]
-  return name
+  return value_from_argv(argv, 'agent', default)
+
+
+def keys_in_argv(argv: Sequence[str], flag_name: str = FLAG_NAME
+                ) -> List[str]:
+  """The keys of the `--<flag_name>.<key>=<value>` arguments in `argv`."""
+  prefix = f'--{flag_name}.'
+  return [arg[len(prefix):].split('=', 1)[0] for arg in argv
+          if arg.startswith(prefix)]
 
 
 def check_override_keys(argv: Sequence[str], agent_name: str) -> None:
   """Raises ValueError for `--config.<key>` that the agent's config lacks."""
-  keys = [arg[len(f'--{FLAG_NAME}.'):].split('=', 1)[0] for arg in argv
-          if arg.startswith(f'--{FLAG_NAME}.')]
-  agent_registry.check_config_keys(agent_name, keys)
+  agent_registry.check_config_keys(agent_name, keys_in_argv(argv))
 
 
 def check_comparison_keys(argv: Sequence[str],
@@ -132,8 +156,9 @@ def define_config_flag(argv: Optional[Sequence[str]] = None,
     sys.exit(f'FATAL Flags parsing error: --{FLAG_NAME}: {e}')
   config_flags.DEFINE_config_dict(
       FLAG_NAME, to_config_dict(agent_registry.make_config(name)),
-      f'Hyperparameters of the chosen agent; override one with '
-      f'--{FLAG_NAME}.<key>=<value>.')
+      f'A hyperparameter of --agent\'s config, e.g. '
+      f'--{FLAG_NAME}.learning_rate=3e-4; overrides the preset. '
+      f'--helpconfig lists the keys, their defaults and meaning.')
 
 
 def agent_config(agent_name: str, preset_values: Optional[dict] = None,

@@ -46,6 +46,7 @@ class Sweep:
 
   Attributes:
     agent, env: the agent and environment.
+    env_kwargs: the environment's settings (`--env_config.*`).
     configurations: swept values, one dict per configuration.
     base: the agent-config values every configuration starts from (the
       preset's, then `--config.*` flags).
@@ -72,12 +73,14 @@ class Sweep:
   hidden_sizes: Optional[Tuple[int, ...]] = None
   num_envs: Optional[int] = None
   checkpoint_every_seconds: float = 60.0
+  env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
   def to_dict(self) -> Dict[str, Any]:
     """The settings as saved in `sweep.json` (checked on reruns)."""
     values = dataclasses.asdict(self)
     values['configurations'] = [dict(c) for c in self.configurations]
     values['base'] = dict(self.base)
+    values['env_kwargs'] = dict(self.env_kwargs)
     values['hidden_sizes'] = (None if self.hidden_sizes is None else
                               list(self.hidden_sizes))
     del values['checkpoint_every_seconds']  # Reruns may change it.
@@ -113,6 +116,7 @@ def _config(sweep: Sweep, values: Mapping[str, Any],
     raise SweepError(f'Configuration {dict(values)}: {e}') from e
   return config_lib.ExperimentConfig(
       agent=sweep.agent, env=sweep.env, seed=seed,
+      env_kwargs=dict(sweep.env_kwargs),
       agent_config=agent_config, preset=sweep.preset,
       network=sweep.network, hidden_sizes=sweep.hidden_sizes,
       num_envs=sweep.num_envs if compiled else None,
@@ -227,7 +231,7 @@ def prepare_workdir(sweep: Sweep, lanes: Sequence[Lane], workdir: str,
   """Writes `sweep.json`, or refuses a workdir of another sweep."""
   path = os.path.join(workdir, FILENAME)
   if os.path.exists(path):
-    saved = load(workdir)
+    saved = {'env_kwargs': {}, **load(workdir)}  # Older sweeps had none.
     mismatch = {k: (saved.get(k), v) for k, v in sweep.to_dict().items()
                 if saved.get(k) != v}
     if mismatch:
