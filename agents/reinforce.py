@@ -105,9 +105,13 @@ def make_agent(config: ReinforceConfig,
       advantages = returns - mean_return
     grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params, trajectory,
                                                      advantages)
-    loss = metrics['policy_loss'] + config.entropy_cost * -metrics['entropy']
-    metrics = dict(metrics, loss=loss, mean_return=mean_return,
+    # The mean discounted return from each step of the batch (the
+    # batch_mean baseline), apart from the evaluations' undiscounted return.
+    metrics = dict(metrics, discounted_return=mean_return,
                    grad_norm=optax.global_norm(grads))
+    if config.entropy_cost:  # Else the loss is the policy loss: logged once.
+      metrics['loss'] = (metrics['policy_loss'] +
+                         config.entropy_cost * -metrics['entropy'])
     return agent_lib.apply_gradients(optimizer, state, grads), metrics
 
   return agent_lib.Agent(

@@ -49,6 +49,7 @@ import numpy as np
 from agents import registry as agent_registry
 from environments import plane_strike
 from experiments import environment_benchmarks
+from experiments.cli import help_text
 from experiments.driver import run as driver
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
@@ -82,14 +83,14 @@ def environment_steps_per_second(num_steps: int, seed: int = 0) -> float:
 
 
 def seconds_to_thresholds(csv_path: str) -> dict:
-  """First wall_seconds at which periodic greedy strikes <= each threshold."""
+  """First wall_seconds at which periodic greedy strikes <= each threshold
+  (from a run's `eval.csv`)."""
   with open(csv_path, newline='') as f:
-    rows = [r for r in csv.DictReader(f)
-            if r.get('eval/mean_episode_length')]
+    rows = list(csv.DictReader(f))
   out = {}
   for threshold in THRESHOLDS:
     hit = [float(r['wall_seconds']) for r in rows
-           if float(r['eval/mean_episode_length']) <= threshold]
+           if float(r['mean_episode_length']) <= threshold]
     out[f'seconds_to_strikes_<={threshold:g}'] = hit[0] if hit else None
   return out
 
@@ -131,7 +132,7 @@ def python_loop(root: str, seeds: int, num_episodes: int,
         'greedy_strikes_tflite': result['tflite']['mean_episode_length'],
         'tflite_max_abs_diff': result['tflite']['max_abs_diff'],
         **seconds_to_thresholds(os.path.join(result['workdir'],
-                                             'train.csv')),
+                                             'eval.csv')),
     })
   env_rates = [environment_steps_per_second(env_steps, seed)
                for seed in range(3)]
@@ -209,7 +210,7 @@ def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
         'greedy_strikes_tflite': result['tflite']['mean_episode_length'],
         'tflite_max_abs_diff': result['tflite']['max_abs_diff'],
         **seconds_to_thresholds(os.path.join(result['workdir'],
-                                             'train.csv')),
+                                             'eval.csv')),
     })
   return {'preset': RUN_SH_PRESET, 'median': environment_benchmarks.medians(runs), 'runs': runs}
 
@@ -286,6 +287,19 @@ def seeds_in_one_program(root: str, counts=(1, 8, 64),
         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     runs.append(json.loads(child.stdout[child.stdout.index('{'):]))
   return {'runs': runs}
+
+
+# What --help shows, in this order (every flag in exactly one group:
+# tests/experiments/cli/help_text_test.py).
+FLAG_GROUPS = {
+    'What to run': ('suites', 'seeds', 'output', 'workdir'),
+    'python_loop suite': ('num_episodes', 'eval_every_episodes', 'env_steps'),
+    'loop_speed suite': ('speed_episodes', 'wide_envs'),
+    'seeds suite': ('program_seeds', 'program_episodes'),
+    'sweep suite': ('sweep_steps', 'sweep_single_runs'),
+    'vector_python_loop and bsuite_python_loop suites': ('vector_steps',
+                                                         'vector_envs'),
+}
 
 
 def _define_flags() -> None:
@@ -371,4 +385,4 @@ def main(argv):
 
 if __name__ == '__main__':
   _define_flags()
-  app.run(main)
+  help_text.run(main, FLAG_GROUPS, __doc__)

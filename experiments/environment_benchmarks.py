@@ -27,9 +27,13 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from agents import registry as agent_registry
+from experiments.driver import log_names
 from experiments.driver import run as driver
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
+
+# train.csv's column of each chunk's training speed.
+_STEPS_PER_SECOND = log_names.PERF + 'steps_per_second'
 
 _ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # No periodic evaluation: the speed of training alone, as PureJaxRL reports.
@@ -87,7 +91,7 @@ def _chunk_seconds(workdir: str) -> float:
   with open(os.path.join(workdir, 'train.csv')) as f:
     rows = list(csv.DictReader(f))
   steps = [0] + [int(row['step']) for row in rows]
-  return sum((steps[i + 1] - steps[i]) / float(row['steps_per_second'])
+  return sum((steps[i + 1] - steps[i]) / float(row[_STEPS_PER_SECOND])
              for i, row in enumerate(rows))
 
 
@@ -128,7 +132,7 @@ def _python_rates(root: str, name: str, **settings) -> Tuple[float, float]:
   result = _run(root, name, loop='python', num_episodes=None, **_NO_EVAL,
                 eval_episodes=10, export_tflite=False, **settings)
   with open(os.path.join(root, name, 'train.csv')) as f:
-    rates = [float(row['steps_per_second']) for row in csv.DictReader(f)]
+    rates = [float(row[_STEPS_PER_SECOND]) for row in csv.DictReader(f)]
   return (float(np.median(rates)),
           result['env_steps'] / result['wall_seconds'])
 

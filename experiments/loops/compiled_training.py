@@ -216,7 +216,7 @@ class CompiledTraining:
              'episodes_per_second': episodes / seconds}
       if episodes:
         row['episode_return'] = float(stats['return_sum'][i]) / episodes
-        row['game_length'] = float(stats['length_sum'][i]) / episodes
+        row['episode_length'] = float(stats['length_sum'][i]) / episodes
       for name, value in stats.items():
         if name.startswith('learner/'):
           row[name[len('learner/'):]] = float(value[i])

@@ -83,8 +83,9 @@ class TrainingLoop(Protocol):
     Returns:
       One dict per seed of scalars of the work done, for the loggers:
       `steps_per_second`, `episodes_per_second`, `episode_return` and
-      `game_length` (means over the episodes finished, absent if none)
-      and the agent's learner metrics (means over the updates).
+      `episode_length` (means over the episodes finished, absent if none)
+      and the agent's learner metrics (means over the updates); the
+      driver names and groups them for the logs (`driver.log_names`).
     """
 
   def evaluate(self, num_episodes: int) -> PerSeed:

@@ -69,7 +69,7 @@ def _row(returns: List[float], lengths: List[int], steps: int,
   values = {}
   if lengths:
     values['episode_return'] = float(np.mean(returns))
-    values['game_length'] = float(np.mean(lengths))
+    values['episode_length'] = float(np.mean(lengths))
   values['steps_per_second'] = steps / elapsed
   values['episodes_per_second'] = len(lengths) / elapsed
   fetched = jax.device_get(metrics)  # One transfer per call.

@@ -19,6 +19,7 @@ from experiments.loops import interface
 from experiments.loops import python_training
 from experiments.loops import seeding
 from experiments.setup import config as config_lib
+from experiments.storage import wandb_logger
 
 
 class ExperimentError(ValueError):
@@ -55,8 +56,13 @@ def build(config: config_lib.ExperimentConfig) -> Built:
 
   Raises:
     ExperimentError: if the agent (or the network) cannot act in the
-      environment.
+      environment, or logging to W&B is asked for without `wandb`.
   """
+  if config.wandb_project is not None:
+    try:
+      wandb_logger.check_installed()
+    except ImportError as e:
+      raise ExperimentError(str(e)) from e
   spec = environment_spec(config)
   if not isinstance(spec.actions, dm_specs.DiscreteArray):
     raise ExperimentError(

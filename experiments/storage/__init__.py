@@ -1,2 +1,2 @@
 """Files that survive crashes: atomic writes, Orbax checkpoints and the
-CSV / TensorBoard loggers."""
+loggers (CSV, TensorBoard with its HParams, optional Weights & Biases)."""

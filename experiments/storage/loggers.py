@@ -25,6 +25,7 @@ from tensorboardX.proto import event_pb2
 from tensorboardX.proto import summary_pb2
 
 from experiments.storage import atomic_files
+from experiments.storage import tensorboard_hparams
 
 Scalars = Mapping[str, float]
 Number = Union[int, float]
@@ -191,12 +192,16 @@ def _csv_line(cells: Sequence[str]) -> str:
 
 
 def _format(name: str, value: Any) -> str:
-  """A cell that reads back as exactly `value` (ValueError if no number)."""
+  """A cell for `value` (ValueError if no number): integers exactly, other
+  numbers to 7 significant digits, about a float32's (what training
+  computes in): `12.57`, not `12.569999694824219`; `8.0`, still a float."""
   if isinstance(value, numbers.Integral):  # Python, NumPy ints and bools.
     text = str(int(value))
-  elif isinstance(value, float):  # Python float, np.float64: round-trips.
-    text = repr(float(value))
-  else:  # E.g. np.float32: NumPy prints the shortest round-trip digits.
+  elif isinstance(value, numbers.Real):
+    text = '%.7g' % float(value)
+    if text.lstrip('-').isdigit():
+      text += '.0'  # Reads back as a float, not a count.
+  else:
     text = str(value)
   try:
     _parse_number(text)
@@ -294,21 +299,25 @@ def _record(event: event_pb2.Event) -> bytes:
 
 
 class TensorBoardLogger:
-  """Scalars as TensorBoard events (no TensorFlow needed).
+  """Scalars as TensorBoard events (no TensorFlow needed), and the run's
+  settings for the HParams tab (`tensorboard_hparams`).
 
   Each logger starts its own event file in `logdir`
   (`events.out.tfevents.<time>.<hostname>`, as tensorboardX names them) and
   appends one event per write, opening and closing the file each time. It
   first records what tensorboardX's `purge_step` does, a SessionLog START
-  at `resume_step + 1` (at 0 on a fresh start), so TensorBoard discards the
-  events of earlier sessions logged after the checkpoint.
+  at `resume_step + 1`, so TensorBoard discards the events of earlier
+  sessions logged after the checkpoint. A fresh start (no `resume_step`)
+  removes the event files of an earlier session instead: one that never
+  reached a checkpoint is not this run's. `hparams`, the run's settings,
+  are recorded once per directory: by a fresh start, or by a resumed
+  session where no earlier file has them.
   """
 
-  def __init__(self, logdir: str, resume_step: Optional[int] = None):
+  def __init__(self, logdir: str, resume_step: Optional[int] = None,
+               hparams: Optional[Mapping[str, Any]] = None):
     now = time.time()
     events = [event_pb2.Event(wall_time=now, file_version='brain.Event:2')]
-    # A fresh start purges from step 0: the events of an earlier session
-    # that never reached a checkpoint are not this run's.
     purge = 0 if resume_step is None else resume_step + 1
     start = event_pb2.SessionLog(status=event_pb2.SessionLog.START)
     events += [
@@ -316,6 +325,13 @@ class TensorBoardLogger:
                         file_version='brain.Event:2'),
         event_pb2.Event(wall_time=now, step=purge, session_log=start)]
     os.makedirs(logdir, exist_ok=True)
+    if resume_step is None:
+      for stale in tensorboard_hparams.event_files(logdir):
+        os.remove(stale)
+    if hparams is not None and not tensorboard_hparams.recorded(logdir):
+      events.append(event_pb2.Event(
+          wall_time=now, step=0,
+          summary=tensorboard_hparams.session_start(hparams)))
     base = os.path.join(logdir, f'events.out.tfevents.{int(now)}.'
                         f'{socket.gethostname()}')
     # A name of its own, even for a session started in the same second

@@ -78,7 +78,10 @@ class ReinforceTest(parameterized.TestCase):
     self.assertAlmostEqual(float(metrics['policy_loss']), expected, places=5)
     self.assertAlmostEqual(float(metrics['entropy']),
                            (math.log(4) + math.log(3)) / 2, places=5)
-    self.assertAlmostEqual(float(metrics['mean_return']), 0.5, places=6)
+    self.assertAlmostEqual(float(metrics['discounted_return']), 0.5,
+                           places=6)
+    # entropy_cost 0: the loss is the policy loss, logged once.
+    self.assertNotIn('loss', metrics)
 
   def test_entropy_cost_enters_the_loss(self):
     agent = self._agent(baseline='none', entropy_cost=0.1)

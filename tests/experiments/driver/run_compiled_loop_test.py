@@ -65,11 +65,19 @@ class CompiledExperimentTest(absltest.TestCase):
       self.assertEqual(json.load(f), json.loads(json.dumps(result)))
     rows = _csv(os.path.join(workdir, 'train.csv'))
     self.assertLen(rows, 5)  # One row per chunk of 2 updates.
-    self.assertEqual([int(r['episodes']) for r in rows], [8, 16, 24, 32, 40])
-    for column in ('episode_return', 'game_length', 'loss',
-                   'steps_per_second', 'eval/mean_return'):
+    self.assertEqual([int(r['progress/episodes']) for r in rows],
+                     [8, 16, 24, 32, 40])
+    for column in ('train/episode_return', 'train/policy_loss',
+                   'train/discounted_return', 'perf/steps_per_second',
+                   'perf/wall_seconds', 'progress/updates',
+                   'eval/episode_return'):
       self.assertIn(column, rows[0])
-    self.assertNotEqual(rows[1]['eval/mean_return'], '')  # At 16 episodes.
+    # Catch's length is always 9; REINFORCE without an entropy bonus has
+    # no loss but its policy loss.
+    for column in ('train/episode_length', 'eval/episode_length',
+                   'train/loss', 'episode_return', 'steps_per_second'):
+      self.assertNotIn(column, rows[0])
+    self.assertNotEqual(rows[1]['eval/episode_return'], '')  # At 16.
     self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
     self.assertEqual(workdir_lib.load_config(workdir), _config())
 
@@ -100,7 +108,8 @@ class CompiledExperimentTest(absltest.TestCase):
       expected = json.load(f)
     for key in ('env_steps', 'episodes', 'eval_mean_return'):
       self.assertEqual(resumed[key], expected[key])
-    drop = ('steps_per_second', 'episodes_per_second', 'wall_seconds')
+    drop = ('perf/steps_per_second', 'perf/episodes_per_second',
+            'perf/wall_seconds')
     strip = lambda rows: [{k: v for k, v in r.items() if k not in drop}
                           for r in rows]
     self.assertEqual(strip(_csv(os.path.join(interrupted, 'train.csv'))),

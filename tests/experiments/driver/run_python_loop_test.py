@@ -47,10 +47,15 @@ class ExperimentTest(absltest.TestCase):
     with open(os.path.join(workdir, 'train.csv'), newline='') as f:
       rows = list(csv.DictReader(f))
     self.assertLen(rows, 6)  # Every 8 of 48 episodes.
-    for column in ('game_length', 'episode_return', 'loss',
-                   'steps_per_second', 'eval/mean_episode_length'):
+    for column in ('train/strikes', 'train/policy_loss',
+                   'perf/steps_per_second', 'progress/episodes',
+                   'eval/strikes'):
       self.assertIn(column, rows[0])
-    self.assertNotEqual(rows[2]['eval/mean_episode_length'], '')  # At 24.
+    # Plane Strike's return is always 8: its length is named strikes.
+    for column in ('train/episode_return', 'train/episode_length',
+                   'eval/episode_return', 'train/loss', 'game_length'):
+      self.assertNotIn(column, rows[0])
+    self.assertNotEqual(rows[2]['eval/strikes'], '')  # At 24.
     self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
     self.assertEqual(workdir_lib.load_config(workdir), _config())
 

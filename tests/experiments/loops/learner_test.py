@@ -40,7 +40,8 @@ class LearnerTest(absltest.TestCase):
     metrics = learner.step(trajectory)
     chex.assert_trees_all_close(learner.state.params, expected_state.params,
                                 atol=1e-6)
-    np.testing.assert_allclose(metrics['loss'], expected_metrics['loss'],
+    np.testing.assert_allclose(metrics['policy_loss'],
+                               expected_metrics['policy_loss'],
                                rtol=1e-5)
     self.assertEqual(int(learner.state.updates), 1)
 

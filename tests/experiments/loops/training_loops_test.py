@@ -35,9 +35,10 @@ class TrainingLoopTest(parameterized.TestCase):
     self.assertEqual((counters['episodes'][0], counters['env_steps'][0],
                       counters['updates'][0]), (8, 72, 2))
     self.assertLen(rows, 1)
-    for key in ('episode_return', 'game_length', 'loss', 'steps_per_second'):
+    for key in ('episode_return', 'episode_length', 'policy_loss',
+                'steps_per_second'):
       self.assertIn(key, rows[0])
-    self.assertEqual(rows[0]['game_length'], 9.0)
+    self.assertEqual(rows[0]['episode_length'], 9.0)
 
   @parameterized.parameters('python', 'compiled')
   def test_updates_target_and_progress(self, loop_name):

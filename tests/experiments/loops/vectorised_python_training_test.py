@@ -280,9 +280,9 @@ class AdvanceTest(absltest.TestCase):
     finished = _simulate(11)  # 44 steps: 11 of each environment.
     self.assertEqual(counters, {'env_steps': 44, 'episodes': len(finished),
                                 'updates': 1})  # 8 unrolls, 6 a batch.
-    self.assertAlmostEqual(rows[0]['game_length'],
+    self.assertAlmostEqual(rows[0]['episode_length'],
                            np.mean([_length(e) for e in finished]))
-    self.assertEqual(rows[0]['episode_return'], rows[0]['game_length'])
+    self.assertEqual(rows[0]['episode_return'], rows[0]['episode_length'])
     self.assertIn('loss', rows[0])
     self.assertEqual(loop.num_envs, _N)
 
@@ -291,7 +291,7 @@ class AdvanceTest(absltest.TestCase):
     rows = loop.advance(interface.Targets(env_steps=1))
     self.assertEqual(int(loop.counters()['env_steps'][0]), _N)
     self.assertNotIn('episode_return', rows[0])
-    self.assertNotIn('game_length', rows[0])
+    self.assertNotIn('episode_length', rows[0])
     self.assertEqual(rows[0]['episodes_per_second'], 0.0)
 
   def test_episode_and_update_targets_stop_at_the_first_step_reaching_them(

@@ -36,8 +36,8 @@ def test_a_run_crossing_2_to_the_31_keeps_counts_budgets_and_logs(
   assert kept == early_rows  # Kept across the resume.
   steps = [int(r['step']) for r in rows]
   assert steps == sorted(steps) and steps[-1] == result['env_steps'] > 2**31
-  assert all(int(r['episodes']) >= 0 and int(r['updates']) >= 0
-             for r in rows)
+  assert all(int(r['progress/episodes']) >= 0 and
+             int(r['progress/updates']) >= 0 for r in rows)
 
 
 def test_budgets_beyond_the_counters_are_refused_before_compiling(

@@ -1,9 +1,14 @@
 """Tests for experiments/setup/build.py."""
 
+import os
+import sys
+from unittest import mock
+
 from absl.testing import absltest
 import jax
 
 from agents import registry as agent_registry
+from experiments.driver import run as driver
 from experiments.loops import compiled_training
 from experiments.loops import python_training
 from experiments.loops import seeding
@@ -31,6 +36,19 @@ class BuildTest(absltest.TestCase):
     self.assertIsInstance(compiled, compiled_training.CompiledTraining)
     self.assertEqual(list(compiled.seeds), [2, 3, 4])
     self.assertEqual(compiled.num_envs, 4)  # The agent's batch.
+
+  def test_wandb_without_its_package_is_refused_before_any_write(self):
+    config = _config(wandb_project='planestrike')
+    workdir = os.path.join(self.create_tempdir().full_path, 'run')
+    with mock.patch.dict(sys.modules, {'wandb': None}):  # Import fails.
+      with self.assertRaisesRegex(build_lib.ExperimentError,
+                                  r"wandb_project.*pip install -e "
+                                  r"'\.\[wandb\]'"):
+        build_lib.build(config)
+      with self.assertRaises(build_lib.ExperimentError):
+        driver.run_experiment(config, workdir, progress=False)
+    self.assertFalse(os.path.exists(workdir))
+    build_lib.build(_config(wandb_project=None))  # Not asked: no check.
 
   def test_bad_num_envs_is_an_experiment_error_naming_the_flag(self):
     with self.assertRaisesRegex(build_lib.ExperimentError,

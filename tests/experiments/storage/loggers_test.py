@@ -8,6 +8,7 @@ from unittest import mock
 
 from absl import logging
 from absl.testing import absltest
+import numpy as np
 from tensorboard.backend.event_processing import event_accumulator
 
 from experiments.storage import loggers
@@ -44,21 +45,48 @@ class CSVLoggerTest(absltest.TestCase):
 
   def test_writes_header_and_rows(self):
     logger = loggers.CSVLogger(self.path)
-    logger.write({'loss': 1.5, 'game_length': 40}, step=10)
-    logger.write({'loss': 0.5, 'game_length': 30}, step=20)
+    logger.write({'train/loss': 1.5, 'train/strikes': 40}, step=10)
+    logger.write({'train/loss': 0.5, 'train/strikes': 30}, step=20)
     logger.close()
     rows = _rows(self.path)
     self.assertEqual([r['step'] for r in rows], ['10', '20'])
-    self.assertEqual(rows[1]['loss'], '0.5')
+    self.assertEqual(rows[1]['train/loss'], '0.5')
     with open(self.path, 'rb') as f:
-      self.assertEqual(f.read(), b'step,loss,game_length\n10,1.5,40\n'
-                       b'20,0.5,30\n')
+      self.assertEqual(f.read(), b'step,train/loss,train/strikes\n'
+                       b'10,1.5,40\n20,0.5,30\n')
 
-  def test_floats_round_trip(self):
+  def test_floats_have_7_significant_digits_and_stay_floats(self):
     logger = loggers.CSVLogger(self.path)
-    logger.write({'x': 0.1 + 0.2, 'n': 7}, step=1)
-    self.assertEqual(loggers.read_rows(self.path),
-                     [{'step': 1, 'x': 0.1 + 0.2, 'n': 7}])
+    values = {'a': 12.569999694824219, 'b': np.float32(0.1), 'c': 8.0,
+              'd': 16225.45755019083, 'e': -3e-9, 'f': 1e300,
+              'g': np.float64(-0.0), 'n': np.int64(7), 'flag': True}
+    logger.write(values, step=1)
+    with open(self.path) as f:
+      self.assertEqual(f.read().splitlines()[1],
+                       '1,12.57,0.1,8.0,16225.46,-3e-09,1e+300,-0.0,7,1')
+    (row,) = loggers.read_rows(self.path)  # What the reader takes back.
+    self.assertEqual(row, {'step': 1, 'a': 12.57, 'b': 0.1, 'c': 8.0,
+                           'd': 16225.46, 'e': -3e-9, 'f': 1e300, 'g': -0.0,
+                           'n': 7, 'flag': 1})
+    self.assertIsInstance(row['c'], float)
+    self.assertIsInstance(row['n'], int)
+    for name, value in values.items():  # Half a unit of the 7th digit.
+      self.assertAlmostEqual(row[name], float(value),
+                             delta=abs(float(value)) * 5e-7)
+
+  def test_rounded_rows_resume(self):
+    logger = loggers.CSVLogger(self.path)
+    for step in (1, 2, 3):
+      logger.write({'x': step / 3, 'nan': float('nan'), 'inf': -np.inf},
+                   step)
+    resumed = loggers.CSVLogger(self.path, resume_step=2)
+    self.assertEqual(resumed.num_rows, 2)
+    resumed.write({'x': 1.0}, step=4)
+    rows = loggers.read_rows(self.path)
+    self.assertEqual([(r['step'], r['x']) for r in rows],
+                     [(1, 0.3333333), (2, 0.6666667), (4, 1.0)])
+    self.assertTrue(np.isnan(rows[0]['nan']))
+    self.assertEqual(rows[1]['inf'], -np.inf)
 
   def test_rejects_values_that_are_not_numbers(self):
     logger = loggers.CSVLogger(self.path)
@@ -188,13 +216,26 @@ class TensorBoardLoggerTest(absltest.TestCase):
   def test_scalars_round_trip(self):
     logdir = self.create_tempdir().full_path
     logger = loggers.MultiLogger([loggers.TensorBoardLogger(logdir)])
-    logger.write({'game_length': 12.5, 'eval/mean_return': -3.0}, step=3)
-    logger.write({'game_length': 10.0}, step=7)
+    logger.write({'train/strikes': 12.5, 'eval/strikes': -3.0}, step=3)
+    logger.write({'train/strikes': 10.0}, step=7)
     logger.close()
     (event_file,) = glob.glob(os.path.join(logdir, 'events.out.tfevents.*'))
-    self.assertEqual(_scalars(event_file, 'game_length'),
+    self.assertEqual(_scalars(event_file, 'train/strikes'),
                      [(3, 12.5), (7, 10.0)])
-    self.assertEqual(_scalars(logdir, 'eval/mean_return'), [(3, -3.0)])
+    self.assertEqual(_scalars(logdir, 'eval/strikes'), [(3, -3.0)])
+
+  def test_fresh_start_removes_an_earlier_sessions_events(self):
+    logdir = self.create_tempdir().full_path
+    stale = loggers.TensorBoardLogger(logdir)
+    stale.write({'x': 5.0}, 50)  # Never reached a checkpoint.
+    with open(os.path.join(logdir, 'notes.txt'), 'w') as f:
+      f.write('kept')
+    fresh = loggers.TensorBoardLogger(logdir)
+    fresh.write({'x': 1.0}, 10)
+    self.assertEqual(glob.glob(os.path.join(logdir, 'events.out.*')),
+                     [fresh.path])
+    self.assertEqual(_scalars(logdir, 'x'), [(10, 1.0)])
+    self.assertTrue(os.path.exists(os.path.join(logdir, 'notes.txt')))
 
   def test_resume_purges_events_after_checkpoint(self):
     logdir = self.create_tempdir().full_path
