@@ -21,7 +21,10 @@ then `python -m experiments.train --imports=my_module --env=corridor`.
 """
 
 import dataclasses
-from typing import Any, Callable, Mapping, NamedTuple, Optional, Tuple, Union
+import inspect
+import re
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Tuple
+from typing import Union
 
 import dm_env
 
@@ -42,6 +45,12 @@ GYM_PREFIX = 'gym:'
 GYMNAX_PREFIX = 'gymnax:'
 PGX_PREFIX = 'pgx:'
 DEFAULT_INPUT_NAME = 'observation'
+# Greedy episodes of a run's final evaluation (its score), and of the
+# exported model's check in the TFLite interpreter (which steps the game in
+# Python, one observation at a time: it shows the model plays as JAX does,
+# and is sized to that), unless the game's entry fixes them.
+DEFAULT_EVAL_EPISODES = 100
+DEFAULT_EXPORT_CHECK_EPISODES = 10
 
 CoreFactory = Callable[..., functional.FunctionalEnvironment]
 DmEnvFactory = Callable[..., dm_env.Environment]
@@ -69,6 +78,17 @@ class EnvironmentEntry:
     input_name: name of the exported TFLite model's input tensor.
     title: the game's name for people (figure titles, report headings);
       None: `name`.
+    contract_episodes: games that a run's final evaluation and its exported
+      model's check both play by default, where the game fixes how it is
+      judged (Plane Strike: the app's model is judged on 1000 games); None:
+      the framework's defaults (`DEFAULT_EVAL_EPISODES` and
+      `DEFAULT_EXPORT_CHECK_EPISODES`).
+    return_statistic: what the training logs call the mean return of the
+      episodes played (`train/<it>`, `eval/<it>`); None leaves it out where
+      it tells nothing: the same in every episode (Plane Strike: 8, every
+      plane cell hit) or equal to the length (CartPole: +1 a step).
+    length_statistic: the same for the mean episode length (Plane Strike:
+      'strikes'); None where it tells nothing (Catch: the ball's fall).
   """
   name: str
   make_core: Optional[CoreFactory] = None
@@ -77,6 +97,9 @@ class EnvironmentEntry:
   reference_score: Optional[reference_scores.ReferenceScore] = None
   input_name: str = DEFAULT_INPUT_NAME
   title: Optional[str] = None
+  contract_episodes: Optional[int] = None
+  return_statistic: Optional[str] = 'episode_return'
+  length_statistic: Optional[str] = 'episode_length'
 
   def __post_init__(self):
     if not isinstance(self.name, str) or not self.name or ':' in self.name:
@@ -98,6 +121,22 @@ class EnvironmentEntry:
       raise ValueError(f'Environment {self.name!r}: reference_score must '
                        f'be a reference_scores.ReferenceScore; got '
                        f'{self.reference_score!r}.')
+    episodes = self.contract_episodes
+    if episodes is not None and (isinstance(episodes, bool) or
+                                 not isinstance(episodes, int) or
+                                 episodes < 1):
+      raise ValueError(f'Environment {self.name!r}: contract_episodes must '
+                       f'be a positive int or None; got {episodes!r}.')
+    names = [n for n in (self.return_statistic, self.length_statistic)
+             if n is not None]
+    if len(set(names)) != len(names) or not all(
+        isinstance(n, str) and re.fullmatch(r'[a-z][a-z0-9_]*', n)
+        for n in names):
+      raise ValueError(f'Environment {self.name!r}: return_statistic and '
+                       f'length_statistic must be distinct lower-case '
+                       f'names (letters, digits, _) or None; got '
+                       f'{self.return_statistic!r}, '
+                       f'{self.length_statistic!r}.')
 
 
 def _plane_strike_hidden_sizes(env_kwargs: Mapping[str, Any]
@@ -108,15 +147,22 @@ def _plane_strike_hidden_sizes(env_kwargs: Mapping[str, Any]
 
 
 _BUILT_IN = (
+    # +1 a step: the return is the length.
     EnvironmentEntry('cartpole', make_core=cartpole.CartPole,
                      reference_score=reference_scores.CARTPOLE,
-                     title='CartPole'),
+                     title='CartPole', length_statistic=None),
+    # Every game lasts the ball's fall.
     EnvironmentEntry('catch', make_core=catch.Catch,
-                     reference_score=reference_scores.CATCH, title='Catch'),
+                     reference_score=reference_scores.CATCH, title='Catch',
+                     length_statistic=None),
+    # Every game ends with the 8 plane cells hit (return 8): its length,
+    # the strikes, is what tells.
     EnvironmentEntry('plane_strike', make_core=plane_strike.PlaneStrike,
                      hidden_sizes=_plane_strike_hidden_sizes,
                      reference_score=reference_scores.PLANE_STRIKE,
-                     input_name='board', title='Plane Strike'),
+                     input_name='board', title='Plane Strike',
+                     contract_episodes=1000, return_statistic=None,
+                     length_statistic='strikes'),
 )
 
 
@@ -262,6 +308,27 @@ def make_environment(name: str,
   return dm_env_wrapper.DmEnvironment(make_functional(name, **kwargs), seed)
 
 
+def settings(name: str) -> Optional[Dict[str, inspect.Parameter]]:
+  """The settings (`env_kwargs` keys) of environment `name` as keyword
+  parameters (default, annotation): its factory's, or a gymnax game's env
+  params; None for a factory of `**kwargs` (`gym:`: gymnasium.make's)."""
+  prefix, suite_id = _split(name)
+  entry = get(name)
+  if prefix == GYMNAX_PREFIX:
+    params = gymnax_adapter.make_core(suite_id).params
+    return {f.name: inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
+                                      default=getattr(params, f.name))
+            for f in dataclasses.fields(params)}
+  factory = ((entry.make_core or entry.make_environment) if entry else
+             (_SUITES[prefix].make_core or _SUITES[prefix].make_environment))
+  parameters = list(inspect.signature(factory).parameters.values())
+  parameters = parameters[0 if entry else 1:]  # A suite's: its id first.
+  if any(p.kind is p.VAR_KEYWORD for p in parameters):
+    return None
+  return {p.name: p for p in parameters if p.name != 'seed' and
+          p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
 def hidden_sizes(name: str, env_kwargs: Mapping[str, Any]
                 ) -> Optional[Tuple[int, ...]]:
   """Default network widths for environment `name`; None: the network's."""
@@ -290,6 +357,18 @@ def score_metric(name: str) -> str:
   return 'mean_return' if reference is None else reference.metric
 
 
+def eval_episodes(name: str) -> int:
+  """Default greedy episodes of a run's final evaluation on `name`."""
+  entry = get(name)
+  return (entry and entry.contract_episodes) or DEFAULT_EVAL_EPISODES
+
+
+def export_check_episodes(name: str) -> int:
+  """Default greedy games the exported model plays in its check."""
+  entry = get(name)
+  return (entry and entry.contract_episodes) or DEFAULT_EXPORT_CHECK_EPISODES
+
+
 def title(name: str) -> str:
   """Environment `name` for people: its entry's title, or a suite's id
   with the suite named (e.g. 'CartPole-v1 (gymnax)')."""
@@ -298,6 +377,19 @@ def title(name: str) -> str:
   if entry is None:
     return f'{suite_id} ({prefix[:-1]})'
   return entry.title or entry.name
+
+
+def episode_statistics(name: str) -> Dict[str, str]:
+  """What the logs call the informative episode statistics of environment
+  `name`: `{'episode_return': …, 'episode_length': …}`, each only where its
+  entry does not leave it out (a suite's id keeps both)."""
+  entry = get(name)
+  if entry is None:
+    return {'episode_return': 'episode_return',
+            'episode_length': 'episode_length'}
+  statistics = {'episode_return': entry.return_statistic,
+                'episode_length': entry.length_statistic}
+  return {k: v for k, v in statistics.items() if v is not None}
 
 
 def input_name(name: str) -> str:

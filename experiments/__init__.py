@@ -20,5 +20,7 @@ import os
 
 # TensorFlow is imported indirectly (rlax -> distrax -> TFP) and for export
 # only; it never computes training numerics here. Its oneDNN start-up notice
-# is noise in experiment output, so turn oneDNN off unless the user set it.
+# is noise in experiment output, so turn oneDNN off unless the user set it;
+# likewise the converter's C++ warnings (e.g. 'Ignored output_format').
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')

@@ -15,31 +15,54 @@ Where the agent has a tuned preset for the environment (experiments/presets/)
 it is used: its settings, network and, unless --num_steps or --num_episodes
 is given, its budget; --preset=none gives the agent's plain defaults,
 --preset=<name or file.json> another preset. Any agent hyperparameter can
-be overridden with --config.<key>=<value> (e.g. --config.learning_rate=3e-4);
---learning_rate and --batch_size are shorthands for the keys of those names. Rerunning with the same --workdir
-resumes from its newest checkpoint.
+be overridden with --config.<key>=<value> (e.g. --config.learning_rate=3e-4;
+--learning_rate and --batch_size are shorthands for those keys), and the
+environment's settings with --env_config.<key>=<value> (e.g.
+--env_config.board_size=6): --helpconfig lists both for --agent and --env.
+Rerunning with the same --workdir resumes from its newest checkpoint.
 """
 
-import json
+import os
+import signal
 import sys
 from typing import Optional
 
+
+def _interrupted_while_starting(*_) -> None:
+  # Before `main` nothing is written, so exit at once: an exception raised
+  # here could be swallowed by whichever library is being imported.
+  os.write(2, b'\nInterrupted while starting; nothing was written.\n')
+  os._exit(128 + signal.SIGINT)  # pylint: disable=protected-access
+
+
+if __name__ == '__main__':  # Ctrl-C while the libraries load: no traceback.
+  signal.signal(signal.SIGINT, _interrupted_while_starting)
+
 from absl import app
 from absl import flags
+import jax
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.cli import config_flags
+from experiments.cli import env_config_flags
 from experiments.cli import finite_flags
+from experiments.cli import help_text
 from experiments.cli import interval_flags
+from experiments.cli import settings_help
 from experiments.setup import library_logs
 from experiments.cli import user_imports
+from experiments.comparison import statistics
+from experiments.driver import console
 from experiments.driver import run as driver
 from experiments.driver import stop_signals
 from experiments.loops import seed_sharding
 from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
+from experiments.storage import atomic_files
+
+SEEDS_SUMMARY = 'seeds_summary.json'
 
 _AGENT = flags.DEFINE_string(
     'agent', 'reinforce', f'Agent to train: one of '
@@ -84,13 +107,25 @@ _WORKDIR = flags.DEFINE_string(
     'workdir', None, 'Directory for config, checkpoints, logs, result.json '
     'and the exported model; default runs/<agent>_<env>_seed<seed>.')
 _EVAL_EPISODES = flags.DEFINE_integer(
-    'eval_episodes', 1000, 'Greedy episodes of the final evaluation (and of '
-    'the exported model\'s check).', lower_bound=1)
+    'eval_episodes', None, 'Greedy episodes of the final evaluation, the '
+    'run\'s score; default: the environment\'s (100; Plane Strike: 1000, '
+    'as the app\'s model is judged).', lower_bound=1)
+_EXPORT_CHECK_EPISODES = flags.DEFINE_integer(
+    'export_check_episodes', None, 'Greedy games the exported model plays in '
+    'the TFLite interpreter when verified (at most 20,000 observations; '
+    'each, and 1000 from random play, must match JAX within 5e-5); default: '
+    'the environment\'s (10; Plane Strike: 1000).', lower_bound=1)
 interval_flags.define()
 _EXPORT_TFLITE = flags.DEFINE_bool(
     'export_tflite', True, 'Export the trained policy to TFLite and verify it '
     'against JAX in the LiteRT interpreter.')
 _PROGRESS = flags.DEFINE_bool('progress', True, 'Show a progress bar.')
+_REEVALUATE = flags.DEFINE_bool(
+    'reevaluate', False, 'Evaluate and export a run that already finished '
+    'its budget again (by default a finished --workdir is left as it is).')
+_WANDB_PROJECT = flags.DEFINE_string(
+    'wandb_project', None, 'Also log to this Weights & Biases project (needs '
+    'the wandb extra: pip install -e \'.[wandb]\').')
 _LOOP = flags.DEFINE_enum(
     'loop', None, config_lib.LOOPS, 'compiled: acting, stepping and '
     'learning in one XLA program (environments with a JAX core); python: '
@@ -136,6 +171,25 @@ _NUM_PROCESSES = flags.DEFINE_integer(
 _PROCESS_ID = flags.DEFINE_integer(
     'process_id', None, 'Multi-host runs: this process\'s index, from 0.',
     lower_bound=0)
+
+# What --help shows, in this order (tests/experiments/cli/help_text_test.py
+# checks that every flag is in exactly one group).
+FLAG_GROUPS = {
+    'What to train': ('agent', 'env', 'preset', 'config', 'env_config',
+                      'learning_rate', 'batch_size', 'network',
+                      'hidden_sizes', 'seed', 'imports'),
+    'Budget and stopping': ('num_steps', 'num_episodes', 'max_abs_param'),
+    'Evaluation and export': ('eval_episodes', 'eval_every_steps',
+                              'eval_every_episodes', 'periodic_eval_episodes',
+                              'export_tflite', 'export_check_episodes',
+                              'reevaluate'),
+    'Logging and checkpoints': ('workdir', 'log_every_steps',
+                                'log_every_episodes', 'checkpoint_every_seconds',
+                                'checkpoint_every_updates', 'progress',
+                                'wandb_project'),
+    'Speed': ('loop', 'num_envs', 'num_seeds', 'updates_per_chunk'),
+    'Multi-host': ('coordinator_address', 'num_processes', 'process_id'),
+}
 
 
 def _valid_agent(name: str) -> bool:
@@ -184,12 +238,17 @@ def make_config() -> config_lib.ExperimentConfig:
   except ValueError as e:
     raise app.UsageError(f'Bad agent setting from flags: {e}') from e
   try:
-    return _experiment_config(agent_config, preset)
+    env_kwargs = env_config_flags.env_kwargs(_ENV.value)
+  except ValueError as e:
+    raise app.UsageError(str(e)) from e
+  try:
+    return _experiment_config(agent_config, preset, env_kwargs)
   except ValueError as e:
     raise app.UsageError(f'Bad flag value: {e}') from e
 
 
-def _experiment_config(agent_config, preset: Optional[preset_registry.Preset]
+def _experiment_config(agent_config, preset: Optional[preset_registry.Preset],
+                       env_kwargs: Optional[dict] = None
                       ) -> config_lib.ExperimentConfig:
   """The config of the flags; the preset fills what they leave unset."""
   hidden_sizes = (None if _HIDDEN_SIZES.value is None else
@@ -206,11 +265,13 @@ def _experiment_config(agent_config, preset: Optional[preset_registry.Preset]
       seed=_SEED.value,
       agent_config=agent_config,
       preset=preset and preset.name,
+      env_kwargs=dict(env_kwargs or {}),
       network=_NETWORK.value or (preset and preset.network),
       hidden_sizes=hidden_sizes or (preset and preset.hidden_sizes),
       num_episodes=num_episodes,
       num_steps=num_steps,
       eval_episodes=_EVAL_EPISODES.value,
+      export_check_episodes=_EXPORT_CHECK_EPISODES.value,
       **interval_flags.values(),
       export_tflite=_EXPORT_TFLITE.value,
       loop=_LOOP.value,
@@ -222,12 +283,16 @@ def _experiment_config(agent_config, preset: Optional[preset_registry.Preset]
       checkpoint_every_updates=_CHECKPOINT_EVERY_UPDATES.value,
       checkpoint_every_seconds=_CHECKPOINT_EVERY_SECONDS.value,
       max_abs_param=_MAX_ABS_PARAM.value or None,
-      imports=user_imports.value())
+      imports=user_imports.value(),
+      wandb_project=_WANDB_PROJECT.value)
 
 
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
+  # From here Ctrl-C stops the run with a checkpoint (or, outside training,
+  # with KeyboardInterrupt and a message below).
+  signal.signal(signal.SIGINT, signal.default_int_handler)
   library_logs.quiet()
   try:
     seed_sharding.initialize_distributed(_COORDINATOR_ADDRESS.value,
@@ -239,21 +304,64 @@ def main(argv):
   workdir = _WORKDIR.value or (
       f'runs/{config.agent}_{config.env}_seed{config.seed}')
   try:
-    result = driver.run_experiment(config, workdir, progress=_PROGRESS.value)
+    result = driver.run_experiment(config, workdir, progress=_PROGRESS.value,
+                                   reevaluate=_REEVALUATE.value,
+                                   announce=True)
   except build_lib.ExperimentError as e:
     raise app.UsageError(str(e)) from e
   except stop_signals.Interrupted as e:
     print(e, file=sys.stderr)
     sys.exit(e.exit_code)
+  except KeyboardInterrupt:  # Outside training (start-up, evaluation,
+    # export), or a second Ctrl-C: checkpoints already written are kept.
+    sys.exit(f'Interrupted. Checkpoints written so far in {workdir} are '
+             f'kept: run the same command again to resume (a run whose '
+             f'training finished is then evaluated and exported, not '
+             f'trained again).')
   except driver.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
   except OSError as e:  # E.g. a full disk: every file is written atomically.
     sys.exit(f'FATAL {e}. Files written before are intact; fix the cause '
              f'(e.g. free disk space) and rerun the same command to resume.')
-  print(json.dumps(result, indent=2))
+  if jax.process_index() == 0:
+    _report(result, workdir)
+
+
+def _report(result: dict, workdir: str) -> None:
+  """The end of a run in words: one line for one seed; each seed's score
+  and their mean with a 95% interval for several (also written to
+  <workdir>/seeds_summary.json)."""
+  if 'seeds' not in result:
+    print(console.summary_line(result))
+    return
+  seeds = result['seeds']
+  finished = [r for r in seeds if r.get('status') == 'finished']
+  interval = None
+  if finished:
+    metric = f'eval_{env_registry.score_metric(finished[0]["env"])}'
+    interval = statistics.over_seeds([r[metric] for r in finished])['mean']
+    atomic_files.write_json(os.path.join(workdir, SEEDS_SUMMARY), {
+        'metric': metric,
+        'seeds': [r['seed'] for r in finished],
+        'left_out': [{'seed': r['seed'], 'status': r.get('status')}
+                     for r in seeds if r not in finished],
+        'mean': interval,
+        'interval': f'{statistics.CONFIDENCE:.0%} percentile bootstrap '
+                    f'over seeds (rliable)'})
+  print(f'{len(finished)} of {len(seeds)} seeds finished '
+        f'({os.path.join(workdir, "seed_<n>", "result.json")}):')
+  print(console.seeds_summary(seeds, interval))
+
+
+def _define_flags() -> None:
+  """The flags that depend on argv: `--config.*` for --agent's config,
+  `--env_config.*` for --env's settings (the rest are defined above)."""
+  config_flags.define_config_flag()
+  env_config_flags.define_flag()
 
 
 if __name__ == '__main__':
   user_imports.import_from_argv()
-  config_flags.define_config_flag()
-  app.run(main)
+  _define_flags()
+  help_text.run(main, FLAG_GROUPS, __doc__, lambda argv: (
+      settings_help.from_argv(argv, _AGENT.default, _ENV.default)))

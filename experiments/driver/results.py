@@ -86,11 +86,10 @@ def _write(config, workdir: str, results: List[Dict[str, Any]],
                               result)
   if len(results) == 1:
     return results[0]
-  summary = {'seeds': results}
   if writes:
     atomic_files.write_json(os.path.join(workdir, workdir_lib.RESULT),
-                            summary)
-  return summary
+                            summary(results))
+  return summary(results)
 
 
 def finish(built: build_lib.Built, loop: interface.TrainingLoop,
@@ -157,10 +156,32 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
     result['tflite'] = tflite.export_and_verify(
         built.agent, params[i], built.environment_spec, path,
         built.for_seed(seed).export_environment(),
-        num_games=config.eval_episodes,
+        num_games=config.export_check_episodes,
         input_name=env_registry.input_name(config.env), publish=publish)
     result['tflite_path'] = os.path.abspath(path)
   return result
+
+
+def saved(config, workdir: str) -> Optional[List[Dict[str, Any]]]:
+  """Every lane's `result.json` in `workdir`, if all are `finished`; None
+  if any is missing, unreadable or not finished (the run must go on)."""
+  found = []
+  for i in range(len(build_lib.lane_names(config))):
+    path = os.path.join(workdir_lib.seed_workdir(config, workdir, i),
+                        workdir_lib.RESULT)
+    try:
+      result = atomic_files.read_json_object(path)
+    except (OSError, ValueError):
+      return None
+    if result.get('status') != FINISHED:
+      return None
+    found.append(result)
+  return found
+
+
+def summary(results: List[Dict[str, Any]]) -> Dict[str, Any]:
+  """What `finish` returns for these lanes' results."""
+  return results[0] if len(results) == 1 else {'seeds': results}
 
 
 def record_divergence(config, loop: interface.TrainingLoop,

@@ -16,6 +16,7 @@ import jax
 from jax.experimental import multihost_utils
 import numpy as np
 
+from experiments.driver import console
 from experiments.driver import divergence
 from experiments.driver import progress as progress_lib
 from experiments.driver import results
@@ -147,8 +148,15 @@ def restore_actor_params(built: build_lib.Built, workdir: str,
 
 
 def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
-                   progress: bool = True) -> Dict[str, Any]:
+                   progress: bool = True, reevaluate: bool = False,
+                   announce: bool = False) -> Dict[str, Any]:
   """Trains (resuming from `workdir` if possible), evaluates and exports.
+
+  A workdir whose every seed already finished its budget is not touched:
+  its saved results are returned (after a note on stderr), unless
+  `reevaluate` asks to evaluate and export it again. `progress` shows the
+  progress bar; `announce` prints (on stderr) the resolved settings once
+  the workdir is checked, and the compilation with its duration.
 
   Returns:
     For one seed, its result (also in `workdir/result.json`); for several,
@@ -175,7 +183,8 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
   if lock is not None:
     lock.acquire()
   try:
-    return _run(built, loop, workdir, progress, writes)
+    return _run(built, loop, workdir, progress, writes, reevaluate,
+                announce and writes)
   finally:
     if lock is not None:
       lock.release()
@@ -191,17 +200,29 @@ def _agreed(flag: bool) -> bool:
 
 
 def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
-         progress: bool, writes: bool) -> Dict[str, Any]:
+         progress: bool, writes: bool, reevaluate: bool,
+         announce: bool) -> Dict[str, Any]:
   config = built.config
   workdir_lib.prepare(config, workdir)
+  finished = None if reevaluate else results.saved(config, workdir)
+  if finished is not None and done(config, {
+      key: np.asarray([r[key] for r in finished])
+      for key in ('episodes', 'env_steps')}):
+    if writes:
+      print(console.already_finished(workdir), file=sys.stderr)
+    return results.summary(finished)
   checkpointer = checkpointing.Checkpointer(
       workdir_lib.checkpoint_directory(workdir))
   try:
     resumed = restore(loop, checkpointer, set_aside_damaged=writes)
     counters = loop.counters()
+    if announce:
+      print(console.describe_start(config, workdir, counters),
+            file=sys.stderr, flush=True)
     seeds = list(loop.seeds)
     logs = (seed_logs.SeedLogs(config, workdir, seeds, counters,
-                               resumed and resumed.evaluations)
+                               resumed and resumed.evaluations,
+                               loop.num_envs)
             if writes else None)
     evaluations = resumed.evaluations if resumed else 0
     # A sweep's diverged trials stop alone (the others train on); any
@@ -210,7 +231,6 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     # What software and hardware trained this run, session by session.
     sessions = (resumed.sessions if resumed else []) + [provenance.collect()]
     wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
-    bar = progress_lib.ProgressBar(config, counters, progress and writes)
     session_start = time.perf_counter()
     targets = None
     # False from the end of a chunk until its logs and evaluation count
@@ -238,8 +258,19 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
             not _reached(targets, now)):
           raise stop.interrupted('checkpoint saved')
 
+      bar = None
       try:
-        loop.compile()  # Counted in wall_seconds, not in the chunks' speeds.
+        # The compiled loop compiles its whole program first (the Python
+        # loop's jit compiles on first use): say so, and how long it took.
+        compiling = announce and config.loop == 'compiled'
+        if compiling:
+          print(console.compiling(config), file=sys.stderr, flush=True)
+        # Counted in wall_seconds, not in the chunks' speeds.
+        seconds = loop.compile()
+        if compiling:
+          print(console.compiled(seconds), file=sys.stderr, flush=True)
+        # After compiling: the bar's speed and ETA count training only.
+        bar = progress_lib.ProgressBar(config, counters, progress and writes)
         # The first checkpoint comes after a short first stretch, so that a
         # run killed early does not restart from zero.
         next_save = time.monotonic() + min(config.checkpoint_every_seconds,
@@ -285,20 +316,27 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
                       before['updates'][0] // every) or
                      time.monotonic() >= next_save):
             next_save = save()
-      except (stop_signals.Interrupted, KeyboardInterrupt):
+      except (stop_signals.Interrupted, KeyboardInterrupt) as stopped_by:
         wall_seconds = wall_at_start + time.perf_counter() - session_start
         # Keep the work done so far (rerun on this workdir to resume), but
         # never a state the divergence guard has not passed.
-        if consistent and loop.state is not None and not [
+        saved_now = consistent and loop.state is not None and not [
             r for r in divergence.check([{}] * len(seeds),
                                         loop.max_abs_params(),
                                         loop.counters(), seeds,
                                         config.max_abs_param)
-            if r['lane'] not in stopped]:
+            if r['lane'] not in stopped]
+        if saved_now:
           save()
+        if isinstance(stopped_by, stop_signals.Interrupted):
+          step = int(loop.counters()['env_steps'][0])
+          raise stop.interrupted(
+              f'checkpoint saved at environment step {step:,}' if saved_now
+              else 'the newest checkpoint is kept') from None
         raise
       finally:
-        bar.close()
+        if bar is not None:
+          bar.close()
         if logs is not None:
           logs.close()
       save()

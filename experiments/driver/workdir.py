@@ -16,9 +16,14 @@ gets `seed_<n>/` with the per-seed files):
   eval.csv        the periodic greedy evaluations: step, mean_return,
                   mean_episode_length, episodes, wall_seconds (exactly the
                   `evaluations` the checkpoint and result.json count)
-  tensorboard/    the same scalars as TensorBoard events
+  tensorboard/    the same scalars as TensorBoard events, and the run's
+                  settings for TensorBoard's HParams tab
+  wandb/, wandb_run_id  with --wandb_project: Weights & Biases' files, and
+                  the run id a resumed run continues
   result.json     status ('finished' or 'diverged'), final counters, greedy
                   evaluation and export results (strict JSON)
+  seeds_summary.json  with several seeds (experiments.train): their mean
+                  score and its 95% interval
   <env>.tflite    the exported policy (e.g. planestrike.tflite), renamed
                   into place only once verified
 """
@@ -83,7 +88,9 @@ def _read_saved(workdir: str) -> dict:
 
 
 def load_config(workdir: str) -> config_lib.ExperimentConfig:
-  """The config saved in `workdir` by a training run.
+  """The config saved in `workdir` by a training run, to read the run (e.g.
+  export it): without its W&B project, which only training logs to (so a
+  machine without `wandb` can export it).
 
   Raises:
     FileNotFoundError: if `workdir` holds no config.json.
@@ -100,6 +107,7 @@ def load_config(workdir: str) -> config_lib.ExperimentConfig:
     user_modules.import_modules(saved.get('imports', ()))
     saved['agent_config'] = agent_registry.make_config(
         saved['agent'], **saved['agent_config'])
+    saved['wandb_project'] = None
     return config_lib.ExperimentConfig(**saved)
   except (KeyError, TypeError, ValueError) as e:
     raise build_lib.ExperimentError(

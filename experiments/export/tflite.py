@@ -31,6 +31,11 @@ from experiments.storage import atomic_files
 # different matmul orders (XNNPACK vs XLA); typical exports differ by 3e-6 to
 # 7e-6, and sharp policies after long training reach 1e-5.
 TOLERANCE = 5e-5
+# The check's greedy play through the interpreter stops after this many
+# observations even if games remain (games with long episodes, e.g. 10 games
+# of MinAtar Breakout, would otherwise step the game in Python for minutes);
+# the observations seen are all compared with JAX either way.
+MAX_CHECK_STEPS = 20_000
 # The input tensor's name unless the environment's registry entry names
 # another (Plane Strike: 'board', as the app's model).
 DEFAULT_INPUT_NAME = 'observation'
@@ -134,17 +139,21 @@ class TFLitePolicy:
 def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
            environment_spec: specs.EnvironmentSpec,
            environment: dm_env.Environment, num_games: int = 1000,
-           num_random_boards: int = 1000, seed: int = 0) -> Dict[str, Any]:
+           num_random_boards: int = 1000, seed: int = 0,
+           max_steps: int = MAX_CHECK_STEPS) -> Dict[str, Any]:
   """Checks the exported model against JAX and plays it as the app does.
 
   Plays `num_games` greedy games through the interpreter (argmax among legal
-  actions), then compares interpreter and JAX probabilities on every
-  observation seen there plus `num_random_boards` observations from
-  uniformly random legal play.
+  actions; fewer if they reach `max_steps` observations, the last one then
+  cut short and not scored), then compares interpreter and JAX
+  probabilities on every observation seen there plus `num_random_boards`
+  observations from uniformly random legal play.
 
   Returns:
-    `max_abs_diff`, `observations_checked`, `games`, `mean_return` and
-    `mean_episode_length` (for Plane Strike: the mean strikes per game).
+    `max_abs_diff`, `observations_checked`, `games` (completed),
+    `mean_return` and `mean_episode_length` over them (for Plane Strike:
+    the mean strikes per game; None if no game completed), `tolerance`
+    is added by `export_and_verify`.
   """
   policy = TFLitePolicy(path)
   expected_shape = (1,) + tuple(environment_spec.observations.shape)
@@ -160,9 +169,13 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
   outputs: List[np.ndarray] = []
   returns, lengths = [], []
   for _ in range(num_games):
+    if len(observations) >= max_steps:
+      break
     timestep = environment.reset()
     episode_return, length = 0.0, 0
     while not timestep.last():
+      if len(observations) >= max_steps:
+        break
       probabilities = policy(timestep.observation)
       observations.append(np.asarray(timestep.observation))
       outputs.append(probabilities)
@@ -172,8 +185,9 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
           int(greedy.greedy_actions(probabilities, legal)))
       episode_return += float(timestep.reward)
       length += 1
-    returns.append(episode_return)
-    lengths.append(length)
+    if timestep.last():
+      returns.append(episode_return)
+      lengths.append(length)
   rng = np.random.default_rng(seed)
   random_boards = 0
   while random_boards < num_random_boards:
@@ -198,9 +212,9 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
           greedy.greedy_actions(outputs, legal) ==
           greedy.greedy_actions(expected, legal))),
       'observations_checked': len(observations),
-      'games': num_games,
-      'mean_return': float(np.mean(returns)),
-      'mean_episode_length': float(np.mean(lengths)),
+      'games': len(returns),
+      'mean_return': float(np.mean(returns)) if returns else None,
+      'mean_episode_length': float(np.mean(lengths)) if lengths else None,
       'size_bytes': os.path.getsize(path),
   }
 
@@ -225,8 +239,10 @@ def _float_reference(agent: agent_lib.Agent, params: agent_lib.Params,
       'float_size_bytes': reference['size_bytes'],
       'size_ratio': report['size_bytes'] / reference['size_bytes'],
       'float_mean_episode_length': reference['mean_episode_length'],
-      'mean_strikes_change': (report['mean_episode_length'] -
-                              reference['mean_episode_length']),
+      'mean_strikes_change': (
+          None if None in (report['mean_episode_length'],
+                           reference['mean_episode_length']) else
+          report['mean_episode_length'] - reference['mean_episode_length']),
   }
 
 
@@ -309,6 +325,9 @@ def _checked(unverified: str, path: str, agent: agent_lib.Agent,
                                  num_games, report, input_name)}
   if tolerance is not None:
     bar = bar._replace(max_abs_diff=tolerance)
+  # The bar the model was held to, beside what it measured.
+  report.update(tolerance=bar.max_abs_diff,
+                min_greedy_agreement=bar.min_greedy_agreement)
   if not report['finite']:
     raise VerificationError(
         f'The model for {path} ({quantize or "float32"}) outputs NaN or '

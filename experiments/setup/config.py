@@ -50,7 +50,13 @@ class ExperimentConfig:
     num_episodes: training budget in episodes; None: no episode limit.
     num_steps: budget in environment steps; None: no step limit. Training
       stops at whichever budget is reached first; at least one is needed.
-    eval_episodes: greedy episodes of the final evaluation.
+    eval_episodes: greedy episodes of the final evaluation (the run's
+      score); None: the environment's default
+      (`environments.registry.eval_episodes`: 100, Plane Strike 1000).
+    export_check_episodes: greedy games the exported TFLite model plays in
+      the interpreter when it is verified (every observation of them, and
+      1000 from random play, are compared with JAX); None: the
+      environment's default (10; Plane Strike, the app's contract: 1000).
     eval_every_episodes: periodic greedy evaluation every this many
       episodes (0 disables).
     eval_every_steps: periodic greedy evaluation every this many environment
@@ -109,7 +115,8 @@ class ExperimentConfig:
   hidden_sizes: Optional[Tuple[int, ...]] = None
   num_episodes: Optional[int] = 30_000
   num_steps: Optional[int] = None
-  eval_episodes: int = 1000
+  eval_episodes: Optional[int] = None
+  export_check_episodes: Optional[int] = None
   eval_every_episodes: Optional[int] = None
   eval_every_steps: Optional[int] = None
   periodic_eval_episodes: int = 100
@@ -149,7 +156,14 @@ class ExperimentConfig:
           f'{agent_registry.get(self.agent).config_class.__name__}.')
     object.__setattr__(self, 'agent_config', agent_registry.fit_to_budget(
         self.agent, self.agent_config, self.num_steps))
-    for name in ('eval_episodes', 'periodic_eval_episodes'):
+    if self.eval_episodes is None:
+      object.__setattr__(self, 'eval_episodes',
+                         env_registry.eval_episodes(self.env))
+    if self.export_check_episodes is None:
+      object.__setattr__(self, 'export_check_episodes',
+                         env_registry.export_check_episodes(self.env))
+    for name in ('eval_episodes', 'export_check_episodes',
+                 'periodic_eval_episodes'):
       if getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
     for name in ('num_episodes', 'num_steps', 'checkpoint_every_updates'

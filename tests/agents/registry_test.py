@@ -25,6 +25,10 @@ def _image_spec():
 
 class RegistryTest(absltest.TestCase):
 
+  def test_titles_for_people(self):
+    self.assertEqual([registry.title(n) for n in registry.names()],
+                     ['A2C', 'DQN', 'PPO', 'REINFORCE'])
+
   def test_names(self):
     self.assertIn('reinforce', registry.names())
 

@@ -29,6 +29,18 @@ _UNKNOWN = ("Unknown environment {!r}. Valid names: cartpole, catch, "
 
 class RegistryTest(parameterized.TestCase):
 
+  def test_titles_for_people(self):
+    self.assertEqual(registry.title('plane_strike'), 'Plane Strike')
+    self.assertEqual(registry.title('gymnax:CartPole-v1'),
+                     'CartPole-v1 (gymnax)')
+    self.assertEqual(registry.title('bsuite:catch/0'), 'catch/0 (bsuite)')
+
+  def test_contract_episodes_must_be_positive(self):
+    for bad in (0, -3, 2.5, True):
+      with self.assertRaisesRegex(ValueError, 'contract_episodes'):
+        registry.EnvironmentEntry('mine', make_core=lambda: None,
+                                  contract_episodes=bad)
+
   def test_names(self):
     self.assertEqual(registry.names(), ('cartpole', 'catch', 'plane_strike'))
 
@@ -301,6 +313,26 @@ class RegisterTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError, 'already registered'):
       registry.register(registry.EnvironmentEntry(
           'twice', make_core=cartpole.CartPole))
+    for names in (('same', 'same'), ('Strikes', None), ('eval/x', None),
+                  (1, None)):
+      with self.subTest(names):
+        with self.assertRaisesRegex(ValueError, 'length_statistic must be'):
+          registry.EnvironmentEntry('x', make_core=catch.Catch,
+                                    return_statistic=names[0],
+                                    length_statistic=names[1])
+
+  def test_episode_statistics_follow_the_entry(self):
+    self.assertEqual(registry.episode_statistics('plane_strike'),
+                     {'episode_length': 'strikes'})
+    for name in ('catch', 'cartpole'):  # Length: constant, or the return.
+      self.assertEqual(registry.episode_statistics(name),
+                       {'episode_return': 'episode_return'})
+    both = {'episode_return': 'episode_return',
+            'episode_length': 'episode_length'}
+    self.assertEqual(registry.episode_statistics('bsuite:catch/0'), both)
+    registry.register(registry.EnvironmentEntry('mine',
+                                                make_core=catch.Catch))
+    self.assertEqual(registry.episode_statistics('mine'), both)
 
 
 if __name__ == '__main__':

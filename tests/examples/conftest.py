@@ -27,6 +27,16 @@ def output_json(process: subprocess.CompletedProcess) -> Dict[str, Any]:
   return json.loads(process.stdout[process.stdout.index('{'):])
 
 
+def train_result(process: subprocess.CompletedProcess,
+                 workdir: str) -> Dict[str, Any]:
+  """The `result.json` a successful `experiments.train` wrote (it prints a
+  one-line summary of it)."""
+  assert process.returncode == 0, process.stderr[-3000:]
+  assert process.stdout.startswith('Done: '), process.stdout
+  with open(os.path.join(workdir, 'result.json')) as f:
+    return json.load(f)
+
+
 @pytest.fixture
 def command():
   return run

@@ -11,11 +11,11 @@ from tests.examples import conftest
 @pytest.mark.parametrize('loop, export', [('compiled', '--export_tflite'),
                                           ('python', '--noexport_tflite')])
 def test_learns_catch_in_both_loops(tmp_path, loop, export):
-  result = conftest.output_json(conftest.run(
+  result = conftest.train_result(conftest.run(
       'experiments.train', '--imports=examples.custom_agent',
       '--agent=reinforce_with_baseline', '--env=catch', f'--loop={loop}',
       '--num_steps=20000', '--eval_episodes=100', export,
-      f'--workdir={tmp_path}/{loop}', '--noprogress'))
+      f'--workdir={tmp_path}/{loop}', '--noprogress'), f'{tmp_path}/{loop}')
   assert result['eval_mean_return'] >= 0.9
   if loop == 'compiled':
     assert result['tflite']['max_abs_diff'] < 1e-5

@@ -9,10 +9,10 @@ from tests.examples import conftest
 
 def test_trains_in_the_compiled_loop_and_exports(tmp_path):
   workdir = str(tmp_path / 'corridor')
-  result = conftest.output_json(conftest.run(
+  result = conftest.train_result(conftest.run(
       'experiments.train', '--imports=examples.custom_environment',
       '--env=corridor', '--agent=ppo', '--num_steps=30000',
-      '--eval_episodes=50', f'--workdir={workdir}', '--noprogress'))
+      '--eval_episodes=50', f'--workdir={workdir}', '--noprogress'), workdir)
   assert result['loop'] == 'compiled'
   # The shortest walk of the default corridor is 7 steps.
   assert result['eval_mean_episode_length'] == 7.0
@@ -28,11 +28,11 @@ def test_trains_in_the_compiled_loop_and_exports(tmp_path):
 
 
 def test_python_loop_takes_it_through_its_dm_env_face(tmp_path):
-  result = conftest.output_json(conftest.run(
+  result = conftest.train_result(conftest.run(
       'experiments.train', '--imports=examples.custom_environment',
       '--env=corridor', '--agent=reinforce', '--loop=python',
       '--num_episodes=64', '--eval_episodes=5', '--noexport_tflite',
-      f'--workdir={tmp_path}/python', '--noprogress'))
+      f'--workdir={tmp_path}/python', '--noprogress'), f'{tmp_path}/python')
   assert result['loop'] == 'python' and result['episodes'] == 64
 
 

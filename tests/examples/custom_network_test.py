@@ -5,11 +5,11 @@ from tests.examples import conftest
 
 
 def test_reinforce_learns_catch_with_the_layer_norm_policy(tmp_path):
-  result = conftest.output_json(conftest.run(
+  result = conftest.train_result(conftest.run(
       'experiments.train', '--imports=examples.custom_network',
       '--agent=reinforce', '--network=layer_norm_policy', '--env=catch',
       '--num_episodes=2000', '--eval_episodes=100',
-      f'--workdir={tmp_path}/run', '--noprogress'))
+      f'--workdir={tmp_path}/run', '--noprogress'), f'{tmp_path}/run')
   # A uniformly random policy scores about -0.6 on Catch.
   assert result['eval_mean_return'] >= 0.9
   assert result['tflite']['max_abs_diff'] < 1e-5

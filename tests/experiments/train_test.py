@@ -149,14 +149,25 @@ class CommandLineTest(absltest.TestCase):
                                     flag.split('=')[0]):
           flags.FLAGS(['train', flag])
 
-  def test_tiny_run_prints_result_json(self):
+  def test_tiny_run_prints_its_settings_and_a_summary(self):
     workdir = self.create_tempdir().full_path
     result = _run(f'--workdir={workdir}', '--num_episodes=16',
                   '--batch_size=8', '--eval_episodes=3', '--noexport_tflite')
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
-    printed = json.loads(result.stdout[result.stdout.index('{'):])
-    self.assertEqual(printed['episodes'], 16)
-    self.assertTrue(os.path.exists(os.path.join(workdir, 'result.json')))
+    self.assertIn('REINFORCE on Plane Strike: 16 episodes, seed 0',
+                  result.stderr)
+    self.assertIn('batch_size=8', result.stderr)
+    (line,) = result.stdout.strip().splitlines()
+    self.assertRegex(line, r'^Done: REINFORCE on Plane Strike, seed 0: '
+                     r'strikes per game [\d.]+ over 3 greedy episodes; \d+ '
+                     r'steps in [\d.]+ s of training; no model exported\.$')
+    with open(os.path.join(workdir, 'result.json')) as f:
+      self.assertEqual(json.load(f)['episodes'], 16)
+    again = _run(f'--workdir={workdir}', '--num_episodes=16',
+                 '--batch_size=8', '--eval_episodes=3', '--noexport_tflite')
+    self.assertEqual(again.returncode, 0, again.stderr[-2000:])
+    self.assertIn('already finished its budget', again.stderr)
+    self.assertEqual(again.stdout, result.stdout)
     mismatch = _run(f'--workdir={workdir}', '--seed=9', '--num_episodes=16',
                     '--noexport_tflite')
     self.assertNotEqual(mismatch.returncode, 0)

@@ -88,6 +88,24 @@ class ExportTest(absltest.TestCase):
     # Greedy play through the interpreter never repeats a cell.
     self.assertEqual(self.report['mean_return'], 8.0)
     self.assertBetween(self.report['mean_episode_length'], 8.0, 64.0)
+    self.assertEqual(self.report['tolerance'], export_tflite.TOLERANCE)
+
+  def test_greedy_play_stops_at_its_step_cap(self):
+    report = export_tflite.verify(
+        self.path, self.agent, self.params, self.spec,
+        plane_strike.make_environment(seed=1), num_games=20,
+        num_random_boards=10, max_steps=50)
+    # 50 greedy observations (the game in progress at the cap is cut short
+    # and not scored), plus the 10 random ones.
+    self.assertEqual(report['observations_checked'], 60)
+    self.assertBetween(report['games'], 0, 6)  # A game takes >= 8 strikes.
+    self.assertLess(report['games'], 20)
+    cut = export_tflite.verify(
+        self.path, self.agent, self.params, self.spec,
+        plane_strike.make_environment(seed=1), num_games=1,
+        num_random_boards=1, max_steps=3)
+    self.assertEqual(cut['games'], 0)
+    self.assertIsNone(cut['mean_episode_length'])
 
   def test_wrong_model_is_refused(self):
     other_env = plane_strike.make_environment(board_size=6)

@@ -21,6 +21,22 @@ class ExperimentConfigTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, 'Unknown environment.*plane_strike'):
       config_lib.ExperimentConfig(env='go')
 
+  def test_evaluation_and_export_check_sizes_follow_the_environment(self):
+    catch = config_lib.ExperimentConfig(env='catch')
+    self.assertEqual((catch.eval_episodes, catch.export_check_episodes),
+                     (100, 10))
+    # Plane Strike's model is judged on 1000 games (the app's contract).
+    game = config_lib.ExperimentConfig(env='plane_strike')
+    self.assertEqual((game.eval_episodes, game.export_check_episodes),
+                     (1000, 1000))
+    set_here = config_lib.ExperimentConfig(env='plane_strike',
+                                           eval_episodes=7,
+                                           export_check_episodes=3)
+    self.assertEqual((set_here.eval_episodes, set_here.export_check_episodes),
+                     (7, 3))
+    with self.assertRaisesRegex(ValueError, 'export_check_episodes'):
+      config_lib.ExperimentConfig(env='catch', export_check_episodes=0)
+
   def test_needs_a_budget(self):
     with self.assertRaisesRegex(ValueError, 'budget'):
       config_lib.ExperimentConfig(num_episodes=None, num_steps=None)

@@ -1,0 +1,137 @@
+"""What a run tells the person who started it, in words.
+
+The settings it resolved (at the start), compilation, a one-line summary at
+the end, and what to do after an interruption. Text only: the driver and the
+entry points decide when to print it (to stderr, so that stdout stays
+clean for what a script reads).
+"""
+
+import dataclasses
+import textwrap
+from typing import Any, Dict, Mapping, Optional
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
+
+_WIDTH = 79
+
+
+def _budget(config: config_lib.ExperimentConfig) -> str:
+  parts = []
+  if config.num_steps is not None:
+    parts.append(f'{config.num_steps:,} environment steps')
+  if config.num_episodes is not None:
+    parts.append(f'{config.num_episodes:,} episodes')
+  return ' or '.join(parts)
+
+
+def _network(config: config_lib.ExperimentConfig) -> str:
+  sizes = config.resolved_hidden_sizes()
+  name = build_lib.network_name(config)
+  return name if sizes is None else f'{name} {"x".join(map(str, sizes))}'
+
+
+def _values(values: Mapping[str, Any]) -> str:
+  return ', '.join(f'{k}={v}' for k, v in sorted(values.items()))
+
+
+def describe_start(config: config_lib.ExperimentConfig, workdir: str,
+                   counters: Optional[Mapping[str, Any]] = None) -> str:
+  """The resolved settings of a run, a few lines (what the flags, the
+  preset and the defaults made of it), and where a resumed run resumes
+  (`counters`: the loop's, after restoring)."""
+  seeds = build_lib.seeds(config)
+  seed_text = (f'seed {seeds[0]}' if len(seeds) == 1 else
+               f'seeds {seeds[0]}..{seeds[-1]}')
+  agent_config = dataclasses.asdict(config.agent_config)
+  defaults = dataclasses.asdict(agent_registry.make_config(config.agent))
+  changed = {k: v for k, v in agent_config.items() if defaults.get(k) != v}
+  lines = [
+      f'{agent_registry.title(config.agent)} on '
+      f'{env_registry.title(config.env)}: {_budget(config)}, {seed_text}, '
+      f'{config.loop} loop'
+      f'{"" if config.num_envs is None else f", {config.num_envs} envs per seed"}.',
+      f'preset: {config.preset or "none (the agent defaults)"}; network: '
+      f'{_network(config)}',
+      f'agent config: {_values(agent_config)}',
+      f'  (differs from the agent defaults: '
+      f'{_values(changed) if changed else "nothing"})',
+  ]
+  if config.env_kwargs:
+    lines.append(f'environment settings: {_values(config.env_kwargs)}')
+  lines.append(
+      f'evaluation: {config.eval_episodes} greedy episodes at the end'
+      + (f'; export checked on {config.export_check_episodes} games in '
+         f'TFLite' if config.export_tflite else '; no export'))
+  steps = 0 if counters is None else int(counters['env_steps'][0])
+  lines.append(f'workdir: {workdir}' + (
+      f' (resuming at environment step {steps:,})' if steps else ''))
+  return '\n'.join(textwrap.fill(line, _WIDTH, subsequent_indent='    ')
+                   for line in lines)
+
+
+def compiling(config: config_lib.ExperimentConfig) -> str:
+  runs = len(build_lib.seeds(config))
+  return (f'Compiling the training program (one XLA program for {runs} '
+          f'{"run" if runs == 1 else "runs side by side"})...')
+
+
+def compiled(seconds: float) -> str:
+  return f'Compiled in {seconds:.1f} s; training.'
+
+
+def _score(result: Mapping[str, Any]) -> str:
+  env = result['env']
+  metric = env_registry.score_metric(env)
+  reference = env_registry.reference_score(env)
+  label = reference.label if reference else 'return'
+  value = result[f'eval_{metric}']
+  return f'{label} {value:.2f} over {result["eval_episodes"]} greedy episodes'
+
+
+def _model(result: Mapping[str, Any]) -> str:
+  path = result.get('tflite_path')
+  if not path:
+    return 'no model exported'
+  check = result.get('tflite', {})
+  return (f'model {path} (verified: max |p - p_jax| '
+          f'{check.get("max_abs_diff", float("nan")):.1e} <= '
+          f'{check.get("tolerance", float("nan")):.0e} on '
+          f'{check.get("observations_checked", 0):,} observations)')
+
+
+def summary_line(result: Mapping[str, Any]) -> str:
+  """One line: score, steps, time and model of one seed's result."""
+  return (f'Done: {agent_registry.title(result["agent"])} on '
+          f'{env_registry.title(result["env"])}, seed {result["seed"]}: '
+          f'{_score(result)}; {result["env_steps"]:,} steps in '
+          f'{result["wall_seconds"]:.1f} s of training; {_model(result)}.')
+
+
+def seeds_summary(results, interval: Optional[Dict[str, float]]) -> str:
+  """Lines for a multi-seed run: each seed's score, then their mean and
+  95% interval (`interval`: {'point', 'low', 'high'}; None when no seed
+  finished)."""
+  finished = [r for r in results if r.get('status') == 'finished']
+  lines = [f'  seed {r["seed"]}: '
+           + (_score(r) if r.get('status') == 'finished' else
+              f'{r.get("status")}') for r in results]
+  if interval is not None and finished:
+    env = finished[0]['env']
+    reference = env_registry.reference_score(env)
+    label = reference.label if reference else 'return'
+    lines.append(
+        f'Mean {label} over {len(finished)} seeds: {interval["point"]:.2f}, '
+        f'95% CI [{interval["low"]:.2f}, {interval["high"]:.2f}] '
+        f'(percentile bootstrap over seeds'
+        + ('; with fewer than 10 seeds it spans little more than the worst '
+           'and best seed' if len(finished) < 10 else '') + ').')
+  return '\n'.join(lines)
+
+
+def already_finished(workdir: str) -> str:
+  return (f'{workdir} has already finished its budget (result.json): '
+          f'nothing to train. --reevaluate evaluates and exports it again; a '
+          f'larger --num_steps or --num_episodes trains on.')
