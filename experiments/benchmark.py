@@ -21,6 +21,10 @@ Suites (figures are medians over `--seeds` runs of one invocation):
   time_to_model: the default experiment of `./run.sh` (PPO's Plane Strike
     preset, compiled loop), wall seconds from the start (compile included)
     to an exported, verified model, and that model's greedy strikes.
+  train_command: `python -m experiments.train --agent=ppo --env=cartpole
+    --num_steps=500000` end to end with its defaults, against start-up plus
+    training alone (`experiments/command_benchmarks.py`), each `--seeds`
+    times in fresh processes: seconds, their ratio, peak memory.
   sweep: a 16-configuration × 3-seed PPO sweep on Plane Strike (4 learning
     rates × 4 discounts from the preset, `--sweep_steps` each) as one
     program, against the same runs one by one (`--sweep_single_runs` of
@@ -48,6 +52,7 @@ import numpy as np
 
 from agents import registry as agent_registry
 from environments import plane_strike
+from experiments import command_benchmarks
 from experiments import environment_benchmarks
 from experiments.cli import help_text
 from experiments.driver import run as driver
@@ -58,7 +63,7 @@ from experiments.storage import atomic_files
 THRESHOLDS = (20.0, 16.0, 13.0)
 SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
           'seeds', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
-          'vector_python_loop', 'bsuite_python_loop')
+          'vector_python_loop', 'bsuite_python_loop', 'train_command')
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
 RUN_SH_PRESET = 'ppo_plane_strike'
@@ -366,6 +371,8 @@ def main(argv):
                                        f.wide_envs),
       'ppo_cartpole': lambda: ppo_cartpole(root, f.seeds),
       'time_to_model': lambda: time_to_model(root, f.seeds),
+      'train_command': lambda: command_benchmarks.train_command(root,
+                                                                f.seeds),
       'seeds': lambda: seeds_in_one_program(root),
       'sweep': lambda: sweep(root, f.sweep_steps, f.sweep_single_runs),
       **environment_benchmarks.suites(root, f),
