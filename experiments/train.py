@@ -56,6 +56,7 @@ from experiments.comparison import statistics
 from experiments.driver import console
 from experiments.driver import run as driver
 from experiments.driver import stop_signals
+from experiments.export import tflite
 from experiments.loops import seed_sharding
 from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
@@ -108,13 +109,18 @@ _WORKDIR = flags.DEFINE_string(
     'and the exported model; default runs/<agent>_<env>_seed<seed>.')
 _EVAL_EPISODES = flags.DEFINE_integer(
     'eval_episodes', None, 'Greedy episodes of the final evaluation, the '
-    'run\'s score; default: the environment\'s (100; Plane Strike: 1000, '
-    'as the app\'s model is judged).', lower_bound=1)
+    'run\'s score; default: the environment\'s '
+    f'({env_registry.DEFAULT_EVAL_EPISODES}; Plane Strike: '
+    f'{env_registry.eval_episodes("plane_strike")}, as the app\'s model is '
+    'judged).', lower_bound=1)
 _EXPORT_CHECK_EPISODES = flags.DEFINE_integer(
     'export_check_episodes', None, 'Greedy games the exported model plays in '
-    'the TFLite interpreter when verified (at most 20,000 observations; '
-    'each, and 1000 from random play, must match JAX within 5e-5); default: '
-    'the environment\'s (10; Plane Strike: 1000).', lower_bound=1)
+    f'the TFLite interpreter when verified (at most '
+    f'{tflite.MAX_CHECK_STEPS:,} observations; each, and 1000 from random '
+    f'play, must match JAX within {tflite.TOLERANCE:g}); default: the '
+    f'environment\'s ({env_registry.DEFAULT_EXPORT_CHECK_EPISODES}; Plane '
+    f'Strike: {env_registry.export_check_episodes("plane_strike")}).',
+    lower_bound=1)
 interval_flags.define()
 _EXPORT_TFLITE = flags.DEFINE_bool(
     'export_tflite', True, 'Export the trained policy to TFLite and verify it '

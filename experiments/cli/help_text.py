@@ -243,6 +243,20 @@ def answer(request: str, groups: Groups, doc: str,
                      extra_modules=user_imports.from_argv(argv))
 
 
+def _without_usage_dump(main: Callable[[List[str]], Any]
+                       ) -> Callable[[List[str]], Any]:
+  """`main`, whose usage errors print one line (absl would print every flag
+  first, burying the message)."""
+
+  def wrapped(argv: List[str]) -> Any:
+    try:
+      return main(argv)
+    except app.UsageError as e:
+      sys.exit(f'FATAL {e} (--helpshort lists the flags)')
+
+  return wrapped
+
+
 def run(main: Callable[[List[str]], Any], groups: Groups, doc: str,
         helpconfig: Optional[HelpConfig] = None,
         argv: Optional[Sequence[str]] = None) -> None:
@@ -252,7 +266,7 @@ def run(main: Callable[[List[str]], Any], groups: Groups, doc: str,
   argv = list(sys.argv if argv is None else argv)
   request = requested(argv)
   if request is None:
-    app.run(main)
+    app.run(_without_usage_dump(main))
     return
   try:
     text = answer(request, groups, doc, helpconfig, argv)

@@ -25,8 +25,9 @@ DEFINITIONS = {
     'auc': 'mean score over the run: trapezoid integral of the score over '
            'environment steps from the first to the last periodic '
            'evaluation, divided by that span of steps',
-    'score_at': 'score of the last periodic evaluation at or before that '
-                'fraction of the environment steps the run trained',
+    'score_at': 'score of the periodic evaluation nearest to that fraction '
+                'of the environment steps the run trained (none when no '
+                'evaluation is nearer than half their spacing)',
     'steps_to_threshold': 'environment steps of the first periodic '
                           'evaluation whose normalised score is at least '
                           'the threshold',

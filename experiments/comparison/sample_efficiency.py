@@ -8,9 +8,11 @@ otherwise):
 - area under the curve (AUC): the mean score over the run, i.e. the
   trapezoid integral of score over environment steps from the first to the
   last evaluation, divided by that span of steps;
-- the score at 25/50/75/100% of the run's budget: the last evaluation at or
-  before that fraction of the environment steps the run trained (the
-  comparison's budget, rounded up to whole updates);
+- the score at 25/50/75/100% of the run's budget: the evaluation nearest
+  to that fraction of the environment steps the run trained, if one is
+  nearer than half the evaluations' spacing (evaluations land a little
+  after the nominal points, as steps come in whole updates; "the last one
+  before" would then take the previous evaluation, or none);
 - the environment steps to reach a threshold: the step of the first
   evaluation whose normalised score is at least `THRESHOLD` (only with a
   reference: raw scores have no common scale).
@@ -60,12 +62,20 @@ def area_under_curve(steps: Sequence[float],
 
 def score_at(steps: Sequence[float], scores: Sequence[float],
              step: float) -> Optional[float]:
-  """The score of the last evaluation at or before `step` (None if none)."""
+  """The score of the evaluation nearest to `step` (the later one on a
+  tie), if it is nearer than half the median spacing of the evaluations
+  (half the first one's step when there is one); else None."""
   steps, scores = np.asarray(steps, np.float64), np.asarray(scores,
                                                               np.float64)
   _check(steps, scores)
-  before = np.nonzero(steps <= step)[0]
-  return float(scores[before[-1]]) if before.size else None
+  if not steps.size:
+    return None
+  spacing = (float(np.median(np.diff(steps))) if steps.size > 1 else
+             float(steps[0]))
+  distance = np.abs(steps - step)
+  nearest = int(np.flatnonzero(distance == distance.min())[-1])
+  return (float(scores[nearest]) if distance[nearest] < spacing / 2
+          else None)
 
 
 def steps_to_reach(steps: Sequence[float], scores: Sequence[float],

@@ -126,12 +126,29 @@ def seeds_summary(results, interval: Optional[Dict[str, float]]) -> str:
         f'Mean {label} over {len(finished)} seeds: {interval["point"]:.2f}, '
         f'95% CI [{interval["low"]:.2f}, {interval["high"]:.2f}] '
         f'(percentile bootstrap over seeds'
-        + ('; with fewer than 10 seeds it spans little more than the worst '
-           'and best seed' if len(finished) < 10 else '') + ').')
+        + ('; with fewer than 10 seeds it cannot be wider than the range of '
+           'the seeds, and with 3 or fewer it is exactly [worst, best]: '
+           'treat it as that range' if len(finished) < 10 else '') + ').')
   return '\n'.join(lines)
 
 
-def already_finished(workdir: str) -> str:
-  return (f'{workdir} has already finished its budget (result.json): '
+def already_finished(workdir: str, config: config_lib.ExperimentConfig,
+                     result: Mapping[str, Any]) -> str:
+  """What a rerun of a finished workdir says, naming the evaluation
+  settings of these flags that its saved results were not made with."""
+  text = (f'{workdir} has already finished its budget (result.json): '
           f'nothing to train. --reevaluate evaluates and exports it again; a '
           f'larger --num_steps or --num_episodes trains on.')
+  unlike = []
+  if result.get('eval_episodes') != config.eval_episodes:
+    unlike.append(f'it was evaluated on {result.get("eval_episodes")} '
+                  f'greedy episodes, not --eval_episodes='
+                  f'{config.eval_episodes}')
+  exported = bool(result.get('tflite_path'))
+  if exported != config.export_tflite:
+    unlike.append('its model was exported' if exported else
+                  'no model was exported')
+  if unlike:
+    text += (f' Note: {"; ".join(unlike)}; add --reevaluate to use these '
+             f'settings.')
+  return text

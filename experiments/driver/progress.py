@@ -52,14 +52,17 @@ class ProgressBar:
     self._reference: Optional[Tuple[float, int]] = None
     self._described = ''
     self._bar = tqdm.tqdm(
-        total=self._total, initial=int(counters[self._key].min()),
+        total=self._total,
+        initial=min(int(counters[self._key].min()), self._total),
         unit='episode' if self._key == 'episodes' else 'step',
         disable=not enabled, dynamic_ncols=True, bar_format=_FORMAT,
         postfix='estimating time left')
 
   def show(self, counters: PerSeed) -> None:
     """Moves the bar to `counters` (`TrainingLoop.advance`'s progress)."""
-    done = int(counters[self._key].min())
+    # An update may step past the budget: the bar stops at its end (past it
+    # tqdm would drop the bar and the total).
+    done = min(int(counters[self._key].min()), self._total)
     now = self._clock()
     if self._reference is None:
       self._reference = (now, done)

@@ -96,13 +96,15 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
            counters: PerSeed, wall_seconds: float, evaluations: int,
            workdir: str, writes: bool,
            stopped: Optional[Dict[int, Dict[str, Any]]] = None,
-           sessions: Optional[List[Dict[str, Any]]] = None
-          ) -> Dict[str, Any]:
+           sessions: Optional[List[Dict[str, Any]]] = None,
+           compile_seconds: Optional[float] = None) -> Dict[str, Any]:
   """Final evaluation and export of every seed; writes the results.
 
   `stopped`: the lanes (sweep trials) the divergence guard stopped, with
   their records: their results say diverged, with no score or model.
   `sessions`: the provenance of each training session (`run._run`).
+  `compile_seconds`: of every session's training (default: the loop's, of
+  this session).
 
   Returns:
     For one seed, its result; for several, `{'seeds': [result, …]}`.
@@ -112,7 +114,8 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
       file is left under its final name; no result is written).
   """
   config = built.config
-  compile_seconds = loop.compile_seconds  # Of training, not evaluation.
+  if compile_seconds is None:  # Of training, not evaluation.
+    compile_seconds = loop.compile_seconds
   final = loop.evaluate(config.eval_episodes)
   # Every process fetches the params (a collective in multi-host runs);
   # process 0 exports them.

@@ -32,6 +32,7 @@ from experiments.setup import provenance
 from experiments.setup import user_modules
 from experiments.storage import checkpointing
 from experiments.storage import loggers
+from experiments.storage import wandb_logger
 from experiments.storage import workdir_lock
 
 PerSeed = interface.PerSeed
@@ -40,7 +41,7 @@ FIRST_CHECKPOINT_SECONDS = 10.0
 # each message names the file or workdir and the fix.
 RUN_FAILURES = (workdir_lock.WorkdirLocked, checkpointing.CheckpointError,
                 loggers.CorruptLogError, divergence.Diverged,
-                tflite.VerificationError)
+                tflite.VerificationError, wandb_logger.WandbError)
 
 
 def _next_multiple(value: int, every: int) -> int:
@@ -100,6 +101,7 @@ class Resumed(NamedTuple):
   stopped: Dict[int, Dict[str, Any]] = {}
   # Software and hardware of each earlier session (`setup.provenance`).
   sessions: List[Dict[str, Any]] = []
+  compile_seconds: float = 0.0  # Of the earlier sessions' training.
 
 
 def restore(loop: interface.TrainingLoop,
@@ -118,7 +120,8 @@ def restore(loop: interface.TrainingLoop,
   return Resumed(float(restored.state['wall_seconds']),
                  int(host.get('evaluations', 0)),
                  dict(host.get('stopped_lanes', {})),
-                 list(host.get('sessions', [])))
+                 list(host.get('sessions', [])),
+                 float(host.get('compile_seconds', 0.0)))
 
 
 def restored_loop(built: build_lib.Built,
@@ -203,14 +206,17 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
          progress: bool, writes: bool, reevaluate: bool,
          announce: bool) -> Dict[str, Any]:
   config = built.config
-  workdir_lib.prepare(config, workdir)
+  workdir_lib.check(config, workdir)
   finished = None if reevaluate else results.saved(config, workdir)
   if finished is not None and done(config, {
       key: np.asarray([r[key] for r in finished])
       for key in ('episodes', 'env_steps')}):
+    # Nothing is written: config.json keeps the settings it ran with.
     if writes:
-      print(console.already_finished(workdir), file=sys.stderr)
+      print(console.already_finished(workdir, config, finished[0]),
+            file=sys.stderr)
     return results.summary(finished)
+  workdir_lib.prepare(config, workdir)
   checkpointer = checkpointing.Checkpointer(
       workdir_lib.checkpoint_directory(workdir))
   try:
@@ -230,6 +236,10 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     stopped = dict(resumed.stopped) if resumed else {}
     # What software and hardware trained this run, session by session.
     sessions = (resumed.sessions if resumed else []) + [provenance.collect()]
+    # Whether this session trains, or only evaluates and exports a run
+    # whose budget is spent (a rerun after an interruption, --reevaluate).
+    sessions[-1]['trained'] = not done(config, counters)
+    compiled_before = resumed.compile_seconds if resumed else 0.0
     wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
     session_start = time.perf_counter()
     targets = None
@@ -247,7 +257,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
             {'loop': state,
              'wall_seconds': np.asarray(wall_seconds, np.float64)},
             {'loop': loop.host_state, 'evaluations': evaluations,
-             'stopped_lanes': stopped, 'sessions': sessions})
+             'stopped_lanes': stopped, 'sessions': sessions,
+             'compile_seconds': compiled_before + loop.compile_seconds})
       return time.monotonic() + config.checkpoint_every_seconds
 
     with stop_signals.StopSignals() as stop:
@@ -262,12 +273,15 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
       try:
         # The compiled loop compiles its whole program first (the Python
         # loop's jit compiles on first use): say so, and how long it took.
-        compiling = announce and config.loop == 'compiled'
-        if compiling:
+        # A run whose budget is spent is not compiled again.
+        compiling = not done(config, counters)
+        announce_compile = (announce and compiling and
+                            config.loop == 'compiled')
+        if announce_compile:
           print(console.compiling(config), file=sys.stderr, flush=True)
         # Counted in wall_seconds, not in the chunks' speeds.
-        seconds = loop.compile()
-        if compiling:
+        seconds = loop.compile() if compiling else 0.0
+        if announce_compile:
           print(console.compiled(seconds), file=sys.stderr, flush=True)
         # After compiling: the bar's speed and ETA count training only.
         bar = progress_lib.ProgressBar(config, counters, progress and writes)
@@ -343,7 +357,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
       if _agreed(stop.requested is not None):
         raise stop.interrupted('training is complete and checkpointed')
     return results.finish(built, loop, counters, wall_seconds, evaluations,
-                          workdir, writes, stopped, sessions)
+                          workdir, writes, stopped, sessions,
+                          compiled_before + loop.compile_seconds)
   finally:
     checkpointer.close()
     loop.close()

@@ -122,7 +122,19 @@ def prepare(config: config_lib.ExperimentConfig, workdir: str) -> None:
   Raises:
     ExperimentError: naming the settings that differ.
   """
+  check(config, workdir)
   os.makedirs(workdir, exist_ok=True)
+  atomic_files.write_json(os.path.join(workdir, CONFIG),
+                          {**config.to_dict(), FORMAT_KEY: FORMAT})
+
+
+def check(config: config_lib.ExperimentConfig, workdir: str) -> None:
+  """Refuses a workdir of another experiment (or one whose checkpoints
+  cannot be checked); writes nothing.
+
+  Raises:
+    ExperimentError: naming the settings that differ.
+  """
   path = os.path.join(workdir, CONFIG)
   checkpoints = checkpoint_directory(workdir)
   if not os.path.exists(path) and os.path.isdir(checkpoints) and any(
@@ -139,4 +151,3 @@ def prepare(config: config_lib.ExperimentConfig, workdir: str) -> None:
           f'--workdir {workdir!r} holds a different experiment '
           f'({config_lib.describe_mismatch(mismatch)}). '
           f'Use a new --workdir, or the same settings to resume.')
-  atomic_files.write_json(path, {**config.to_dict(), FORMAT_KEY: FORMAT})

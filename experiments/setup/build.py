@@ -61,7 +61,7 @@ def build(config: config_lib.ExperimentConfig) -> Built:
   if config.wandb_project is not None:
     try:
       wandb_logger.check_installed()
-    except ImportError as e:
+    except (ImportError, wandb_logger.WandbError) as e:
       raise ExperimentError(str(e)) from e
   spec = environment_spec(config)
   if not isinstance(spec.actions, dm_specs.DiscreteArray):

@@ -11,6 +11,7 @@ same W&B run and curve.
 presence checked): the framework runs without it.
 """
 
+import netrc
 import os
 import secrets
 import string
@@ -35,10 +36,37 @@ def _import() -> types.ModuleType:
   return wandb
 
 
+LOGIN = ('run `wandb login` (or set WANDB_API_KEY), or log offline with '
+         'WANDB_MODE=offline (then `wandb sync` the run later)')
+_LOCAL_MODES = ('offline', 'disabled', 'dryrun')
+
+
+class WandbError(RuntimeError):
+  """W&B cannot log this run (no login, a refused project, ...)."""
+
+
+def _logged_in() -> bool:
+  """Whether W&B has a key to log online with: WANDB_API_KEY, or the entry
+  `wandb login` writes to ~/.netrc (or $NETRC)."""
+  if os.environ.get('WANDB_API_KEY'):
+    return True
+  path = os.environ.get('NETRC') or os.path.expanduser('~/.netrc')
+  try:
+    hosts = netrc.netrc(path).hosts
+  except (OSError, netrc.NetrcParseError):
+    return False
+  return any('wandb' in host for host in hosts)
+
+
 def check_installed() -> None:
-  """Raises ImportError, naming the extra to install, unless `wandb`
-  imports: a run that asks for W&B is refused before it trains."""
+  """Refuses a run that asks for W&B before it trains: ImportError naming
+  the extra to install unless `wandb` imports; WandbError saying how to log
+  in unless W&B logs offline or has a key."""
   _import()
+  if (os.environ.get('WANDB_MODE', '').lower() not in _LOCAL_MODES and
+      not _logged_in()):
+    raise WandbError(f'Logging to Weights & Biases (--wandb_project) needs '
+                     f'a W&B login, and none was found: {LOGIN}.')
 
 
 def _read_id(path: str) -> Optional[str]:
@@ -83,13 +111,20 @@ class WandbLogger:
     if run_id is None:
       run_id = _new_id()
       atomic_files.write_bytes(id_path, f'{run_id}\n'.encode())
-    self._run = wandb.init(
-        project=project, id=run_id, name=name, group=group,
-        config=dict(config), dir=directory, mode=mode, resume='allow',
-        # Several seeds log side by side, each to its own run; the run's
-        # console output stays in the terminal and the run's logs.
-        reinit='create_new',
-        settings=wandb.Settings(console='off', quiet=True))
+    try:
+      self._run = wandb.init(
+          project=project, id=run_id, name=name, group=group,
+          config=dict(config), dir=directory, mode=mode, resume='allow',
+          # Several seeds log side by side, each to its own run; the run's
+          # console output stays in the terminal and the run's logs.
+          reinit='create_new',
+          settings=wandb.Settings(console='off', quiet=True))
+    except wandb.errors.Error as e:
+      raise WandbError(
+          f'Weights & Biases refused to start the run of {directory} in '
+          f'project {project!r}: {str(e).splitlines()[0]}. Fix that ({LOGIN}) '
+          f'and rerun the same command: training resumes from its last '
+          f'checkpoint.') from e
     self._first_step = int(self._run.step) if resume else 0
 
   @property

@@ -153,8 +153,9 @@ def render(ranking: Dict[str, Any]) -> str:
          f'{len(rows)} configurations, {ranking["num_steps"]:,} environment '
          f'steps per run; score: final greedy {ranking["metric"]} '
          f'({better} is better), mean over seeds with its 95% '
-         f'stratified-bootstrap interval (rliable; with few seeds it spans '
-         f'little more than the worst and best seed). Every configuration '
+         f'stratified-bootstrap interval (rliable; it cannot be wider than '
+         f'the range of the seeds, and with 3 or fewer it is exactly that '
+         f'range). Every configuration '
          f'starts from preset {ranking.get("preset") or "none"} with '
          f'{_describe(ranking.get("base") or {}) or "no other changes"}; '
          f'its swept values replace these.',

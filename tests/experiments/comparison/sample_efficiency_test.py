@@ -17,12 +17,20 @@ def test_area_under_curve_is_the_mean_over_the_evaluated_span():
   assert sample_efficiency.area_under_curve([], []) is None
 
 
-def test_score_at_takes_the_last_evaluation_at_or_before():
+def test_score_at_takes_the_nearest_evaluation():
   steps, scores = [1024, 2048, 3072, 4096], [0.1, 0.2, 0.3, 0.4]
   assert sample_efficiency.score_at(steps, scores, 2048) == 0.2
-  assert sample_efficiency.score_at(steps, scores, 3000) == 0.2
-  assert sample_efficiency.score_at(steps, scores, 10000) == 0.4
-  assert sample_efficiency.score_at(steps, scores, 1000) is None
+  # Evaluations land a little after the nominal points (whole updates).
+  assert sample_efficiency.score_at(steps, scores, 3000) == 0.3
+  assert sample_efficiency.score_at(steps, scores, 1000) == 0.1
+  # Nothing within half the spacing (512): no score.
+  assert sample_efficiency.score_at(steps, scores, 10000) is None
+  assert sample_efficiency.score_at(steps, scores, 2560) is None
+  # A2C on Catch in a 3000-step comparison: 25% of 3008 is 752.
+  a2c = [768, 1504, 2272, 3008]
+  assert sample_efficiency.score_at(a2c, [1, 2, 3, 4], 0.25 * 3008) == 1
+  assert sample_efficiency.score_at(a2c, [1, 2, 3, 4], 0.75 * 3008) == 3
+  assert sample_efficiency.score_at([], [], 5) is None
 
 
 def test_steps_to_reach():
@@ -93,6 +101,6 @@ def test_env_metrics_without_reference_use_raw_scores():
   assert not metrics['normalised'] and metrics['threshold'] is None
   ppo = metrics['agents']['ppo']
   assert ppo['auc'] == {'point': 4.0, 'low': 4.0, 'high': 4.0}
-  assert ppo['score_at']['25%'] is None  # No evaluation at or before 50.
+  assert ppo['score_at']['25%'] is None  # None nearer 50 than 50.
   assert ppo['score_at']['100%']['point'] == 5.0
   assert 'steps_to_threshold' not in ppo

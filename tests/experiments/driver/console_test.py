@@ -50,6 +50,19 @@ class ConsoleTest(absltest.TestCase):
     self.assertIn('no model exported',
                   console.summary_line(_result(tflite_path=None)))
 
+  def test_a_finished_workdir_names_settings_it_was_not_made_with(self):
+    config = config_lib.ExperimentConfig(env='plane_strike',
+                                         eval_episodes=200,
+                                         export_tflite=False)
+    text = console.already_finished('/w', config, _result())
+    self.assertIn('/w has already finished its budget', text)
+    self.assertIn('evaluated on 1000 greedy episodes, not '
+                  '--eval_episodes=200', text)
+    self.assertIn('its model was exported', text)
+    self.assertIn('--reevaluate', text)
+    same = config_lib.ExperimentConfig(env='plane_strike')
+    self.assertNotIn('Note', console.already_finished('/w', same, _result()))
+
   def test_seeds_summary_gives_each_seed_and_the_interval(self):
     results = [_result(seed=0), _result(seed=1, eval_mean_episode_length=13.0),
                _result(seed=2, status='diverged')]

@@ -30,8 +30,12 @@ class TimeLeftTest(absltest.TestCase):
       now[0] = 102.0
       bar.show({'episodes': np.zeros(1), 'env_steps': np.asarray([300])})
       self.assertIn('00:07 left', bar._bar.postfix)
-      bar.describe({'steps_per_second': 12345.6})
+      bar.describe({'steps_per_second': 12345.6, 'episode_length': 17.25})
       self.assertIn('steps/s 12,346', bar._bar.postfix)
+      self.assertNotIn('strikes', bar._bar.postfix)  # Catch: no lengths.
+      # An update that steps past the budget ends the bar at its total.
+      bar.show({'episodes': np.zeros(1), 'env_steps': np.asarray([1100])})
+      self.assertEqual((bar._bar.n, bar._bar.total), (1000, 1000))
     finally:
       bar.close()
 

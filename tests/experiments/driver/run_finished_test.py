@@ -38,22 +38,34 @@ class FinishedWorkdirTest(absltest.TestCase):
                            side_effect=KeyboardInterrupt):
       with self.assertRaises(KeyboardInterrupt):
         driver.run_experiment(_config(), workdir, progress=False)
-    # Session 2 evaluates, and records both sessions.
+    # Session 2 evaluates (without compiling the training program again),
+    # and records both sessions.
     first = driver.run_experiment(_config(), workdir, progress=False)
     record = first['provenance']
-    self.assertLen(record['sessions'], 2)
+    self.assertEqual([s['trained'] for s in record['sessions']],
+                     [True, False])
+    self.assertGreater(first['compile_seconds'], 0.0)  # Session 1's.
     self.assertEqual(record['differing_between_sessions'], [])
     self.assertEqual(record['sessions'][0]['packages'],
                      provenance.package_versions())
     self.assertEqual(record['num_devices'], 1)
     self.assertAlmostEqual(record['device_seconds'], first['wall_seconds'])
-    # A finished workdir is left alone: its saved result comes back.
+    # A finished workdir is left alone: its saved result comes back, and
+    # config.json keeps the settings it ran with.
     before = _checkpoints(workdir)
+    with open(os.path.join(workdir, 'config.json')) as f:
+      saved_config = f.read()
     with mock.patch.object(driver.results, 'finish') as finish:
       again = driver.run_experiment(_config(), workdir, progress=False)
     finish.assert_not_called()  # Neither evaluated nor exported again.
     self.assertEqual(again, first)
     self.assertEqual(_checkpoints(workdir), before)
+    with mock.patch.object(driver.results, 'finish') as finish:
+      driver.run_experiment(_config(eval_episodes=9), workdir,
+                            progress=False)
+    finish.assert_not_called()
+    with open(os.path.join(workdir, 'config.json')) as f:
+      self.assertEqual(f.read(), saved_config)
     # Unless asked to evaluate again, or given a larger budget.
     with mock.patch.object(driver.results, 'finish',
                            return_value={'evaluated': True}) as finish:

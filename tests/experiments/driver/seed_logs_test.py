@@ -129,7 +129,8 @@ class WandbTest(absltest.TestCase):
                      eval_every_episodes=16, log_every_episodes=8,
                      periodic_eval_episodes=5, eval_episodes=5,
                      checkpoint_every_updates=2, num_episodes=24)
-    with mock.patch.dict(sys.modules, {'wandb': fake}):
+    with mock.patch.dict(sys.modules, {'wandb': fake}), mock.patch.dict(
+        os.environ, {'WANDB_MODE': 'offline'}):
       driver.run_experiment(config, workdir, progress=False)
       first = {run.kwargs['name']: run for run in fake.runs}
       fake.runs.clear()

@@ -130,6 +130,53 @@ class MissingWandbTest(absltest.TestCase):
                                  'g', {}, resume=False)
 
 
+class LoginTest(absltest.TestCase):
+
+  def _check(self, environ, netrc_text=None):
+    home = self.create_tempdir().full_path
+    path = os.path.join(home, 'netrc')
+    if netrc_text is not None:
+      with open(path, 'w') as f:
+        f.write(netrc_text)
+    environ = {'NETRC': path, **environ}
+    with mock.patch.dict(sys.modules, {'wandb': _fake_wandb()}), \
+        mock.patch.dict(os.environ, environ):
+      for key in ('WANDB_MODE', 'WANDB_API_KEY'):
+        if key not in environ:
+          os.environ.pop(key, None)
+      wandb_logger.check_installed()
+
+  def test_online_logging_needs_a_login(self):
+    with self.assertRaisesRegex(wandb_logger.WandbError,
+                                'wandb login.*WANDB_MODE=offline'):
+      self._check({})
+    self._check({'WANDB_MODE': 'offline'})
+    self._check({'WANDB_MODE': 'disabled'})
+    self._check({'WANDB_API_KEY': 'k' * 40})
+    self._check({}, 'machine api.wandb.ai\n  login user\n  password k\n')
+    with self.assertRaises(wandb_logger.WandbError):
+      self._check({}, 'machine example.com\n  login u\n  password p\n')
+
+  def test_a_refused_start_names_the_fix(self):
+    fake = _fake_wandb()
+
+    class Refused(Exception):
+      pass
+
+    fake.errors = types.SimpleNamespace(Error=Refused)
+
+    def init(**kwargs):
+      raise Refused('No API key configured. Use `wandb login`')
+
+    fake.init = init
+    with mock.patch.dict(sys.modules, {'wandb': fake}):
+      with self.assertRaisesRegex(wandb_logger.WandbError,
+                                  'No API key configured.*rerun the same '
+                                  'command'):
+        wandb_logger.WandbLogger('p', self.create_tempdir().full_path, 'n',
+                                 'g', {}, resume=False)
+
+
 def _records(path):
   """The records of a W&B run file (`run-<id>.wandb`: a 7-byte header, then
   LevelDB-log chunks in 32 KiB blocks)."""
