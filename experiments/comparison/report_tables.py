@@ -113,14 +113,17 @@ def improvement(report: Mapping[str, Any]) -> Optional[tables.Table]:
 
 
 def per_seed(report: Mapping[str, Any]) -> tables.Table:
-  """Every run: score, normalised score, steps, wall time and status
-  (why a run is left out: report.md's section 7, report.json's rows)."""
+  """Every run: score, normalised score, its sample efficiency (AUC, steps
+  to the threshold), steps, wall time and status (why a run is left out:
+  report.md's section 7, report.json's rows)."""
   rows = [{**r, 'env': env_registry.title(r['env']),
            'agent': agent_title(r['agent'])} for r in report['per_seed']]
   return tables.Table('per_seed', (
       Column('Environment', 'env'), Column('Agent', 'agent'),
       Column('Seed', 'seed', '', 'r'), Column('Score', 'score', '.3f', 'r'),
       Column('Normalised', 'normalised', '.3f', 'r'),
+      Column('AUC', 'auc', '.3f', 'r'),
+      Column('Env steps to threshold', 'steps_to_threshold', ',', 'r'),
       Column('Env steps', 'env_steps', ',', 'r'),
       Column('Wall time of its program (s)', 'wall_seconds', '.1f', 'r'),
       Column('Seeds in its program', 'seeds_in_program', '', 'r'),

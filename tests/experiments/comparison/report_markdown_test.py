@@ -51,7 +51,8 @@ def _report(missing=(), seeds=(0, 1), few_seeds=None, provenance=None):
       'per_seed': [{'env': 'plane_strike', 'agent': 'ppo', 'seed': s,
                     'status': 'finished', 'reason': '', 'score': 34.85,
                     'normalised': 0.5, 'env_steps': 400123,
-                    'wall_seconds': 61.25, 'seeds_in_program': 2}
+                    'wall_seconds': 61.25, 'seeds_in_program': 2,
+                    'auc': 0.5, 'steps_to_threshold': None}
                    for s in ppo_seeds],
       'provenance': provenance or {
           'runs': len(ppo_seeds), 'recorded_runs': 0, 'not_recorded': []},
@@ -122,8 +123,8 @@ def test_provenance_not_recorded_and_per_seed_appendix():
   text = report_markdown.render(_report(), '/tmp/c')
   assert ('## 6. Provenance\n\nSoftware, hardware and device-seconds: not '
           'recorded for any of the 2 runs' in text)
-  assert ('| Plane Strike | PPO | 1 | 34.850 | 0.500 | 400,123 | 61.2 | 2 | '
-          'finished |') in text
+  assert ('| Plane Strike | PPO | 1 | 34.850 | 0.500 | 0.500 |  | 400,123 | '
+          '61.2 | 2 | finished |') in text
 
 
 def test_left_out_runs_are_listed_and_the_report_says_incomplete():

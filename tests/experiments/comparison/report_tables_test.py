@@ -55,7 +55,8 @@ def _report():
           {'env': 'plane_strike', 'agent': 'ppo', 'seed': 0,
            'status': 'finished', 'reason': '', 'score': 12.0,
            'normalised': 1.0, 'env_steps': 400384, 'wall_seconds': 26.5,
-           'seeds_in_program': 2},
+           'seeds_in_program': 2, 'auc': 0.875,
+           'steps_to_threshold': 120064},
           {'env': 'plane_strike', 'agent': 'dqn', 'seed': 0,
            'status': 'diverged', 'reason': 'loss = nan', 'score': None,
            'normalised': None, 'env_steps': None, 'wall_seconds': None,
@@ -108,9 +109,10 @@ def test_aggregate_and_improvement():
 
 def test_per_seed_table():
   lines = tables.markdown(report_tables.per_seed(_report()))
-  assert lines[2] == ('| Plane Strike | PPO | 0 | 12.000 | 1.000 | 400,384 | '
-                      '26.5 | 2 | finished |')
-  assert lines[3] == '| Plane Strike | DQN | 0 |  |  |  |  |  | diverged |'
+  assert lines[2] == ('| Plane Strike | PPO | 0 | 12.000 | 1.000 | 0.875 | '
+                      '120,064 | 400,384 | 26.5 | 2 | finished |')
+  assert lines[3] == ('| Plane Strike | DQN | 0 |  |  |  |  |  |  |  | '
+                      'diverged |')
 
 
 def test_sample_efficiency_tables():

@@ -191,7 +191,7 @@ def test_missing_runs_are_listed_and_left_out(tmp_path):
           '(`runs/catch/ppo/seed_2`)' in text)
   assert '| REINFORCE | 0 | no finished run |' in text
   assert 'Dropped (no seed finished on every environment): REINFORCE.' in text
-  assert ('| Catch | PPO | 2 |  |  |  |  |  | unfinished |'
+  assert ('| Catch | PPO | 2 |  |  |  |  |  |  |  | unfinished |'
           in text)  # Appendix B lists it too.
 
 
@@ -368,9 +368,13 @@ def test_per_seed_sample_efficiency_provenance_and_tables(tmp_path):
                                           f'{name}.{ext}')) > 40
   with open(os.path.join(workdir, 'tables', 'per_seed.csv')) as f:
     lines = f.read().splitlines()
-  assert lines[0] == ('env,agent,seed,score,normalised,env_steps,'
-                      'wall_seconds,seeds_in_program,status')
-  assert lines[2] == 'Catch,REINFORCE,1,0.4,0.7,10001,42.0,3,finished'
+  assert lines[0] == ('env,agent,seed,score,normalised,auc,'
+                      'steps_to_threshold,env_steps,wall_seconds,'
+                      'seeds_in_program,status')
+  cells = lines[2].split(',')
+  assert cells[:5] + cells[7:] == ['Catch', 'REINFORCE', '1', '0.4', '0.7',
+                                   '10001', '42.0', '3', 'finished']
+  assert 0 <= float(cells[5]) <= 1  # The seed's AUC (normalised).
   assert len(lines) == 19
   text = _read(os.path.join(workdir, 'report.md'))
   for expected in ('> **Few seeds', '## 4. Sample efficiency',
