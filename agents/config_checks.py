@@ -25,6 +25,8 @@ def _holds(predicate: Callable[[Any], bool], value: Any) -> bool:
 
 
 def _fail(config: Any, name: str, allowed: str, value: Any) -> None:
+  if isinstance(value, float) and not math.isfinite(value):
+    allowed = f'finite and {allowed}'  # NaN fails every comparison.
   raise ValueError(f'{type(config).__name__}.{name} must be {allowed}; got '
                    f'{value!r}.')
 

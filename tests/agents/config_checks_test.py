@@ -38,7 +38,8 @@ class ConfigChecksTest(parameterized.TestCase):
       ('zero', dict(other_rate=0.0),
        r'^_Config\.other_rate must be > 0; got 0\.0\.$'),
       ('negative', dict(other_rate=-1), r'other_rate must be > 0; got -1\.'),
-      ('nan', dict(other_rate=math.nan), r'other_rate must be > 0; got nan\.'),
+      ('nan', dict(other_rate=math.nan),
+       r'other_rate must be finite and > 0; got nan\.'),
       ('none', dict(other_rate=None), r'other_rate must be > 0; got None\.'),
       ('string', dict(other_rate='1'), r"other_rate must be > 0; got '1'\."),
   )
@@ -55,9 +56,11 @@ class ConfigChecksTest(parameterized.TestCase):
 
   @parameterized.parameters(-0.1, 1.5, math.nan, None)
   def test_unit_interval_refusals(self, value):
+    finite = 'finite and ' if value is math.nan else ''
     with self.assertRaisesRegex(
         ValueError,
-        rf'^_Config\.fraction must be in \[0, 1\]; got {value!r}\.$'):
+        rf'^_Config\.fraction must be {finite}in \[0, 1\]; got '
+        rf'{value!r}\.$'):
       config_checks.check_unit_interval(_Config(fraction=value), 'fraction')
 
   @parameterized.parameters(0, -3, 2.5, 2.0, True, '2', None)
