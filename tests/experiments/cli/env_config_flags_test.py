@@ -112,7 +112,8 @@ class WiringTest(absltest.TestCase):
       config = train.make_config()
     self.assertEqual(dict(config.env_kwargs), {'board_size': 6})
     self.assertEqual(config.wandb_project, 'my-project')
-    built = build_lib.build(config)
+    with mock.patch.dict(os.environ, {'WANDB_MODE': 'offline'}):
+      built = build_lib.build(config)
     self.assertEqual(built.environment_spec.observations.shape, (6, 6))
     self.assertEqual(built.environment_spec.actions.num_values, 36)
     self.assertEqual(config.resolved_hidden_sizes(), (72, 36))

@@ -77,4 +77,4 @@ def test_finish_and_write_tables(tmp_path):
       os.path.basename(n) for n in report['tables'])
   with open(tmp_path / 'tables' / 'per_seed.csv') as f:
     assert f.read().splitlines()[1] == (
-        'Catch,PPO,0,1.0,1.0,400,20.0,2,finished')
+        'Catch,PPO,0,1.0,1.0,0.6666666666666666,300,400,20.0,2,finished')
