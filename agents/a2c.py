@@ -20,6 +20,7 @@ import rlax
 
 from agents import agent as agent_lib
 from agents import config_checks
+from agents import data_parallel
 from agents import masked_forward
 from agents import optimizers
 from agents import policy_gradient
@@ -95,8 +96,9 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
     weights = trajectory.mask
     pg_loss, entropy_loss = policy_gradient.masked_losses(
         logits, flat(trajectory.actions), flat(advantages), flat(weights))
+    # A mean over the real steps of the whole batch (every device's share).
     value_loss = 0.5 * jnp.sum(weights * advantages**2) / jnp.maximum(
-        weights.sum(), 1.0)
+        data_parallel.total(weights.sum()), 1.0)
     loss = (pg_loss + config.value_cost * value_loss +
             config.entropy_cost * entropy_loss)
     return loss, {'loss': loss, 'policy_loss': pg_loss,
@@ -109,6 +111,8 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                       trajectory.mask], 2)
     grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params,
                                                      trajectory)
+    # Each device's loss is its share of the whole batch's mean.
+    grads, metrics = data_parallel.total((grads, metrics))
     metrics = dict(metrics, grad_norm=optax.global_norm(grads))
     return agent_lib.apply_gradients(optimizer, state, grads), metrics
 

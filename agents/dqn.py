@@ -23,6 +23,11 @@ Truncated episodes (time limits) are treated as terminations: the bootstrap
 discount is `discounts[t] * (1 - last[t])`, because in a sequence that spans
 episode boundaries the observation after a truncated step is not stored
 (`observations[t + 1]` is already the next episode's first one).
+
+Split over devices (`agents.data_parallel`), every device inserts the whole
+batch into its replay and draws the same sample, and computes the loss of
+its share of it; gradients and metrics are averaged over devices, so every
+device holds the state of one device with the whole batch.
 """
 
 import dataclasses
@@ -38,6 +43,7 @@ import rlax
 from agents import action_masking
 from agents import agent as agent_lib
 from agents import config_checks
+from agents import data_parallel
 from agents import optimizers
 from agents import replay as replay_lib
 from agents import returns as returns_lib
@@ -187,6 +193,12 @@ def make_epsilon_schedule(config: DQNConfig) -> optax.Schedule:
                                config.epsilon_decay_steps)
 
 
+def batch_splits(config: DQNConfig) -> Dict[str, int]:
+  """What a device count splitting one seed must divide (the registry's
+  `AgentEntry.batch_splits`)."""
+  return {'batch_size (transitions per SGD step)': config.batch_size}
+
+
 def make_agent(config: DQNConfig,
                environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed) -> agent_lib.Agent[DQNState]:
@@ -262,9 +274,13 @@ def make_agent(config: DQNConfig,
     return td_loss(errors, config.loss), {'mean_q': jnp.mean(q_taken)}
 
   def sgd_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array):
-    batch = replay_lib.replay_sample(replay, key, config.batch_size)
+    # Every device holds the same replay and draws the same sample; each
+    # computes the loss of its equal share of it.
+    batch = data_parallel.share(
+        replay_lib.replay_sample(replay, key, config.batch_size), axis=0)
     (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
         state.params, state.target_params, batch)
+    loss, aux, grads = data_parallel.mean((loss, aux, grads))
     updates, opt_state = optimizer.update(grads, state.opt_state,
                                           state.params)
     params = optax.apply_updates(state.params, updates)
@@ -297,6 +313,12 @@ def make_agent(config: DQNConfig,
     chex.assert_shape(trajectory.final_observations,
                       trajectory.actions.shape[1:] +
                       tuple(observation_spec.shape))
+    # Split over devices: every device inserts the whole batch, so that each
+    # holds the replay of one device with the whole batch.
+    trajectory = data_parallel.gather(
+        trajectory._replace(final_observations=None), axis=1)._replace(
+            final_observations=data_parallel.gather(
+                trajectory.final_observations, axis=0))
     transitions, valid = trajectory_transitions(trajectory)
     replay = replay_lib.replay_insert(state.replay, transitions, valid)
     env_steps = state.env_steps + jnp.sum(valid, dtype=jnp.int32)

@@ -4,6 +4,10 @@ REINFORCE and A2C learn from padded batches: `Trajectory.mask` is 0 on
 padding. RLax's losses take per-step weights but average over every entry,
 padding included, so a batch's loss would shrink with its padding. These
 losses are rescaled to a mean over the steps whose weight is 1.
+
+When one batch is split over devices (`agents.data_parallel`), the mean is
+over the real steps of the whole batch: each device's losses are its share
+of that mean, and the agent sums them (and their gradients) over devices.
 """
 
 from typing import Tuple
@@ -12,6 +16,8 @@ import chex
 import jax
 import jax.numpy as jnp
 import rlax
+
+from agents import data_parallel
 
 
 def masked_losses(logits: jax.Array, actions: jax.Array,
@@ -29,11 +35,13 @@ def masked_losses(logits: jax.Array, actions: jax.Array,
   Returns:
     `rlax.policy_gradient_loss` and `rlax.entropy_loss` (the negated mean
     entropy), both rescaled from a mean over all N entries to a mean over
-    the weighted ones.
+    the weighted ones (of every device's share of the batch: this
+    device's part of that mean, to be summed with `data_parallel.total`).
   """
   chex.assert_rank([logits, actions, advantages, weights], [2, 1, 1, 1])
   # RLax averages over all N entries; rescale to a mean over real steps.
-  scale = weights.shape[0] / jnp.maximum(weights.sum(), 1.0)
+  scale = weights.shape[0] / jnp.maximum(
+      data_parallel.total(weights.sum()), 1.0)
   pg_loss = scale * rlax.policy_gradient_loss(logits, actions, advantages,
                                               weights)
   entropy_loss = scale * rlax.entropy_loss(logits, weights)

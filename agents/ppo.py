@@ -6,10 +6,16 @@ minibatches of the clipped surrogate (`rlax.clipped_surrogate_pg_loss`), a
 clipped value loss and an entropy bonus, with global-norm gradient clipping
 and optional linear learning-rate annealing. All of it is one pure function,
 so the epochs run under `lax.scan` inside the caller's `jit`.
+
+Split over devices (`agents.data_parallel`), every device gathers the whole
+batch and draws the same shuffles, then computes the loss and gradients of
+its share of each minibatch; gradients, advantage statistics and metrics
+are averaged over devices. The minibatches are therefore those of one
+device holding the whole batch, and so are the updates (to float rounding).
 """
 
 import dataclasses
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import chex
 import haiku as hk
@@ -20,6 +26,7 @@ import rlax
 
 from agents import agent as agent_lib
 from agents import config_checks
+from agents import data_parallel
 from agents import masked_forward
 from agents import optimizers
 from agents import returns as returns_lib
@@ -113,6 +120,24 @@ def _log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
   return jnp.sum(one_hot * jax.nn.log_softmax(logits), axis=-1)
 
 
+def batch_splits(config: PPOConfig) -> Dict[str, int]:
+  """What a device count splitting one seed must divide (the registry's
+  `AgentEntry.batch_splits`): each minibatch is split over the devices."""
+  return {'the minibatch (unroll_length * batch_size / num_minibatches '
+          'steps)': (config.unroll_length * config.batch_size //
+                     config.num_minibatches)}
+
+
+def _standardize(advantages: jax.Array) -> jax.Array:
+  """Advantages less their mean, over their standard deviation, both of
+  the whole minibatch (every device's equal share of it)."""
+  local_mean = advantages.mean()
+  mean = data_parallel.mean(local_mean)
+  std = jnp.sqrt(data_parallel.mean(advantages.var() +
+                                    jnp.square(local_mean - mean)))
+  return (advantages - mean) / (std + 1e-8)
+
+
 def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
@@ -140,8 +165,7 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
     ratios = jnp.exp(_log_prob(logits, batch['actions']) - batch['log_prob'])
     advantages = batch['advantages']
     if config.normalize_advantages:
-      advantages = (advantages - advantages.mean()) / (
-          advantages.std() + 1e-8)
+      advantages = _standardize(advantages)
     policy_loss = rlax.clipped_surrogate_pg_loss(ratios, advantages,
                                                  config.clip_epsilon)
     value_error = (values - batch['returns'])**2
@@ -164,6 +188,8 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
   def sgd_step(carry, batch):
     params, opt_state = carry
     grads, metrics = jax.grad(minibatch_loss, has_aux=True)(params, batch)
+    # Each device's loss is the mean of its equal share of the minibatch.
+    grads, metrics = data_parallel.mean((grads, metrics))
     updates, opt_state = optimizer.update(grads, opt_state, params)
     metrics = dict(metrics, grad_norm=optax.global_norm(grads))
     return (optax.apply_updates(params, updates), opt_state), metrics
@@ -172,10 +198,6 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
       state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
   ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
     chex.assert_rank([trajectory.actions, trajectory.rewards], 2)
-    t, b = trajectory.actions.shape
-    if (t * b) % config.num_minibatches:
-      raise ValueError(f'num_minibatches ({config.num_minibatches}) must '
-                       f'divide the batch of {t} x {b} steps.')
     _, final_values = forward(state.params, trajectory.final_observations)
     values = trajectory.extras['value']
     advantages = jax.vmap(
@@ -187,19 +209,26 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
             returns_lib.values_with_final(values, final_values))
     # Padding (mask 0) gets no advantage, so it exerts no policy gradient.
     advantages = advantages * trajectory.mask
-    flat = agent_lib.flatten_steps
-    data = {
-        'observations': flat(trajectory.observations),
-        'actions': flat(trajectory.actions),
-        'log_prob': flat(trajectory.extras['log_prob']),
-        'value': flat(values),
-        'advantages': flat(advantages),
-        'returns': flat(advantages + values),
-    }
+    # The whole batch (every device's sequences, in order) on every device.
+    data = data_parallel.gather({
+        'observations': trajectory.observations,
+        'actions': trajectory.actions,
+        'log_prob': trajectory.extras['log_prob'],
+        'value': values,
+        'advantages': advantages,
+        'returns': advantages + values,
+    }, axis=1)
+    t, b = data['actions'].shape
+    if (t * b) % config.num_minibatches:
+      raise ValueError(f'num_minibatches ({config.num_minibatches}) must '
+                       f'divide the batch of {t} x {b} steps.')
+    data = jax.tree.map(agent_lib.flatten_steps, data)
 
     def epoch(carry, key):
       order = jax.random.permutation(key, t * b).reshape(
           config.num_minibatches, -1)
+      # This device's share of each minibatch.
+      order = data_parallel.share(order, axis=1)
       minibatches = jax.tree.map(lambda x: x[order], data)
       return jax.lax.scan(sgd_step, carry, minibatches)
 

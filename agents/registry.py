@@ -53,6 +53,11 @@ class AgentEntry:
       scalar.
     title: the agent's name for people (figure legends, reports); None:
       `name`.
+    batch_splits: `config -> {what: size}`: the sizes a device count that
+      splits one seed's batch (`--devices_per_seed`) must divide, beyond
+      the environments (e.g. PPO's minibatch); None: the agent does not
+      reduce over its batch through `agents.data_parallel`, so each seed
+      runs on one device.
   """
   name: str
   config_class: type
@@ -64,6 +69,7 @@ class AgentEntry:
   fit_to_budget: Optional[Callable[[Any, Optional[int]], Any]] = None
   static_keys: Tuple[str, ...] = ()
   title: Optional[str] = None
+  batch_splits: Optional[Callable[[Any], Mapping[str, int]]] = None
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -72,18 +78,26 @@ class AgentEntry:
     network_registry.get(self.default_network, self.network_kind)
 
 
+def _no_splits(config: Any) -> Mapping[str, int]:
+  """An agent whose batch splits wherever its environments do."""
+  del config
+  return {}
+
+
 _BUILT_IN = (
     AgentEntry('a2c', a2c.A2CConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', a2c.make_agent, trainable_on_device=True,
-               title='A2C'),
+               title='A2C', batch_splits=_no_splits),
     AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
-               'mlp_q_values', dqn.make_agent, title='DQN'),
+               'mlp_q_values', dqn.make_agent, title='DQN',
+               batch_splits=dqn.batch_splits),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
-               fit_to_budget=ppo.fit_to_budget, title='PPO'),
+               fit_to_budget=ppo.fit_to_budget, title='PPO',
+               batch_splits=ppo.batch_splits),
     AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
                'mlp_policy', reinforce.make_agent, trainable_on_device=True,
-               title='REINFORCE'),
+               title='REINFORCE', batch_splits=_no_splits),
 )
 
 # Built-in entries, then whatever users `register` (never replaced).

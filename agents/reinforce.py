@@ -17,6 +17,7 @@ import optax
 
 from agents import agent as agent_lib
 from agents import config_checks
+from agents import data_parallel
 from agents import masked_forward
 from agents import optimizers
 from agents import policy_gradient
@@ -99,12 +100,16 @@ def make_agent(config: ReinforceConfig,
                              trajectory.discounts, trajectory.mask])
     returns = returns_lib.discounted_returns(trajectory, config.discount)
     mask = trajectory.mask
-    mean_return = (returns * mask).sum() / jnp.maximum(mask.sum(), 1.0)
+    # Over every device's share of the batch (`agents.data_parallel`).
+    mean_return = data_parallel.total((returns * mask).sum()) / jnp.maximum(
+        data_parallel.total(mask.sum()), 1.0)
     advantages = returns
     if config.baseline == 'batch_mean':
       advantages = returns - mean_return
     grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params, trajectory,
                                                      advantages)
+    # Each device's loss is its share of the whole batch's mean.
+    grads, metrics = data_parallel.total((grads, metrics))
     # The mean discounted return from each step of the batch (the
     # batch_mean baseline), apart from the evaluations' undiscounted return.
     metrics = dict(metrics, discounted_return=mean_return,

@@ -57,7 +57,7 @@ from experiments.driver import console
 from experiments.driver import run as driver
 from experiments.driver import stop_signals
 from experiments.export import tflite
-from experiments.loops import seed_sharding
+from experiments.loops import device_mesh
 from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
@@ -146,6 +146,13 @@ _NUM_SEEDS = flags.DEFINE_integer(
     'num_seeds', 1, 'Compiled loop: train seeds --seed … --seed+K-1 side by '
     'side in one program, sharded over the local devices; each gets '
     '<workdir>/seed_<n>/.', lower_bound=1)
+_DEVICES_PER_SEED = flags.DEFINE_integer(
+    'devices_per_seed', 1, 'Compiled loop: split each seed\'s environments '
+    'and batch over this many devices (data parallel: gradients averaged '
+    'over them; same result as one device, to float rounding). Must divide '
+    '--num_envs and the agent\'s minibatch; --num_seeds seeds take rows of '
+    'this many devices, across hosts with --coordinator_address.',
+    lower_bound=1)
 _UPDATES_PER_CHUNK = flags.DEFINE_integer(
     'updates_per_chunk', None, 'Compiled loop: updates per host call '
     '(logging, checkpoints and budget checks happen between chunks); '
@@ -169,7 +176,8 @@ _MAX_ABS_PARAM = flags.DEFINE_float(
     'finiteness.', lower_bound=0)
 _COORDINATOR_ADDRESS = flags.DEFINE_string(
     'coordinator_address', None, 'Multi-host runs: host:port of process 0, '
-    'passed to jax.distributed.initialize. Seeds are sharded over the '
+    'passed to jax.distributed.initialize. Seeds (and, with '
+    '--devices_per_seed, each seed\'s environments) are sharded over the '
     'devices of all processes.')
 _NUM_PROCESSES = flags.DEFINE_integer(
     'num_processes', None, 'Multi-host runs: number of processes.',
@@ -193,7 +201,8 @@ FLAG_GROUPS = {
                                 'log_every_episodes', 'checkpoint_every_seconds',
                                 'checkpoint_every_updates', 'progress',
                                 'wandb_project'),
-    'Speed': ('loop', 'num_envs', 'num_seeds', 'updates_per_chunk'),
+    'Speed': ('loop', 'num_envs', 'num_seeds', 'devices_per_seed',
+              'updates_per_chunk'),
     'Multi-host': ('coordinator_address', 'num_processes', 'process_id'),
 }
 
@@ -285,6 +294,7 @@ def _experiment_config(agent_config, preset: Optional[preset_registry.Preset],
           preset.num_envs if preset and _LOOP.value != 'python' and
           env_registry.has_functional(_ENV.value) else None),
       num_seeds=_NUM_SEEDS.value,
+      devices_per_seed=_DEVICES_PER_SEED.value,
       updates_per_chunk=_UPDATES_PER_CHUNK.value,
       checkpoint_every_updates=_CHECKPOINT_EVERY_UPDATES.value,
       checkpoint_every_seconds=_CHECKPOINT_EVERY_SECONDS.value,
@@ -301,7 +311,7 @@ def main(argv):
   signal.signal(signal.SIGINT, signal.default_int_handler)
   library_logs.quiet()
   try:
-    seed_sharding.initialize_distributed(_COORDINATOR_ADDRESS.value,
+    device_mesh.initialize_distributed(_COORDINATOR_ADDRESS.value,
                                          _NUM_PROCESSES.value,
                                          _PROCESS_ID.value)
   except ValueError as e:

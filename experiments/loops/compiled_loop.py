@@ -4,8 +4,9 @@ For environments with a pure-JAX core, the whole cycle is one XLA program
 (the "Anakin" pattern of Podracer, Hessel et al. 2021). One update is:
 
   1. act with `agent.act` in `num_envs` environments at once (`vmap`),
-     stepping the core under `lax.scan` (fixed-length unrolls, finished
-     episodes reset in place) or `lax.while_loop` (whole episodes);
+     stepping the core under `lax.scan` (fixed-length unrolls) or
+     `lax.while_loop` (whole episodes, `episode_collection`); finished
+     episodes reset in place (`env_slots`);
   2. `agent.update` on the resulting `Trajectory`.
 
 `K` updates run as one `lax.scan` per host call (a chunk), and S lanes
@@ -19,14 +20,21 @@ acts with `actor.step_key(actor_key, e, t)`. Environment `i` of `N` plays
 episodes `i, N + i, 2N + i, …`, so with `num_envs=1` the compiled loop
 replays the Python loop's experience exactly.
 
-Data layout per update, for an agent wanting `B` sequences:
-  * unroll agents (`unroll_length=T`): each environment contributes `B/N`
+Data layout per update, for an agent wanting `B` sequences, environment-
+major (sequence `i·k + j` is environment i's j-th of `k = B/N`):
+  * unroll agents (`unroll_length=T`): each environment contributes `k`
     consecutive unrolls of `T` steps, cut across episode boundaries as
     `batchers.SequenceBatcher` cuts them;
-  * episode agents (`unroll_length=None`): each environment plays `B/N`
-    whole episodes, padded as `batchers.EpisodeBatcher` pads them (to the
-    power of two above the longest one; `lax.switch` picks the padded
-    length, so short episodes do not pay for the longest possible one).
+  * episode agents (`unroll_length=None`): each environment contributes its
+    next `k` whole episodes (`episode_collection`: environments never wait
+    for each other's episodes), padded as `batchers.EpisodeBatcher` pads
+    them (to the power of two above the longest one; `lax.switch` picks
+    the padded length, so short episodes do not pay for the longest
+    possible one).
+
+One seed can span D devices (`experiments.loops.device_mesh`): each holds
+N/D of its environments (a contiguous block of the batch) and the agent
+reduces over devices through `agents.data_parallel`.
 """
 
 import dataclasses
@@ -36,9 +44,11 @@ import jax
 import jax.numpy as jnp
 
 from agents import agent as agent_lib
+from agents import data_parallel
 from environments import functional
-from experiments.loops import actor as actor_lib
 from experiments.loops import batchers
+from experiments.loops import env_slots
+from experiments.loops import episode_collection
 from experiments.loops import lane_map
 from experiments.loops import wide_counters
 
@@ -46,16 +56,6 @@ Stats = Dict[str, jax.Array]
 # Per-lane agent-config values of a sweep (`[S]` arrays outside `vmap`,
 # scalars inside); empty for a run of one configuration.
 Hyperparams = Dict[str, jax.Array]
-
-
-class EnvSlots(NamedTuple):
-  """The `N` environments of one seed, between steps (leading dim `N`)."""
-  states: Any  # The cores' states.
-  observations: jax.Array  # Observations to act on next.
-  episode_ids: jax.Array  # int32, global index of the current episode.
-  episode_steps: jax.Array  # int32, steps taken in the current episode.
-  episodes_started: jax.Array  # int32, episodes begun by this environment.
-  returns: jax.Array  # float32, return of the current episode so far.
 
 
 class Counters(NamedTuple):
@@ -66,30 +66,28 @@ class Counters(NamedTuple):
 
 
 class LoopState(NamedTuple):
-  """Everything one seed's training carries from update to update."""
+  """Everything one seed's training carries from update to update.
+
+  `envs` and `pending` have a leading environment (or batch-row) axis,
+  split over the devices of the seed (`agents.data_parallel`); the rest is
+  the same on each of them.
+  """
   learner: Any
-  envs: EnvSlots
+  envs: env_slots.EnvSlots
+  pending: Any  # Episode agents: the next batch, begun. Else: empty.
   actor_key: jax.Array
   env_key: jax.Array
   counters: Counters
 
 
-def _where(condition: jax.Array, x: Any, y: Any) -> Any:
-  """`jnp.where` over pytrees, broadcasting `condition` [N] from the left."""
-
-  def select(a, b):
-    c = condition.reshape(condition.shape + (1,) * (a.ndim - condition.ndim))
-    return jnp.where(c, a, b)
-
-  return jax.tree.map(select, x, y)
-
-
-def _swap_leading(tree: Any, batch: int) -> Any:
-  """`[k, T, N, ...]` leaves to `[T, k·N, ...]` (sequence j·N + i)."""
+def _env_major(tree: Any) -> Any:
+  """`[k, T, n, ...]` leaves to `[T, n·k, ...]`: sequence i·k + j is unroll
+  j of environment i, so each device's environments hold a contiguous
+  block of the seed's batch."""
 
   def swap(x):
-    x = jnp.moveaxis(x, 0, 1)
-    return x.reshape((x.shape[0], batch) + x.shape[3:])
+    x = jnp.moveaxis(x, (0, 1, 2), (2, 0, 1))
+    return x.reshape((x.shape[0], -1) + x.shape[3:])
 
   return jax.tree.map(swap, tree)
 
@@ -153,166 +151,74 @@ class CompiledLoop:
     """One seed's state: `key` seeds learner and actor, `env_key` the games.
 
     `key` is split as the Python loop splits it; `env_key` is
-    `PRNGKey(seed)` of the training environment's seed.
+    `PRNGKey(seed)` of the training environment's seed. Every environment
+    starts its first episode (environment i: episode i).
     """
     learner_key, actor_key = jax.random.split(key)
-    ids = jnp.arange(self.num_envs, dtype=jnp.int32)
-    states, timesteps = jax.vmap(self.core.reset)(self._reset_keys(env_key,
-                                                                   ids))
-    zeros = jnp.zeros(self.num_envs, jnp.int32)
-    # Unroll agents start every environment's first episode now; episodic
-    # rounds reset at their start, so the slots only fix shapes.
-    started = zeros if self.episodic else zeros + 1
-    envs = EnvSlots(states, timesteps.observation, ids, zeros, started,
-                    jnp.zeros(self.num_envs, jnp.float32))
-    return LoopState(self.agent.init(learner_key), envs, actor_key, env_key,
-                     Counters(wide_counters.zero(), wide_counters.zero(), wide_counters.zero()))
-
-  # Acting and stepping.
-
-  def _reset_keys(self, env_key: jax.Array, ids: jax.Array) -> jax.Array:
-    return jax.vmap(jax.random.fold_in, (None, 0))(env_key, ids)
-
-  def _act(self, agent, params, keys, observations):
-    """One action per environment, each with its own key."""
-    actions, extras = jax.vmap(
-        lambda key, obs: agent.act(params, key, obs[None]))(keys,
-                                                            observations)
-    return actions[:, 0], jax.tree.map(lambda x: x[:, 0], extras)
+    learner = self.agent.init(learner_key)
+    envs = env_slots.start(self.core, env_key, self.num_envs)
+    pending = {}
+    if self.episodic:
+      actions, extras = jax.eval_shape(
+          lambda: env_slots.act(self.agent, self.agent.actor_params(learner),
+                                jnp.zeros((self.num_envs, 2), jnp.uint32),
+                                envs.observations))
+      one = lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype)
+      pending = episode_collection.empty_pending(
+          self.agent.data.batch_size, self.buckets[-1],
+          one(envs.observations), one(actions), jax.tree.map(one, extras))
+    return LoopState(learner, envs, pending, actor_key, env_key,
+                     Counters(wide_counters.zero(), wide_counters.zero(),
+                              wide_counters.zero()))
 
   # Unroll agents: fixed-length unrolls with resets in place.
 
-  def _unroll_step(self, agent, params, actor_key, env_key, envs: EnvSlots):
-    keys = jax.vmap(actor_lib.step_key, (None, 0, 0))(
-        actor_key, envs.episode_ids, envs.episode_steps)
-    actions, extras = self._act(agent, params, keys, envs.observations)
-    states, timesteps = jax.vmap(self.core.step)(envs.states, actions)
-    last = timesteps.step_type == functional.LAST
-    returns = envs.returns + timesteps.reward
-    # The next episode of environment i is number started·N + i.
-    next_ids = envs.episodes_started * self.num_envs + jnp.arange(
-        self.num_envs, dtype=jnp.int32)
-    reset_states, reset_steps = jax.vmap(self.core.reset)(
-        self._reset_keys(env_key, next_ids))
-    new_envs = EnvSlots(
-        states=_where(last, reset_states, states),
-        observations=_where(last, reset_steps.observation,
-                            timesteps.observation),
-        episode_ids=jnp.where(last, next_ids, envs.episode_ids),
-        episode_steps=jnp.where(last, 0, envs.episode_steps + 1),
-        episodes_started=envs.episodes_started + last.astype(jnp.int32),
-        returns=jnp.where(last, 0.0, returns))
-    step = dict(observations=envs.observations, actions=actions,
-                rewards=timesteps.reward, discounts=timesteps.discount,
-                last=last, next_observations=timesteps.observation,
-                extras=extras)
-    stats = dict(episodes=last.sum(dtype=jnp.int32),
-                 return_sum=jnp.where(last, returns, 0.0).sum(),
-                 length_sum=jnp.where(last, envs.episode_steps + 1, 0).sum())
-    return new_envs, (step, stats)
-
   def _collect_unrolls(self, state: LoopState, agent, params):
     length = self.agent.data.unroll_length
-    envs, (steps, stats) = jax.lax.scan(
-        lambda envs, _: self._unroll_step(agent, params, state.actor_key,
-                                          state.env_key, envs),
+    everyone = jnp.ones(state.envs.observations.shape[0], bool)
+    envs, steps = jax.lax.scan(
+        lambda envs, _: env_slots.step(self.core, agent, params,
+                                       state.actor_key, state.env_key, envs,
+                                       self.num_envs, everyone),
         state.envs, None, length=self.rounds * length)
-    # [k·T, N, ...] -> [k, T, N, ...] -> [T, k·N, ...].
+    # [k·T, n, ...] -> [k, T, n, ...] -> [T, n·k, ...].
     split = jax.tree.map(
         lambda x: x.reshape((self.rounds, length) + x.shape[1:]), steps)
-    batch = self.agent.data.batch_size
-    final = split['next_observations'][:, -1]  # [k, N, ...]
+    final = jnp.swapaxes(split['next_observations'][:, -1], 0, 1)  # [n, k]
     trajectory = agent_lib.Trajectory(
-        observations=_swap_leading(split['observations'], batch),
-        actions=_swap_leading(split['actions'], batch),
-        rewards=_swap_leading(split['rewards'], batch),
-        discounts=_swap_leading(split['discounts'], batch),
-        last=_swap_leading(split['last'], batch),
-        mask=jnp.ones((length, batch), jnp.float32),
-        final_observations=final.reshape((batch,) + final.shape[2:]),
-        extras=_swap_leading(split['extras'], batch))
-    stats = jax.tree.map(jnp.sum, stats)
-    stats['env_steps'] = jnp.asarray(length * batch, jnp.int32)
-    stats['longest'] = jnp.asarray(length, jnp.int32)
-    return state._replace(envs=envs), trajectory, stats
-
-  # Episode agents: whole episodes, all environments in step.
-
-  def _play_episodes(self, agent, params, actor_key, env_key,
-                     envs: EnvSlots):
-    """One episode per environment, from reset until all have ended."""
-    n, padded = self.num_envs, self.buckets[-1]
-    limit = self.core.max_episode_steps
-    ids = envs.episodes_started * n + jnp.arange(n, dtype=jnp.int32)
-    states, first = jax.vmap(self.core.reset)(self._reset_keys(env_key, ids))
-    # actor.step_key(actor_key, id, t), with the per-episode half hoisted.
-    episode_keys = jax.vmap(jax.random.fold_in, (None, 0))(actor_key, ids)
-    probe_actions, probe_extras = jax.eval_shape(
-        lambda: self._act(agent, params, episode_keys, first.observation))
-    rows = dict(observations=first.observation,
-                actions=jnp.zeros(probe_actions.shape, jnp.int32),
-                rewards=jnp.zeros(n, jnp.float32),
-                discounts=jnp.zeros(n, jnp.float32),
-                last=jnp.zeros(n, bool), mask=jnp.zeros(n, jnp.float32),
-                extras=jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype),
-                                    probe_extras))
-    buffers = jax.tree.map(
-        lambda x: jnp.zeros((padded,) + x.shape, x.dtype), rows)
-
-    def body(carry):
-      t, states, observations, done, final, returns, buffers = carry
-      live = ~done
-      keys = jax.vmap(jax.random.fold_in, (0, None))(episode_keys, t)
-      actions, extras = self._act(agent, params, keys, observations)
-      new_states, timesteps = jax.vmap(self.core.step)(states, actions)
-      ends = timesteps.step_type == functional.LAST
-      row = dict(observations=observations, actions=actions,
-                 rewards=timesteps.reward, discounts=timesteps.discount,
-                 last=ends, mask=jnp.ones(n, jnp.float32), extras=extras)
-      row = _where(live, row, jax.tree.map(jnp.zeros_like, row))
-      buffers = jax.tree.map(
-          lambda b, r: jax.lax.dynamic_update_index_in_dim(b, r, t, 0),
-          buffers, row)
-      states = _where(live, new_states, states)
-      final = _where(live, timesteps.observation, final)
-      returns = returns + jnp.where(live, timesteps.reward, 0.0)
-      return (t + 1, states, timesteps.observation, done | ends, final,
-              returns, buffers)
-
-    carry = (jnp.zeros((), jnp.int32), states, first.observation,
-             jnp.zeros(n, bool), first.observation, jnp.zeros(n, jnp.float32),
-             buffers)
-    _, _, _, _, final, returns, buffers = jax.lax.while_loop(
-        lambda c: (c[0] < limit) & ~jnp.all(c[3]), body, carry)
-    lengths = buffers['mask'].sum(0).astype(jnp.int32)
-    envs = envs._replace(episodes_started=envs.episodes_started + 1)
-    return envs, (buffers, final, returns, lengths)
-
-  def _collect_episodes(self, state: LoopState, agent, params):
-    envs, (buffers, final, returns, lengths) = jax.lax.scan(
-        lambda envs, _: self._play_episodes(agent, params, state.actor_key,
-                                            state.env_key, envs),
-        state.envs, None, length=self.rounds)
-    batch = self.agent.data.batch_size
-    flat = lambda x: x.reshape((batch,) + x.shape[2:])  # [k, N] -> [k·N].
-    trajectory = agent_lib.Trajectory(
-        final_observations=flat(final),
-        **{k: _swap_leading(v, batch) for k, v in buffers.items()})
-    stats = dict(episodes=jnp.asarray(batch, jnp.int32),
-                 return_sum=returns.sum(), length_sum=lengths.sum(),
-                 env_steps=lengths.sum(), longest=lengths.max())
+        mask=jnp.ones(_env_major(split['actions']).shape, jnp.float32),
+        final_observations=final.reshape((-1,) + final.shape[2:]),
+        **{name: _env_major(split[name]) for name in (
+            'observations', 'actions', 'rewards', 'discounts', 'last',
+            'extras')})
+    last = steps['last']
+    stats = dict(episodes=last.sum(dtype=jnp.int32),
+                 return_sum=jnp.where(last, steps['returns'], 0.0).sum(),
+                 length_sum=jnp.where(last, steps['lengths'], 0).sum(),
+                 env_steps=jnp.asarray(last.size, jnp.int32),
+                 longest=jnp.asarray(length, jnp.int32))
     return state._replace(envs=envs), trajectory, stats
 
   # Learning.
 
   def collect(self, state: LoopState,
               hyperparams: Optional[Hyperparams] = None):
-    """One seed's experience for one update: `(state, trajectory, stats)`."""
+    """One seed's experience for one update: `(state, trajectory, stats)`.
+
+    Split over devices, the trajectory is this device's share of the batch
+    and `stats` are the seed's totals (`longest`: its longest episode)."""
     agent = self.agent_for(hyperparams)
     params = agent.actor_params(state.learner)
     if self.episodic:
-      return self._collect_episodes(state, agent, params)
-    return self._collect_unrolls(state, agent, params)
+      envs, pending, trajectory, stats = episode_collection.collect(
+          self.core, agent, params, state.actor_key, state.env_key,
+          state.envs, state.pending, self.num_envs, self.rounds)
+      state = state._replace(envs=envs, pending=pending)
+    else:
+      state, trajectory, stats = self._collect_unrolls(state, agent, params)
+    longest = data_parallel.maximum(stats.pop('longest'))
+    return state, trajectory, dict(data_parallel.total(stats),
+                                   longest=longest)
 
   def update(self, states: LoopState,
              hyperparams: Optional[Hyperparams] = None

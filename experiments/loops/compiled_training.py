@@ -3,7 +3,8 @@
 Between chunks of updates the host fetches per-seed statistics (one small
 transfer); the training itself never leaves the device. The chunk program
 is compiled once (shorter chunks share it), and greedy evaluation once per
-number of episodes. Seeds are sharded over the devices (`seed_sharding`).
+number of episodes. Seeds are sharded over the devices, and each seed's
+environments over `devices_per_seed` of them (`device_mesh`).
 """
 
 import functools
@@ -20,7 +21,7 @@ from experiments.loops import compiled_loop
 from experiments.loops import evaluation
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
-from experiments.loops import seed_sharding
+from experiments.loops import device_mesh
 from experiments.loops import seeding
 from experiments.loops import wide_counters
 
@@ -52,6 +53,15 @@ def default_updates_per_chunk(loop: compiled_loop.CompiledLoop,
   return cap
 
 
+def _state_specs() -> compiled_loop.LoopState:
+  """How each part of the seeds' states lies on the mesh: environments
+  (and the episodes begun) split over the devices of a seed, the rest the
+  same on each of them."""
+  seed, batch = device_mesh.seed_spec(), device_mesh.batch_spec()
+  return compiled_loop.LoopState(learner=seed, envs=batch, pending=batch,
+                                 actor_key=seed, env_key=seed, counters=seed)
+
+
 def _keys(values: Sequence[int]) -> np.ndarray:
   return np.stack([np.asarray(jax.random.PRNGKey(v)) for v in values])
 
@@ -65,8 +75,11 @@ class CompiledTraining:
                seeds: Sequence[int], updates_per_chunk: Optional[int] = None,
                log_every_episodes: int = 250, log_every_steps: int = 0,
                hyperparams: Optional[Dict[str, Sequence[float]]] = None,
-               lane_agent: Optional[Callable[..., agent_lib.Agent]] = None):
-    """Raises ValueError if `num_envs` does not divide the agent's batch.
+               lane_agent: Optional[Callable[..., agent_lib.Agent]] = None,
+               devices_per_seed: int = 1):
+    """Raises ValueError if `num_envs` does not divide the agent's batch,
+    or `devices_per_seed` the environments or the devices there are
+    (`device_mesh.check_devices_per_seed` checks the agent's own sizes).
 
     `updates_per_chunk` None: about one logging interval of work
     (`default_updates_per_chunk`). A sweep gives each lane
@@ -83,7 +96,10 @@ class CompiledTraining:
     self._updates_per_chunk = (
         updates_per_chunk or default_updates_per_chunk(
             self._loop, log_every_episodes, log_every_steps))
-    self._mesh = seed_sharding.seed_mesh(len(self._seeds))
+    if num_envs % devices_per_seed:
+      raise ValueError(f'devices_per_seed ({devices_per_seed}) must divide '
+                       f'num_envs ({num_envs}).')
+    self._mesh = device_mesh.device_mesh(len(self._seeds), devices_per_seed)
     self._maybe_states: Optional[compiled_loop.LoopState] = None
     self._host_params: Optional[agent_lib.Params] = None  # Of every seed.
     self._host_counters: Optional[interface.PerSeed] = None
@@ -100,7 +116,10 @@ class CompiledTraining:
       env_keys = _keys([seeding.environment_seed(s, seeding.TRAIN, 0)
                         for s in self._seeds])
       init = jax.jit(jax.vmap(self._loop.init),
-                     out_shardings=seed_sharding.seed_sharding(self._mesh))
+                     out_shardings=jax.tree.map(
+                         lambda spec: jax.sharding.NamedSharding(self._mesh,
+                                                                 spec),
+                         _state_specs()))
       self._maybe_states = init(_keys(self._seeds), env_keys)
     return self._maybe_states
 
@@ -150,17 +169,17 @@ class CompiledTraining:
   def counters(self) -> interface.PerSeed:
     if self._host_counters is None:  # One transfer per chunk.
       self._host_counters = {
-          k: wide_counters.value(v) for k, v in seed_sharding.to_host(
+          k: wide_counters.value(v) for k, v in device_mesh.to_host(
               self._states.counters._asdict()).items()}
     return dict(self._host_counters)
 
   def _lane_values(self) -> Dict[str, jax.Array]:
     """Each lane's sweep hyperparameters, on the lanes' devices."""
-    return {k: seed_sharding.put(v, self._mesh)
+    return {k: device_mesh.put(v, self._mesh)
             for k, v in self._hyperparams.items()}
 
   def _counts(self, num_updates: int) -> jax.Array:
-    return seed_sharding.put(
+    return device_mesh.put(
         np.full(len(self._seeds), num_updates, np.int32), self._mesh)
 
   def compile(self) -> float:
@@ -168,10 +187,12 @@ class CompiledTraining:
     if self._chunk is None:
       start = time.perf_counter()
       max_updates = self._updates_per_chunk
-      fn = seed_sharding.map_seeds(
+      seed = device_mesh.seed_spec()
+      fn = device_mesh.map_seeds(
           lambda states, counts, values: self._loop.run_chunk(
               states, counts[0], max_updates, values),
-          self._mesh)
+          self._mesh, in_specs=(_state_specs(), seed, seed),
+          out_specs=(_state_specs(), seed))
       self._chunk = jax.jit(fn, donate_argnums=0).lower(
           self._states, self._counts(1), self._lane_values()).compile()
       self._compile_seconds += time.perf_counter() - start
@@ -207,7 +228,7 @@ class CompiledTraining:
     self._states, stats = self._chunk(self._states,
                                       self._counts(num_updates),
                                       self._lane_values())
-    stats = seed_sharding.to_host(stats)
+    stats = device_mesh.to_host(stats)
     seconds = time.perf_counter() - start
     rows = []
     for i in range(len(self._seeds)):
@@ -239,7 +260,7 @@ class CompiledTraining:
               jax.vmap(self._agent.actor_params)(learner), keys)).lower(
                   self._states.learner, keys).compile()
       self._compile_seconds += time.perf_counter() - start
-    return {k: np.asarray(v) for k, v in seed_sharding.to_host(
+    return {k: np.asarray(v) for k, v in device_mesh.to_host(
         self._evaluations[num_episodes](self._states.learner, keys)).items()}
 
   def max_abs_params(self) -> np.ndarray:
@@ -247,7 +268,7 @@ class CompiledTraining:
       self._max_abs = jax.jit(jax.vmap(
           lambda learner: learner_lib.max_abs(
               self._agent.actor_params(learner))))
-    return np.asarray(seed_sharding.to_host(
+    return np.asarray(device_mesh.to_host(
         self._max_abs(self._states.learner)))
 
   def actor_params(self, index: int) -> agent_lib.Params:
@@ -255,7 +276,7 @@ class CompiledTraining:
     training fetches every seed's (a collective across processes in a
     multi-host run: every process must call it)."""
     if self._host_params is None:
-      self._host_params = seed_sharding.to_host(
+      self._host_params = device_mesh.to_host(
           jax.vmap(self._agent.actor_params)(self._states.learner))
     return jax.tree.map(lambda x: x[index], self._host_params)
 

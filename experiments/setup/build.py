@@ -6,15 +6,17 @@ and the exporter, so each builds a run the same way.
 """
 
 import dataclasses
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 import dm_env
+import jax
 from dm_env import specs as dm_specs
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import specs
 from experiments.loops import compiled_training
+from experiments.loops import device_mesh
 from experiments.loops import interface
 from experiments.loops import python_training
 from experiments.loops import seeding
@@ -155,12 +157,27 @@ def make_loop(built: Built) -> interface.TrainingLoop:
         built.environment_spec, config.resolved_hidden_sizes(),
         config.network)
 
+  num_envs = config.num_envs or built.agent.data.batch_size
+  try:
+    device_mesh.check_devices_per_seed(
+        config.devices_per_seed, num_envs,
+        _batch_splits(config.agent, config.agent_config),
+        len(jax.devices()), agent=agent_registry.title(config.agent))
+  except ValueError as e:
+    raise ExperimentError(str(e)) from e
   try:
     return compiled_training.CompiledTraining(
-        built.agent, built.environment_spec, core,
-        config.num_envs or built.agent.data.batch_size, seeds(config),
+        built.agent, built.environment_spec, core, num_envs, seeds(config),
         config.updates_per_chunk, config.log_every_episodes,
         config.log_every_steps,
-        _lane_values(config), lane_agent if config.trials else None)
+        _lane_values(config), lane_agent if config.trials else None,
+        devices_per_seed=config.devices_per_seed)
   except ValueError as e:
     raise ExperimentError(f'--num_envs: {e}') from e
+
+
+def _batch_splits(agent: str, agent_config: Any
+                 ) -> Optional[Mapping[str, int]]:
+  """What `--devices_per_seed` must divide for `agent` (None: no split)."""
+  splits = agent_registry.get(agent).batch_splits
+  return None if splits is None else splits(agent_config)

@@ -92,6 +92,12 @@ class ExperimentConfig:
       fresh episodes, `loops.python_training`).
     num_seeds: independent runs, seeds `seed … seed + num_seeds - 1`,
       trained side by side in one program (compiled loop).
+    devices_per_seed: devices one seed's environments and batch are split
+      over (compiled loop; data parallel: each device acts in its share
+      and the agent averages over them, `agents.data_parallel`). It must
+      divide `num_envs` and the agent's own batch sizes
+      (`AgentEntry.batch_splits`); seeds then take rows of this many
+      devices. The result does not depend on it beyond float rounding.
     updates_per_chunk: updates per host call of the compiled loop (metrics,
       checkpoints and budget checks happen between chunks); None picks about
       one logging interval.
@@ -129,6 +135,7 @@ class ExperimentConfig:
   loop: Optional[str] = None
   num_envs: Optional[int] = None
   num_seeds: int = 1
+  devices_per_seed: int = 1
   updates_per_chunk: Optional[int] = None
   imports: Tuple[str, ...] = ()
   wandb_project: Optional[str] = None
@@ -244,10 +251,12 @@ class ExperimentConfig:
       value = getattr(self, name)
       if value is not None and value < 1:
         raise ValueError(f'{name} must be >= 1; got {value}.')
-    if self.num_seeds < 1:
-      raise ValueError(f'num_seeds must be >= 1; got {self.num_seeds}.')
+    for name in ('num_seeds', 'devices_per_seed'):
+      if getattr(self, name) < 1:
+        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
     if self.loop == 'python':
-      for name, default in (('num_seeds', 1), ('updates_per_chunk', None)):
+      for name, default in (('num_seeds', 1), ('devices_per_seed', 1),
+                            ('updates_per_chunk', None)):
         if getattr(self, name) != default:
           raise ValueError(
               f'{name} needs loop=compiled: the Python loop trains one '

@@ -196,19 +196,19 @@ class ShardingTest(absltest.TestCase):
         from agents import registry
         from experiments.driver import run as driver
         from experiments.setup import config
-        from experiments.loops import seed_sharding
+        from experiments.loops import device_mesh
         assert len(jax.devices()) == 2, jax.devices()
         results = {}
         for devices in (1, 2):
-          mesh = seed_sharding.seed_mesh(2, jax.devices()[:devices])
+          mesh = device_mesh.device_mesh(2, 1, jax.devices()[:devices])
           assert mesh.devices.size == devices
           cfg = config.ExperimentConfig(
               agent=sys.argv[1], env='catch', num_seeds=2, num_episodes=None,
               num_steps=2048, hidden_sizes=(16,), eval_episodes=50,
               eval_every_episodes=0, export_tflite=False,
               agent_config=registry.make_config(sys.argv[1], batch_size=4))
-          with mock.patch.object(seed_sharding, 'seed_mesh',
-                                 lambda n, mesh=mesh: mesh):
+          with mock.patch.object(device_mesh, 'device_mesh',
+                                 lambda n, d, mesh=mesh: mesh):
             summary = driver.run_experiment(
                 cfg, os.path.join(sys.argv[2], str(devices)), progress=False)
           results[devices] = summary['seeds']
@@ -268,6 +268,43 @@ class MultiHostTest(absltest.TestCase):
         self.assertEqual(results[0][key], results[1][key], (seed, key))
       self.assertEqual(results[0]['tflite']['mean_return'],
                        results[1]['tflite']['mean_return'])
+
+  def test_one_seed_split_over_two_processes_trains_as_one_process(self):
+    # Data parallel across hosts: each process holds half of the seed's
+    # environments and the gradients are averaged over both.
+    root = self.create_tempdir().full_path
+    with socket.socket() as s:
+      s.bind(('localhost', 0))
+      port = s.getsockname()[1]
+    common = ['--agent=ppo', '--env=catch', '--num_steps=8192',
+              '--num_envs=8', '--config.batch_size=8',
+              '--config.unroll_length=16', '--eval_episodes=20',
+              '--noexport_tflite', '--noprogress', '--preset=none']
+    env = dict(os.environ, PYTHONPATH=_REPO, JAX_PLATFORMS='cpu')
+    env.pop('XLA_FLAGS', None)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, '-m', 'experiments.train',
+             f'--workdir={root}/two', f'--coordinator_address=localhost:{port}',
+             '--num_processes=2', f'--process_id={i}', '--devices_per_seed=2',
+             *common],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=_REPO, env=env) for i in range(2)]
+    for process in processes:
+      _, stderr = process.communicate(timeout=600)
+      self.assertEqual(process.returncode, 0, stderr[-3000:])
+    single = subprocess.run(
+        [sys.executable, '-m', 'experiments.train', f'--workdir={root}/one',
+         *common], capture_output=True, text=True, cwd=_REPO, env=env,
+        check=False)
+    self.assertEqual(single.returncode, 0, single.stderr[-3000:])
+    results = []
+    for run in ('one', 'two'):
+      with open(os.path.join(root, run, 'result.json')) as f:
+        results.append(json.load(f))
+    for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
+      self.assertEqual(results[0][key], results[1][key], key)
+    self.assertEqual(results[1]['provenance']['num_devices'], 2)
 
 
 if __name__ == '__main__':

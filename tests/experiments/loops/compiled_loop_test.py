@@ -92,7 +92,13 @@ class AgreementTest(parameterized.TestCase):
     chex.assert_trees_all_close(
         jax.tree.map(lambda x: x[0], updated.learner), expected_state,
         rtol=1e-5, atol=1e-6)
-    self.assertEqual(int(stats['env_steps'][0]), int(expected.mask.sum()))
+    # Steps taken: the batch's, and those of the next batch begun early.
+    begun = (int(updated.pending.steps['mask'].sum()) if loop.episodic
+             else 0)
+    self.assertEqual(int(stats['env_steps'][0]),
+                     int(expected.mask.sum()) + begun)
+    if num_envs == 1:  # The batch's last episode ends the collection.
+      self.assertEqual(begun, 0)
     self.assertEqual(int(wide_counters.value(updated.counters.updates[0])), 1)
 
 

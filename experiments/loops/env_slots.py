@@ -1,0 +1,103 @@
+"""The environments of one seed in the compiled loop, between steps.
+
+Both ways of collecting experience (`compiled_loop`'s fixed-length unrolls
+and `episode_collection`'s whole episodes) keep every environment running:
+one that ends an episode resets in place, as episode `started · N + i` of
+environment `i` of `N`. On a device holding environments `i0 … i0 + n - 1`
+of one seed split over several (`agents.data_parallel`), `i` is the global
+index, so every episode draws the random numbers it draws on one device.
+"""
+
+from typing import Any, NamedTuple, Tuple
+
+import jax
+import jax.numpy as jnp
+
+from agents import data_parallel
+from environments import functional
+from experiments.loops import actor as actor_lib
+
+
+class EnvSlots(NamedTuple):
+  """The `n` environments of one seed on this device (leading dim `n`)."""
+  states: Any  # The cores' states.
+  observations: jax.Array  # Observations to act on next.
+  episode_ids: jax.Array  # int32, global index of the current episode.
+  episode_steps: jax.Array  # int32, steps taken in the current episode.
+  episodes_started: jax.Array  # int32, episodes begun by this environment.
+  returns: jax.Array  # float32, return of the current episode so far.
+
+
+def where(condition: jax.Array, x: Any, y: Any) -> Any:
+  """`jnp.where` over pytrees, broadcasting `condition` [n] from the left."""
+
+  def select(a, b):
+    c = condition.reshape(condition.shape + (1,) * (a.ndim - condition.ndim))
+    return jnp.where(c, a, b)
+
+  return jax.tree.map(select, x, y)
+
+
+def global_indices(n: int) -> jax.Array:
+  """int32 `[n]` global indices of this device's `n` environments."""
+  return data_parallel.axis_index() * n + jnp.arange(n, dtype=jnp.int32)
+
+
+def reset_keys(env_key: jax.Array, episode_ids: jax.Array) -> jax.Array:
+  """The reset key of each episode: `fold_in(env_key, id)`, as
+  `DmEnvironment` resets its episode `id`."""
+  return jax.vmap(jax.random.fold_in, (None, 0))(env_key, episode_ids)
+
+
+def start(core: functional.FunctionalEnvironment, env_key: jax.Array,
+          num_envs: int) -> EnvSlots:
+  """All `num_envs` environments of a seed, each in its first episode."""
+  ids = jnp.arange(num_envs, dtype=jnp.int32)
+  states, timesteps = jax.vmap(core.reset)(reset_keys(env_key, ids))
+  zeros = jnp.zeros(num_envs, jnp.int32)
+  return EnvSlots(states, timesteps.observation, ids, zeros, zeros + 1,
+                  jnp.zeros(num_envs, jnp.float32))
+
+
+def act(agent, params, keys: jax.Array, observations: jax.Array):
+  """One action per environment, each with its own key."""
+  actions, extras = jax.vmap(
+      lambda key, obs: agent.act(params, key, obs[None]))(keys, observations)
+  return actions[:, 0], jax.tree.map(lambda x: x[:, 0], extras)
+
+
+def step(core: functional.FunctionalEnvironment, agent, params,
+         actor_key: jax.Array, env_key: jax.Array, envs: EnvSlots,
+         num_envs: int, live: jax.Array) -> Tuple[EnvSlots, dict]:
+  """One step of the `live` environments (the others keep their slots);
+  one that ends its episode resets in place into its next one.
+
+  Returns the new slots and the step: what was observed, done and
+  received (`observations`, `actions`, `rewards`, `discounts`, `last`,
+  `next_observations`, `extras`), and each environment's `return` and
+  `length` of the episode the step belongs to (final where `last`).
+  """
+  n = envs.observations.shape[0]
+  keys = jax.vmap(actor_lib.step_key, (None, 0, 0))(
+      actor_key, envs.episode_ids, envs.episode_steps)
+  actions, extras = act(agent, params, keys, envs.observations)
+  states, timesteps = jax.vmap(core.step)(envs.states, actions)
+  last = timesteps.step_type == functional.LAST
+  returns = envs.returns + timesteps.reward
+  next_ids = envs.episodes_started * num_envs + global_indices(n)
+  reset_states, reset_steps = jax.vmap(core.reset)(
+      reset_keys(env_key, next_ids))
+  stepped = EnvSlots(
+      states=where(last, reset_states, states),
+      observations=where(last, reset_steps.observation,
+                         timesteps.observation),
+      episode_ids=jnp.where(last, next_ids, envs.episode_ids),
+      episode_steps=jnp.where(last, 0, envs.episode_steps + 1),
+      episodes_started=envs.episodes_started + last.astype(jnp.int32),
+      returns=jnp.where(last, 0.0, returns))
+  record = dict(observations=envs.observations, actions=actions,
+                rewards=timesteps.reward, discounts=timesteps.discount,
+                last=last, next_observations=timesteps.observation,
+                extras=extras, returns=returns,
+                lengths=envs.episode_steps + 1)
+  return where(live, stepped, envs), record
