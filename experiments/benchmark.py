@@ -12,7 +12,8 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     scratch) in the Python and the compiled loop, environment steps per
     second of each (compile excluded, reported apart) and their ratio; the
     compiled loop also with `--wide_envs` environments and episodes per
-    update.
+    update. Each run in a fresh process, with its peak memory
+    (`experiments/scaling_benchmarks.py`, as are seeds and devices).
   gymnax_cartpole, breakout_minatar, vector_python_loop,
     bsuite_python_loop: see `experiments/environment_benchmarks.py`.
   ppo_cartpole: PPO on CartPole in the common reference setting (4 envs x
@@ -30,9 +31,14 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     program, against the same runs one by one (`--sweep_single_runs` of
     them timed, each in this process; the one-by-one total is their median
     × 48, stated as such).
-  seeds: REINFORCE on Plane Strike with 1, 8 and 64 seeds in one program
-    (each in a fresh process): total steps per second and peak memory.
-  compiled: loop_speed, ppo_cartpole, time_to_model and seeds.
+  seeds: REINFORCE on Plane Strike with `--seed_counts` (1, 8, 64, 256)
+    seeds in one program, each `--seeds` times in fresh processes: total
+    steps per second, relative to 1 seed, and peak memory.
+  devices: one seed split over `--device_counts` (1, 2, 4) forced CPU
+    devices (`devices_per_seed`), each in a fresh process: REINFORCE on
+    Plane Strike and PPO's preset, steps per second relative to 1 device,
+    peak memory.
+  compiled: loop_speed, ppo_cartpole, time_to_model, seeds and devices.
 """
 
 import csv
@@ -40,8 +46,6 @@ import dataclasses
 import json
 import os
 import resource
-import subprocess
-import sys
 import tempfile
 import time
 from typing import Any, Dict
@@ -54,6 +58,7 @@ from agents import registry as agent_registry
 from environments import plane_strike
 from experiments import command_benchmarks
 from experiments import environment_benchmarks
+from experiments import scaling_benchmarks
 from experiments.cli import help_text
 from experiments.driver import run as driver
 from experiments.setup import config as config_lib
@@ -62,9 +67,10 @@ from experiments.storage import atomic_files
 
 THRESHOLDS = (20.0, 16.0, 13.0)
 SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
-          'seeds', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
+          'seeds', 'devices', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
           'vector_python_loop', 'bsuite_python_loop', 'train_command')
-COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds')
+COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
+            'devices')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
 RUN_SH_PRESET = 'ppo_plane_strike'
 SWEEP_GRID = {'learning_rate': (3e-4, 1e-3, 2e-3, 3e-3),
@@ -143,35 +149,6 @@ def python_loop(root: str, seeds: int, num_episodes: int,
                for seed in range(3)]
   return {'env_steps_per_second': float(np.median(env_rates)),
           'median': environment_benchmarks.medians(runs), 'runs': runs}
-
-
-def loop_speed(root: str, seeds: int, num_episodes: int,
-               wide_envs: int) -> Dict[str, Any]:
-  """Steps per second of the same training in the Python and compiled loop."""
-  runs = []
-  wide = agent_registry.make_config('reinforce', batch_size=wide_envs)
-  for seed in range(seeds):
-    common = dict(seed=seed, num_episodes=num_episodes, eval_every_episodes=0,
-                  eval_episodes=100, export_tflite=False)
-    python = _train(root, f'speed_python_seed{seed}', loop='python', **common)
-    compiled = _train(root, f'speed_compiled_seed{seed}', loop='compiled',
-                      **common)
-    wider = _train(root, f'speed_wide_seed{seed}', loop='compiled',
-                   agent_config=wide, num_envs=wide_envs, **common)
-    rate = lambda r: r['env_steps'] / _training_seconds(r)
-    runs.append({
-        'seed': seed,
-        'python_steps_per_second': rate(python),
-        'compiled_steps_per_second': rate(compiled),
-        'compiled_compile_seconds': compiled['compile_seconds'],
-        'speedup': rate(compiled) / rate(python),
-        f'compiled_{wide_envs}_envs_steps_per_second': rate(wider),
-        f'compiled_{wide_envs}_envs_compile_seconds':
-            wider['compile_seconds'],
-        f'speedup_{wide_envs}_envs': rate(wider) / rate(python),
-    })
-  return {'episodes_per_run': num_episodes, 'median': environment_benchmarks.medians(runs),
-          'runs': runs}
 
 
 def ppo_cartpole(root: str, seeds: int) -> Dict[str, Any]:
@@ -257,50 +234,15 @@ def sweep(root: str, num_steps: int, single_runs: int) -> Dict[str, Any]:
   }
 
 
-def one_program(root: str, num_seeds: int, episodes: int) -> Dict[str, Any]:
-  """REINFORCE on Plane Strike, `num_seeds` seeds in one compiled program."""
-  summary = _train(root, f'seeds_{num_seeds}', num_seeds=num_seeds,
-                   num_episodes=episodes, eval_every_episodes=0,
-                   eval_episodes=100, export_tflite=False)
-  results = summary.get('seeds', [summary])
-  seconds = _training_seconds(results[0])
-  steps = sum(r['env_steps'] for r in results)
-  return {
-      'num_seeds': num_seeds,
-      'episodes_per_seed': episodes,
-      'total_steps_per_second': steps / seconds,
-      'steps_per_second_per_seed': steps / seconds / num_seeds,
-      'compile_seconds': results[0]['compile_seconds'],
-      'peak_memory_mib': resource.getrusage(
-          resource.RUSAGE_SELF).ru_maxrss / 1024,
-  }
-
-
-def seeds_in_one_program(root: str, counts=(1, 8, 64),
-                         episodes: int = 3200) -> Dict[str, Any]:
-  """`one_program` for each seed count, each in a fresh process.
-
-  A fresh process per count, so that each peak memory is that run's own.
-  """
-  runs = []
-  for count in counts:
-    child = subprocess.run(
-        [sys.executable, '-m', 'experiments.benchmark',
-         f'--program_seeds={count}', f'--program_episodes={episodes}',
-         f'--workdir={root}'],
-        check=True, capture_output=True, text=True,
-        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    runs.append(json.loads(child.stdout[child.stdout.index('{'):]))
-  return {'runs': runs}
-
-
 # What --help shows, in this order (every flag in exactly one group:
 # tests/experiments/cli/help_text_test.py).
 FLAG_GROUPS = {
     'What to run': ('suites', 'seeds', 'output', 'workdir'),
     'python_loop suite': ('num_episodes', 'eval_every_episodes', 'env_steps'),
     'loop_speed suite': ('speed_episodes', 'wide_envs'),
-    'seeds suite': ('program_seeds', 'program_episodes'),
+    'seeds suite': ('seed_counts', 'program_episodes'),
+    'devices suite': ('device_counts', 'devices_episodes',
+                      'devices_ppo_steps'),
     'sweep suite': ('sweep_steps', 'sweep_single_runs'),
     'vector_python_loop and bsuite_python_loop suites': ('vector_steps',
                                                          'vector_envs'),
@@ -331,10 +273,18 @@ def _define_flags() -> None:
   flags.DEFINE_integer('wide_envs', 64,
                        'loop_speed: environments (= episodes per update) of '
                        'the wide compiled run.', lower_bound=1)
-  flags.DEFINE_integer('program_seeds', None, 'Run only `one_program` with '
-                       'this many seeds (the seeds suite runs it so).')
+  flags.DEFINE_list('seed_counts', ['1', '8', '64', '256'],
+                    'seeds: seeds in one program of each configuration.')
   flags.DEFINE_integer('program_episodes', 3200,
-                       'Episodes per seed of --program_seeds.')
+                       'seeds: episodes per seed.', lower_bound=1)
+  flags.DEFINE_list('device_counts', ['1', '2', '4'],
+                    'devices: CPU devices one seed is split over, each '
+                    'configuration.')
+  flags.DEFINE_integer('devices_episodes', 6400,
+                       'devices: REINFORCE games per run.', lower_bound=1)
+  flags.DEFINE_integer('devices_ppo_steps', 200_000,
+                       'devices: PPO steps per run (0: no PPO runs).',
+                       lower_bound=0)
   flags.DEFINE_integer('sweep_steps', 1_000_000,
                        'sweep: environment steps per run.', lower_bound=1)
   flags.DEFINE_integer('sweep_single_runs', 3,
@@ -361,19 +311,21 @@ def main(argv):
                            f'{", ".join(SUITES)}, compiled.')
     suites.extend(COMPILED if name == 'compiled' else [name])
   root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')
-  if f.program_seeds:
-    print(json.dumps(one_program(root, f.program_seeds, f.program_episodes)))
-    return
   run = {
       'python_loop': lambda: python_loop(root, f.seeds, f.num_episodes,
                                          f.eval_every_episodes, f.env_steps),
-      'loop_speed': lambda: loop_speed(root, f.seeds, f.speed_episodes,
-                                       f.wide_envs),
+      'loop_speed': lambda: scaling_benchmarks.loop_speed(
+          root, f.seeds, f.speed_episodes, f.wide_envs),
       'ppo_cartpole': lambda: ppo_cartpole(root, f.seeds),
       'time_to_model': lambda: time_to_model(root, f.seeds),
       'train_command': lambda: command_benchmarks.train_command(root,
                                                                 f.seeds),
-      'seeds': lambda: seeds_in_one_program(root),
+      'seeds': lambda: scaling_benchmarks.seeds_in_one_program(
+          root, f.seeds, [int(n) for n in f.seed_counts],
+          f.program_episodes),
+      'devices': lambda: scaling_benchmarks.devices(
+          root, f.seeds, [int(n) for n in f.device_counts],
+          f.devices_episodes, f.devices_ppo_steps),
       'sweep': lambda: sweep(root, f.sweep_steps, f.sweep_single_runs),
       **environment_benchmarks.suites(root, f),
   }
