@@ -36,6 +36,7 @@ from agents import agent as agent_lib
 from agents import data_parallel
 from environments import functional
 from experiments.loops import env_slots
+from experiments.loops import lane_map
 
 # The `Trajectory` fields kept per step, batch-major `[rows, L, ...]`.
 _STEP_FIELDS = ('observations', 'actions', 'rewards', 'discounts', 'last',
@@ -105,14 +106,16 @@ def collect(core: functional.FunctionalEnvironment, agent, params,
   def ordinal(envs):  # Of each environment's current episode.
     return envs.episodes_started - 1
 
-  def unfinished(envs):
+  def unfinished(envs):  # This seed's batch, on all its devices.
     mine = jnp.any(ordinal(envs) < start + k)
     return data_parallel.maximum(mine.astype(jnp.int32)) > 0
 
   def body(carry):
     envs, both, env_steps = carry
     j = ordinal(envs)
-    live = j < start + 2 * k  # This batch's episodes or the next one's.
+    # This batch's episodes or the next one's, until this seed's batch is
+    # complete (other lanes may still be playing theirs).
+    live = (j < start + 2 * k) & unfinished(envs)
     slot = env_rows + j % k + jnp.where(j < start + k, 0, rows)
     slot = jnp.where(live, slot, 2 * rows)  # Out of bounds: dropped.
     t = envs.episode_steps
@@ -132,8 +135,9 @@ def collect(core: functional.FunctionalEnvironment, agent, params,
     both = both._replace(steps=steps, final_observations=final)
     return envs, both, env_steps + live.sum(dtype=jnp.int32)
 
+  # One trip count for all lanes: no per-lane select of the buffers.
   envs, both, env_steps = jax.lax.while_loop(
-      lambda carry: unfinished(carry[0]), body,
+      lambda carry: lane_map.any_lane(unfinished(carry[0])), body,
       (envs, both, jnp.zeros((), jnp.int32)))
   batch = jax.tree.map(lambda x: x[:rows], both)
   following = jax.tree.map(lambda x: x[rows:], both)

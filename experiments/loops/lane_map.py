@@ -6,11 +6,28 @@ markedly slower even when that dimension has size 1 (PPO on gymnax
 CartPole: about a quarter of the update's time; BENCHMARKS.md). A single
 lane is therefore run as itself, with its axis removed and put back: the
 same function of the same values.
+
+Lanes are mapped over the named axis `LANES`, so that a loop inside can
+agree on a trip count for all lanes (`any_lane`) rather than run under a
+per-lane predicate, which makes XLA select every lane's whole carry (episode
+buffers included) at every iteration.
 """
 
 from typing import Any, Callable
 
 import jax
+import jax.numpy as jnp
+
+LANES = 'lanes'
+
+
+def any_lane(flag: jax.Array) -> jax.Array:
+  """True if `flag` is true in any lane (itself when lanes are not mapped):
+  the same, unbatched value in every lane."""
+  try:
+    return jax.lax.pmax(flag.astype(jnp.int32), LANES) > 0
+  except NameError:  # One lane, run as itself.
+    return flag
 
 
 def map_lanes(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -21,6 +38,6 @@ def map_lanes(fn: Callable[..., Any]) -> Callable[..., Any]:
     if sizes == {1}:
       out = fn(*jax.tree.map(lambda x: x[0], args))
       return jax.tree.map(lambda x: x[None], out)
-    return jax.vmap(fn)(*args)
+    return jax.vmap(fn, axis_name=LANES)(*args)
 
   return mapped

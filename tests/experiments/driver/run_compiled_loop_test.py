@@ -230,24 +230,24 @@ class ShardingTest(absltest.TestCase):
 
 @pytest.mark.slow
 class MultiHostTest(absltest.TestCase):
+  """Two processes with one CPU device each, joined by
+  jax.distributed.initialize through the flags, share a workdir, and train
+  what one process trains."""
 
-  def test_two_processes_train_what_one_process_trains(self):
-    # Two processes with one CPU device each, joined by
-    # jax.distributed.initialize through the flags, share a workdir.
+  def _train_one_and_two(self, common, two_only=()):
+    """`experiments.train` with `common` flags in two processes (plus
+    `two_only`), then in one; the root of their workdirs `one`, `two`."""
     root = self.create_tempdir().full_path
     with socket.socket() as s:
       s.bind(('localhost', 0))
       port = s.getsockname()[1]
-    # Export on: every process joins in fetching the params to export.
-    common = ['--num_seeds=2', '--env=catch', '--num_episodes=160',
-              '--eval_episodes=20', '--noprogress']
     env = dict(os.environ, PYTHONPATH=_REPO, JAX_PLATFORMS='cpu')
     env.pop('XLA_FLAGS', None)
     processes = [
         subprocess.Popen(
             [sys.executable, '-m', 'experiments.train',
              f'--workdir={root}/two', f'--coordinator_address=localhost:{port}',
-             '--num_processes=2', f'--process_id={i}', *common],
+             '--num_processes=2', f'--process_id={i}', *two_only, *common],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             cwd=_REPO, env=env) for i in range(2)]
     for process in processes:
@@ -258,52 +258,36 @@ class MultiHostTest(absltest.TestCase):
          *common], capture_output=True, text=True, cwd=_REPO, env=env,
         check=False)
     self.assertEqual(single.returncode, 0, single.stderr[-3000:])
+    return root
+
+  def _results(self, root, seed_dir=''):
+    results = []
+    for run in ('one', 'two'):
+      with open(os.path.join(root, run, seed_dir, 'result.json')) as f:
+        results.append(json.load(f))
+    for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
+      self.assertEqual(results[0][key], results[1][key], (seed_dir, key))
+    return results
+
+  def test_two_processes_train_what_one_process_trains(self):
+    # Export on: every process joins in fetching the params to export.
+    root = self._train_one_and_two(
+        ['--num_seeds=2', '--env=catch', '--num_episodes=160',
+         '--eval_episodes=20', '--noprogress'])
     for seed in (0, 1):
-      results = []
-      for run in ('one', 'two'):
-        with open(os.path.join(root, run, f'seed_{seed}',
-                               'result.json')) as f:
-          results.append(json.load(f))
-      for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
-        self.assertEqual(results[0][key], results[1][key], (seed, key))
+      results = self._results(root, f'seed_{seed}')
       self.assertEqual(results[0]['tflite']['mean_return'],
                        results[1]['tflite']['mean_return'])
 
   def test_one_seed_split_over_two_processes_trains_as_one_process(self):
     # Data parallel across hosts: each process holds half of the seed's
     # environments and the gradients are averaged over both.
-    root = self.create_tempdir().full_path
-    with socket.socket() as s:
-      s.bind(('localhost', 0))
-      port = s.getsockname()[1]
-    common = ['--agent=ppo', '--env=catch', '--num_steps=8192',
-              '--num_envs=8', '--config.batch_size=8',
-              '--config.unroll_length=16', '--eval_episodes=20',
-              '--noexport_tflite', '--noprogress', '--preset=none']
-    env = dict(os.environ, PYTHONPATH=_REPO, JAX_PLATFORMS='cpu')
-    env.pop('XLA_FLAGS', None)
-    processes = [
-        subprocess.Popen(
-            [sys.executable, '-m', 'experiments.train',
-             f'--workdir={root}/two', f'--coordinator_address=localhost:{port}',
-             '--num_processes=2', f'--process_id={i}', '--devices_per_seed=2',
-             *common],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            cwd=_REPO, env=env) for i in range(2)]
-    for process in processes:
-      _, stderr = process.communicate(timeout=600)
-      self.assertEqual(process.returncode, 0, stderr[-3000:])
-    single = subprocess.run(
-        [sys.executable, '-m', 'experiments.train', f'--workdir={root}/one',
-         *common], capture_output=True, text=True, cwd=_REPO, env=env,
-        check=False)
-    self.assertEqual(single.returncode, 0, single.stderr[-3000:])
-    results = []
-    for run in ('one', 'two'):
-      with open(os.path.join(root, run, 'result.json')) as f:
-        results.append(json.load(f))
-    for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
-      self.assertEqual(results[0][key], results[1][key], key)
+    root = self._train_one_and_two(
+        ['--agent=ppo', '--env=catch', '--num_steps=8192', '--num_envs=8',
+         '--config.batch_size=8', '--config.unroll_length=16',
+         '--eval_episodes=20', '--noexport_tflite', '--noprogress',
+         '--preset=none'], two_only=['--devices_per_seed=2'])
+    results = self._results(root)
     self.assertEqual(results[1]['provenance']['num_devices'], 2)
 
 
