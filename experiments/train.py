@@ -149,7 +149,7 @@ _NUM_SEEDS = flags.DEFINE_integer(
 _DEVICES_PER_SEED = flags.DEFINE_integer(
     'devices_per_seed', 1, 'Compiled loop: split each seed\'s environments '
     'and batch over this many devices (data parallel: gradients averaged '
-    'over them; same result as one device, to float rounding). Must divide '
+    'over them; each update as on one device, to float rounding). Must divide '
     '--num_envs and the agent\'s minibatch; --num_seeds seeds take rows of '
     'this many devices, across hosts with --coordinator_address.',
     lower_bound=1)

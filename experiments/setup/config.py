@@ -97,7 +97,8 @@ class ExperimentConfig:
       and the agent averages over them, `agents.data_parallel`). It must
       divide `num_envs` and the agent's own batch sizes
       (`AgentEntry.batch_splits`); seeds then take rows of this many
-      devices. The result does not depend on it beyond float rounding.
+      devices. Each update equals the one-device update to float
+      rounding (which can compound over a long run).
     updates_per_chunk: updates per host call of the compiled loop (metrics,
       checkpoints and budget checks happen between chunks); None picks about
       one logging interval.
