@@ -150,7 +150,8 @@ _DEVICES_PER_SEED = flags.DEFINE_integer(
     'devices_per_seed', 1, 'Compiled loop: split each seed\'s environments '
     'and batch over this many devices (data parallel: gradients averaged '
     'over them; each update as on one device, to float rounding). Must divide '
-    '--num_envs and the agent\'s minibatch; --num_seeds seeds take rows of '
+    '--num_envs and the agent\'s split sizes (PPO: its minibatch; DQN: '
+    'batch_size); --num_seeds seeds take rows of '
     'this many devices, across hosts with --coordinator_address.',
     lower_bound=1)
 _UPDATES_PER_CHUNK = flags.DEFINE_integer(

@@ -90,7 +90,9 @@ def _read_saved(workdir: str) -> dict:
 def load_config(workdir: str) -> config_lib.ExperimentConfig:
   """The config saved in `workdir` by a training run, to read the run (e.g.
   export it): without its W&B project, which only training logs to (so a
-  machine without `wandb` can export it).
+  machine without `wandb` can export it), and on one device per seed (the
+  checkpoint holds whole arrays, so a run trained over several devices is
+  read on a machine with fewer).
 
   Raises:
     FileNotFoundError: if `workdir` holds no config.json.
@@ -108,6 +110,7 @@ def load_config(workdir: str) -> config_lib.ExperimentConfig:
     saved['agent_config'] = agent_registry.make_config(
         saved['agent'], **saved['agent_config'])
     saved['wandb_project'] = None
+    saved['devices_per_seed'] = 1
     return config_lib.ExperimentConfig(**saved)
   except (KeyError, TypeError, ValueError) as e:
     raise build_lib.ExperimentError(
