@@ -44,6 +44,9 @@ setuptools.setup(
         # JAX game suites with pure-JAX cores (both loops): --env=gymnax:<id>
         # and --env=pgx:<id>. gymnax imports six without declaring it.
         'suites': ['gymnax>=1.0.1', 'six', 'pgx>=2.6'],
+        # Continuous control: --env=brax:<name> (a JAX core, both loops) and
+        # Gymnasium's MuJoCo tasks (--env=gym:HalfCheetah-v5).
+        'control': ['brax>=0.14.2', 'mujoco>=3.1'],
         # Logging to Weights & Biases: --wandb_project. 0.19.10 is the first
         # with several runs side by side in one process (one per seed).
         'wandb': ['wandb>=0.19.10'],

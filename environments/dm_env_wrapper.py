@@ -8,6 +8,7 @@ from dm_env import specs
 import jax
 import numpy as np
 
+from environments import continuous_actions
 from environments import functional
 
 
@@ -80,10 +81,16 @@ class DmEnvironment(dm_env.Environment):
     return dm_env.restart(np.asarray(timestep.observation))
 
   def step(self, action) -> dm_env.TimeStep:
+    """Steps the core; discrete actions are checked, continuous ones checked
+    and clipped to the spec's bounds (ValueError naming the problem)."""
     if self._state is None:
       return self.reset()
     if isinstance(self._action_spec, specs.DiscreteArray):
       action = validate_discrete_action(action, self._action_spec)
+    elif continuous_actions.is_continuous(self._action_spec):
+      # float32 of the spec's shape, clipped to its bounds; a wrong shape or
+      # a non-finite value raises here, not inside the jitted step.
+      action = continuous_actions.validate_action(action, self._action_spec)
     self._state, timestep = self._step_fn(self._state, action)
     step_type, reward, discount, observation = jax.device_get(timestep)
     step_type = dm_env.StepType(int(step_type))

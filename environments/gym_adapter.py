@@ -6,9 +6,13 @@ Specs and conversions:
     `Array`. A `Discrete(n)` observation becomes a one-hot float32 vector of
     length n, which the MLP networks here can read directly.
   * A `Discrete(n)` action space becomes `DiscreteArray(n)`; actions are
-    validated and shifted by the space's `start`. A `Box` action space becomes
-    a `BoundedArray` (or `Array` when unbounded), so agents that need discrete
-    actions refuse it up front (`EnvironmentSpec.num_actions` raises).
+    validated and shifted by the space's `start`. A float `Box` action space
+    (continuous control: Pendulum-v1, HalfCheetah-v5, ...) becomes a float32
+    `BoundedArray` with its bounds (or `Array` when unbounded), for agents
+    with continuous actions; agents that need discrete actions refuse it up
+    front (`EnvironmentSpec.num_actions` raises). `step` checks each action's
+    shape and clips it to the bounds (`continuous_actions.validate_action`),
+    then hands it to Gymnasium in the Box's dtype.
   * Rewards and discounts are float32 scalars. `terminated` ends the episode
     with discount 0 (`dm_env.termination`), `truncated` (time limits) with
     discount 1 (`dm_env.truncation`); termination wins when both are set.
@@ -29,6 +33,7 @@ import gymnasium
 from gymnasium import spaces
 import numpy as np
 
+from environments import continuous_actions
 from environments import dm_env_wrapper
 from environments import episode_streams
 
@@ -88,8 +93,11 @@ class GymEnvironment(dm_env.Environment):
       self._action_spec = specs.DiscreteArray(
           int(action_space.n), dtype=np.int32, name='action')
     elif isinstance(action_space, spaces.Box):
-      self._action_spec = _box_spec(action_space, action_space.dtype,
-                                   'action')
+      # Float Boxes (continuous control) get float32 specs, as agents act
+      # in float32; others keep their dtype.
+      dtype = (_FLOAT if np.issubdtype(action_space.dtype, np.floating)
+               else action_space.dtype)
+      self._action_spec = _box_spec(action_space, dtype, 'action')
     else:
       raise ValueError(f'Unsupported Gymnasium action space {action_space!r}: '
                        f'only Discrete and Box.')
@@ -113,6 +121,11 @@ class GymEnvironment(dm_env.Environment):
       action = dm_env_wrapper.validate_discrete_action(action,
                                                        self._action_spec)
       return int(space.start) + action
+    if continuous_actions.is_continuous(self._action_spec):
+      # float32 of the Box's shape, clipped to its bounds; ValueError on a
+      # wrong shape or a non-finite value.
+      array = continuous_actions.validate_action(action, self._action_spec)
+      return array.astype(space.dtype)
     array = np.asarray(action, space.dtype)
     if array.shape != space.shape:
       raise ValueError(f'Action must have shape {space.shape}; got an array '

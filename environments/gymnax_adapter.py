@@ -1,6 +1,6 @@
 """gymnax environments as pure-JAX functional cores (`--env=gymnax:<id>`).
 
-gymnax games are JAX already, so each discrete-action one becomes a
+gymnax games are JAX already, so each one becomes a
 `functional.FunctionalEnvironment` and runs in both loops: the compiled loop
 vmaps it under `lax.scan`, and `DmEnvironment` gives it a dm_env face for
 the Python loop.
@@ -18,14 +18,18 @@ How a gymnax game maps onto the core:
     observation (FrozenLake) becomes a one-hot vector of length n, as in
     `gym_adapter`. Box specs are unbounded `Array`s: some games leave the
     bounds their spaces declare.
+  * A `Discrete(n)` action space becomes `DiscreteArray(n)` (int32 actions).
+    A `Box` action space (continuous control: Pendulum-v1,
+    MountainCarContinuous-v0, Reacher-misc, ...) becomes a float32
+    `BoundedArray` of shape `[action_dim]` with the Box's bounds; `step`
+    clips each action to them before gymnax sees it
+    (`continuous_actions.clip_to_spec`), so agents may act outside them.
   * `max_episode_steps` is `params.max_steps_in_episode`, and the core counts
     steps itself too, so episodes never outlast it.
   * `env_kwargs` override gymnax's env params (e.g. `max_steps_in_episode`).
 
-Continuous-action games (Box action spaces, e.g. Pendulum-v1) are refused:
-the agents here need discrete actions. gymnax is imported on first use, so
-the framework works without it (then every gymnax id raises, saying how to
-install it).
+gymnax is imported on first use, so the framework works without it (then
+every gymnax id raises, saying how to install it).
 """
 
 import dataclasses
@@ -39,6 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from environments import continuous_actions
 from environments import dm_env_wrapper
 from environments import functional
 from environments import reference_scores
@@ -92,50 +97,69 @@ def _is_discrete(space: Any) -> bool:
   return isinstance(space, _gymnax().environments.spaces.Discrete)
 
 
+def _is_box(space: Any) -> bool:
+  return isinstance(space, _gymnax().environments.spaces.Box)
+
+
 # Games whose constructor downloads a data set (MNIST): never built just to
 # list ids in an error message (a typo must not start a download); they
 # still work when named.
 _LOADS_DATA = ('MNISTBandit-bsuite',)
 
 
-def discrete_ids() -> List[str]:
-  """Registered ids with a discrete action space (those that build here
-  without downloading data)."""
+def buildable_ids() -> List[str]:
+  """Registered ids that build here without downloading data, discrete- and
+  continuous-action games alike."""
   ids = []
   for env_id in _gymnax().registered_envs:
     if env_id in _LOADS_DATA:
       continue
     try:
-      env, params = _build(env_id)
+      _build(env_id)
     except ValueError:
       continue
-    if _is_discrete(env.action_space(params)):
-      ids.append(env_id)
+    ids.append(env_id)
   return ids
 
 
 def check_id(env_id: str) -> None:
-  """Raises ValueError unless `env_id` is a discrete-action gymnax game.
+  """Raises ValueError unless `env_id` is a gymnax game that builds here.
 
-  Unknown ids name close matches and the discrete-action ids; ids of
-  continuous-action games say so.
+  Unknown ids name close matches and the buildable ids; so do ids whose
+  action space is neither `Discrete` nor `Box`.
   """
   registered = _gymnax().registered_envs
   if env_id not in registered:
-    valid = discrete_ids()
+    valid = buildable_ids()
     by_lower = {i.lower(): i for i in valid}
     close = difflib.get_close_matches(str(env_id).lower(), by_lower, n=3)
     hint = (f' Did you mean {", ".join(by_lower[c] for c in close)}?'
             if close else '')
     raise ValueError(f'Unknown gymnax environment {env_id!r}.{hint} '
-                     f'Discrete-action gymnax ids: {", ".join(valid)}.')
+                     f'Valid gymnax ids: {", ".join(valid)}.')
   env, params = _build(env_id)
   space = env.action_space(params)
-  if not _is_discrete(space):
+  if not (_is_discrete(space) or _is_box(space)):
     raise ValueError(
-        f'gymnax environment {env_id!r} has continuous actions ({space!r}); '
-        f'the agents here need discrete ones. Discrete-action gymnax ids: '
-        f'{", ".join(discrete_ids())}.')
+        f'gymnax environment {env_id!r} has the action space {space!r}; '
+        f'only Discrete and Box ones are supported. Valid gymnax ids: '
+        f'{", ".join(buildable_ids())}.')
+
+
+def _shape(space: Any) -> Tuple[int, ...]:
+  """A gymnax space's shape as a tuple (some spaces give an int)."""
+  shape = space.shape
+  return (int(shape),) if np.ndim(shape) == 0 else tuple(
+      int(d) for d in shape)
+
+
+def _continuous_action_spec(space: Any) -> specs.BoundedArray:
+  """float32 `BoundedArray` of a gymnax `Box`: its shape (a scalar Box
+  becomes `[1]`) and its bounds broadcast to it."""
+  shape = _shape(space) or (1,)
+  low = np.broadcast_to(np.asarray(space.low, _FLOAT), shape).copy()
+  high = np.broadcast_to(np.asarray(space.high, _FLOAT), shape).copy()
+  return specs.BoundedArray(shape, _FLOAT, low, high, name='action')
 
 
 def _with_overrides(env_id: str, params: Any, env_kwargs: Dict[str, Any]
@@ -177,7 +201,15 @@ class GymnaxCore:
     self.env, default_params = _build(env_id)
     self.params = _with_overrides(env_id, default_params, env_kwargs)
     self._max_steps = int(math.ceil(self.params.max_steps_in_episode))
-    self._num_actions = int(self.env.action_space(self.params).n)
+    action_space = self.env.action_space(self.params)
+    if _is_discrete(action_space):
+      self._action_spec = specs.DiscreteArray(
+          int(action_space.n), dtype=np.int32, name='action')
+      self._gymnax_action_shape = None
+    else:
+      self._action_spec = _continuous_action_spec(action_space)
+      # What gymnax's step_env was written for (e.g. Pendulum's (1,)).
+      self._gymnax_action_shape = _shape(action_space)
     space = self.env.observation_space(self.params)
     if _is_discrete(space):
       self._one_hot = int(space.n)
@@ -211,13 +243,14 @@ class GymnaxCore:
            action: jax.Array) -> Tuple[GymnaxState, dm_env.TimeStep]:
     """One `step_env` with the next key of the state's sequence.
 
-    Pure and traceable, so it cannot raise: `action` must be in
-    [0, num_actions). The dm_env face validates actions from users.
+    Pure and traceable, so it cannot raise: a discrete `action` must be in
+    [0, num_actions); a continuous one (float, the action spec's shape) is
+    clipped to the spec's bounds. The dm_env face validates actions from
+    users.
     """
     key, step_key = jax.random.split(state.key)
     observation, env_state, reward, terminated, _ = self.env.step_env(
-        step_key, state.env_state, jnp.asarray(action, jnp.int32),
-        self.params)
+        step_key, state.env_state, self._gymnax_action(action), self.params)
     steps = state.steps + 1
     terminated = jnp.asarray(terminated, bool)
     truncated = jnp.logical_or(
@@ -227,12 +260,22 @@ class GymnaxCore:
     return state, functional.transition(reward, self._observation(observation),
                                         terminated, truncated)
 
+  def _gymnax_action(self, action: jax.Array) -> jax.Array:
+    """`action` as gymnax's step_env takes it: int32, or float32 clipped
+    to the bounds in the Box's shape."""
+    if self._gymnax_action_shape is None:
+      return jnp.asarray(action, jnp.int32)
+    action = jnp.asarray(action, jnp.float32).reshape(self._action_spec.shape)
+    action = continuous_actions.clip_to_spec(action, self._action_spec)
+    return action.reshape(self._gymnax_action_shape)
+
   def observation_spec(self) -> specs.Array:
     return self._observation_spec
 
-  def action_spec(self) -> specs.DiscreteArray:
-    return specs.DiscreteArray(self._num_actions, dtype=np.int32,
-                               name='action')
+  def action_spec(self) -> Union[specs.DiscreteArray, specs.BoundedArray]:
+    """`DiscreteArray` for discrete games, float32 `BoundedArray` of shape
+    `[action_dim]` with the Box's bounds for continuous ones."""
+    return self._action_spec
 
   def reward_spec(self) -> specs.Array:
     return specs.Array((), _FLOAT, name='reward')

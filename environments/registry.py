@@ -2,10 +2,11 @@
 
 Names are either a registered environment ('cartpole', 'catch',
 'plane_strike', or one a user registers with `register`) or a prefixed id of
-an external suite. bsuite ('bsuite:catch/0') and Gymnasium
+an external suite (`suites`): bsuite ('bsuite:catch/0') and Gymnasium
 ('gym:CartPole-v1') have a dm_env face only, so they run in the Python loop
-only; gymnax ('gymnax:CartPole-v1') and pgx ('pgx:2048') games are JAX, so
-they come as pure-JAX cores and run in both loops, like our own games.
+only; brax ('brax:hopper'), gymnax ('gymnax:CartPole-v1') and pgx
+('pgx:2048') games are JAX, so they come as pure-JAX cores and run in both
+loops, like our own games.
 
 Everything the framework needs to know about a game lives in its
 `EnvironmentEntry` (network widths, reference scores, the exported model's
@@ -23,27 +24,24 @@ then `python -m experiments.train --imports=my_module --env=corridor`.
 import dataclasses
 import inspect
 import re
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Tuple
-from typing import Union
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 import dm_env
 
-from environments import bsuite_adapter
 from environments import cartpole
 from environments import catch
 from environments import dm_env_wrapper
 from environments import functional
-from environments import gym_adapter
-from environments import gymnax_adapter
 from environments import named_entries
-from environments import pgx_adapter
 from environments import plane_strike
 from environments import reference_scores
+from environments import suites
 
-BSUITE_PREFIX = 'bsuite:'
-GYM_PREFIX = 'gym:'
-GYMNAX_PREFIX = 'gymnax:'
-PGX_PREFIX = 'pgx:'
+BRAX_PREFIX = suites.BRAX_PREFIX
+BSUITE_PREFIX = suites.BSUITE_PREFIX
+GYM_PREFIX = suites.GYM_PREFIX
+GYMNAX_PREFIX = suites.GYMNAX_PREFIX
+PGX_PREFIX = suites.PGX_PREFIX
 DEFAULT_INPUT_NAME = 'observation'
 # Greedy episodes of a run's final evaluation (its score), and of the
 # exported model's check in the TFLite interpreter (which steps the game in
@@ -166,38 +164,6 @@ _BUILT_IN = (
 )
 
 
-class _Suite(NamedTuple):
-  """An external suite: validates ids and makes its environments.
-
-  Attributes:
-    check_id: raises ValueError unless the suite has the id.
-    example: an id, for help texts.
-    make_environment: `(id, seed, **kwargs) -> dm_env.Environment`, for a
-      suite without a JAX core (Python loop only); None: the core's face.
-    make_core: `(id, **kwargs) -> FunctionalEnvironment`, for a suite of
-      JAX games (both loops); None: no core.
-    references: id -> reference score, for the ids that have one.
-  """
-  check_id: Callable[[str], None]
-  example: str
-  make_environment: Optional[Callable[..., dm_env.Environment]] = None
-  make_core: Optional[Callable[..., functional.FunctionalEnvironment]] = None
-  references: Mapping[str, reference_scores.ReferenceScore] = {}
-
-
-# name prefix -> suite.
-_SUITES: Mapping[str, _Suite] = {
-    BSUITE_PREFIX: _Suite(bsuite_adapter.check_id, 'catch/0',
-                          make_environment=bsuite_adapter.make_environment),
-    GYM_PREFIX: _Suite(gym_adapter.check_id, 'CartPole-v1',
-                       make_environment=gym_adapter.make_environment),
-    GYMNAX_PREFIX: _Suite(gymnax_adapter.check_id, 'CartPole-v1',
-                          make_core=gymnax_adapter.make_core,
-                          references=gymnax_adapter.REFERENCE_SCORES),
-    PGX_PREFIX: _Suite(pgx_adapter.check_id, '2048',
-                       make_core=pgx_adapter.make_core),
-}
-
 # The registry: built-in entries, then whatever users `register`.
 _ENTRIES = named_entries.NamedEntries('Environment', _BUILT_IN)
 
@@ -215,18 +181,9 @@ def names() -> Tuple[str, ...]:
 
 def describe_names() -> str:
   """The valid `--env` values, for help texts and errors."""
-  suites = [f'{prefix}<id> (e.g. {prefix}{suite.example})'
-            for prefix, suite in _SUITES.items()]
-  return (f'{", ".join(names())}, or {", ".join(suites[:-1])} or '
-          f'{suites[-1]}')
-
-
-def _split(name: str) -> Tuple[str, str]:
-  """`(prefix, id)` of a suite's name, or `('', name)`."""
-  for prefix in _SUITES:
-    if isinstance(name, str) and name.startswith(prefix):
-      return prefix, name[len(prefix):]
-  return '', name
+  described = suites.descriptions()
+  return (f'{", ".join(names())}, or {", ".join(described[:-1])} or '
+          f'{described[-1]}')
 
 
 def check_name(name: str) -> None:
@@ -235,9 +192,9 @@ def check_name(name: str) -> None:
   Suite names are checked against their suite too (an unknown id raises
   with that suite's list of ids; so does a suite that is not installed).
   """
-  prefix, suite_id = _split(name)
+  prefix, suite_id = suites.split(name)
   if prefix and suite_id:
-    _SUITES[prefix].check_id(suite_id)
+    suites.SUITES[prefix].check_id(suite_id)
   elif not prefix and _ENTRIES.get(name) is not None:
     return
   else:
@@ -254,13 +211,11 @@ def get(name: str) -> Optional[EnvironmentEntry]:
 
 def _make_core(name: str) -> Optional[CoreFactory]:
   """`(**kwargs) -> core` of valid name `name`; None if it has no core."""
-  prefix, suite_id = _split(name)
+  prefix, suite_id = suites.split(name)
   entry = get(name)
   if entry is not None:
     return entry.make_core
-  make_core = _SUITES[prefix].make_core
-  return None if make_core is None else (
-      lambda **kwargs: make_core(suite_id, **kwargs))
+  return suites.make_core(prefix, suite_id)
 
 
 def has_functional(name: str) -> bool:
@@ -273,9 +228,8 @@ def make_functional(name: str,
   """The pure-JAX core of environment `name` (for compiled loops)."""
   make_core = _make_core(name)
   if make_core is None:
-    with_core = _ENTRIES.names(lambda e: e.make_core is not None) + tuple(
-        f'{prefix}<id>' for prefix, suite in _SUITES.items()
-        if suite.make_core is not None)
+    with_core = (_ENTRIES.names(lambda e: e.make_core is not None) +
+                 suites.with_core())
     raise ValueError(
         f'Environment {name!r} has no JAX core: it runs in the Python loop '
         f'only. Environments with one: {", ".join(with_core)}.')
@@ -293,40 +247,33 @@ def make_environment(name: str,
     seed: seeds the episodes (see each adapter for how external suites use
       it).
     **kwargs: options of the environment's factory (of `gymnasium.make`;
-      gymnax env params; pgx's `max_steps`); bsuite ids take none (the id
-      fixes the settings).
+      gymnax env params; pgx's `max_steps`; a brax task's options and
+      `episode_length`); bsuite ids take none (the id fixes the settings).
 
   Returns:
     The environment.
   """
-  prefix, suite_id = _split(name)
+  prefix, suite_id = suites.split(name)
   entry = get(name)
-  if entry is None and _SUITES[prefix].make_environment is not None:
-    return _SUITES[prefix].make_environment(suite_id, seed=seed, **kwargs)
-  if entry is not None and entry.make_environment is not None:
+  if entry is None:
+    suite = suites.SUITES[prefix]
+    if suite.make_environment is not None:
+      return suite.make_environment(suite_id, seed=seed, **kwargs)
+  elif entry.make_environment is not None:
     return entry.make_environment(seed=seed, **kwargs)
   return dm_env_wrapper.DmEnvironment(make_functional(name, **kwargs), seed)
 
 
 def settings(name: str) -> Optional[Dict[str, inspect.Parameter]]:
   """The settings (`env_kwargs` keys) of environment `name` as keyword
-  parameters (default, annotation): its factory's, or a gymnax game's env
-  params; None for a factory of `**kwargs` (`gym:`: gymnasium.make's)."""
-  prefix, suite_id = _split(name)
+  parameters (default, annotation): its factory's, or its suite's listing
+  (a gymnax game's env params, a brax task's options); None where they
+  cannot be listed (a factory of `**kwargs`, as `gym:`'s gymnasium.make)."""
+  prefix, suite_id = suites.split(name)
   entry = get(name)
-  if prefix == GYMNAX_PREFIX:
-    params = gymnax_adapter.make_core(suite_id).params
-    return {f.name: inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
-                                      default=getattr(params, f.name))
-            for f in dataclasses.fields(params)}
-  factory = ((entry.make_core or entry.make_environment) if entry else
-             (_SUITES[prefix].make_core or _SUITES[prefix].make_environment))
-  parameters = list(inspect.signature(factory).parameters.values())
-  parameters = parameters[0 if entry else 1:]  # A suite's: its id first.
-  if any(p.kind is p.VAR_KEYWORD for p in parameters):
-    return None
-  return {p.name: p for p in parameters if p.name != 'seed' and
-          p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+  if entry is None:
+    return suites.settings(prefix, suite_id)
+  return suites.keyword_parameters(entry.make_core or entry.make_environment)
 
 
 def hidden_sizes(name: str, env_kwargs: Mapping[str, Any]
@@ -344,10 +291,10 @@ def hidden_sizes(name: str, env_kwargs: Mapping[str, Any]
 def reference_score(name: str) -> Optional[reference_scores.ReferenceScore]:
   """How runs on `name` are scored; None for raw returns (suite ids too,
   unless their suite has a measured reference, as gymnax:CartPole-v1)."""
-  prefix, suite_id = _split(name)
+  prefix, suite_id = suites.split(name)
   entry = get(name)
   if entry is None:
-    return _SUITES[prefix].references.get(suite_id)
+    return suites.SUITES[prefix].references.get(suite_id)
   return entry.reference_score
 
 
@@ -372,7 +319,7 @@ def export_check_episodes(name: str) -> int:
 def title(name: str) -> str:
   """Environment `name` for people: its entry's title, or a suite's id
   with the suite named (e.g. 'CartPole-v1 (gymnax)')."""
-  prefix, suite_id = _split(name)
+  prefix, suite_id = suites.split(name)
   entry = get(name)
   if entry is None:
     return f'{suite_id} ({prefix[:-1]})'

@@ -13,6 +13,8 @@ import dm_env
 from dm_env import specs
 import jax
 
+from environments import continuous_actions
+
 LegalActionsFn = Callable[[jax.Array], jax.Array]
 
 
@@ -22,7 +24,8 @@ class EnvironmentSpec:
 
   Attributes:
     observations: spec of one (unbatched) observation.
-    actions: spec of one action; agents here need a `DiscreteArray`.
+    actions: spec of one action: a `DiscreteArray`, or for continuous
+      control a float `BoundedArray` of shape `[action_dim]`.
     rewards: spec of one reward.
     discounts: spec of one discount.
     legal_actions: maps observations `[..., *obs_shape]` to a boolean mask
@@ -36,12 +39,28 @@ class EnvironmentSpec:
   legal_actions: Optional[LegalActionsFn] = None
 
   @property
+  def is_continuous(self) -> bool:
+    """Whether actions are continuous (a float array spec)."""
+    return continuous_actions.is_continuous(self.actions)
+
+  @property
   def num_actions(self) -> int:
+    """Number of discrete actions; ValueError on other action specs."""
     if not isinstance(self.actions, specs.DiscreteArray):
       raise ValueError(
-          f'This agent needs a discrete action space (dm_env DiscreteArray); '
-          f'the environment has {self.actions!r}.')
+          f'This needs a discrete action space (dm_env DiscreteArray); the '
+          f'environment has {continuous_actions.describe(self.actions)}.')
     return self.actions.num_values
+
+  @property
+  def action_dim(self) -> int:
+    """Size of a continuous action `[action_dim]`; ValueError on others."""
+    if not self.is_continuous or len(self.actions.shape) != 1:
+      raise ValueError(
+          f'This needs continuous actions of shape [action_dim] (a float '
+          f'dm_env BoundedArray); the environment has '
+          f'{continuous_actions.describe(self.actions)}.')
+    return int(self.actions.shape[0])
 
 
 def make_environment_spec(environment: dm_env.Environment) -> EnvironmentSpec:

@@ -201,12 +201,40 @@ class DmEnvironmentTest(absltest.TestCase):
         self.assertEqual(value.dtype, np.float32)
         self.assertEqual(value.shape, ())
 
-  def test_non_discrete_actions_are_not_validated(self):
-    env = dm_env_wrapper.DmEnvironment(_Drift(), seed=0)
+  def test_continuous_actions_are_validated_and_clipped(self):
+    # `_Drift` adds the action unclipped, so only the face clips it.
+    env = dm_env_wrapper.DmEnvironment(_Drift(length=10), seed=0)
     first = env.reset()
     timestep = env.step(0.5)
     np.testing.assert_allclose(timestep.observation, first.observation + 0.5,
                                rtol=1e-6)
+    timestep = env.step(np.float64(7.0))  # Clipped to the bound 1.
+    np.testing.assert_allclose(timestep.observation, first.observation + 1.5,
+                               rtol=1e-6)
+    self.assertEqual(float(timestep.reward), 1.0)
+    timestep = env.step([-4.0])  # Shape (1,) has the spec's size 1.
+    np.testing.assert_allclose(timestep.observation, first.observation + 0.5,
+                               rtol=1e-6)
+    with self.assertRaisesRegex(ValueError,
+                                r'shape \(\); got shape \(2,\)'):
+      env.step([0.1, 0.2])
+    with self.assertRaisesRegex(ValueError, 'finite'):
+      env.step(np.inf)
+    with self.assertRaisesRegex(ValueError, 'float array'):
+      env.step('left')
+    # Refused actions left the episode where it was.
+    timestep = env.step(0.25)
+    self.assertIs(timestep.step_type, dm_env.StepType.MID)
+    np.testing.assert_allclose(timestep.observation, first.observation + 0.75,
+                               rtol=1e-6)
+
+  def test_discrete_actions_skip_continuous_validation(self):
+    core = plane_strike.PlaneStrike(board_size=5)
+    env = dm_env_wrapper.DmEnvironment(core, seed=0)
+    env.reset()
+    self.assertIs(env.step(np.int32(3)).step_type, dm_env.StepType.MID)
+    with self.assertRaisesRegex(ValueError, r'integer in \[0, 24\]'):
+      env.step(0.5)
 
   def test_specs_and_core(self):
     core = _Drift()

@@ -1,5 +1,7 @@
 """Tests for `environments.gym_adapter`."""
 
+import os
+
 from absl.testing import absltest
 from absl.testing import parameterized
 import dm_env
@@ -187,8 +189,71 @@ class ContinuousActionsTest(absltest.TestCase):
     self.assertEqual(float(timesteps[-1].discount), 1.0)
     self.assertLess(float(timesteps[0].reward), 0.0)
     env.reset()
-    with self.assertRaisesRegex(ValueError, 'shape'):
+    with self.assertRaisesRegex(ValueError,
+                                r'shape \(1,\); got shape \(2,\)'):
       env.step(np.zeros(2, np.float32))
+    with self.assertRaisesRegex(ValueError, 'finite'):
+      env.step(np.array([np.nan]))
+
+  def test_pendulum_actions_are_clipped(self):
+    wild = gym_adapter.make_environment('Pendulum-v1', seed=3)
+    clipped = gym_adapter.make_environment('Pendulum-v1', seed=3)
+    np.testing.assert_array_equal(wild.reset().observation,
+                                  clipped.reset().observation)
+    # Pendulum charges 0.001 * u**2 with u clipped by itself; what it is
+    # handed must be in the Box already (float32, shape (1,)).
+    seen = []
+    step = wild.gym_env.step
+    wild.gym_env.step = lambda a: seen.append(a) or step(a)
+    for action, bound in ((np.array([9.0]), [2.0]), (-5.0, [-2.0]),
+                          ([0.5], [0.5])):
+      a, b = wild.step(action), clipped.step(np.array(bound, np.float32))
+      np.testing.assert_array_equal(a.observation, b.observation)
+      self.assertEqual(float(a.reward), float(b.reward))
+    np.testing.assert_array_equal(np.concatenate(seen), [2.0, -2.0, 0.5])
+    for action in seen:
+      self.assertEqual((action.shape, action.dtype), ((1,), np.float32))
+      self.assertTrue(wild.gym_env.action_space.contains(action))
+
+
+class HalfCheetahTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    try:
+      import mujoco  # pylint: disable=g-import-not-at-top,unused-import
+    except ImportError as e:
+      self.skipTest(f'mujoco is not installed ({e}); HalfCheetah-v5 needs '
+                    f'it: pip install mujoco.')
+    # MuJoCo appends its model warnings to MUJOCO_LOG.TXT in the working
+    # directory: keep that out of the checkout.
+    self.addCleanup(os.chdir, os.getcwd())
+    os.chdir(self.create_tempdir().full_path)
+
+  def test_spec_and_clipped_steps(self):
+    env = gym_adapter.make_environment('HalfCheetah-v5', seed=0)
+    twin = gym_adapter.make_environment('HalfCheetah-v5', seed=0)
+    self.addCleanup(env.close)
+    self.addCleanup(twin.close)
+    spec = env.action_spec()
+    self.assertEqual(spec, specs.BoundedArray((6,), np.float32, -1.0, 1.0,
+                                              name='action'))
+    np.testing.assert_array_equal(spec.minimum, [-1.0] * 6)
+    np.testing.assert_array_equal(spec.maximum, [1.0] * 6)
+    self.assertEqual(env.observation_spec().shape, (17,))
+    self.assertEqual(env_specs.make_environment_spec(env).action_dim, 6)
+    np.testing.assert_array_equal(env.reset().observation,
+                                  twin.reset().observation)
+    # HalfCheetah's control cost is 0.1 * sum(action**2) of the action it
+    # gets, so an unclipped [3] * 6 would cost 5.4, the clipped one 0.6.
+    wild = env.step(np.full(6, 3.0))
+    clipped = twin.step(np.ones(6, np.float32))
+    self.assertIs(wild.step_type, dm_env.StepType.MID)
+    np.testing.assert_array_equal(wild.observation, clipped.observation)
+    self.assertEqual(float(wild.reward), float(clipped.reward))
+    self.assertGreater(float(wild.reward), -1.0)
+    with self.assertRaisesRegex(ValueError, r'shape \(6,\); got shape'):
+      env.step(np.zeros(5))
 
 
 class CustomEnvTest(parameterized.TestCase):

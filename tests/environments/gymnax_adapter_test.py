@@ -179,36 +179,154 @@ class DmFaceTest(absltest.TestCase):
     self.assertTrue(np.all((actions >= 0) & (actions < 2)))
 
 
+class ContinuousTest(absltest.TestCase):
+
+  def test_pendulum_spec(self):
+    core = gymnax_adapter.make_core('Pendulum-v1')
+    self.assertEqual(core.action_spec(), specs.BoundedArray(
+        (1,), np.float32, -2.0, 2.0, name='action'))
+    np.testing.assert_array_equal(core.action_spec().minimum, [-2.0])
+    np.testing.assert_array_equal(core.action_spec().maximum, [2.0])
+    self.assertEqual(core.observation_spec().shape, (3,))
+    self.assertEqual(core.max_episode_steps, 200)
+
+  def test_out_of_range_actions_are_clipped(self):
+    # Pendulum clips its torque itself; MountainCarContinuous and Reacher do
+    # not (the former charges 0.1 * action**2 unclipped), so only our
+    # clipping makes these match.
+    for env_id, wild, clipped in (
+        ('Pendulum-v1', [7.5], [2.0]),
+        ('Pendulum-v1', [-30.0], [-2.0]),
+        ('MountainCarContinuous-v0', [4.0], [1.0]),
+        ('Reacher-misc', [3.0, -0.25], [1.0, -0.25])):
+      core = gymnax_adapter.make_core(env_id)
+      state, _ = core.reset(jax.random.PRNGKey(3))
+      step = jax.jit(core.step)
+      wild_state, wild_step = step(state, jnp.asarray(wild, jnp.float32))
+      clip_state, clip_step = step(state, jnp.asarray(clipped, jnp.float32))
+      for a, b in zip(jax.tree_util.tree_leaves((wild_state, wild_step)),
+                      jax.tree_util.tree_leaves((clip_state, clip_step))):
+        np.testing.assert_array_equal(a, b, err_msg=env_id)
+      # ... and in-range actions matter: a different one differs.
+      _, other = step(state, jnp.zeros(core.action_spec().shape))
+      self.assertFalse(np.allclose(other.observation, clip_step.observation)
+                       and float(other.reward) == float(clip_step.reward))
+    # The clipped torque is what Pendulum recorded (its state's last_u).
+    core = gymnax_adapter.make_core('Pendulum-v1')
+    state, _ = core.reset(jax.random.PRNGKey(0))
+    state, _ = jax.jit(core.step)(state, jnp.array([9.0]))
+    self.assertEqual(float(state.env_state.last_u), 2.0)
+
+  def test_matches_gymnax_step_env(self):
+    core = gymnax_adapter.make_core('Pendulum-v1')
+    env, params = gymnax.make('Pendulum-v1')
+    state, _ = core.reset(jax.random.PRNGKey(4))
+    _, step_key = jax.random.split(state.key)
+    action = jnp.array([0.75], jnp.float32)
+    obs, _, reward, _, _ = env.step_env(step_key, state.env_state, action,
+                                        params)
+    _, timestep = core.step(state, action)
+    np.testing.assert_allclose(timestep.observation, obs, rtol=1e-6)
+    np.testing.assert_allclose(timestep.reward, reward, rtol=1e-6)
+
+  def test_jit_and_vmap(self):
+    core = gymnax_adapter.make_core('Pendulum-v1')
+    keys = jax.random.split(jax.random.PRNGKey(1), 6)
+    states, first = jax.jit(jax.vmap(core.reset))(keys)
+    self.assertEqual(first.observation.shape, (6, 3))
+    actions = jnp.linspace(-3.0, 3.0, 6, dtype=jnp.float32)[:, None]
+    step = jax.jit(jax.vmap(core.step))
+    _, timesteps = step(states, actions)
+    self.assertEqual(timesteps.observation.shape, (6, 3))
+    self.assertEqual(timesteps.reward.shape, (6,))
+    self.assertEqual(timesteps.reward.dtype, jnp.float32)
+    np.testing.assert_array_equal(timesteps.step_type, [1] * 6)
+    # Each row is the unbatched step of its own action, clipped.
+    for i in range(6):
+      state_i = jax.tree_util.tree_map(lambda x, i=i: x[i], states)
+      _, single = jax.jit(core.step)(state_i, jnp.clip(actions[i], -2, 2))
+      np.testing.assert_allclose(timesteps.observation[i],
+                                 single.observation, rtol=1e-6)
+      np.testing.assert_allclose(timesteps.reward[i], single.reward,
+                                 rtol=1e-6)
+
+  def test_pendulum_truncates_at_200_steps_with_discount_one(self):
+    core = gymnax_adapter.make_core('Pendulum-v1')
+
+    def run(key, actions):
+      state, _ = core.reset(key)
+      return jax.lax.scan(core.step, state, actions)[1]
+
+    actions = jax.random.uniform(jax.random.PRNGKey(2), (200, 1),
+                                 minval=-3.0, maxval=3.0)
+    timesteps = jax.jit(run)(jax.random.PRNGKey(0), actions)
+    np.testing.assert_array_equal(timesteps.step_type, [1] * 199 + [2])
+    np.testing.assert_array_equal(timesteps.discount, [1.0] * 200)
+    self.assertTrue(np.all(np.asarray(timesteps.reward) <= 0.0))
+
+  def test_dm_face_validates_and_clips(self):
+    env = gymnax_adapter.make_environment('Pendulum-v1', seed=5,
+                                          max_steps_in_episode=3)
+    twin = gymnax_adapter.make_environment('Pendulum-v1', seed=5,
+                                           max_steps_in_episode=3)
+    env.reset()
+    twin.reset()
+    wild = env.step(np.array([50.0]))
+    clipped = twin.step(np.array([2.0], np.float32))
+    np.testing.assert_array_equal(wild.observation, clipped.observation)
+    self.assertEqual(float(wild.reward), float(clipped.reward))
+    self.assertIs(env.step(1.5).step_type, dm_env.StepType.MID)  # (1,) fits.
+    self.assertIs(env.step([-1.0]).step_type, dm_env.StepType.LAST)
+    self.assertEqual(float(env.step([0.0]).step_type), 0)  # New episode.
+    for bad, shape in ((np.zeros(2), r'\(2,\)'),
+                       (np.zeros((2, 3)), r'\(2, 3\)')):
+      with self.assertRaisesRegex(
+          ValueError, r'float array of shape \(1,\); got shape ' + shape):
+        env.step(bad)
+    with self.assertRaisesRegex(ValueError, 'finite'):
+      env.step([np.nan])
+
+
 class CheckIdTest(parameterized.TestCase):
 
-  def test_discrete_ids(self):
-    ids = gymnax_adapter.discrete_ids()
+  def test_buildable_ids(self):
+    ids = gymnax_adapter.buildable_ids()
     for env_id in ('CartPole-v1', 'Acrobot-v1', 'Breakout-MinAtar',
-                   'Catch-bsuite', 'FrozenLake-misc'):
+                   'Catch-bsuite', 'FrozenLake-misc') + _CONTINUOUS:
       self.assertIn(env_id, ids)
       gymnax_adapter.check_id(env_id)
-    for env_id in _CONTINUOUS:
-      self.assertNotIn(env_id, ids)
+    self.assertNotIn('MNISTBandit-bsuite', ids)  # Would download MNIST.
 
   def test_unknown_id_lists_close_matches(self):
     for env_id, close in (('CartPole-v2', 'CartPole-v1'),
                           ('cartpole', 'CartPole-v1'),
-                          ('Breakout-Minatar', 'Breakout-MinAtar')):
+                          ('Breakout-Minatar', 'Breakout-MinAtar'),
+                          ('pendulum-v1', 'Pendulum-v1')):
       with self.assertRaisesRegex(ValueError, 'Unknown gymnax') as context:
         gymnax_adapter.check_id(env_id)
       message = str(context.exception)
       self.assertIn(f'Did you mean {close}', message)
-      self.assertIn('Discrete-action gymnax ids: CartPole-v1, ', message)
-      self.assertNotIn('Pendulum', message)
+      self.assertIn('Valid gymnax ids: CartPole-v1, ', message)
+      self.assertIn('Pendulum-v1', message)  # Continuous ones are valid.
     with self.assertRaisesRegex(ValueError, 'Unknown gymnax'):
       gymnax_adapter.make_core('NoSuchGame')
 
   @parameterized.parameters(*_CONTINUOUS)
-  def test_continuous_ids_are_refused(self, env_id):
-    with self.assertRaisesRegex(ValueError, 'continuous actions') as context:
-      gymnax_adapter.make_core(env_id)
-    self.assertIn(repr(env_id), str(context.exception))
-    self.assertIn('Breakout-MinAtar', str(context.exception))
+  def test_continuous_ids_are_accepted(self, env_id):
+    core = gymnax_adapter.make_core(env_id)
+    env, params = gymnax.make(env_id)
+    space = env.action_space(params)
+    spec = core.action_spec()
+    self.assertIsInstance(spec, specs.BoundedArray)
+    self.assertNotIsInstance(spec, specs.DiscreteArray)
+    self.assertEqual(spec.dtype, np.float32)
+    self.assertEqual(spec.shape, tuple(space.shape))
+    np.testing.assert_array_equal(
+        spec.minimum, np.broadcast_to(space.low, spec.shape))
+    np.testing.assert_array_equal(
+        spec.maximum, np.broadcast_to(space.high, spec.shape))
+    self.assertTrue(env_specs.make_environment_spec(
+        gymnax_adapter.make_environment(env_id)).is_continuous)
 
   def test_env_kwargs_are_checked(self):
     with self.assertRaisesRegex(ValueError,

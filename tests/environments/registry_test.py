@@ -19,12 +19,14 @@ from environments import gymnax_adapter
 from environments import pgx_adapter
 from environments import plane_strike
 from environments import registry
+from environments import suites
 
-_UNKNOWN = ("Unknown environment {!r}. Valid names: cartpole, catch, "
-            "plane_strike, or bsuite:<id> (e.g. bsuite:catch/0), gym:<id> "
-            "(e.g. gym:CartPole-v1), gymnax:<id> (e.g. gymnax:CartPole-v1) "
-            "or pgx:<id> (e.g. pgx:2048). Your own environment: register it "
-            "in a module named by --imports.")
+_NAMES = ("cartpole, catch, plane_strike, or brax:<id> (e.g. "
+          "brax:inverted_pendulum), bsuite:<id> (e.g. bsuite:catch/0), "
+          "gym:<id> (e.g. gym:CartPole-v1), gymnax:<id> (e.g. "
+          "gymnax:CartPole-v1) or pgx:<id> (e.g. pgx:2048)")
+_UNKNOWN = ("Unknown environment {!r}. Valid names: " + _NAMES + ". Your "
+            "own environment: register it in a module named by --imports.")
 
 
 class RegistryTest(parameterized.TestCase):
@@ -85,7 +87,8 @@ class RegistryTest(parameterized.TestCase):
     for make in (registry.make_environment, registry.make_functional,
                  registry.check_name, registry.has_functional):
       for name in ('no_such_game', 'bsuite:', 'gym:', 'gymnax:', 'pgx:',
-                   'Catch', 'bsuite', 'gymnax', 'atari:Pong-v5', None):
+                   'brax:', 'Catch', 'bsuite', 'gymnax', 'brax',
+                   'atari:Pong-v5', ':hopper', None):
         with self.assertRaises(ValueError) as context:
           make(name)
         self.assertEqual(str(context.exception), _UNKNOWN.format(name))
@@ -163,8 +166,55 @@ class RegistryTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, 'no JAX core') as context:
       registry.make_functional(name)
     self.assertIn(repr(name), str(context.exception))
-    self.assertIn('plane_strike, gymnax:<id>, pgx:<id>.',
+    self.assertIn('plane_strike, brax:<id>, gymnax:<id>, pgx:<id>.',
                   str(context.exception))
+
+  def test_describe_names_lists_every_suite_with_an_example(self):
+    self.assertEqual(registry.describe_names(), _NAMES)
+
+  @parameterized.parameters(
+      ('gym:CartPole-v1', ('gym:', 'CartPole-v1')),
+      ('gymnax:CartPole-v1', ('gymnax:', 'CartPole-v1')),
+      ('brax:hopper', ('brax:', 'hopper')),
+      ('bsuite:catch/0', ('bsuite:', 'catch/0')),
+      ('pgx:minatar-breakout', ('pgx:', 'minatar-breakout')),
+      ('brax:', ('brax:', '')),
+      ('cartpole', ('', 'cartpole')),
+      ('atari:Pong-v5', ('', 'atari:Pong-v5')),
+      (None, ('', None)))
+  def test_suite_prefixes_split_names(self, name, parts):
+    self.assertEqual(suites.split(name), parts)
+
+  def test_suite_prefixes_are_the_registry_constants(self):
+    self.assertEqual(
+        (registry.BRAX_PREFIX, registry.BSUITE_PREFIX, registry.GYM_PREFIX,
+         registry.GYMNAX_PREFIX, registry.PGX_PREFIX),
+        tuple(suites.SUITES))
+
+  def test_settings(self):
+    def defaults(name):
+      return {k: p.default for k, p in registry.settings(name).items()}
+    self.assertEqual(defaults('plane_strike'),
+                     {'board_size': 8, 'max_steps': None})
+    self.assertEqual(defaults('cartpole'), {'max_steps': 500})
+    self.assertEqual(defaults('pgx:2048'), {'max_steps': 1000})
+    self.assertEqual(defaults('bsuite:catch/0'), {})  # The id fixes them.
+    gymnax = defaults('gymnax:CartPole-v1')  # Its env params.
+    self.assertEqual(gymnax['max_steps_in_episode'], 500)
+    self.assertEqual(gymnax['gravity'], 9.8)
+    self.assertIsNone(registry.settings('gym:CartPole-v1'))  # **kwargs.
+    brax = defaults('brax:inverted_pendulum')  # Builds nothing.
+    self.assertEqual(brax, {'episode_length': 1000, 'backend': 'generalized',
+                            'n_frames': None})
+    with self.assertRaisesRegex(ValueError, 'Unknown environment'):
+      registry.settings('no_such_game')
+
+  def test_brax_names_have_a_jax_core(self):
+    registry.check_name('brax:hopper')
+    self.assertTrue(registry.has_functional('brax:inverted_pendulum'))
+    self.assertEqual(registry.title('brax:hopper'), 'hopper (brax)')
+    self.assertIsNone(registry.reference_score('brax:hopper'))
+    self.assertEqual(registry.input_name('brax:hopper'), 'observation')
 
   @parameterized.parameters(
       ('gymnax:CartPole-v1', gymnax_adapter.GymnaxCore, (4,), 2),
@@ -217,8 +267,8 @@ class RegistryTest(parameterized.TestCase):
 
   def test_suite_refusals_reach_the_registry(self):
     for name, message in (
-        ('gymnax:Pendulum-v1', 'continuous actions'),
         ('gymnax:Cartpole-v1', 'Did you mean CartPole-v1'),
+        ('brax:half_cheetah', 'Did you mean halfcheetah'),
         ('pgx:tic_tac_toe', '2-player game.*Single-agent pgx ids: 2048')):
       for fn in (registry.check_name, registry.has_functional,
                  registry.make_environment, registry.make_functional):

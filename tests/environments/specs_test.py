@@ -61,7 +61,17 @@ class EnvironmentSpecTest(absltest.TestCase):
     spec = specs.make_environment_spec(_ContinuousEnvironment())
     with self.assertRaisesRegex(ValueError, 'DiscreteArray') as context:
       _ = spec.num_actions
-    self.assertIn('force', str(context.exception))
+    self.assertIn('continuous (shape (1,), bounds [-1, 1])',
+                  str(context.exception))
+
+  def test_continuous_spec(self):
+    spec = specs.make_environment_spec(_ContinuousEnvironment())
+    self.assertTrue(spec.is_continuous)
+    self.assertEqual(spec.action_dim, 1)
+    discrete = specs.make_environment_spec(plane_strike.make_environment())
+    self.assertFalse(discrete.is_continuous)
+    with self.assertRaisesRegex(ValueError, r'discrete \(64 actions\)'):
+      _ = discrete.action_dim
 
   def test_frozen(self):
     spec = specs.make_environment_spec(_ContinuousEnvironment())

@@ -1,0 +1,132 @@
+"""The external suites behind prefixed environment ids ('gymnax:CartPole-v1').
+
+Each suite is one prefix and one adapter: the adapter checks its ids and
+makes their environments. bsuite ('bsuite:catch/0') and Gymnasium
+('gym:CartPole-v1') have a dm_env face only (the Python loop); brax
+('brax:hopper'), gymnax ('gymnax:CartPole-v1') and pgx ('pgx:2048') games
+are JAX, so they come as pure-JAX cores and run in both loops.
+
+`environments.registry` resolves names through this module; this module
+knows nothing of the registry's own entries.
+"""
+
+import dataclasses
+import inspect
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional
+from typing import Tuple
+
+import dm_env
+
+from environments import brax_adapter
+from environments import bsuite_adapter
+from environments import functional
+from environments import gym_adapter
+from environments import gymnax_adapter
+from environments import pgx_adapter
+from environments import reference_scores
+
+BRAX_PREFIX = 'brax:'
+BSUITE_PREFIX = 'bsuite:'
+GYM_PREFIX = 'gym:'
+GYMNAX_PREFIX = 'gymnax:'
+PGX_PREFIX = 'pgx:'
+
+# Setting name -> keyword parameter (its default and annotation).
+Settings = Dict[str, inspect.Parameter]
+
+
+class Suite(NamedTuple):
+  """An external suite: validates ids and makes its environments.
+
+  Attributes:
+    check_id: raises ValueError unless the suite has the id.
+    example: an id, for help texts.
+    make_environment: `(id, seed, **kwargs) -> dm_env.Environment`, for a
+      suite without a JAX core (Python loop only); None: the core's face.
+    make_core: `(id, **kwargs) -> FunctionalEnvironment`, for a suite of
+      JAX games (both loops); None: no core.
+    references: id -> reference score, for the ids that have one.
+    settings: `id -> Settings`, where the factory's signature cannot tell
+      them (it takes `**kwargs`); None: the factory's keywords.
+  """
+  check_id: Callable[[str], None]
+  example: str
+  make_environment: Optional[Callable[..., dm_env.Environment]] = None
+  make_core: Optional[Callable[..., functional.FunctionalEnvironment]] = None
+  references: Mapping[str, reference_scores.ReferenceScore] = {}
+  settings: Optional[Callable[[str], Settings]] = None
+
+
+def _gymnax_settings(env_id: str) -> Settings:
+  """A gymnax game's env params, each with its default value."""
+  params = gymnax_adapter.make_core(env_id).params
+  return {f.name: inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
+                                    default=getattr(params, f.name))
+          for f in dataclasses.fields(params)}
+
+
+# name prefix -> suite, in the order help texts list them.
+SUITES: Mapping[str, Suite] = {
+    BRAX_PREFIX: Suite(brax_adapter.check_id, 'inverted_pendulum',
+                       make_core=brax_adapter.make_core,
+                       settings=brax_adapter.settings),
+    BSUITE_PREFIX: Suite(bsuite_adapter.check_id, 'catch/0',
+                         make_environment=bsuite_adapter.make_environment),
+    GYM_PREFIX: Suite(gym_adapter.check_id, 'CartPole-v1',
+                      make_environment=gym_adapter.make_environment),
+    GYMNAX_PREFIX: Suite(gymnax_adapter.check_id, 'CartPole-v1',
+                         make_core=gymnax_adapter.make_core,
+                         references=gymnax_adapter.REFERENCE_SCORES,
+                         settings=_gymnax_settings),
+    PGX_PREFIX: Suite(pgx_adapter.check_id, '2048',
+                      make_core=pgx_adapter.make_core),
+}
+
+
+def split(name: Any) -> Tuple[str, str]:
+  """`(prefix, id)` of a suite's name, or `('', name)` for any other."""
+  for prefix in SUITES:
+    if isinstance(name, str) and name.startswith(prefix):
+      return prefix, name[len(prefix):]
+  return '', name
+
+
+def descriptions() -> List[str]:
+  """Each suite as '<prefix><id> (e.g. <prefix><example>)', for help."""
+  return [f'{prefix}<id> (e.g. {prefix}{suite.example})'
+          for prefix, suite in SUITES.items()]
+
+
+def with_core() -> Tuple[str, ...]:
+  """'<prefix><id>' of each suite whose games have a JAX core."""
+  return tuple(f'{prefix}<id>' for prefix, suite in SUITES.items()
+               if suite.make_core is not None)
+
+
+def make_core(prefix: str, suite_id: str
+             ) -> Optional[Callable[..., functional.FunctionalEnvironment]]:
+  """`(**kwargs) -> core` of a valid suite id; None if the suite has none."""
+  factory = SUITES[prefix].make_core
+  return None if factory is None else (
+      lambda **kwargs: factory(suite_id, **kwargs))
+
+
+def keyword_parameters(factory: Callable[..., Any],
+                       skip: int = 0) -> Optional[Settings]:
+  """The keyword parameters of `factory` after its first `skip` (a suite's
+  factory takes its id first), less `seed`; None if it takes `**kwargs`
+  (its keywords cannot be listed)."""
+  parameters = list(inspect.signature(factory).parameters.values())[skip:]
+  if any(p.kind is p.VAR_KEYWORD for p in parameters):
+    return None
+  return {p.name: p for p in parameters if p.name != 'seed' and
+          p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def settings(prefix: str, suite_id: str) -> Optional[Settings]:
+  """The settings of a valid suite id: the suite's own listing, else its
+  factory's keywords; None where they cannot be listed (`gym:`)."""
+  suite = SUITES[prefix]
+  if suite.settings is not None:
+    return suite.settings(suite_id)
+  return keyword_parameters(suite.make_core or suite.make_environment, skip=1)
