@@ -121,7 +121,7 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
       actor_params=lambda state: state.params,
       act=act,
       update=update,
-      action_probabilities=masked_forward.policy_probabilities(
+      deployable_policy=masked_forward.policy_probabilities(
           network, environment_spec, has_values=True),
       data=agent_lib.DataRequirements(batch_size=config.batch_size,
                                       unroll_length=config.unroll_length))

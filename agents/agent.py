@@ -10,10 +10,14 @@ jitted `lax.scan`).
     params = agent.actor_params(learner_state)
     actions, extras = agent.act(params, key, observations)   # [N, ...] -> [N]
     learner_state, metrics = agent.update(learner_state, trajectory)
-    probabilities = agent.action_probabilities(params, observations)
+    outputs = agent.deployable_policy(params, observations)
 
-`action_probabilities` is the deployable policy: greedy evaluation takes its
-argmax, and the TFLite export converts it.
+`deployable_policy` is what the TFLite export converts and greedy
+evaluation plays (`agents.greedy`): over discrete actions, `[N, A]` action
+probabilities, of which greedy play takes the most probable legal action;
+over continuous actions (`[action_dim]` floats), `[N, action_dim]`
+deterministic actions (the policy's mean, squashed and rescaled into the
+action spec's bounds as when acting), which greedy play takes as they are.
 """
 
 import dataclasses
@@ -38,7 +42,9 @@ class Trajectory(NamedTuple):
 
   Attributes:
     observations: `[T, B, *obs_shape]`, o_t.
-    actions: int32 `[T, B]`, a_t.
+    actions: `[T, B]` int32 discrete actions, or `[T, B, action_dim]`
+      float32 continuous ones as the agent drew them (before the
+      environment clips them to its bounds), a_t.
     rewards: float32 `[T, B]`, r_{t+1}.
     discounts: float32 `[T, B]`, environment discount d_{t+1}.
     last: bool `[T, B]`, step t ended its episode (termination or truncation);
@@ -86,19 +92,22 @@ class Agent(Generic[LearnerState]):
   Attributes:
     init: `key -> learner_state`.
     actor_params: `learner_state -> params` the actor acts with.
-    act: `(params, key, observations [N, ...]) -> (actions [N], extras)`,
-      sampling an exploratory action among legal ones.
+    act: `(params, key, observations [N, ...]) -> (actions, extras)`,
+      sampling an exploratory action (among legal ones): actions `[N]`
+      int32, or `[N, action_dim]` float32 for continuous control.
     update: `(learner_state, trajectory) -> (learner_state, metrics)`; the
       learner state carries its own PRNG key.
-    action_probabilities: `(params, observations [N, ...]) -> [N, A]`, the
-      deployable policy, zero on illegal actions.
+    deployable_policy: `(params, observations [N, ...]) -> outputs`, the
+      deployable policy: `[N, A]` probabilities, zero on illegal actions,
+      or `[N, action_dim]` deterministic continuous actions (see the
+      module docstring).
     data: how experience must be batched for `update`.
   """
   init: Callable[[jax.Array], LearnerState]
   actor_params: Callable[[LearnerState], Params]
   act: Callable[[Params, jax.Array, jax.Array], Tuple[jax.Array, Extras]]
   update: Callable[[LearnerState, Trajectory], Tuple[LearnerState, Metrics]]
-  action_probabilities: Callable[[Params, jax.Array], jax.Array]
+  deployable_policy: Callable[[Params, jax.Array], jax.Array]
   data: DataRequirements
 
 

@@ -46,7 +46,6 @@ from agents import config_checks
 from agents import data_parallel
 from agents import optimizers
 from agents import replay as replay_lib
-from agents import returns as returns_lib
 from environments import specs
 
 LOSSES = ('huber', 'l2')
@@ -126,31 +125,6 @@ class DQNState(NamedTuple):
   learner_steps: jax.Array  # int32 [], SGD steps taken.
 
 
-def trajectory_transitions(trajectory: agent_lib.Trajectory
-                          ) -> Tuple[replay_lib.Transitions, jax.Array]:
-  """Flattens a `[T, B]` trajectory into `T·B` transitions and a valid mask.
-
-  The next observation of step t is `observations[t + 1]`, or
-  `final_observations` for t = T - 1. The bootstrap discount is
-  `discounts[t] * (1 - last[t])`: zero at every episode end, truncations
-  included, since at an end `observations[t + 1]` belongs to the next
-  episode. Returns (transitions [T·B], valid bool [T·B] = mask > 0).
-  """
-  observations = jnp.asarray(trajectory.observations)
-  next_observations = jnp.concatenate(
-      [observations[1:], jnp.asarray(trajectory.final_observations)[None]])
-  # γ = 1 here: the loss applies `config.discount` to these.
-  discounts = returns_lib.continuation_discounts(trajectory, 1.0)
-  flat = agent_lib.flatten_steps
-  transitions = replay_lib.Transitions(
-      observations=flat(observations),
-      actions=flat(jnp.asarray(trajectory.actions, jnp.int32)),
-      rewards=flat(jnp.asarray(trajectory.rewards, jnp.float32)),
-      discounts=flat(jnp.asarray(discounts, jnp.float32)),
-      next_observations=flat(next_observations))
-  return transitions, flat(jnp.asarray(trajectory.mask) > 0)
-
-
 def td_errors(q_tm1: jax.Array, a_tm1: jax.Array, r_t: jax.Array,
               discount_t: jax.Array, q_t_value: jax.Array,
               q_t_selector: jax.Array, legal_t: Optional[jax.Array],
@@ -205,7 +179,7 @@ def make_agent(config: DQNConfig,
   """Builds DQN around a Q-`network` (observations `[N, ...]` → `[N, A]`).
 
   Actor params are `{'online': params, 'epsilon': ε}`; `act` is ε-greedy
-  over legal actions and `action_probabilities` is the masked softmax of the
+  over legal actions and `deployable_policy` is the masked softmax of the
   Q-values (argmax = greedy action; that is what the TFLite export converts).
   """
   num_actions = environment_spec.num_actions
@@ -229,8 +203,9 @@ def make_agent(config: DQNConfig,
     target_params = jax.tree.map(jnp.copy, params)
     return DQNState(params=params, target_params=target_params,
                     opt_state=optimizer.init(params),
-                    replay=replay_lib.init_replay(config.replay_capacity,
-                                       observation_spec),
+                    replay=replay_lib.init_replay(
+                        config.replay_capacity, observation_spec,
+                        environment_spec.actions),
                     key=state_key, env_steps=jnp.zeros((), jnp.int32),
                     learner_steps=jnp.zeros((), jnp.int32))
 
@@ -253,7 +228,7 @@ def make_agent(config: DQNConfig,
         explore_key, (observations.shape[0],)) < params['epsilon']
     return jnp.where(explore, random, greedy).astype(jnp.int32), {}
 
-  def action_probabilities(params: Dict[str, Any],
+  def deployable_policy(params: Dict[str, Any],
                            observations: jax.Array) -> jax.Array:
     return action_masking.policy_probabilities(
         environment_spec, observations,
@@ -319,7 +294,7 @@ def make_agent(config: DQNConfig,
         trajectory._replace(final_observations=None), axis=1)._replace(
             final_observations=data_parallel.gather(
                 trajectory.final_observations, axis=0))
-    transitions, valid = trajectory_transitions(trajectory)
+    transitions, valid = replay_lib.trajectory_transitions(trajectory)
     replay = replay_lib.replay_insert(state.replay, transitions, valid)
     env_steps = state.env_steps + jnp.sum(valid, dtype=jnp.int32)
     key, sample_key = jax.random.split(state.key)
@@ -356,6 +331,6 @@ def make_agent(config: DQNConfig,
       actor_params=actor_params,
       act=act,
       update=update,
-      action_probabilities=action_probabilities,
+      deployable_policy=deployable_policy,
       data=agent_lib.DataRequirements(batch_size=config.num_actors,
                                       unroll_length=config.update_period))

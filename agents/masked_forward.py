@@ -58,7 +58,7 @@ def policy_probabilities(network: hk.Transformed,
                          environment_spec: specs.EnvironmentSpec,
                          has_values: bool = False) -> PolicyFn:
   """`(params, observations [N, ...]) -> [N, A]`: the deployable policy
-  (`Agent.action_probabilities`), softmax over legal actions, 0 on illegal.
+  (`Agent.deployable_policy`), softmax over legal actions, 0 on illegal.
 
   Args:
     network: the agent's network.

@@ -1,5 +1,10 @@
 """Proximal policy optimisation (PPO, clipped) on RLax losses and Optax.
 
+One algorithm over both kinds of action space: a categorical policy over
+discrete actions (illegal ones masked), a diagonal Gaussian over continuous
+ones (`agents.policy_heads`; optionally tanh-squashed into the bounds).
+Only the distribution differs; every loss and update below is shared.
+
 Per update: GAE advantages (`rlax.truncated_generalized_advantage_estimation`)
 from the values recorded while acting, then several epochs of shuffled
 minibatches of the clipped surrogate (`rlax.clipped_surrogate_pg_loss`), a
@@ -27,8 +32,8 @@ import rlax
 from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
-from agents import masked_forward
 from agents import optimizers
+from agents import policy_heads
 from agents import returns as returns_lib
 from environments import specs
 
@@ -57,6 +62,12 @@ class PPOConfig:
     num_epochs: passes over each batch.
     num_minibatches: minibatches per epoch; must divide T·B.
     normalize_advantages: standardise advantages per minibatch.
+    reward_scale: rewards are multiplied by this before the returns and
+      advantages (continuous-control tasks such as Pendulum, whose rewards
+      reach -16 a step, learn better with values near 1).
+    squash_actions: continuous actions only: a tanh-squashed Gaussian
+      rescaled into the action bounds (which must be finite), instead of a
+      plain Gaussian whose samples the environment clips.
   """
   learning_rate: float = 2.5e-4
   learning_rate_decay_updates: Optional[int] = None
@@ -73,6 +84,8 @@ class PPOConfig:
   num_epochs: int = 4
   num_minibatches: int = 4
   normalize_advantages: bool = True
+  reward_scale: float = 1.0
+  squash_actions: bool = False
 
   def __post_init__(self):
     config_checks.check_unit_interval(self, 'discount', 'gae_lambda')
@@ -84,7 +97,7 @@ class PPOConfig:
           f'unroll_length * batch_size ({self.unroll_length} * '
           f'{self.batch_size}).')
     config_checks.check_positive(self, 'learning_rate', 'clip_epsilon',
-                                 'max_grad_norm')
+                                 'max_grad_norm', 'reward_scale')
     config_checks.check_positive(self, 'value_clip_epsilon', allow_none=True)
     if self.learning_rate_decay_updates is not None:
       config_checks.check_positive_integer(self,
@@ -114,12 +127,6 @@ def fit_to_budget(config: PPOConfig, num_steps: Optional[int]) -> PPOConfig:
   return dataclasses.replace(config, learning_rate_decay_updates=updates)
 
 
-def _log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
-  """log π(a|s) by a one-hot product (no gather: export-friendly)."""
-  one_hot = jax.nn.one_hot(actions, logits.shape[-1])
-  return jnp.sum(one_hot * jax.nn.log_softmax(logits), axis=-1)
-
-
 def batch_splits(config: PPOConfig) -> Dict[str, int]:
   """What a device count splitting one seed must divide (the registry's
   `AgentEntry.batch_splits`): each minibatch is split over the devices."""
@@ -141,7 +148,9 @@ def _standardize(advantages: jax.Array) -> jax.Array:
 def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
-  """PPO around an actor-critic `network` (obs -> (logits, values))."""
+  """PPO around an actor-critic `network`: obs -> (logits, values) over
+  discrete actions, obs -> (means, log_stds, values) over continuous ones.
+  """
   decay_steps = None  # Optimizer steps: one per minibatch of each epoch.
   if config.learning_rate_decay_updates is not None:
     decay_steps = (config.learning_rate_decay_updates * config.num_epochs *
@@ -149,20 +158,27 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
   optimizer = optimizers.make_optimizer(
       config.learning_rate, max_grad_norm=config.max_grad_norm, eps=1e-5,
       decay_steps=decay_steps)
-  forward = masked_forward.masked_actor_critic(network, environment_spec)
+  if config.squash_actions and not environment_spec.is_continuous:
+    raise ValueError('PPOConfig.squash_actions applies to continuous '
+                     'actions; this environment\'s are discrete.')
+  head = policy_heads.policy_head(network, environment_spec,
+                                  config.squash_actions)
+  forward = head.forward
 
   def init(key: jax.Array) -> agent_lib.TrainingState:
     return agent_lib.init_training_state(
         network, environment_spec.observations, optimizer, key)
 
   def act(params, key, observations):
-    logits, values = forward(params, observations)
-    actions = jax.random.categorical(key, logits).astype(jnp.int32)
-    return actions, {'log_prob': _log_prob(logits, actions), 'value': values}
+    outputs, values = forward(params, observations)
+    actions = head.sample(key, outputs)
+    return actions, {'log_prob': head.log_prob(outputs, actions),
+                     'value': values}
 
   def minibatch_loss(params, batch):
-    logits, values = forward(params, batch['observations'])
-    ratios = jnp.exp(_log_prob(logits, batch['actions']) - batch['log_prob'])
+    outputs, values = forward(params, batch['observations'])
+    ratios = jnp.exp(head.log_prob(outputs, batch['actions']) -
+                     batch['log_prob'])
     advantages = batch['advantages']
     if config.normalize_advantages:
       advantages = _standardize(advantages)
@@ -175,7 +191,7 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                                           config.value_clip_epsilon)
       value_error = jnp.maximum(value_error, (clipped - batch['returns'])**2)
     value_loss = 0.5 * value_error.mean()
-    entropy_loss = rlax.entropy_loss(logits, jnp.ones_like(values))
+    entropy_loss = head.entropy_loss(outputs)
     loss = (policy_loss + config.value_cost * value_loss +
             config.entropy_cost * entropy_loss)
     return loss, {
@@ -197,13 +213,13 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
   def update(
       state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
   ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
-    chex.assert_rank([trajectory.actions, trajectory.rewards], 2)
+    chex.assert_rank([trajectory.rewards, trajectory.mask], 2)
     _, final_values = forward(state.params, trajectory.final_observations)
     values = trajectory.extras['value']
     advantages = jax.vmap(
         rlax.truncated_generalized_advantage_estimation,
         in_axes=(1, 1, None, 1), out_axes=1)(
-            trajectory.rewards,
+            trajectory.rewards * config.reward_scale,
             returns_lib.continuation_discounts(trajectory, config.discount),
             config.gae_lambda,
             returns_lib.values_with_final(values, final_values))
@@ -218,7 +234,7 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
         'advantages': advantages,
         'returns': advantages + values,
     }, axis=1)
-    t, b = data['actions'].shape
+    t, b = data['advantages'].shape
     if (t * b) % config.num_minibatches:
       raise ValueError(f'num_minibatches ({config.num_minibatches}) must '
                        f'divide the batch of {t} x {b} steps.')
@@ -246,7 +262,6 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
       actor_params=lambda state: state.params,
       act=act,
       update=update,
-      action_probabilities=masked_forward.policy_probabilities(
-          network, environment_spec, has_values=True),
+      deployable_policy=head.deployable_policy,
       data=agent_lib.DataRequirements(batch_size=config.batch_size,
                                       unroll_length=config.unroll_length))

@@ -15,8 +15,9 @@ then `python -m experiments.train --imports=my_module --agent=my_agent`.
 
 import dataclasses
 import typing
-from typing import Any, Callable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
+from dm_env import specs as dm_specs
 import haiku as hk
 
 from agents import a2c
@@ -25,9 +26,16 @@ from agents import config_checks
 from agents import dqn
 from agents import ppo
 from agents import reinforce
+from agents import sac
+from environments import continuous_actions
 from environments import named_entries
 from environments import specs
 from networks import registry as network_registry
+
+
+DISCRETE = 'discrete'  # Actions of a dm_env DiscreteArray.
+CONTINUOUS = 'continuous'  # Float actions `[action_dim]` (BoundedArray).
+ACTION_SPACES = (DISCRETE, CONTINUOUS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,10 +45,11 @@ class AgentEntry:
   Attributes:
     name: the name `--agent` takes.
     config_class: the agent's config dataclass (documented defaults).
-    network_kind: the kind of network it needs (`networks.registry.KINDS`).
-    default_network: the registered network it uses unless `--network`
-      names another of its kind (on image observations the conv network of
-      its kind instead: `networks.registry.default_network`).
+    network_kind: the kind of network it needs (`networks.registry.KINDS`)
+      over actions of `action_space`.
+    default_network: the registered network it uses there unless
+      `--network` names another of its kind (on image observations the conv
+      network of its kind instead: `networks.registry.default_network`).
     make_agent: `(config, environment_spec, network) -> Agent`.
     trainable_on_device: its exported policy has a policy gradient, so an
       `--export=trainable` model can keep learning on the device.
@@ -58,6 +67,11 @@ class AgentEntry:
       the environments (e.g. PPO's minibatch); None: the agent does not
       reduce over its batch through `agents.data_parallel`, so each seed
       runs on one device.
+    action_space: the actions `network_kind` acts in (`ACTION_SPACES`).
+    continuous_network: `(kind, default network)` over continuous actions,
+      for an agent whose `action_space` is discrete but that acts in both
+      (PPO: a Gaussian instead of a categorical policy); None: only
+      `action_space`.
   """
   name: str
   config_class: type
@@ -70,12 +84,28 @@ class AgentEntry:
   static_keys: Tuple[str, ...] = ()
   title: Optional[str] = None
   batch_splits: Optional[Callable[[Any], Mapping[str, int]]] = None
+  action_space: str = DISCRETE
+  continuous_network: Optional[Tuple[str, str]] = None
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
       raise ValueError(f'Agent {self.name!r}: config_class must be a '
                        f'dataclass; got {self.config_class!r}.')
-    network_registry.get(self.default_network, self.network_kind)
+    if self.action_space not in ACTION_SPACES:
+      raise ValueError(f'Agent {self.name!r}: action_space must be one of '
+                       f'{ACTION_SPACES}; got {self.action_space!r}.')
+    if self.continuous_network is not None and self.action_space != DISCRETE:
+      raise ValueError(f'Agent {self.name!r}: continuous_network is for an '
+                       f'agent of discrete action_space that acts in both.')
+    for kind, default in self.networks().values():
+      network_registry.get(default, kind)
+
+  def networks(self) -> Dict[str, Tuple[str, str]]:
+    """`{action space: (network kind, default network)}` it acts in."""
+    networks = {self.action_space: (self.network_kind, self.default_network)}
+    if self.continuous_network is not None:
+      networks[CONTINUOUS] = tuple(self.continuous_network)
+    return networks
 
 
 def _no_splits(config: Any) -> Mapping[str, int]:
@@ -94,10 +124,15 @@ _BUILT_IN = (
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
                fit_to_budget=ppo.fit_to_budget, title='PPO',
-               batch_splits=ppo.batch_splits),
+               batch_splits=ppo.batch_splits,
+               continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
+                                   'mlp_gaussian_actor_critic')),
     AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
                'mlp_policy', reinforce.make_agent, trainable_on_device=True,
                title='REINFORCE', batch_splits=_no_splits),
+    AgentEntry('sac', sac.SACConfig, network_registry.ACTOR_TWIN_Q,
+               'mlp_actor_twin_q', sac.make_agent, title='SAC',
+               batch_splits=sac.batch_splits, action_space=CONTINUOUS),
 )
 
 # Built-in entries, then whatever users `register` (never replaced).
@@ -179,22 +214,69 @@ def fit_to_budget(name: str, config: Any, num_steps: Optional[int]) -> Any:
   return config if fit is None else fit(config, num_steps)
 
 
+def action_space(environment_spec: specs.EnvironmentSpec) -> Optional[str]:
+  """`DISCRETE` (a `DiscreteArray`), `CONTINUOUS` (float `[action_dim]`) or
+  None (anything else, which no agent here acts in) for `environment_spec`.
+  """
+  actions = environment_spec.actions
+  if isinstance(actions, dm_specs.DiscreteArray):
+    return DISCRETE
+  if environment_spec.is_continuous and len(actions.shape) == 1:
+    return CONTINUOUS
+  return None
+
+
+def check_action_space(name: str,
+                       environment_spec: specs.EnvironmentSpec) -> None:
+  """Raises ValueError, naming the agent, the environment's action spec and
+  the agents that fit, unless agent `name` acts in its action space."""
+  space = action_space(environment_spec)
+  if space in get(name).networks():
+    return
+  described = continuous_actions.describe(environment_spec.actions)
+  acts_in = " and ".join(get(name).networks())
+  if space is None:
+    raise ValueError(
+        f'Agent {name!r} acts in {acts_in} action spaces; this '
+        f'environment\'s actions are {described}, which no agent here takes '
+        f'(discrete: a dm_env DiscreteArray; continuous: a float '
+        f'[action_dim] array).')
+  fits = [n for n in names() if space in get(n).networks()]
+  raise ValueError(
+      f'Agent {name!r} acts in {acts_in} action spaces; this environment\'s '
+      f'actions are {described}. Agents for {space} actions: '
+      f'{", ".join(fits) or "none"}.')
+
+
 def network_entry(name: str, network: Optional[str] = None,
                   environment_spec: Optional[specs.EnvironmentSpec] = None
                  ) -> network_registry.NetworkEntry:
   """The network agent `name` uses: `network`, else its default for the
-  observations of `environment_spec` (`networks.registry.default_network`:
-  the conv network of its kind on images). A network of the wrong kind, or
-  one that cannot take those observations, is refused, listing the ones
-  that fit."""
+  action space and observations of `environment_spec`
+  (`networks.registry.default_network`: the conv network of its kind on
+  images). A network of the wrong kind, or one that cannot take those
+  observations, is refused, listing the ones that fit. Without a spec, a
+  `network` of any kind the agent uses is accepted, and the default is
+  that of its `action_space`."""
   entry = get(name)
   observations = (None if environment_spec is None else
                   environment_spec.observations)
+  networks = entry.networks()
+  if environment_spec is not None:
+    check_action_space(name, environment_spec)
   try:
+    if environment_spec is not None:
+      kind, default = networks[action_space(environment_spec)]
+    elif network is not None:  # Any kind the agent uses.
+      defaults = dict(networks.values())
+      kind = network_registry.get(network).kind
+      kind = kind if kind in defaults else entry.network_kind
+      default = defaults[kind]
+    else:
+      kind, default = entry.network_kind, entry.default_network
     chosen = network_registry.get(
         network or network_registry.default_network(
-            entry.network_kind, observations, entry.default_network),
-        entry.network_kind)
+            kind, observations, default), kind)
     if observations is not None:
       chosen.check_observations(observations)
   except ValueError as e:

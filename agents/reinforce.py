@@ -124,6 +124,6 @@ def make_agent(config: ReinforceConfig,
       actor_params=actor_params,
       act=act,
       update=update,
-      action_probabilities=masked_forward.policy_probabilities(
+      deployable_policy=masked_forward.policy_probabilities(
           network, environment_spec),
       data=agent_lib.DataRequirements(batch_size=config.batch_size))

@@ -2,14 +2,19 @@
 
 The whole buffer is a pytree of arrays of fixed shape, so inserting and
 sampling are pure functions that run inside `jit` and `lax.scan` (the
-compiled loop) as well as from Python; DQN keeps it in its learner state.
+compiled loop) as well as from Python; DQN and SAC keep it in their learner
+state. Actions are stored as the action spec has them: int32 scalars, or
+float32 `[action_dim]` continuous actions.
 """
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Tuple
 
 import chex
 import jax
 import jax.numpy as jnp
+
+from agents import agent as agent_lib
+from agents import returns as returns_lib
 
 
 class Transitions(NamedTuple):
@@ -37,14 +42,18 @@ class Replay(NamedTuple):
   size: jax.Array
 
 
-def init_replay(capacity: int, observation_spec: Any) -> Replay:
-  """An empty buffer for `capacity` transitions of `observation_spec`."""
+def init_replay(capacity: int, observation_spec: Any,
+                action_spec: Any) -> Replay:
+  """An empty buffer for `capacity` transitions of `observation_spec` and
+  `action_spec`."""
   # Distinct buffers per field, so that the state can be donated to jit.
   observations = lambda: jnp.zeros(
       (capacity,) + tuple(observation_spec.shape), observation_spec.dtype)
   scalars = lambda: jnp.zeros((capacity,), jnp.float32)
-  transitions = Transitions(observations(), jnp.zeros((capacity,), jnp.int32),
-                            scalars(), scalars(), observations())
+  actions = jnp.zeros((capacity,) + tuple(action_spec.shape),
+                      action_spec.dtype)
+  transitions = Transitions(observations(), actions, scalars(), scalars(),
+                            observations())
   return Replay(transitions, jnp.zeros((), jnp.int32),
                 jnp.zeros((), jnp.int32))
 
@@ -80,3 +89,28 @@ def replay_sample(replay: Replay, key: jax.Array,
   indices = jax.random.randint(key, (batch_size,), 0,
                                jnp.maximum(replay.size, 1))
   return jax.tree.map(lambda x: x[indices], replay.transitions)
+
+
+def trajectory_transitions(trajectory: agent_lib.Trajectory
+                          ) -> Tuple[Transitions, jax.Array]:
+  """Flattens a `[T, B]` trajectory into `T·B` transitions and a valid mask.
+
+  The next observation of step t is `observations[t + 1]`, or
+  `final_observations` for t = T - 1. The bootstrap discount is
+  `discounts[t] * (1 - last[t])`: zero at every episode end, truncations
+  included, since at an end `observations[t + 1]` belongs to the next
+  episode. Returns (transitions [T·B], valid bool [T·B] = mask > 0).
+  """
+  observations = jnp.asarray(trajectory.observations)
+  next_observations = jnp.concatenate(
+      [observations[1:], jnp.asarray(trajectory.final_observations)[None]])
+  # γ = 1 here: the loss applies `config.discount` to these.
+  discounts = returns_lib.continuation_discounts(trajectory, 1.0)
+  flat = agent_lib.flatten_steps
+  transitions = Transitions(
+      observations=flat(observations),
+      actions=flat(jnp.asarray(trajectory.actions)),
+      rewards=flat(jnp.asarray(trajectory.rewards, jnp.float32)),
+      discounts=flat(jnp.asarray(discounts, jnp.float32)),
+      next_observations=flat(next_observations))
+  return transitions, flat(jnp.asarray(trajectory.mask) > 0)

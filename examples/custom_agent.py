@@ -107,7 +107,7 @@ def make_agent(config: ReinforceWithBaselineConfig,
       actor_params=lambda state: state.params,
       act=act,
       update=update,
-      action_probabilities=masked_forward.policy_probabilities(
+      deployable_policy=masked_forward.policy_probabilities(
           network, environment_spec, has_values=True),
       data=agent_lib.DataRequirements(batch_size=config.batch_size))
 

@@ -16,6 +16,10 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     (`experiments/scaling_benchmarks.py`, as are seeds and devices).
   gymnax_cartpole, breakout_minatar, vector_python_loop,
     bsuite_python_loop: see `experiments/environment_benchmarks.py`.
+  ppo_pendulum, sac_pendulum, brax_inverted_pendulum: continuous control,
+    compiled-loop steps per second (compile excluded) and greedy return of
+    the presets ppo_pendulum, sac_pendulum (gymnax Pendulum-v1) and
+    ppo_brax_inverted_pendulum (the `control` extra), as gymnax_cartpole.
   ppo_cartpole: PPO on CartPole in the common reference setting (4 envs x
     128 steps, 4 epochs x 4 minibatches, 64-unit tanh MLP, 500k steps):
     steps per second, compile seconds, final greedy return.
@@ -68,7 +72,8 @@ from experiments.storage import atomic_files
 THRESHOLDS = (20.0, 16.0, 13.0)
 SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
           'seeds', 'devices', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
-          'vector_python_loop', 'bsuite_python_loop', 'train_command')
+          'vector_python_loop', 'bsuite_python_loop', 'train_command',
+          'ppo_pendulum', 'sac_pendulum', 'brax_inverted_pendulum')
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
             'devices')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.

@@ -78,8 +78,11 @@ FLAG_GROUPS = {
 def _define_flags() -> None:
   """Defines the flags (only when run as a program)."""
   user_imports.define_flag()
-  flags.DEFINE_list('agents', ','.join(agent_registry.names()),
-                    f'Agents to compare, from {", ".join(agent_registry.names())}.')
+  flags.DEFINE_list('agents', None,
+                    f'Agents to compare, from {", ".join(agent_registry.names())}. '
+                    'Default: every agent that acts in the action spaces of '
+                    'all of --envs (discrete: reinforce, a2c, ppo, dqn; '
+                    'continuous: ppo, sac).')
   flags.DEFINE_list(
       'envs', 'catch,plane_strike',
       f'Environments: {env_registry.describe_names()} (bsuite: and gym: '
@@ -134,10 +137,16 @@ def _define_flags() -> None:
 def make_comparison() -> comparison_lib.Comparison:
   """The comparison the flags describe."""
   f = flags.FLAGS
+  agents = f.agents
+  if agents is None:
+    try:
+      agents = build_lib.agents_for(f.envs)
+    except ValueError as e:
+      raise comparison_lib.ComparisonError(f'--envs: {e}') from e
   common, per_agent = pair_settings.split_overrides(config_flags.overrides(),
-                                                    f.agents)
+                                                    agents)
   return comparison_lib.Comparison(
-      agents=tuple(f.agents), envs=tuple(f.envs), num_seeds=f.seeds,
+      agents=tuple(agents), envs=tuple(f.envs), num_seeds=f.seeds,
       num_steps=f.num_steps, overrides=common, agent_overrides=per_agent,
       presets=tuple(f.preset or ()),
       eval_points=f.eval_points, eval_episodes=f.eval_episodes,

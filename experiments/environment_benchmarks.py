@@ -173,6 +173,13 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
           root, 'ppo_breakout_minatar', f.seeds, train_command=False),
       'vector_python_loop': lambda: vector_python_loop(
           root, f.seeds, f.vector_steps, f.vector_envs),
+      # Continuous control (issue 17): compiled-loop speed of each preset.
+      'ppo_pendulum': lambda: preset_speed(root, 'ppo_pendulum', f.seeds,
+                                           train_command=False),
+      'sac_pendulum': lambda: preset_speed(root, 'sac_pendulum', f.seeds,
+                                           train_command=False),
+      'brax_inverted_pendulum': lambda: preset_speed(
+          root, 'ppo_brax_inverted_pendulum', f.seeds, train_command=False),
       'bsuite_python_loop': lambda: vector_python_loop(
           root, f.seeds, f.vector_steps, f.vector_envs,
           agents=('dqn', 'ppo'), env='bsuite:catch/0'),

@@ -67,6 +67,9 @@ _CARTPOLE = dict(eval_episodes=20, min_return=475.0)
 # Issue 13: every agent's exported model within 13 strikes (the app's own
 # model: 12.8; exact Bayes-greedy play: 11.92).
 _PLANE_STRIKE = dict(eval_episodes=1000, max_length=13.0, export_tflite=True)
+# Issue 17: Pendulum's usual "solved" return; the exported deterministic
+# policy is verified against JAX too.
+_PENDULUM = dict(eval_episodes=100, min_return=-200.0, export_tflite=True)
 
 GRID = (
     Setting('catch', 'reinforce', **_CATCH),
@@ -80,6 +83,11 @@ GRID = (
     Setting('plane_strike', 'dqn', **_PLANE_STRIKE),
     Setting('plane_strike', 'a2c', **_PLANE_STRIKE),
     Setting('plane_strike', 'ppo', **_PLANE_STRIKE),
+    Setting('gymnax:Pendulum-v1', 'ppo', **_PENDULUM),
+    Setting('gymnax:Pendulum-v1', 'sac', **_PENDULUM),
+    # Brax's pole balancing: 1 a step alive, 1000 steps at most.
+    Setting('brax:inverted_pendulum', 'ppo', eval_episodes=20,
+            min_return=950.0, export_tflite=True),
 )
 
 
@@ -171,8 +179,12 @@ def main(argv):
         'seconds': time.perf_counter() - start,
     }
     if setting.export_tflite:
-      row['tflite_greedy_strikes'] = [
-          r['tflite']['mean_episode_length'] for r in results]
+      row['tflite_greedy_strikes' if setting.max_length is not None else
+          'tflite_greedy_return'] = [
+              r['tflite']['mean_episode_length' if setting.max_length
+                          is not None else 'mean_return'] for r in results]
+      row['tflite_max_abs_diff'] = [r['tflite']['max_abs_diff']
+                                    for r in results]
     rows.append(row)
     print(json.dumps({k: row[k] for k in ('env', 'agent', 'median',
                                            'target', 'target_met_by_median')

@@ -1,8 +1,10 @@
 """The one registry of networks: named Haiku factories and what they output.
 
 An agent states the kind of network it needs (`POLICY`: logits;
-`ACTOR_CRITIC`: logits and values; `Q_VALUES`: one value per action) and
-its default network; `--network=<name>` swaps in any registered network of
+`ACTOR_CRITIC`: logits and values; `Q_VALUES`: one value per action; over
+continuous actions `GAUSSIAN_ACTOR_CRITIC`: Gaussian means, log-stds and
+values; `ACTOR_TWIN_Q`: SAC's actor and twin critics) and its default
+network; `--network=<name>` swaps in any registered network of
 that kind, e.g. one a user registers from their own module (see
 `examples/custom_network.py`):
 
@@ -25,14 +27,23 @@ import jax
 from environments import named_entries
 from environments import specs
 from networks import actor_critic
+from networks import actor_twin_q
 from networks import conv
+from networks import gaussian_actor_critic
 from networks import policy
 from networks import q_network
 
 POLICY = 'policy'  # observations [N, ...] -> logits [N, A].
 ACTOR_CRITIC = 'actor_critic'  # -> (logits [N, A], values [N]).
 Q_VALUES = 'q_values'  # -> Q-values [N, A].
-KINDS = (POLICY, ACTOR_CRITIC, Q_VALUES)
+# -> (means [N, D], log_stds [N, D], values [N]).
+GAUSSIAN_ACTOR_CRITIC = 'gaussian_actor_critic'
+# hk.MultiTransformed: apply = (actor -> (means, log_stds), critic(obs,
+# actions) -> [N, 2]).
+ACTOR_TWIN_Q = 'actor_twin_q'
+KINDS = (POLICY, ACTOR_CRITIC, Q_VALUES, GAUSSIAN_ACTOR_CRITIC, ACTOR_TWIN_Q)
+# Kinds whose networks act over continuous actions (`[action_dim]`).
+CONTINUOUS_KINDS = (GAUSSIAN_ACTOR_CRITIC, ACTOR_TWIN_Q)
 
 # (environment spec, hidden sizes or None) -> transformed network.
 NetworkFactory = Callable[[specs.EnvironmentSpec, Optional[Sequence[int]]],
@@ -48,7 +59,8 @@ class NetworkEntry:
     kind: what the network outputs, one of `KINDS`.
     make: `(environment_spec, hidden_sizes) -> hk.Transformed`, whose
       `apply(params, observations [N, *obs_shape])` returns the kind's
-      outputs; `hidden_sizes` None means the network's own default.
+      outputs (`ACTOR_TWIN_Q`: an `hk.MultiTransformed`, see its kind);
+      `hidden_sizes` None means the network's own default.
     observation_rank: the rank of one observation the network needs (3 for
       the conv networks: `[H, W, C]`); None: any (the MLPs flatten).
   """
@@ -119,6 +131,17 @@ _BUILT_IN = (
             spec.num_actions, sizes, jax.nn.relu, conv.ConvTorso))),
     _conv_entry('conv_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes, conv.ConvTorso))),
+    # PureJaxRL's / CleanRL's continuous PPO: one learned log-std vector.
+    NetworkEntry('mlp_gaussian_actor_critic', GAUSSIAN_ACTOR_CRITIC,
+                 lambda spec, sizes: (
+                     gaussian_actor_critic.make_gaussian_actor_critic_network(
+                         spec.action_dim, sizes))),
+    NetworkEntry('mlp_gaussian_actor_critic_state_std', GAUSSIAN_ACTOR_CRITIC,
+                 lambda spec, sizes: (
+                     gaussian_actor_critic.make_gaussian_actor_critic_network(
+                         spec.action_dim, sizes, state_dependent_std=True))),
+    NetworkEntry('mlp_actor_twin_q', ACTOR_TWIN_Q, lambda spec, sizes: (
+        actor_twin_q.make_actor_twin_q_network(spec.action_dim, sizes))),
 )
 
 # The network of each kind that image observations get by default.
@@ -164,5 +187,5 @@ def default_network(kind: str, observation_spec: Optional[Any],
   network of its kind on image observations, else `fallback` (the agent's
   own default). `observation_spec` None (not known yet): `fallback`."""
   if observation_spec is not None and is_image(observation_spec):
-    return IMAGE_DEFAULTS[kind]
+    return IMAGE_DEFAULTS.get(kind, fallback)
   return fallback

@@ -232,8 +232,13 @@ def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
   workdir = os.path.abspath(workdir)
   groups, problems = [], []
   for env in comparison.envs:
+    try:
+      spec = build_lib.spec_of(env)
+    except ValueError as e:
+      raise ComparisonError(f'--envs: {env}: {e}') from e
     for agent in comparison.agents:
       try:
+        agent_registry.check_action_space(agent, spec)
         config = pair_settings.experiment_config(
             agent, env, num_steps=comparison.num_steps,
             eval_points=comparison.eval_points,

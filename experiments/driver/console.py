@@ -96,7 +96,7 @@ def _model(result: Mapping[str, Any]) -> str:
   if not path:
     return 'no model exported'
   check = result.get('tflite', {})
-  return (f'model {path} (verified: max |p - p_jax| '
+  return (f'model {path} (verified: max |TFLite - JAX| '
           f'{check.get("max_abs_diff", float("nan")):.1e} <= '
           f'{check.get("tolerance", float("nan")):.0e} on '
           f'{check.get("observations_checked", 0):,} observations)')

@@ -107,7 +107,7 @@ def verify_trainable(path: str, agent: agent_lib.Agent,
   batches = [training_batch(games[i:i + games_per_update], discount)
              for i in range(0, len(games), games_per_update)]
   boards = np.concatenate([b for b, _, _ in batches])
-  expected = np.asarray(agent.action_probabilities(params, boards))
+  expected = np.asarray(agent.deployable_policy(params, boards))
   infer_diff = float(np.max(np.abs(
       np.stack([model(b) for b in boards]) - expected)))
   if infer_diff > tflite.TOLERANCE:

@@ -1,7 +1,10 @@
 r"""Exports an agent's policy to TFLite and verifies it against JAX.
 
 The exported model maps one observation batch `[1, *obs_shape]` (float32) to
-action probabilities `[1, A]`, zero on illegal actions. For Plane Strike this
+action probabilities `[1, A]`, zero on illegal actions, or for continuous
+control to the deterministic action `[1, action_dim]` (the policy's mean,
+squashed and rescaled into the action bounds as when acting greedily;
+`Agent.deployable_policy`). For Plane Strike this
 is a drop-in for the Android example's model: input `[1, 8, 8]` (0 untried,
 1 hit, -1 miss), output `[1, 64]`, index = row * 8 + col.
 
@@ -23,6 +26,7 @@ import numpy as np
 
 from agents import agent as agent_lib
 from agents import greedy
+from environments import continuous_actions
 from environments import specs
 from experiments.storage import atomic_files
 
@@ -82,7 +86,7 @@ def to_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
               environment_spec: specs.EnvironmentSpec,
               quantize: Optional[str] = None,
               input_name: str = DEFAULT_INPUT_NAME) -> bytes:
-  """Converts `agent.action_probabilities(params, ·)` to a TFLite model.
+  """Converts `agent.deployable_policy(params, ·)` to a TFLite model.
 
   jax2tf (native serialization) → `tf.function` with a fixed `[1, *obs]`
   float32 signature → `TFLiteConverter`. Params become constants; `quantize`
@@ -94,7 +98,7 @@ def to_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
   from jax.experimental import jax2tf  # pylint: disable=g-import-not-at-top
 
   def probabilities(observations):
-    return agent.action_probabilities(params, observations)
+    return agent.deployable_policy(params, observations)
 
   shape = (1,) + tuple(environment_spec.observations.shape)
   tf_fn = tf.function(
@@ -129,7 +133,8 @@ class TFLitePolicy:
     (self.output_details,) = self._interpreter.get_output_details()
 
   def __call__(self, observation: np.ndarray) -> np.ndarray:
-    """`[*obs_shape]` observation -> `[A]` probabilities."""
+    """`[*obs_shape]` observation -> `[A]` probabilities (or
+    `[action_dim]` actions)."""
     batch = np.asarray(observation, np.float32)[None]
     self._interpreter.set_tensor(self.input_details['index'], batch)
     self._interpreter.invoke()
@@ -143,11 +148,12 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
            max_steps: int = MAX_CHECK_STEPS) -> Dict[str, Any]:
   """Checks the exported model against JAX and plays it as the app does.
 
-  Plays `num_games` greedy games through the interpreter (argmax among legal
-  actions; fewer if they reach `max_steps` observations, the last one then
-  cut short and not scored), then compares interpreter and JAX
-  probabilities on every observation seen there plus `num_random_boards`
-  observations from uniformly random legal play.
+  Plays `num_games` greedy games through the interpreter (`greedy.
+  greedy_play`: argmax among legal actions, or the continuous action
+  itself; fewer if they reach `max_steps` observations, the last one then
+  cut short and not scored), then compares interpreter and JAX outputs on
+  every observation seen there plus `num_random_boards` observations from
+  uniformly random (legal) play.
 
   Returns:
     `max_abs_diff`, `observations_checked`, `games` (completed),
@@ -157,14 +163,14 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
   """
   policy = TFLitePolicy(path)
   expected_shape = (1,) + tuple(environment_spec.observations.shape)
+  output_size = greedy.output_size(environment_spec)
   if (tuple(policy.input_details['shape']) != expected_shape or
-      tuple(policy.output_details['shape']) !=
-      (1, environment_spec.num_actions) or
+      tuple(policy.output_details['shape']) != (1, output_size) or
       policy.input_details['dtype'] != np.float32 or
       policy.output_details['dtype'] != np.float32):
     raise ValueError(
         f'{path} does not have the expected float32 {expected_shape} -> '
-        f'(1, {environment_spec.num_actions}) signature.')
+        f'(1, {output_size}) signature.')
   observations: List[np.ndarray] = []
   outputs: List[np.ndarray] = []
   returns, lengths = [], []
@@ -176,13 +182,12 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
     while not timestep.last():
       if len(observations) >= max_steps:
         break
-      probabilities = policy(timestep.observation)
-      observations.append(np.asarray(timestep.observation))
-      outputs.append(probabilities)
-      legal = greedy.legal_mask(environment_spec,
-                                np.asarray(timestep.observation))
-      timestep = environment.step(
-          int(greedy.greedy_actions(probabilities, legal)))
+      observation = np.asarray(timestep.observation)
+      output = policy(observation)
+      observations.append(observation)
+      outputs.append(output)
+      timestep = environment.step(continuous_actions.host_action(
+          greedy.greedy_play(environment_spec, output, observation)))
       episode_return += float(timestep.reward)
       length += 1
     if timestep.last():
@@ -195,28 +200,40 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
     while not timestep.last() and random_boards < num_random_boards:
       observations.append(np.asarray(timestep.observation))
       outputs.append(policy(timestep.observation))
-      legal = np.flatnonzero(greedy.legal_mask(
-          environment_spec, np.asarray(timestep.observation)))
-      timestep = environment.step(int(rng.choice(legal)))
+      timestep = environment.step(_random_action(
+          environment_spec, np.asarray(timestep.observation), rng))
       random_boards += 1
   batch = np.stack(observations)
-  expected = np.asarray(jax.jit(agent.action_probabilities)(params, batch))
+  expected = np.asarray(jax.jit(agent.deployable_policy)(params, batch))
   outputs = np.stack(outputs)
-  legal = greedy.legal_mask(environment_spec, batch)
   return {
       # Both sides must be finite: argmax of all-NaN outputs "agrees".
       'finite': bool(np.all(np.isfinite(outputs)) and
                      np.all(np.isfinite(expected))),
       'max_abs_diff': float(np.max(np.abs(outputs - expected))),
       'greedy_agreement': float(np.mean(
-          greedy.greedy_actions(outputs, legal) ==
-          greedy.greedy_actions(expected, legal))),
+          greedy.agreement(environment_spec, outputs, expected, batch))),
       'observations_checked': len(observations),
       'games': len(returns),
       'mean_return': float(np.mean(returns)) if returns else None,
       'mean_episode_length': float(np.mean(lengths)) if lengths else None,
       'size_bytes': os.path.getsize(path),
   }
+
+
+def _random_action(environment_spec: specs.EnvironmentSpec,
+                   observation: np.ndarray, rng: np.random.Generator) -> Any:
+  """A uniformly random legal action (continuous: uniform in the bounds,
+  standard normal where unbounded)."""
+  if environment_spec.is_continuous:
+    low, high = continuous_actions.bounds(environment_spec.actions)
+    normal = rng.standard_normal(low.shape).astype(np.float32)
+    uniform = rng.uniform(np.where(np.isfinite(low), low, 0.0),
+                          np.where(np.isfinite(high), high, 1.0))
+    finite = np.isfinite(low) & np.isfinite(high)
+    return np.where(finite, uniform, normal).astype(np.float32)
+  legal = np.flatnonzero(greedy.legal_mask(environment_spec, observation))
+  return int(rng.choice(legal))
 
 
 def _float_reference(agent: agent_lib.Agent, params: agent_lib.Params,

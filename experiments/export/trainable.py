@@ -58,7 +58,7 @@ def policy_gradient_loss(agent: agent_lib.Agent, params: agent_lib.Params,
   The taken action's probability is picked with a one-hot product, not a
   gather: LiteRT cannot run the scatter that a gather's gradient becomes.
   """
-  probabilities = agent.action_probabilities(params, boards)
+  probabilities = agent.deployable_policy(params, boards)
   one_hot = jax.nn.one_hot(actions, probabilities.shape[-1],
                            dtype=probabilities.dtype)
   taken = jnp.sum(probabilities * one_hot, axis=-1)
@@ -112,7 +112,7 @@ def make_module(agent: agent_lib.Agent, params: agent_lib.Params,
   dims = ','.join(str(d) for d in obs_shape)
 
   def infer_fn(leaves, board):
-    return agent.action_probabilities(jax.tree.unflatten(param_def, leaves),
+    return agent.deployable_policy(jax.tree.unflatten(param_def, leaves),
                                       board)
 
   def train_fn(leaves, opt, boards, actions, returns):

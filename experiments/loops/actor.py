@@ -8,13 +8,14 @@ environments run side by side, so both loops sample the same actions.
 """
 
 import functools
-from typing import Tuple
+from typing import Tuple, Union
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
+from environments import continuous_actions
 
 
 def step_key(key: jax.Array, episode: jax.Array, step: jax.Array) -> jax.Array:
@@ -50,14 +51,15 @@ class Actor:
     self._next_episode += 1
     self._step = 0
 
-  def select_action(self,
-                    observation: np.ndarray) -> Tuple[int, agent_lib.Extras]:
+  def select_action(self, observation: np.ndarray
+                   ) -> Tuple[Union[int, np.ndarray], agent_lib.Extras]:
+    """An int discrete action, or a float32 `[action_dim]` continuous one."""
     if self._episode is None:
       raise RuntimeError('Call start_episode before the first action.')
     action, extras = self._act(self._params, self._key, self._episode,
                                np.int32(self._step), observation)
     self._step += 1
-    return int(action), extras
+    return continuous_actions.host_action(action), extras
 
   def update(self, params: agent_lib.Params) -> None:
     self._params = params

@@ -17,13 +17,22 @@ import numpy as np
 from agents import agent as agent_lib
 
 
+def host_actions(actions: Any) -> np.ndarray:
+  """Actions as the `Trajectory` holds them: int32 discrete actions, or
+  float32 continuous ones (`[..., action_dim]`)."""
+  actions = np.asarray(actions)
+  if np.issubdtype(actions.dtype, np.integer):
+    return actions.astype(np.int32)
+  return actions.astype(np.float32)
+
+
 class Batcher(Protocol):
   """Turns time steps into `Trajectory` batches."""
 
   def observe_first(self, timestep: dm_env.TimeStep) -> None:
     ...
 
-  def observe(self, action: int, extras: agent_lib.Extras,
+  def observe(self, action: Any, extras: agent_lib.Extras,
               timestep: dm_env.TimeStep) -> None:
     ...
 
@@ -88,7 +97,7 @@ class EpisodeBatcher:
     self._current = dict(observations=[np.asarray(timestep.observation)],
                          actions=[], rewards=[], discounts=[], extras=[])
 
-  def observe(self, action: int, extras: agent_lib.Extras,
+  def observe(self, action: Any, extras: agent_lib.Extras,
               timestep: dm_env.TimeStep) -> None:
     if self._current is None:
       raise RuntimeError('observe_first must be called at the episode start.')
@@ -143,6 +152,10 @@ def pad_episodes(episodes: List[dict]) -> agent_lib.Trajectory:
     out[:len(values)] = values
     return out
 
+  def pad_actions(actions):
+    actions = host_actions(actions)
+    return pad(actions, actions.dtype, actions.shape[1:])
+
   obs_shape = episodes[0]['observations'].shape[1:]
   obs_dtype = episodes[0]['observations'].dtype
   columns = dict(observations=[], actions=[], rewards=[], discounts=[],
@@ -151,7 +164,7 @@ def pad_episodes(episodes: List[dict]) -> agent_lib.Trajectory:
     n = len(e['actions'])
     columns['observations'].append(pad(e['observations'], obs_dtype,
                                        obs_shape))
-    columns['actions'].append(pad(e['actions'], np.int32))
+    columns['actions'].append(pad_actions(e['actions']))
     columns['rewards'].append(pad(e['rewards'], np.float32))
     columns['discounts'].append(pad(e['discounts'], np.float32))
     columns['last'].append(pad(np.arange(n) == n - 1, bool))
@@ -195,7 +208,7 @@ class SequenceBatcher:
   def observe_first(self, timestep: dm_env.TimeStep) -> None:
     self._pending = np.asarray(timestep.observation)
 
-  def observe(self, action: int, extras: agent_lib.Extras,
+  def observe(self, action: Any, extras: agent_lib.Extras,
               timestep: dm_env.TimeStep) -> None:
     if self._pending is None:
       raise RuntimeError('observe_first must be called at the episode start.')
@@ -208,7 +221,7 @@ class SequenceBatcher:
           *self._steps)
       self._sequences.append(dict(
           observations=np.stack(observations),
-          actions=np.asarray(actions, np.int32),
+          actions=host_actions(actions),
           rewards=np.asarray(rewards, np.float32),
           discounts=np.asarray(discounts, np.float32),
           last=np.asarray(last, bool),

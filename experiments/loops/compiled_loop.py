@@ -186,7 +186,7 @@ class CompiledLoop:
         lambda x: x.reshape((self.rounds, length) + x.shape[1:]), steps)
     final = jnp.swapaxes(split['next_observations'][:, -1], 0, 1)  # [n, k]
     trajectory = agent_lib.Trajectory(
-        mask=jnp.ones(_env_major(split['actions']).shape, jnp.float32),
+        mask=jnp.ones(_env_major(split['rewards']).shape, jnp.float32),
         final_observations=final.reshape((-1,) + final.shape[2:]),
         **{name: _env_major(split[name]) for name in (
             'observations', 'actions', 'rewards', 'discounts', 'last',

@@ -14,6 +14,7 @@ import numpy as np
 
 from agents import agent as agent_lib
 from agents import greedy
+from environments import continuous_actions
 from environments import functional
 from environments import specs
 
@@ -22,15 +23,17 @@ def greedy_actions(agent: agent_lib.Agent,
                    environment_spec: specs.EnvironmentSpec,
                    params: agent_lib.Params,
                    observations: jax.Array) -> jax.Array:
-  """`[N]` argmax of the deployable policy among legal actions."""
-  return greedy.greedy_actions(
-      agent.action_probabilities(params, observations),
-      greedy.legal_mask(environment_spec, jnp.asarray(observations)))
+  """`[N]` greedy actions of the deployable policy (`greedy.greedy_play`:
+  the most probable legal action, or the deterministic continuous one)."""
+  observations = jnp.asarray(observations)
+  return greedy.greedy_play(environment_spec,
+                            agent.deployable_policy(params, observations),
+                            observations)
 
 
 def make_greedy_policy(agent: agent_lib.Agent,
                        environment_spec: specs.EnvironmentSpec):
-  """Jitted `(params, observation) -> action`: argmax among legal actions."""
+  """Jitted `(params, observation) -> action`, greedy (`greedy_actions`)."""
   return jax.jit(lambda params, observation: greedy_actions(
       agent, environment_spec, params, observation[None])[0])
 
@@ -83,7 +86,8 @@ def evaluate(environment: dm_env.Environment, agent: agent_lib.Agent,
     timestep = environment.reset()
     episode_return, length = 0.0, 0
     while not timestep.last():
-      timestep = environment.step(int(greedy(params, timestep.observation)))
+      timestep = environment.step(continuous_actions.host_action(
+          greedy(params, timestep.observation)))
       episode_return += float(timestep.reward)
       length += 1
     returns.append(episode_return)

@@ -67,7 +67,7 @@ class VectorSequenceBatcher:
     for i in range(block.actions.shape[1]):
       self._sequences.append(dict(
           observations=block.observations[:, i],
-          actions=block.actions[:, i].astype(np.int32),
+          actions=batchers.host_actions(block.actions[:, i]),
           rewards=block.rewards[:, i], discounts=block.discounts[:, i],
           last=block.last[:, i], mask=ones,
           final_observations=step.next_observations[i],

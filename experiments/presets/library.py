@@ -107,4 +107,40 @@ GYMNAX = (
            '--suites=breakout_minatar'),
 )
 
-PRESETS = CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX
+# Continuous control (issue 17): gymnax's Pendulum-v1, solved at a greedy
+# return of about -200. Measured by the learning benchmark's command.
+_PENDULUM_SOURCE = ('tuned on this 2-core CPU (issue 17); measured by '
+                    'python -m experiments.learning_benchmark --seeds=3 '
+                    '--only=gymnax:Pendulum-v1/ppo,gymnax:Pendulum-v1/sac')
+CONTINUOUS = (
+    # A plain Gaussian (clipped by the game), rewards scaled to ~1 a step,
+    # γ = 0.95 (Pendulum's horizon is short; the SB3 zoo uses 0.9), no
+    # value clipping (values of tens), 16 envs x 128 steps, 10 epochs of
+    # 64-step minibatches.
+    Preset('ppo_pendulum', 'ppo', 'gymnax:Pendulum-v1',
+           {'learning_rate': 1e-3, 'anneal_learning_rate': True,
+            'batch_size': 16, 'unroll_length': 128, 'num_epochs': 10,
+            'num_minibatches': 32, 'discount': 0.95, 'entropy_cost': 0.0,
+            'value_clip_epsilon': None, 'reward_scale': 0.1},
+           num_steps=300_000, default=True, source=_PENDULUM_SOURCE,
+           result='see BENCHMARKS.md (continuous control)'),
+    # The SAC defaults with every step size at 1e-3.
+    Preset('sac_pendulum', 'sac', 'gymnax:Pendulum-v1',
+           {'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
+            'temperature_learning_rate': 1e-3},
+           num_steps=20_000, default=True, source=_PENDULUM_SOURCE,
+           result='see BENCHMARKS.md (continuous control)'),
+    # Brax (the `control` extra): 32 envs x 32 steps, 4 epochs x 8
+    # minibatches, rewards (1 a step alive) scaled to 0.1.
+    Preset('ppo_brax_inverted_pendulum', 'ppo', 'brax:inverted_pendulum',
+           {'learning_rate': 3e-4, 'batch_size': 32, 'unroll_length': 32,
+            'num_epochs': 4, 'num_minibatches': 8, 'entropy_cost': 0.0,
+            'value_clip_epsilon': None, 'reward_scale': 0.1},
+           num_steps=200_000, default=True,
+           source=('tuned on this 2-core CPU (issue 17); measured by python '
+                   '-m experiments.learning_benchmark --seeds=3 '
+                   '--only=brax:inverted_pendulum/ppo'),
+           result='see BENCHMARKS.md (continuous control)'),
+)
+
+PRESETS = CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX + CONTINUOUS

@@ -6,11 +6,10 @@ and the exporter, so each builds a run the same way.
 """
 
 import dataclasses
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import dm_env
 import jax
-from dm_env import specs as dm_specs
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -66,11 +65,10 @@ def build(config: config_lib.ExperimentConfig) -> Built:
     except (ImportError, wandb_logger.WandbError) as e:
       raise ExperimentError(str(e)) from e
   spec = environment_spec(config)
-  if not isinstance(spec.actions, dm_specs.DiscreteArray):
-    raise ExperimentError(
-        f'Agent {config.agent!r} needs discrete actions, but environment '
-        f'{config.env!r} has {spec.actions!r}. Choose an environment with a '
-        f'discrete action space.')
+  try:  # Agent and environment must share an action space.
+    agent_registry.check_action_space(config.agent, spec)
+  except ValueError as e:
+    raise ExperimentError(f'--env={config.env}: {e}') from e
   try:  # The network must take these observations (a conv needs images).
     agent_registry.network_entry(config.agent, config.network, spec)
   except ValueError as e:
@@ -84,10 +82,25 @@ def build(config: config_lib.ExperimentConfig) -> Built:
 def environment_spec(config: config_lib.ExperimentConfig
                     ) -> specs.EnvironmentSpec:
   """The spec of `config`'s environment (made, read, closed)."""
-  environment = env_registry.make_environment(config.env, **config.env_kwargs)
+  return spec_of(config.env, config.env_kwargs)
+
+
+def spec_of(env: str, env_kwargs: Optional[Mapping[str, Any]] = None
+           ) -> specs.EnvironmentSpec:
+  """The spec of environment `env` with settings `env_kwargs` (made, read,
+  closed)."""
+  environment = env_registry.make_environment(env, **(env_kwargs or {}))
   spec = specs.make_environment_spec(environment)
   environment.close()
   return spec
+
+
+def agents_for(envs: Sequence[str]) -> List[str]:
+  """The registered agents that act in the action space of every
+  environment of `envs` (a comparison's default `--agents`)."""
+  spaces = {agent_registry.action_space(spec_of(env)) for env in envs}
+  return [name for name in agent_registry.names()
+          if spaces <= set(agent_registry.get(name).networks())]
 
 
 def network_name(config: config_lib.ExperimentConfig) -> str:

@@ -33,7 +33,8 @@ class ExperimentConfig:
   Attributes:
     agent: agent name (see `agents.registry.names()`).
     env: environment name: a registered game (`environments.registry.names()`)
-      or a suite's id, `gymnax:<id>` / `pgx:<id>` (JAX cores: both loops)
+      or a suite's id, `gymnax:<id>` / `pgx:<id>` / `brax:<name>` (JAX
+      cores: both loops)
       or `bsuite:<id>` / `gym:<id>` (Python loop; see
       `environments.registry.check_name`).
     seed: seeds the agent, the actor and the environment.
@@ -246,7 +247,8 @@ class ExperimentConfig:
     if self.loop == 'compiled' and not compiled_ok:
       raise ValueError(
           f'loop=compiled needs an environment with a JAX core (one of '
-          f'{", ".join(env_registry.names())}, gymnax:<id> or pgx:<id>); '
+          f'{", ".join(env_registry.names())}, gymnax:<id>, pgx:<id> or '
+          f'brax:<name>); '
           f'{self.env!r} steps in Python. Use loop=python.')
     for name in ('num_envs', 'updates_per_chunk'):
       value = getattr(self, name)

@@ -13,6 +13,7 @@ import pytest
 from agents import agent as agent_lib
 from agents import dqn
 from agents import registry
+from agents import replay as replay_lib
 from environments import catch
 from environments import plane_strike
 from environments import specs
@@ -128,7 +129,7 @@ class TransitionsTest(absltest.TestCase):
         discounts=np.array([[1, 1], [0, 1], [1, 1]], np.float32),
         last=np.array([[False, True], [True, False], [False, False]]),
         mask=np.array([[1, 1], [1, 1], [1, 0]], np.float32))
-    transitions, valid = dqn.trajectory_transitions(trajectory)
+    transitions, valid = replay_lib.trajectory_transitions(trajectory)
     # Time-major flattening: index = t * B + b.
     np.testing.assert_array_equal(transitions.actions, [0, 1, 2, 3, 1, 0])
     np.testing.assert_array_equal(transitions.rewards, [1, 2, 3, 4, 5, 6])
@@ -299,11 +300,11 @@ class DQNActingTest(parameterized.TestCase):
                            jnp.zeros((400, NUM_ACTIONS)))
     self.assertEqual(set(np.asarray(actions).tolist()), {0, 1, 2, 3})
 
-  def test_action_probabilities_zero_on_illegal_and_argmax_greedy(self):
+  def test_deployable_policy_zero_on_illegal_and_argmax_greedy(self):
     agent = _agent()
     params = _actor_params(agent, 0.0)
     observations = jnp.array([[9.0, 0.0, 7.0, 1.0], [1.0, 2.0, 4.0, 0.0]])
-    probabilities = jax.jit(agent.action_probabilities)(params, observations)
+    probabilities = jax.jit(agent.deployable_policy)(params, observations)
     self.assertEqual(probabilities.shape, (2, NUM_ACTIONS))
     np.testing.assert_array_equal(probabilities[0, [0, 2]], [0.0, 0.0])
     np.testing.assert_allclose(probabilities.sum(-1), 1.0, rtol=1e-6)
@@ -398,8 +399,8 @@ class LearningTest(absltest.TestCase):
     config = dqn.DQNConfig(target_update_period=10)
     agent, learner = _train_on_catch(config, num_episodes=300, seed=0)
     self.assertEqual(int(learner.state.env_steps), 2700)
-    # The deployable greedy policy: argmax of `action_probabilities`.
-    probabilities = jax.jit(agent.action_probabilities)
+    # The deployable greedy policy: argmax of `deployable_policy`.
+    probabilities = jax.jit(agent.deployable_policy)
     environment = catch.make_environment(seed=123)
     total = 0.0
     for _ in range(20):

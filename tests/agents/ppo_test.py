@@ -71,10 +71,10 @@ class PPOTest(parameterized.TestCase):
     agent = _agent(num_epochs=3, num_minibatches=2, learning_rate=0.05,
                    normalize_advantages=False)
     state = agent.init(jax.random.PRNGKey(0))
-    before = agent.action_probabilities(agent.actor_params(state),
+    before = agent.deployable_policy(agent.actor_params(state),
                                         jnp.zeros((1, NUM_ACTIONS)))
     state, metrics = self.variant(agent.update)(state, _trajectory())
-    after = agent.action_probabilities(agent.actor_params(state),
+    after = agent.deployable_policy(agent.actor_params(state),
                                        jnp.zeros((1, NUM_ACTIONS)))
     self.assertGreater(float(after[0, 1]), float(before[0, 1]))
     self.assertEqual(int(state.updates), 1)

@@ -27,7 +27,7 @@ class RegistryTest(absltest.TestCase):
 
   def test_titles_for_people(self):
     self.assertEqual([registry.title(n) for n in registry.names()],
-                     ['A2C', 'DQN', 'PPO', 'REINFORCE'])
+                     ['A2C', 'DQN', 'PPO', 'REINFORCE', 'SAC'])
 
   def test_names(self):
     self.assertIn('reinforce', registry.names())

@@ -96,11 +96,11 @@ class ReinforceTest(parameterized.TestCase):
     agent = self._agent(baseline='batch_mean', learning_rate=0.5)
     state = agent.init(jax.random.PRNGKey(0))
     update = self.variant(agent.update)
-    before = agent.action_probabilities(agent.actor_params(state),
+    before = agent.deployable_policy(agent.actor_params(state),
                                         jnp.zeros((1, NUM_ACTIONS)))
     for _ in range(3):
       state, _ = update(state, _trajectory())
-    after = agent.action_probabilities(agent.actor_params(state),
+    after = agent.deployable_policy(agent.actor_params(state),
                                        jnp.zeros((1, NUM_ACTIONS)))
     self.assertGreater(float(after[0, 1]), float(before[0, 1]))
     self.assertEqual(int(state.updates), 3)
@@ -127,10 +127,10 @@ class ReinforceTest(parameterized.TestCase):
     self.assertEqual(extras, {})
     self.assertEqual(set(np.asarray(actions).tolist()), {1, 3})
 
-  def test_action_probabilities_contract(self):
+  def test_deployable_policy_contract(self):
     agent = self._agent()
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
-    p = agent.action_probabilities(params, jnp.array([[0.0, 1.0, 0.0, -1.0]]))
+    p = agent.deployable_policy(params, jnp.array([[0.0, 1.0, 0.0, -1.0]]))
     np.testing.assert_allclose(np.asarray(p), [[0.5, 0.0, 0.5, 0.0]],
                                atol=1e-7)
 
@@ -139,7 +139,7 @@ class ReinforceTest(parameterized.TestCase):
     agent = reinforce.make_agent(config, _spec(with_mask=False),
                                  _bias_network())
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
-    p = agent.action_probabilities(params, jnp.ones((1, NUM_ACTIONS)))
+    p = agent.deployable_policy(params, jnp.ones((1, NUM_ACTIONS)))
     np.testing.assert_allclose(np.asarray(p), 0.25, atol=1e-7)
 
   @parameterized.parameters(

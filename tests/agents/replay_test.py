@@ -22,7 +22,8 @@ class ReplayTest(absltest.TestCase):
 
   def _replay(self, capacity: int) -> replay_lib.Replay:
     return replay_lib.init_replay(
-        capacity, dm_specs.Array((NUM_ACTIONS,), np.float32))
+        capacity, dm_specs.Array((NUM_ACTIONS,), np.float32),
+        dm_specs.DiscreteArray(NUM_ACTIONS, np.int32))
 
   def _insert(self, replay, actions, valid=None):
     valid = np.ones(len(actions), bool) if valid is None else valid

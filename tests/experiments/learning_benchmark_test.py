@@ -8,6 +8,11 @@ from agents import registry
 from experiments import learning_benchmark
 
 
+def _agents_for(space: str) -> list[str]:
+  """The registered agents that act in action space `space`."""
+  return [n for n in registry.names() if space in registry.get(n).networks()]
+
+
 class SettingTest(absltest.TestCase):
 
   def test_targets(self):
@@ -19,10 +24,12 @@ class SettingTest(absltest.TestCase):
     self.assertFalse(strikes.met({'eval_mean_episode_length': 13.1}))
     self.assertIn('<= 13', strikes.target)
 
-  def test_grid_covers_every_agent_on_catch_and_plane_strike(self):
-    for env in ('catch', 'plane_strike'):
+  def test_grid_covers_every_agent_on_its_action_space(self):
+    for env, space in (('catch', registry.DISCRETE),
+                       ('plane_strike', registry.DISCRETE),
+                       ('gymnax:Pendulum-v1', registry.CONTINUOUS)):
       agents = {s.agent for s in learning_benchmark.GRID if s.env == env}
-      self.assertEqual(agents, set(registry.names()), env)
+      self.assertEqual(agents, set(_agents_for(space)), env)
 
   def test_every_setting_has_a_valid_preset(self):
     for setting in learning_benchmark.GRID:
@@ -34,7 +41,7 @@ class SettingTest(absltest.TestCase):
 @pytest.mark.slow
 class CatchLearningTest(parameterized.TestCase):
 
-  @parameterized.parameters(*registry.names())
+  @parameterized.parameters(*_agents_for(registry.DISCRETE))
   def test_learns_catch_within_20k_steps(self, agent):
     # A uniformly random policy scores about -0.6 on Catch.
     setting = learning_benchmark.find('catch', agent)

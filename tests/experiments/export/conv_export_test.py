@@ -86,7 +86,7 @@ class ConvExportTest(absltest.TestCase):
     images = (np.random.default_rng(2).random((50,) + _SHAPE) < 0.5).astype(
         np.float32)
     tflite = np.stack([policy(image) for image in images])
-    expected = np.asarray(self.agent.action_probabilities(self.params,
+    expected = np.asarray(self.agent.deployable_policy(self.params,
                                                           images))
     np.testing.assert_allclose(tflite, expected, atol=1e-5)
     # The probabilities depend on the image (not a constant model).

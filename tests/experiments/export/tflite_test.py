@@ -77,7 +77,7 @@ class ExportTest(absltest.TestCase):
     policy = export_tflite.TFLitePolicy(self.path)
     boards = _random_boards(1000, seed=2)
     tflite = np.stack([policy(b) for b in boards])
-    expected = np.asarray(self.agent.action_probabilities(self.params, boards))
+    expected = np.asarray(self.agent.deployable_policy(self.params, boards))
     self.assertLessEqual(np.max(np.abs(tflite - expected)), 1e-5)
 
   def test_report(self):
@@ -162,7 +162,7 @@ class QuantizedExportTest(parameterized.TestCase):
     policy = export_tflite.TFLitePolicy(self._path(quantize))
     boards = _random_boards(200, seed=2)
     tflite = np.stack([policy(b) for b in boards])
-    expected = np.asarray(self.agent.action_probabilities(self.params, boards))
+    expected = np.asarray(self.agent.deployable_policy(self.params, boards))
     self.assertLessEqual(np.max(np.abs(tflite - expected)), bar.max_abs_diff)
 
   @parameterized.parameters(*export_tflite.QUANTIZATIONS)

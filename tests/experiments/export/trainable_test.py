@@ -36,7 +36,7 @@ def test_loss_is_the_rlax_policy_gradient_loss(trainable_model):
 
 def _logits(m, boards):
   """Log-probabilities stand in for logits (softmax is shift-invariant)."""
-  probabilities = m.agent.action_probabilities(m.params, boards)
+  probabilities = m.agent.deployable_policy(m.params, boards)
   return jnp.log(jnp.maximum(probabilities, 1e-30))
 
 

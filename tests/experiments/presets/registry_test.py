@@ -20,10 +20,15 @@ class RegistryTest(absltest.TestCase):
       if preset.default:
         self.assertNotIn((preset.agent, preset.env), pairs)
         pairs.add((preset.agent, preset.env))
-    # Every agent has a default preset on each of our games.
-    for env in ('catch', 'plane_strike'):
+    # Every agent has a default preset on each of our games of its action
+    # space (continuous control: gymnax's Pendulum).
+    for env, space in (('catch', agent_registry.DISCRETE),
+                       ('plane_strike', agent_registry.DISCRETE),
+                       ('gymnax:Pendulum-v1', agent_registry.CONTINUOUS)):
       for agent in agent_registry.names():
-        self.assertIsNotNone(registry.default_for(agent, env), (agent, env))
+        if space in agent_registry.get(agent).networks():
+          self.assertIsNotNone(registry.default_for(agent, env),
+                               (agent, env))
 
   def test_resolve_default_none_and_name(self):
     self.assertEqual(registry.resolve(None, 'ppo', 'plane_strike').name,

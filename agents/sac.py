@@ -1,0 +1,303 @@
+"""Soft actor-critic (SAC; Haarnoja et al., 2018) with replay on the device.
+
+A tanh-squashed Gaussian actor, twin Q critics with Polyak-averaged target
+critics, and an entropy temperature tuned automatically towards a target
+entropy (−action_dim by default). As DQN, everything the learner owns —
+params, target params, three optimizer states, the replay buffer and a PRNG
+key — is one pytree of fixed-shape arrays, so `update` is a pure function
+that jits alone (Python loop) or inside the compiled loop's `lax.scan`.
+
+Each `update(state, trajectory)` call writes the trajectory's transitions
+into the replay buffer (`agents.replay`) and, once it holds
+`min_replay_size`, takes `sgd_steps_per_update` steps, each on its own
+uniformly sampled minibatch:
+
+  1. critics: `½ (Q_i(s, a) − y)²` for both critics (`rlax.l2_loss`), with
+     `y = r + γ d (min_i Q̄_i(s', a') − α log π(a'|s'))`, `a' ~ π(·|s')`;
+  2. actor: `α log π(a|s) − min_i Q_i(s, a)` for a reparameterised
+     `a ~ π(·|s)` (critics held fixed);
+  3. temperature: `−α (log π(a|s) + target_entropy)` (log-probs held fixed);
+  4. target critics: `Q̄ ← τ Q + (1 − τ) Q̄` (`optax.incremental_update`).
+
+Episode ends are terminations for the bootstrap (`d = 0`), truncations
+included (as DQN: the observation after a truncated step is not stored).
+
+Split over devices (`agents.data_parallel`), as DQN: every device inserts
+the whole batch and draws the same minibatch and noise, computes the losses
+of its share, and gradients and metrics are averaged over devices.
+"""
+
+import dataclasses
+from typing import Any, Dict, NamedTuple, Optional, Tuple
+
+import chex
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import optax
+import rlax
+
+from agents import agent as agent_lib
+from agents import config_checks
+from agents import data_parallel
+from agents import gaussian_policies
+from agents import optimizers
+from agents import replay as replay_lib
+from environments import specs
+from networks import actor_twin_q
+
+_METRICS = ('critic_loss', 'actor_loss', 'temperature_loss', 'temperature',
+            'mean_q', 'entropy', 'critic_grad_norm', 'actor_grad_norm')
+
+
+@dataclasses.dataclass(frozen=True)
+class SACConfig:
+  """SAC hyperparameters (defaults: the SAC paper's, as in CleanRL).
+
+  Attributes:
+    actor_learning_rate: Adam step size of the actor.
+    critic_learning_rate: Adam step size of the twin critics.
+    temperature_learning_rate: Adam step size of log α.
+    discount: γ.
+    tau: Polyak rate of the target critics per SGD step.
+    batch_size: transitions per SGD minibatch, sampled uniformly.
+    replay_capacity: transitions the circular replay buffer holds.
+    min_replay_size: transitions stored before SGD starts.
+    update_period: environment steps per `update` call and environment
+      (the loop's `unroll_length`).
+    num_actors: environments acting side by side.
+    sgd_steps_per_update: SGD steps per `update` call.
+    initial_temperature: α at the start.
+    learn_temperature: tune α towards `target_entropy`; else keep it.
+    target_entropy: the entropy α is tuned towards; None: −action_dim.
+    max_grad_norm: clip each network's gradients to this global norm;
+      None disables.
+  """
+  actor_learning_rate: float = 3e-4
+  critic_learning_rate: float = 3e-4
+  temperature_learning_rate: float = 3e-4
+  discount: float = 0.99
+  tau: float = 0.005
+  batch_size: int = 256
+  replay_capacity: int = 100_000
+  min_replay_size: int = 1_000
+  update_period: int = 1
+  num_actors: int = 1
+  sgd_steps_per_update: int = 1
+  initial_temperature: float = 1.0
+  learn_temperature: bool = True
+  target_entropy: Optional[float] = None
+  max_grad_norm: Optional[float] = None
+
+  def __post_init__(self):
+    config_checks.check_positive(self, 'actor_learning_rate',
+                                 'critic_learning_rate',
+                                 'temperature_learning_rate',
+                                 'initial_temperature')
+    config_checks.check_unit_interval(self, 'discount', 'tau')
+    config_checks.check_positive_integer(
+        self, 'batch_size', 'replay_capacity', 'min_replay_size',
+        'update_period', 'num_actors', 'sgd_steps_per_update')
+    if self.min_replay_size > self.replay_capacity:
+      raise ValueError(
+          f'SACConfig.min_replay_size ({self.min_replay_size}) must be <= '
+          f'replay_capacity ({self.replay_capacity}), or SGD never starts.')
+    config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+
+
+class SACState(NamedTuple):
+  actor_params: hk.Params
+  critic_params: hk.Params
+  target_critic_params: hk.Params
+  log_temperature: jax.Array  # float32 [], log α.
+  actor_opt_state: optax.OptState
+  critic_opt_state: optax.OptState
+  temperature_opt_state: optax.OptState
+  replay: replay_lib.Replay
+  key: jax.Array
+  learner_steps: jax.Array  # int32 [], SGD steps taken.
+
+
+def batch_splits(config: SACConfig) -> Dict[str, int]:
+  """What a device count splitting one seed must divide (the registry's
+  `AgentEntry.batch_splits`)."""
+  return {'batch_size (transitions per SGD step)': config.batch_size}
+
+
+def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,
+               network: hk.MultiTransformed) -> agent_lib.Agent[SACState]:
+  """SAC around an actor-twin-Q `network` (`networks.actor_twin_q`).
+
+  Actor params are `{'actor': params}`; `act` samples the squashed
+  Gaussian, and `deployable_policy` is its deterministic action (the mean,
+  squashed and rescaled into the action bounds).
+  """
+  spec = environment_spec.actions
+  action_dim = environment_spec.action_dim
+  gaussian_policies.check_squashable(spec, 'SAC')
+  observation_spec = environment_spec.observations
+  actor_apply, critic_apply = network.apply
+  target_entropy = (-float(action_dim) if config.target_entropy is None
+                    else config.target_entropy)
+  make = lambda lr: optimizers.make_optimizer(
+      lr, max_grad_norm=config.max_grad_norm)
+  actor_optimizer = make(config.actor_learning_rate)
+  critic_optimizer = make(config.critic_learning_rate)
+  temperature_optimizer = optimizers.make_optimizer(
+      config.temperature_learning_rate)
+
+  def policy(actor_params, observations, noise):
+    means, log_stds = actor_apply(actor_params, observations)
+    chex.assert_shape(means, (observations.shape[0], action_dim))
+    return gaussian_policies.reparameterize(means, log_stds, noise, spec,
+                                            squashed=True)
+
+  def init(key: jax.Array) -> SACState:
+    init_key, state_key = jax.random.split(key)
+    observations = jnp.zeros((1,) + tuple(observation_spec.shape),
+                             observation_spec.dtype)
+    actor_params, critic_params = actor_twin_q.split_params(network.init(
+        init_key, observations, jnp.zeros((1, action_dim), jnp.float32)))
+    log_temperature = jnp.log(jnp.asarray(config.initial_temperature,
+                                          jnp.float32))
+    return SACState(
+        actor_params=actor_params, critic_params=critic_params,
+        # A copy, not the same buffers: the state may be donated to jit.
+        target_critic_params=jax.tree.map(jnp.copy, critic_params),
+        log_temperature=log_temperature,
+        actor_opt_state=actor_optimizer.init(actor_params),
+        critic_opt_state=critic_optimizer.init(critic_params),
+        temperature_opt_state=temperature_optimizer.init(log_temperature),
+        replay=replay_lib.init_replay(config.replay_capacity,
+                                      observation_spec, spec),
+        key=state_key, learner_steps=jnp.zeros((), jnp.int32))
+
+  def act(params: Dict[str, Any], key: jax.Array, observations: jax.Array
+         ) -> Tuple[jax.Array, agent_lib.Extras]:
+    noise = jax.random.normal(key, (observations.shape[0], action_dim))
+    actions, _ = policy(params['actor'], observations, noise)
+    return actions, {}
+
+  def deployable_policy(params: Dict[str, Any],
+                        observations: jax.Array) -> jax.Array:
+    means, _ = actor_apply(params['actor'], observations)
+    return gaussian_policies.deterministic_actions(means, spec,
+                                                   squashed=True)
+
+  def critic_loss(critic_params, state, batch, next_noise):
+    temperature = jnp.exp(state.log_temperature)
+    next_actions, next_log_probs = policy(
+        state.actor_params, batch.next_observations, next_noise)
+    next_q = jnp.min(critic_apply(state.target_critic_params,
+                                  batch.next_observations, next_actions), -1)
+    targets = jax.lax.stop_gradient(
+        batch.rewards + config.discount * batch.discounts *
+        (next_q - temperature * next_log_probs))
+    q = critic_apply(critic_params, batch.observations, batch.actions)
+    loss = jnp.mean(jnp.sum(rlax.l2_loss(q - targets[:, None]), -1))
+    return loss, jnp.mean(q)
+
+  def actor_loss(actor_params, state, batch, noise):
+    temperature = jnp.exp(state.log_temperature)
+    actions, log_probs = policy(actor_params, batch.observations, noise)
+    q = jnp.min(critic_apply(state.critic_params, batch.observations,
+                             actions), -1)
+    return jnp.mean(temperature * log_probs - q), log_probs
+
+  def temperature_loss(log_temperature, log_probs):
+    return -jnp.mean(jnp.exp(log_temperature) *
+                     jax.lax.stop_gradient(log_probs + target_entropy))
+
+  def sgd_step(state: SACState, replay: replay_lib.Replay,
+               key: jax.Array) -> Tuple[SACState, Dict]:
+    sample_key, noise_key, next_noise_key = jax.random.split(key, 3)
+    # Every device draws the same minibatch and noise, and takes its share.
+    noise_shape = (config.batch_size, action_dim)
+    batch, noise, next_noise = data_parallel.share((
+        replay_lib.replay_sample(replay, sample_key, config.batch_size),
+        jax.random.normal(noise_key, noise_shape),
+        jax.random.normal(next_noise_key, noise_shape)), axis=0)
+    (c_loss, mean_q), c_grads = jax.value_and_grad(
+        critic_loss, has_aux=True)(state.critic_params, state, batch,
+                                   next_noise)
+    (a_loss, log_probs), a_grads = jax.value_and_grad(
+        actor_loss, has_aux=True)(state.actor_params, state, batch, noise)
+    t_loss, t_grad = jax.value_and_grad(temperature_loss)(
+        state.log_temperature, log_probs)
+    c_loss, mean_q, c_grads, a_loss, a_grads, t_loss, t_grad, entropy = (
+        data_parallel.mean((c_loss, mean_q, c_grads, a_loss, a_grads,
+                            t_loss, t_grad, -jnp.mean(log_probs))))
+    updates, critic_opt_state = critic_optimizer.update(
+        c_grads, state.critic_opt_state, state.critic_params)
+    critic_params = optax.apply_updates(state.critic_params, updates)
+    updates, actor_opt_state = actor_optimizer.update(
+        a_grads, state.actor_opt_state, state.actor_params)
+    actor_params = optax.apply_updates(state.actor_params, updates)
+    log_temperature, temperature_opt_state = (state.log_temperature,
+                                              state.temperature_opt_state)
+    if config.learn_temperature:
+      updates, temperature_opt_state = temperature_optimizer.update(
+          t_grad, state.temperature_opt_state, state.log_temperature)
+      log_temperature = optax.apply_updates(state.log_temperature, updates)
+    state = state._replace(
+        actor_params=actor_params, critic_params=critic_params,
+        target_critic_params=optax.incremental_update(
+            critic_params, state.target_critic_params, config.tau),
+        log_temperature=log_temperature, actor_opt_state=actor_opt_state,
+        critic_opt_state=critic_opt_state,
+        temperature_opt_state=temperature_opt_state,
+        learner_steps=state.learner_steps + 1)
+    metrics = {
+        'critic_loss': c_loss, 'actor_loss': a_loss,
+        'temperature_loss': t_loss,
+        'temperature': jnp.exp(log_temperature), 'mean_q': mean_q,
+        'entropy': entropy,
+        'critic_grad_norm': optax.global_norm(c_grads),
+        'actor_grad_norm': optax.global_norm(a_grads)}
+    return state, {k: jnp.asarray(v, jnp.float32) for k, v in metrics.items()}
+
+  def no_step(state: SACState, replay: replay_lib.Replay,
+              key: jax.Array) -> Tuple[SACState, Dict]:
+    del replay, key
+    metrics = {k: jnp.zeros((), jnp.float32) for k in _METRICS}
+    metrics['temperature'] = jnp.exp(state.log_temperature)
+    return state, metrics
+
+  def update(state: SACState, trajectory: agent_lib.Trajectory
+            ) -> Tuple[SACState, agent_lib.Metrics]:
+    chex.assert_rank([trajectory.rewards, trajectory.discounts,
+                      trajectory.last, trajectory.mask], 2)
+    chex.assert_shape(trajectory.actions,
+                      trajectory.rewards.shape + (action_dim,))
+    # Split over devices: every device inserts the whole batch.
+    trajectory = data_parallel.gather(
+        trajectory._replace(final_observations=None), axis=1)._replace(
+            final_observations=data_parallel.gather(
+                trajectory.final_observations, axis=0))
+    transitions, valid = replay_lib.trajectory_transitions(trajectory)
+    replay = replay_lib.replay_insert(state.replay, transitions, valid)
+    key, steps_key = jax.random.split(state.key)
+    learns = replay.size >= config.min_replay_size
+
+    def step(current, step_key):
+      # Same shapes either way; under vmap lax.cond becomes a select. The
+      # replay stays out of the carry (read, never written, by SGD).
+      return jax.lax.cond(learns, sgd_step, no_step, current, replay,
+                          step_key)
+
+    state, metrics = jax.lax.scan(
+        step, state._replace(replay=None),
+        jax.random.split(steps_key, config.sgd_steps_per_update))
+    metrics = jax.tree.map(jnp.mean, metrics)
+    metrics = dict(metrics, learned=learns.astype(jnp.float32),
+                   replay_size=replay.size.astype(jnp.float32))
+    return state._replace(replay=replay, key=key), metrics
+
+  return agent_lib.Agent(
+      init=init,
+      actor_params=lambda state: {'actor': state.actor_params},
+      act=act,
+      update=update,
+      deployable_policy=deployable_policy,
+      data=agent_lib.DataRequirements(batch_size=config.num_actors,
+                                      unroll_length=config.update_period))
