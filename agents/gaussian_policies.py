@@ -22,6 +22,7 @@ import distrax
 from dm_env import specs
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from environments import continuous_actions
 
@@ -32,13 +33,21 @@ _ATANH_LIMIT = 1.0 - 1e-6
 
 def check_squashable(spec: specs.Array, what: str) -> None:
   """Raises ValueError naming `what` (the setting asking for squashing)
-  unless `spec` has finite bounds to squash into."""
+  unless `spec` has finite bounds with room between them (`high > low` in
+  every component) to squash into."""
   if not continuous_actions.has_finite_bounds(spec):
     raise ValueError(
         f'{what} squashes actions into the action bounds, but this '
         f'environment\'s actions have '
         f'{continuous_actions.describe(spec)}. Turn squashing off, or use '
         f'an environment with finite action bounds.')
+  low, high = continuous_actions.bounds(spec)
+  if not np.all(high > low):
+    raise ValueError(
+        f'{what} squashes actions into the action bounds, but components '
+        f'{np.flatnonzero(high <= low).tolist()} of this environment\'s '
+        f'actions have no room between their bounds ({low.tolist()} .. '
+        f'{high.tolist()}).')
 
 
 def gaussian(means: jax.Array, log_stds: jax.Array

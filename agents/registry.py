@@ -97,7 +97,12 @@ class AgentEntry:
     if self.continuous_network is not None and self.action_space != DISCRETE:
       raise ValueError(f'Agent {self.name!r}: continuous_network is for an '
                        f'agent of discrete action_space that acts in both.')
-    for kind, default in self.networks().values():
+    for space, (kind, default) in self.networks().items():
+      if (kind in network_registry.CONTINUOUS_KINDS) != (space == CONTINUOUS):
+        raise ValueError(
+            f'Agent {self.name!r}: network kind {kind!r} does not act in '
+            f'{space} action spaces (continuous kinds: '
+            f'{", ".join(network_registry.CONTINUOUS_KINDS)}).')
       network_registry.get(default, kind)
 
   def networks(self) -> Dict[str, Tuple[str, str]]:

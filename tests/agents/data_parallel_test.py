@@ -23,8 +23,9 @@ _RTOL, _ATOL = 1e-5, 1e-6
 _NUM_UPDATES = 3
 _BATCH = 8
 
-# Agent, environment and config: batches (and DQN's SGD batch, PPO's
-# minibatches) that split over 2 and 4 devices.
+# Case (the agent's name, or '<agent>_<environment>'), environment and
+# config: batches (and DQN's and SAC's SGD batch, PPO's minibatches) that
+# split over 2 and 4 devices.
 _AGENTS = {
     'reinforce': ('plane_strike', dict(batch_size=_BATCH, entropy_cost=0.01)),
     'a2c': ('catch', dict(unroll_length=8, batch_size=_BATCH)),
@@ -33,7 +34,18 @@ _AGENTS = {
     'dqn': ('catch', dict(update_period=4, num_actors=_BATCH, batch_size=8,
                           min_replay_size=8, target_update_period=2,
                           epsilon_decay_steps=50)),
+    # Continuous actions: a Gaussian PPO, and SAC (learning from the first
+    # update on: 32 transitions >= min_replay_size).
+    'ppo_pendulum': ('gymnax:Pendulum-v1', dict(
+        unroll_length=8, batch_size=_BATCH, num_minibatches=2, num_epochs=2,
+        reward_scale=0.1)),
+    'sac_pendulum': ('gymnax:Pendulum-v1', dict(
+        update_period=4, num_actors=_BATCH, batch_size=8, min_replay_size=8,
+        sgd_steps_per_update=2, tau=0.1)),
 }
+# Environment settings: Pendulum episodes of 5 steps, so that episodes end
+# (truncated) inside the sequences.
+_ENV_KWARGS = {'gymnax:Pendulum-v1': dict(max_steps_in_episode=5)}
 
 
 def _on_data_axis(fn, size):
@@ -167,12 +179,15 @@ def _whole_batch_run(name):
   the compiled loop's collection with one device's whole-batch updates:
   `(agent, state0, trajectories, states after each, metrics of each)`."""
   env, overrides = _AGENTS[name]
-  spec = specs.make_environment_spec(env_registry.make_environment(env))
+  env_kwargs = _ENV_KWARGS.get(env, {})
+  spec = specs.make_environment_spec(
+      env_registry.make_environment(env, **env_kwargs))
+  agent_name = name.split('_')[0]
   agent = agent_registry.make_agent(
-      name, agent_registry.make_config(name, **overrides), spec,
+      agent_name, agent_registry.make_config(agent_name, **overrides), spec,
       hidden_sizes=(16,))
-  loop = compiled_loop.CompiledLoop(agent, env_registry.make_functional(env),
-                                    _BATCH)
+  loop = compiled_loop.CompiledLoop(
+      agent, env_registry.make_functional(env, **env_kwargs), _BATCH)
   loop_state = loop.init(jax.random.PRNGKey(3), jax.random.PRNGKey(4))
   collect = jax.jit(loop.collect)
   update = jax.jit(agent.update)
@@ -196,8 +211,10 @@ def _copies(tree, d):
 
 
 def _flat_params(state) -> np.ndarray:
-  """A learner state's params as one flat vector."""
-  return np.concatenate([np.ravel(x) for x in jax.tree.leaves(state.params)])
+  """A learner state's params (SAC's actor and critics) as one vector."""
+  params = (state.params if hasattr(state, 'params') else
+            (state.actor_params, state.critic_params))
+  return np.concatenate([np.ravel(x) for x in jax.tree.leaves(params)])
 
 
 class AgentsDataParallelTest(parameterized.TestCase):
@@ -213,8 +230,12 @@ class AgentsDataParallelTest(parameterized.TestCase):
       # Shares of different numbers of real steps: the normaliser is global.
       real = [float(m.sum()) for m in _split(trajectories[0], d).mask]
       self.assertGreater(len(set(real)), 1)
-    if name == 'dqn':
+    if name in ('dqn', 'sac_pendulum'):
       self.assertEqual(float(expected_metrics[0]['learned']), 1.0)
+    if name.endswith('_pendulum'):  # Float [T, B, 1] actions.
+      self.assertEqual(trajectories[0].actions.shape,
+                       (agent.data.unroll_length, _BATCH, 1))
+      self.assertEqual(trajectories[0].actions.dtype, np.float32)
     for before, after in zip([state] + expected_states, expected_states):
       self.assertFalse(np.allclose(  # Every update learns something.
           _flat_params(before), _flat_params(after)))

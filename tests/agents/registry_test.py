@@ -155,5 +155,167 @@ class RegistryTest(absltest.TestCase):
                           reinforce.make_agent)
 
 
+
+def _continuous_spec():
+  """A Pendulum-like spec: 3 floats, one action in [-2, 2]."""
+  return specs.EnvironmentSpec(
+      observations=dm_specs.Array((3,), np.float32),
+      actions=dm_specs.BoundedArray((1,), np.float32, -2.0, 2.0),
+      rewards=dm_specs.Array((), np.float32),
+      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
+
+
+def _discrete_spec():
+  return specs.make_environment_spec(plane_strike.make_environment())
+
+
+class ActionSpaceTest(absltest.TestCase):
+
+  def test_action_space_of_a_spec(self):
+    self.assertEqual(registry.action_space(_continuous_spec()),
+                     registry.CONTINUOUS)
+    self.assertEqual(registry.action_space(_discrete_spec()),
+                     registry.DISCRETE)
+
+  def test_networks_per_action_space(self):
+    self.assertEqual(registry.get('ppo').networks(), {
+        'discrete': ('actor_critic', 'mlp_actor_critic'),
+        'continuous': ('gaussian_actor_critic', 'mlp_gaussian_actor_critic')})
+    self.assertEqual(registry.get('sac').networks(),
+                     {'continuous': ('actor_twin_q', 'mlp_actor_twin_q')})
+    self.assertEqual(registry.get('dqn').networks(),
+                     {'discrete': ('q_values', 'mlp_q_values')})
+
+  def test_discrete_agents_refuse_continuous_actions(self):
+    for name in ('dqn', 'reinforce', 'a2c'):
+      pattern = (rf"^Agent '{name}' acts in discrete action spaces; this "
+                 r"environment's actions are continuous \(shape \(1,\), "
+                 r'bounds \[-2, 2\]\)\. Agents for continuous actions: '
+                 r'ppo, sac\.$')
+      with self.assertRaisesRegex(ValueError, pattern):
+        registry.check_action_space(name, _continuous_spec())
+      with self.assertRaisesRegex(ValueError, pattern):  # Before any network.
+        registry.make_agent(name, registry.make_config(name),
+                            _continuous_spec())
+
+  def test_sac_refuses_discrete_actions(self):
+    pattern = (r"^Agent 'sac' acts in continuous action spaces; this "
+               r"environment's actions are discrete \(64 actions\)\. "
+               r'Agents for discrete actions: a2c, dqn, ppo, reinforce\.$')
+    with self.assertRaisesRegex(ValueError, pattern):
+      registry.check_action_space('sac', _discrete_spec())
+    with self.assertRaisesRegex(ValueError, pattern):
+      registry.network_entry('sac', None, _discrete_spec())
+
+  def test_ppo_acts_in_both(self):
+    registry.check_action_space('ppo', _continuous_spec())
+    registry.check_action_space('ppo', _discrete_spec())
+    registry.check_action_space('sac', _continuous_spec())
+
+  def test_default_networks_per_action_space(self):
+    self.assertEqual(
+        registry.network_entry('ppo', None, _continuous_spec()).name,
+        'mlp_gaussian_actor_critic')
+    self.assertEqual(registry.network_entry('ppo', None, _discrete_spec()).name,
+                     'mlp_actor_critic')
+    self.assertEqual(
+        registry.network_entry('sac', None, _continuous_spec()).name,
+        'mlp_actor_twin_q')
+    # No spec: the default of the agent's own action space.
+    self.assertEqual(registry.network_entry('ppo').name, 'mlp_actor_critic')
+    self.assertEqual(registry.network_entry('sac').name, 'mlp_actor_twin_q')
+
+  def test_named_networks_of_any_kind_the_agent_uses(self):
+    # No spec (validating a config): a network of either of PPO's kinds.
+    self.assertEqual(
+        registry.network_entry(
+            'ppo', 'mlp_gaussian_actor_critic_state_std').kind,
+        network_registry.GAUSSIAN_ACTOR_CRITIC)
+    self.assertEqual(
+        registry.network_entry('ppo', 'mlp_separate_actor_critic').kind,
+        network_registry.ACTOR_CRITIC)
+    self.assertEqual(
+        registry.network_entry('ppo', 'mlp_gaussian_actor_critic_state_std',
+                               _continuous_spec()).name,
+        'mlp_gaussian_actor_critic_state_std')
+    with self.assertRaisesRegex(ValueError, r"Agent 'ppo': Network "
+                                r"'mlp_actor_twin_q' is of kind"):
+      registry.network_entry('ppo', 'mlp_actor_twin_q')
+
+  def test_network_of_the_other_action_space_is_refused(self):
+    with self.assertRaisesRegex(
+        ValueError, r"^Agent 'ppo': Network 'mlp_gaussian_actor_critic' is "
+        r"of kind 'gaussian_actor_critic'; kind 'actor_critic' is needed"):
+      registry.network_entry('ppo', 'mlp_gaussian_actor_critic',
+                             _discrete_spec())
+    with self.assertRaisesRegex(
+        ValueError, r"^Agent 'ppo': Network 'mlp_actor_critic' is of kind "
+        r"'actor_critic'; kind 'gaussian_actor_critic' is needed.*"
+        r'mlp_gaussian_actor_critic, mlp_gaussian_actor_critic_state_std'):
+      registry.network_entry('ppo', 'mlp_actor_critic', _continuous_spec())
+
+  def test_make_agent_builds_continuous_agents(self):
+    spec = _continuous_spec()
+    ppo_agent = registry.make_agent('ppo', registry.make_config('ppo'), spec,
+                                    hidden_sizes=(8,))
+    params = ppo_agent.actor_params(ppo_agent.init(jax.random.PRNGKey(0)))
+    self.assertEqual(params['policy_mean']['w'].shape, (8, 1))
+    sac_agent = registry.make_agent('sac', registry.make_config('sac'), spec,
+                                    hidden_sizes=(8,))
+    params = sac_agent.actor_params(sac_agent.init(jax.random.PRNGKey(0)))
+    self.assertEqual(params['actor']['actor/~/linear_1']['w'].shape, (8, 2))
+
+  def test_entry_checks_its_action_space(self):
+    with self.assertRaisesRegex(ValueError,
+                                r"Agent 'x': action_space must be one of "
+                                r".*'discrete'.*got 'box'"):
+      registry.AgentEntry('x', reinforce.ReinforceConfig,
+                          network_registry.POLICY, 'mlp_policy',
+                          reinforce.make_agent, action_space='box')
+    with self.assertRaisesRegex(ValueError, r"Agent 'x': continuous_network "
+                                r'is for an agent of discrete action_space'):
+      registry.AgentEntry(
+          'x', reinforce.ReinforceConfig, network_registry.ACTOR_TWIN_Q,
+          'mlp_actor_twin_q', reinforce.make_agent,
+          action_space=registry.CONTINUOUS,
+          continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
+                              'mlp_gaussian_actor_critic'))
+
+  def test_entry_checks_its_continuous_network(self):
+    with self.assertRaisesRegex(ValueError, "Unknown network 'no_such_net'"):
+      registry.AgentEntry(
+          'x', reinforce.ReinforceConfig, network_registry.POLICY,
+          'mlp_policy', reinforce.make_agent,
+          continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
+                              'no_such_net'))
+    with self.assertRaisesRegex(ValueError, "Network 'mlp_actor_twin_q' is "
+                                "of kind 'actor_twin_q'"):
+      registry.AgentEntry(
+          'x', reinforce.ReinforceConfig, network_registry.POLICY,
+          'mlp_policy', reinforce.make_agent,
+          continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
+                              'mlp_actor_twin_q'))
+
+  def test_entry_network_kinds_must_fit_their_action_space(self):
+    # KNOWN GAP (fails now): `networks.registry.CONTINUOUS_KINDS` is defined
+    # but unused, so an entry may pair a discrete network kind with
+    # continuous actions (or the other way round) and fail only when built.
+    with self.assertRaisesRegex(ValueError, r"Agent 'x'.*policy"):
+      registry.AgentEntry('x', reinforce.ReinforceConfig,
+                          network_registry.POLICY, 'mlp_policy',
+                          reinforce.make_agent,
+                          action_space=registry.CONTINUOUS)
+    with self.assertRaisesRegex(ValueError, r"Agent 'x'.*actor_critic"):
+      registry.AgentEntry(
+          'x', reinforce.ReinforceConfig, network_registry.POLICY,
+          'mlp_policy', reinforce.make_agent,
+          continuous_network=(network_registry.ACTOR_CRITIC,
+                              'mlp_actor_critic'))
+    with self.assertRaisesRegex(ValueError, r"Agent 'x'.*actor_twin_q"):
+      registry.AgentEntry('x', reinforce.ReinforceConfig,
+                          network_registry.ACTOR_TWIN_Q, 'mlp_actor_twin_q',
+                          reinforce.make_agent)
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -5,6 +5,7 @@ from dm_env import specs as dm_specs
 import jax
 import numpy as np
 
+from agents import agent as agent_lib
 from agents import replay as replay_lib
 
 NUM_ACTIONS = 4
@@ -56,6 +57,69 @@ class ReplayTest(absltest.TestCase):
         replay, jax.random.PRNGKey(0), 200)
     self.assertEqual(batch.actions.shape, (200,))
     self.assertEqual(set(np.asarray(batch.actions).tolist()), {7, 8})
+
+
+class ContinuousActionsReplayTest(absltest.TestCase):
+  """Float `[D]` actions of a BoundedArray action spec."""
+
+  def _replay(self, capacity: int) -> replay_lib.Replay:
+    return replay_lib.init_replay(
+        capacity, dm_specs.Array((NUM_ACTIONS,), np.float32),
+        dm_specs.BoundedArray((2,), np.float32, -2.0, 2.0))
+
+  def test_init_stores_float_action_vectors(self):
+    replay = self._replay(5)
+    self.assertEqual(replay.transitions.actions.shape, (5, 2))
+    self.assertEqual(replay.transitions.actions.dtype, np.float32)
+
+  def test_insert_and_sample_keep_float_actions(self):
+    actions = np.array([[0.25, -1.5], [1.75, 0.125], [-0.5, 0.0]],
+                       np.float32)
+    observations = np.arange(12, dtype=np.float32).reshape(3, NUM_ACTIONS)
+    transitions = replay_lib.Transitions(
+        observations, actions, np.ones(3, np.float32),
+        np.ones(3, np.float32), observations + 1)
+    replay = jax.jit(replay_lib.replay_insert)(
+        self._replay(4), transitions, np.array([True, False, True]))
+    self.assertEqual((int(replay.position), int(replay.size)), (2, 2))
+    np.testing.assert_array_equal(
+        replay.transitions.actions,
+        [[0.25, -1.5], [-0.5, 0.0], [0.0, 0.0], [0.0, 0.0]])
+    batch = replay_lib.replay_sample(replay, jax.random.PRNGKey(0), 50)
+    self.assertEqual(batch.actions.shape, (50, 2))
+    self.assertEqual(batch.actions.dtype, np.float32)
+    rows = {tuple(a) for a in np.asarray(batch.actions).tolist()}
+    self.assertEqual(rows, {(0.25, -1.5), (-0.5, 0.0)})
+    # Each sampled action comes with its own observation.
+    for o, a in zip(np.asarray(batch.observations),
+                    np.asarray(batch.actions)):
+      expected = observations[0] if a[0] == 0.25 else observations[2]
+      np.testing.assert_array_equal(o, expected)
+
+  def test_trajectory_transitions_keep_float_actions(self):
+    # T = 2, B = 2, D = 2; the second step of sequence 1 is padding.
+    actions = np.array([[[0.1, -0.2], [0.3, 1.9]],
+                        [[-1.7, 0.5], [0.0, 0.0]]], np.float32)
+    observations = np.arange(16, dtype=np.float32).reshape(2, 2, NUM_ACTIONS)
+    trajectory = agent_lib.Trajectory(
+        observations=observations, actions=actions,
+        rewards=np.array([[1, 2], [3, 0]], np.float32),
+        discounts=np.ones((2, 2), np.float32),
+        last=np.array([[False, False], [True, False]]),
+        mask=np.array([[1, 1], [1, 0]], np.float32),
+        final_observations=-np.ones((2, NUM_ACTIONS), np.float32),
+        extras={})
+    transitions, valid = replay_lib.trajectory_transitions(trajectory)
+    self.assertEqual(transitions.actions.shape, (4, 2))
+    self.assertEqual(transitions.actions.dtype, np.float32)
+    np.testing.assert_array_equal(transitions.actions, actions.reshape(4, 2))
+    np.testing.assert_array_equal(valid, [True, True, True, False])
+    np.testing.assert_array_equal(transitions.discounts, [1, 1, 0, 1])
+    replay = replay_lib.replay_insert(self._replay(8), transitions, valid)
+    self.assertEqual(int(replay.size), 3)
+    np.testing.assert_array_equal(replay.transitions.actions[:3],
+                                  actions.reshape(4, 2)[:3])
+
 
 if __name__ == '__main__':
   absltest.main()
