@@ -146,6 +146,11 @@ def _export_trainable(built, params: agent_lib.Params,
   # Returns on the device are discounted as the agent was trained.
   discount = getattr(config.agent_config, 'discount', 1.0)
   try:
+    if built.environment_spec.is_continuous:
+      raise ValueError(
+          'on-device training is built for discrete action probabilities; '
+          f'{config.env!r} has continuous actions. Export the deterministic '
+          'policy instead (--export=plain).')
     if not agent_registry.get(config.agent).trainable_on_device:
       trainable_agents = [n for n in agent_registry.names()
                           if agent_registry.get(n).trainable_on_device]
@@ -153,11 +158,6 @@ def _export_trainable(built, params: agent_lib.Params,
           f'on-device training needs a policy-gradient agent '
           f'({", ".join(trainable_agents)}); {config.agent!r} exports a '
           f'policy with no gradient to train.')
-    if built.environment_spec.is_continuous:
-      raise ValueError(
-          'on-device training is built for discrete action probabilities; '
-          f'{config.env!r} has continuous actions. Export the deterministic '
-          'policy instead (--export=plain).')
     optimizer = trainable.make_optimizer(name, learning_rate)
   except ValueError as e:
     raise app.UsageError(f'--export=trainable: {e}') from e

@@ -77,9 +77,10 @@ class CompareTest(absltest.TestCase):
     cases = [
         (('--agents=reinforce,sarsa', '--envs=catch'),
          r'--agents: Unknown agent .sarsa.\. Valid names: a2c, dqn, ppo, '
-         r'reinforce'),
-        (('--agents=ppo', '--envs=catch,gym:Pendulum-v1'),
-         r'ppo on gym:Pendulum-v1: .*discrete actions'),
+         r'reinforce, sac'),
+        (('--agents=dqn', '--envs=catch,gym:Pendulum-v1'),
+         r"dqn on gym:Pendulum-v1: Agent 'dqn' acts in discrete action "
+         r'spaces; .*continuous \(shape \(1,\), bounds \[-2, 2\]\)'),
         (('--agents=reinforce', '--envs=catch', '--config.double_q=true'),
          r'--config.double_q: no agent of --agents \(reinforce\)'),
         (('--agents=dqn', '--envs=catch', '--config.dqn.clip_epsilon=0.1'),

@@ -174,6 +174,11 @@ class QuantizedExportTest(parameterized.TestCase):
     self.assertAlmostEqual(
         report['mean_strikes_change'],
         report['mean_episode_length'] - report['float_mean_episode_length'])
+    self.assertEqual(report['float_mean_return'],
+                     self.float_report['mean_return'])
+    self.assertAlmostEqual(
+        report['mean_return_change'],
+        report['mean_return'] - report['float_mean_return'])
 
   def test_unknown_quantization_is_refused(self):
     path = os.path.join(self.create_tempdir().full_path, 'int4.tflite')
