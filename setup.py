@@ -15,6 +15,8 @@ setuptools.setup(
         'absl-py>=1.4',
         'bsuite>=0.3.5',
         'chex>=0.1.86',
+        # Gaussian policies (continuous control); also rlax's dependency.
+        'distrax>=0.1.5',
         'dm-env>=1.6',
         'dm-haiku>=0.0.12',
         'gymnasium>=1.0',
@@ -45,8 +47,9 @@ setuptools.setup(
         # and --env=pgx:<id>. gymnax imports six without declaring it.
         'suites': ['gymnax>=1.0.1', 'six', 'pgx>=2.6'],
         # Continuous control: --env=brax:<name> (a JAX core, both loops) and
-        # Gymnasium's MuJoCo tasks (--env=gym:HalfCheetah-v5).
-        'control': ['brax>=0.14.2', 'mujoco>=3.1'],
+        # Gymnasium's MuJoCo tasks (--env=gym:HalfCheetah-v5). The brax
+        # adapter reads 0.14's task list and action scaling.
+        'control': ['brax>=0.14.2,<0.15', 'mujoco>=3.1'],
         # Logging to Weights & Biases: --wandb_project. 0.19.10 is the first
         # with several runs side by side in one process (one per seed).
         'wandb': ['wandb>=0.19.10'],

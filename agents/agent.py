@@ -8,7 +8,7 @@ jitted `lax.scan`).
 
     learner_state = agent.init(key)
     params = agent.actor_params(learner_state)
-    actions, extras = agent.act(params, key, observations)   # [N, ...] -> [N]
+    actions, extras = agent.act(params, key, observations)   # [N, ...] -> [N(, D)]
     learner_state, metrics = agent.update(learner_state, trajectory)
     outputs = agent.deployable_policy(params, observations)
 

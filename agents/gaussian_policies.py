@@ -38,7 +38,7 @@ def check_squashable(spec: specs.Array, what: str) -> None:
   if not continuous_actions.has_finite_bounds(spec):
     raise ValueError(
         f'{what} squashes actions into the action bounds, but this '
-        f'environment\'s actions have '
+        f'environment\'s actions are '
         f'{continuous_actions.describe(spec)}. Turn squashing off, or use '
         f'an environment with finite action bounds.')
   low, high = continuous_actions.bounds(spec)
@@ -70,8 +70,7 @@ def squash(pre_tanh: jax.Array, spec: specs.Array) -> jax.Array:
 
 def _unsquash(actions: jax.Array, spec: specs.Array) -> jax.Array:
   """The pre-tanh value of squashed `actions` (kept finite at the bounds)."""
-  low, high = continuous_actions.bounds(spec)
-  unit = 2.0 * (actions - low) / (high - low) - 1.0
+  unit = continuous_actions.rescale_to_unit(actions, spec)
   return jnp.arctanh(jnp.clip(unit, -_ATANH_LIMIT, _ATANH_LIMIT))
 
 

@@ -1,6 +1,7 @@
 """The Optax optimizer chain every gradient agent learns with.
 
-One definition, so that REINFORCE, A2C, PPO and DQN build their optimizers
+One definition, so that every agent (REINFORCE, A2C, PPO, DQN, SAC) builds
+its optimizers
 the same way: optional global-norm gradient clipping, then Adam or SGD,
 optionally with a step size annealed linearly to 0. The chain is always
 `optax.chain(*([clip] if clipping), optimizer)`, in that order, so the

@@ -75,7 +75,7 @@ def gaussian_head(network: hk.Transformed,
   spec = environment_spec.actions
   action_dim = environment_spec.action_dim
   if squashed:
-    gaussian_policies.check_squashable(spec, 'squash_actions')
+    gaussian_policies.check_squashable(spec, 'PPOConfig.squash_actions')
 
   def forward(params, observations):
     means, log_stds, values = network.apply(params, observations)

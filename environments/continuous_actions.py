@@ -64,6 +64,13 @@ def rescale_from_unit(unit_actions: jax.Array, spec: specs.Array
   return low + 0.5 * (unit_actions + 1.0) * (high - low)
 
 
+def rescale_to_unit(actions: jax.Array, spec: specs.Array) -> jax.Array:
+  """The inverse of `rescale_from_unit`: actions in the spec's finite
+  bounds mapped affinely onto [-1, 1]."""
+  low, high = bounds(spec)
+  return 2.0 * (actions - low) / (high - low) - 1.0
+
+
 def validate_action(action: Any, spec: specs.Array) -> np.ndarray:
   """`action` as a float32 array of the spec's shape, or ValueError naming
   the shape wanted and what came (for actions from users at a dm_env face;
@@ -104,10 +111,17 @@ def describe(spec: specs.Array) -> str:
          f'{np.dtype(spec.dtype)}'
 
 
+def host_actions(actions: Any) -> np.ndarray:
+  """Actions as a `Trajectory` holds them on the host: int32 discrete
+  actions, or float32 continuous ones (`[..., action_dim]`)."""
+  actions = np.asarray(actions)
+  if np.issubdtype(actions.dtype, np.integer):
+    return actions.astype(np.int32)
+  return actions.astype(np.float32)
+
+
 def host_action(action: Any) -> Union[int, np.ndarray]:
   """One action as a dm_env face takes it: an int for a discrete action
   (an integer scalar), else a float32 NumPy array."""
-  array = np.asarray(action)
-  if np.issubdtype(array.dtype, np.integer) and array.ndim == 0:
-    return int(array)
-  return array.astype(np.float32)
+  array = host_actions(action)
+  return int(array) if array.dtype == np.int32 and array.ndim == 0 else array

@@ -125,7 +125,9 @@ class GymEnvironment(dm_env.Environment):
       # float32 of the Box's shape, clipped to its bounds; ValueError on a
       # wrong shape or a non-finite value.
       array = continuous_actions.validate_action(action, self._action_spec)
-      return array.astype(space.dtype)
+      # Clipped again in the Box's own dtype: float32 bounds may round
+      # outside a float64 Box.
+      return np.clip(array.astype(space.dtype), space.low, space.high)
     array = np.asarray(action, space.dtype)
     if array.shape != space.shape:
       raise ValueError(f'Action must have shape {space.shape}; got an array '

@@ -81,8 +81,8 @@ def _define_flags() -> None:
   flags.DEFINE_list('agents', None,
                     f'Agents to compare, from {", ".join(agent_registry.names())}. '
                     'Default: every agent that acts in the action spaces of '
-                    'all of --envs (discrete: reinforce, a2c, ppo, dqn; '
-                    'continuous: ppo, sac).')
+                    'all of --envs (each agent\'s registry entry says which '
+                    'it acts in).')
   flags.DEFINE_list(
       'envs', 'catch,plane_strike',
       f'Environments: {env_registry.describe_names()} (bsuite: and gym: '

@@ -99,7 +99,7 @@ _LEARNING_RATE = flags.DEFINE_float(
 _BATCH_SIZE = flags.DEFINE_integer(
     'batch_size', None, 'Shorthand for --config.batch_size: episodes per '
     'update (reinforce), sequences per update (a2c, ppo), SGD minibatch '
-    '(dqn); default: the agent config\'s.',
+    '(dqn, sac); default: the agent config\'s.',
     lower_bound=1)
 _HIDDEN_SIZES = flags.DEFINE_list(
     'hidden_sizes', None, 'Network hidden layer widths, e.g. 64,64; default: '

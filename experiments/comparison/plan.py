@@ -248,8 +248,9 @@ def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
             imports=comparison.imports, presets=comparison.presets,
             common=comparison.overrides,
             per_agent=comparison.agent_overrides)
+        build_lib.make_agent(config, spec)  # Refusals before any run.
         groups.extend(groups_for(config, comparison.num_seeds, workdir))
-      except ValueError as e:
+      except ValueError as e:  # ExperimentError included.
         problems.append(f'{agent} on {env}: {e}')
   if problems:
     raise ComparisonError(

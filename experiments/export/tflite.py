@@ -97,12 +97,12 @@ def to_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from jax.experimental import jax2tf  # pylint: disable=g-import-not-at-top
 
-  def probabilities(observations):
+  def policy(observations):
     return agent.deployable_policy(params, observations)
 
   shape = (1,) + tuple(environment_spec.observations.shape)
   tf_fn = tf.function(
-      jax2tf.convert(probabilities),
+      jax2tf.convert(policy),
       input_signature=[tf.TensorSpec(shape, tf.float32, name=input_name)],
       autograph=False)
   converter = tf.lite.TFLiteConverter.from_concrete_functions(

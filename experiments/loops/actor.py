@@ -158,7 +158,8 @@ class BatchedActor:
     return self._act(*args)
 
   def fetch(self, packed: jax.Array) -> Tuple[np.ndarray, agent_lib.Extras]:
-    """Actions `[N]` and extras (`[N, ...]` each) of the latest
+    """Actions (`[N]`, or `[N, action_dim]`) and extras (`[N, ...]` each)
+    of the latest
     `dispatch`, as (read-only) host arrays."""
     data = np.asarray(packed)
     treedef, fields = self._outputs

@@ -15,15 +15,7 @@ import jax
 import numpy as np
 
 from agents import agent as agent_lib
-
-
-def host_actions(actions: Any) -> np.ndarray:
-  """Actions as the `Trajectory` holds them: int32 discrete actions, or
-  float32 continuous ones (`[..., action_dim]`)."""
-  actions = np.asarray(actions)
-  if np.issubdtype(actions.dtype, np.integer):
-    return actions.astype(np.int32)
-  return actions.astype(np.float32)
+from environments import continuous_actions
 
 
 class Batcher(Protocol):
@@ -153,7 +145,7 @@ def pad_episodes(episodes: List[dict]) -> agent_lib.Trajectory:
     return out
 
   def pad_actions(actions):
-    actions = host_actions(actions)
+    actions = continuous_actions.host_actions(actions)
     return pad(actions, actions.dtype, actions.shape[1:])
 
   obs_shape = episodes[0]['observations'].shape[1:]
@@ -221,7 +213,7 @@ class SequenceBatcher:
           *self._steps)
       self._sequences.append(dict(
           observations=np.stack(observations),
-          actions=host_actions(actions),
+          actions=continuous_actions.host_actions(actions),
           rewards=np.asarray(rewards, np.float32),
           discounts=np.asarray(discounts, np.float32),
           last=np.asarray(last, bool),

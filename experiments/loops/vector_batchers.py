@@ -25,6 +25,7 @@ import jax
 import numpy as np
 
 from agents import agent as agent_lib
+from environments import continuous_actions
 from experiments.loops import batchers
 
 
@@ -67,7 +68,7 @@ class VectorSequenceBatcher:
     for i in range(block.actions.shape[1]):
       self._sequences.append(dict(
           observations=block.observations[:, i],
-          actions=batchers.host_actions(block.actions[:, i]),
+          actions=continuous_actions.host_actions(block.actions[:, i]),
           rewards=block.rewards[:, i], discounts=block.discounts[:, i],
           last=block.last[:, i], mask=ones,
           final_observations=step.next_observations[i],

@@ -123,13 +123,13 @@ CONTINUOUS = (
             'num_minibatches': 32, 'discount': 0.95, 'entropy_cost': 0.0,
             'value_clip_epsilon': None, 'reward_scale': 0.1},
            num_steps=300_000, default=True, source=_PENDULUM_SOURCE,
-           result='see BENCHMARKS.md (continuous control)'),
+           result='greedy return -171.9 / -159.6 / -155.3 (seeds 0-2)'),
     # The SAC defaults with every step size at 1e-3.
     Preset('sac_pendulum', 'sac', 'gymnax:Pendulum-v1',
            {'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
             'temperature_learning_rate': 1e-3},
            num_steps=20_000, default=True, source=_PENDULUM_SOURCE,
-           result='see BENCHMARKS.md (continuous control)'),
+           result='greedy return -186.1 / -154.9 / -151.7 (seeds 0-2)'),
     # Brax (the `control` extra): 32 envs x 32 steps, 4 epochs x 8
     # minibatches, rewards (1 a step alive) scaled to 0.1.
     Preset('ppo_brax_inverted_pendulum', 'ppo', 'brax:inverted_pendulum',
@@ -140,7 +140,7 @@ CONTINUOUS = (
            source=('tuned on this 2-core CPU (issue 17); measured by python '
                    '-m experiments.learning_benchmark --seeds=3 '
                    '--only=brax:inverted_pendulum/ppo'),
-           result='see BENCHMARKS.md (continuous control)'),
+           result='greedy return 1000 / 1000 / 1000 (seeds 0-2)'),
 )
 
 PRESETS = CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX + CONTINUOUS

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 import dm_env
 import jax
 
+from agents import agent as agent_lib
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import specs
@@ -65,6 +66,20 @@ def build(config: config_lib.ExperimentConfig) -> Built:
     except (ImportError, wandb_logger.WandbError) as e:
       raise ExperimentError(str(e)) from e
   spec = environment_spec(config)
+  return Built(config, spec, make_agent(config, spec))
+
+
+def make_agent(config: config_lib.ExperimentConfig,
+               spec: specs.EnvironmentSpec) -> agent_lib.Agent:
+  """`config`'s agent for an environment of `spec` (building it computes
+  nothing).
+
+  Raises:
+    ExperimentError: the agent does not act in the environment's action
+      space, the network cannot take its observations, or the agent's
+      config does not fit the environment (e.g. squashing actions into
+      bounds it lacks).
+  """
   try:  # Agent and environment must share an action space.
     agent_registry.check_action_space(config.agent, spec)
   except ValueError as e:
@@ -73,10 +88,13 @@ def build(config: config_lib.ExperimentConfig) -> Built:
     agent_registry.network_entry(config.agent, config.network, spec)
   except ValueError as e:
     raise ExperimentError(f'network: {e}') from e
-  agent = agent_registry.make_agent(config.agent, config.agent_config, spec,
-                                    config.resolved_hidden_sizes(),
-                                    config.network)
-  return Built(config, spec, agent)
+  try:
+    return agent_registry.make_agent(config.agent, config.agent_config, spec,
+                                     config.resolved_hidden_sizes(),
+                                     config.network)
+  except ValueError as e:
+    raise ExperimentError(f'--agent={config.agent} on {config.env}: {e}'
+                         ) from e
 
 
 def environment_spec(config: config_lib.ExperimentConfig
@@ -98,9 +116,17 @@ def spec_of(env: str, env_kwargs: Optional[Mapping[str, Any]] = None
 def agents_for(envs: Sequence[str]) -> List[str]:
   """The registered agents that act in the action space of every
   environment of `envs` (a comparison's default `--agents`)."""
-  spaces = {agent_registry.action_space(spec_of(env)) for env in envs}
-  return [name for name in agent_registry.names()
-          if spaces <= set(agent_registry.get(name).networks())]
+  spaces = {env: agent_registry.action_space(spec_of(env)) for env in envs}
+  agents = [name for name in agent_registry.names()
+            if set(spaces.values()) <= set(agent_registry.get(name).networks())]
+  if not agents:
+    described = ', '.join(f'{env} ({space or "unsupported"})'
+                          for env, space in spaces.items())
+    raise ValueError(
+        f'no registered agent acts in the action spaces of all of '
+        f'{described}; name --agents, or compare environments of one action '
+        f'space.')
+  return agents
 
 
 def network_name(config: config_lib.ExperimentConfig) -> str:
