@@ -66,6 +66,16 @@ def check_one_of(config: Any, name: str, allowed: Collection[Any]) -> None:
     _fail(config, name, f'one of {tuple(allowed)}', value)
 
 
+def check_replay_sizes(config: Any) -> None:
+  """`min_replay_size` must be <= `replay_capacity`, or SGD never starts
+  (the replay agents: DQN, SAC)."""
+  if config.min_replay_size > config.replay_capacity:
+    raise ValueError(
+        f'{type(config).__name__}.min_replay_size ({config.min_replay_size}) '
+        f'must be <= replay_capacity ({config.replay_capacity}), or SGD '
+        f'never starts.')
+
+
 def check_finite_floats(config: Any) -> None:
   """Every float field of a config dataclass must be finite: NaN or inf
   settings (e.g. `--config.learning_rate=nan`) would train a NaN model."""

@@ -106,10 +106,7 @@ class DQNConfig:
         self, 'batch_size', 'replay_capacity', 'min_replay_size',
         'update_period', 'num_actors', 'sgd_steps_per_update',
         'target_update_period', 'epsilon_decay_steps')
-    if self.min_replay_size > self.replay_capacity:
-      raise ValueError(
-          f'DQNConfig.min_replay_size ({self.min_replay_size}) must be <= '
-          f'replay_capacity ({self.replay_capacity}), or SGD never starts.')
+    config_checks.check_replay_sizes(self)
     config_checks.check_one_of(self, 'loss', LOSSES)
     config_checks.check_unit_interval(self, 'epsilon_start', 'epsilon_end')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)

@@ -98,10 +98,7 @@ class SACConfig:
     config_checks.check_positive_integer(
         self, 'batch_size', 'replay_capacity', 'min_replay_size',
         'update_period', 'num_actors', 'sgd_steps_per_update')
-    if self.min_replay_size > self.replay_capacity:
-      raise ValueError(
-          f'SACConfig.min_replay_size ({self.min_replay_size}) must be <= '
-          f'replay_capacity ({self.replay_capacity}), or SGD never starts.')
+    config_checks.check_replay_sizes(self)
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
 
 
