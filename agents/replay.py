@@ -50,8 +50,9 @@ def init_replay(capacity: int, observation_spec: Any,
   observations = lambda: jnp.zeros(
       (capacity,) + tuple(observation_spec.shape), observation_spec.dtype)
   scalars = lambda: jnp.zeros((capacity,), jnp.float32)
+  # As JAX holds them (int64 -> int32 unless x64 is on, as bsuite's).
   actions = jnp.zeros((capacity,) + tuple(action_spec.shape),
-                      action_spec.dtype)
+                      jax.dtypes.canonicalize_dtype(action_spec.dtype))
   transitions = Transitions(observations(), actions, scalars(), scalars(),
                             observations())
   return Replay(transitions, jnp.zeros((), jnp.int32),

@@ -104,12 +104,14 @@ class PlanTest(absltest.TestCase):
 
   def test_every_pair_that_cannot_run_is_named_at_once(self):
     with self.assertRaises(comparison_lib.ComparisonError) as raised:
-      comparison_lib.plan(_comparison(envs=('catch', 'gym:Pendulum-v1')),
-                          '/tmp/w')
+      comparison_lib.plan(_comparison(
+          agents=('reinforce', 'dqn', 'ppo'),
+          envs=('catch', 'gym:Pendulum-v1')), '/tmp/w')
     message = str(raised.exception)
     self.assertIn('reinforce on gym:Pendulum-v1', message)
-    self.assertIn('ppo on gym:Pendulum-v1', message)
-    self.assertIn('discrete actions', message)
+    self.assertIn('dqn on gym:Pendulum-v1', message)
+    self.assertIn("Agent 'dqn' acts in discrete action spaces", message)
+    self.assertNotIn('ppo on', message)  # PPO acts in both.
     self.assertNotIn('on catch', message)
 
   def test_bad_settings_name_their_flag(self):

@@ -117,8 +117,10 @@ class ExperimentTest(absltest.TestCase):
 
   def test_continuous_actions_refused_before_anything_is_written(self):
     workdir = os.path.join(self.create_tempdir().full_path, 'run')
-    with self.assertRaisesRegex(build_lib.ExperimentError,
-                                'needs discrete actions.*Pendulum'):
+    with self.assertRaisesRegex(
+        build_lib.ExperimentError,
+        r"gym:Pendulum-v1: Agent 'reinforce' acts in discrete action spaces; "
+        r'.*continuous \(shape \(1,\), bounds \[-2, 2\]\)'):
       driver.run_experiment(_config(env='gym:Pendulum-v1'), workdir,
                                 progress=False)
     self.assertFalse(os.path.exists(workdir))
