@@ -308,8 +308,20 @@ def resolved_intervals(config: ExperimentConfig) -> Dict[str, int]:
 
 def identity_mismatch(saved: Mapping[str, Any],
                       config: ExperimentConfig) -> dict:
-  """Identity keys whose values differ between a saved and a new config."""
+  """Identity keys whose values differ between a saved and a new config.
+
+  An agent-config key the saved config lacks counts as its default: the
+  key was added to the agent since (e.g. PPO's `reward_scale`), and a run
+  saved before trained with what its default does.
+  """
   current = config.to_dict()
+  saved_agent = saved.get('agent_config')
+  if isinstance(saved_agent, Mapping) and saved.get('agent') == config.agent:
+    defaults = dataclasses.asdict(
+        agent_registry.get(config.agent).config_class())
+    saved = dict(saved, agent_config={
+        **{k: v for k, v in defaults.items() if k not in saved_agent},
+        **saved_agent})
   normalise = lambda v: list(v) if isinstance(v, tuple) else v
   return {
       key: (saved.get(key), current[key])

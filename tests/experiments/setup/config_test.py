@@ -5,6 +5,7 @@ import json
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from agents import ppo
 from agents import reinforce
 from experiments.setup import config as config_lib
 
@@ -96,6 +97,19 @@ class ExperimentConfigTest(parameterized.TestCase):
         seed=2, agent_config=reinforce.ReinforceConfig(learning_rate=1.0))
     self.assertCountEqual(config_lib.identity_mismatch(saved, other),
                           ['seed', 'agent_config'])
+
+  def test_agent_config_keys_added_since_count_as_their_defaults(self):
+    # A run saved before PPO had reward_scale and squash_actions resumes.
+    config = config_lib.ExperimentConfig(agent='ppo', env='catch')
+    saved = json.loads(json.dumps(config.to_dict()))
+    for key in ('reward_scale', 'squash_actions'):
+      del saved['agent_config'][key]
+    self.assertEqual(config_lib.identity_mismatch(saved, config), {})
+    scaled = config_lib.ExperimentConfig(
+        agent='ppo', env='catch',
+        agent_config=ppo.PPOConfig(reward_scale=0.1))
+    self.assertEqual(list(config_lib.identity_mismatch(saved, scaled)),
+                     ['agent_config'])
 
 
 if __name__ == '__main__':
