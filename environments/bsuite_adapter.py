@@ -25,9 +25,6 @@ import difflib
 import inspect
 from typing import Any, List, Optional
 
-import bsuite
-from bsuite import bsuite as bsuite_lib
-from bsuite import sweep
 import dm_env
 import numpy as np
 
@@ -37,8 +34,13 @@ _LIST_IDS = ('list them with `from bsuite import sweep; print(sweep.SWEEP)`, '
              'e.g. catch/0, cartpole/0, deep_sea/0')
 
 
+# bsuite loads pandas (a third of a second): imported where it is used, so
+# that only bsuite runs pay for it.
+
+
 def check_id(bsuite_id: str) -> None:
   """Raises ValueError naming `bsuite_id` unless it is in `sweep.SWEEP`."""
+  from bsuite import sweep  # pylint: disable=g-import-not-at-top
   if bsuite_id in sweep.SETTINGS:
     return
   close = difflib.get_close_matches(str(bsuite_id), sweep.SWEEP, n=3)
@@ -49,6 +51,7 @@ def check_id(bsuite_id: str) -> None:
 
 def takes_seed(bsuite_id: str) -> bool:
   """Whether `make_environment(bsuite_id, seed)` applies the seed."""
+  from bsuite import bsuite as bsuite_lib  # pylint: disable=g-import-not-at-top
   check_id(bsuite_id)
   experiment, _ = bsuite_lib.unpack_bsuite_id(bsuite_id)
   constructor = bsuite_lib.EXPERIMENT_NAME_TO_ENVIRONMENT[experiment]
@@ -149,13 +152,15 @@ def make_environment(bsuite_id: str,
   Raises:
     ValueError: `bsuite_id` is not a bsuite id.
   """
+  from bsuite import bsuite as bsuite_lib  # pylint: disable=g-import-not-at-top
+  from bsuite import sweep  # pylint: disable=g-import-not-at-top
   check_id(bsuite_id)
   experiment, _ = bsuite_lib.unpack_bsuite_id(bsuite_id)
   kwargs = dict(sweep.SETTINGS[bsuite_id])
   seeded = takes_seed(bsuite_id)
   if seed is not None and seeded:
     kwargs['seed'] = int(seed)
-  environment = bsuite.load(experiment, kwargs)
+  environment = bsuite_lib.load(experiment, kwargs)
   if (experiment in _DETERMINISTIC or
       (seeded and _rng_owners(environment))):  # Else: an unknown RNG.
     return EpisodeSeeded(environment, seed, reseed=seeded)

@@ -18,8 +18,9 @@ driver (the entry points hand them what they need).
 
 import os
 
-# TensorFlow is imported indirectly (rlax -> distrax -> TFP) and for export
-# only; it never computes training numerics here. Its oneDNN start-up notice
+# TensorFlow is imported for export only (agents/distrax_without_tensorflow.py
+# keeps TFP from importing it); it never computes training numerics here.
+# Its oneDNN start-up notice
 # is noise in experiment output, so turn oneDNN off unless the user set it;
 # likewise the converter's C++ warnings (e.g. 'Ignored output_format').
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')

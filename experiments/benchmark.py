@@ -30,6 +30,10 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     --num_steps=500000` end to end with its defaults, against start-up plus
     training alone (`experiments/command_benchmarks.py`), each `--seeds`
     times in fresh processes: seconds, their ratio, peak memory.
+  startup: `--helpshort` of every entry point, and a small `train` command
+    until its program starts compiling and until it is compiled, against
+    `import jax, haiku, optax, rlax` (`experiments/command_benchmarks.py`),
+    each `--seeds` times in fresh processes: median wall seconds.
   sweep: a 16-configuration × 3-seed PPO sweep on Plane Strike (4 learning
     rates × 4 discounts from the preset, `--sweep_steps` each) as one
     program, against the same runs one by one (`--sweep_single_runs` of
@@ -73,7 +77,8 @@ THRESHOLDS = (20.0, 16.0, 13.0)
 SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
           'seeds', 'devices', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
           'vector_python_loop', 'bsuite_python_loop', 'train_command',
-          'ppo_pendulum', 'sac_pendulum', 'brax_inverted_pendulum')
+          'ppo_pendulum', 'sac_pendulum', 'brax_inverted_pendulum',
+          'startup')
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
             'devices')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
@@ -325,6 +330,7 @@ def main(argv):
       'time_to_model': lambda: time_to_model(root, f.seeds),
       'train_command': lambda: command_benchmarks.train_command(root,
                                                                 f.seeds),
+      'startup': lambda: command_benchmarks.startup(root, f.seeds),
       'seeds': lambda: scaling_benchmarks.seeds_in_one_program(
           root, f.seeds, [int(n) for n in f.seed_counts],
           f.program_episodes),

@@ -1,5 +1,11 @@
 """End-to-end timing of a user's command, as a person at a terminal runs it.
 
+`startup` times what every command pays before it does anything: each entry
+point's `--helpshort`, and a `train` command up to the moment its training
+program starts to compile and until it is compiled, against importing the
+libraries alone (`import jax, haiku, optax, rlax`, with and without TFP
+loading TensorFlow). Fresh processes, entry points taken in turn each round.
+
 `train_command` times `python -m experiments.train --agent=ppo --env=cartpole
 --num_steps=500000` with its defaults (final evaluation and a verified TFLite
 export included) against the same command with nothing after training
@@ -14,11 +20,22 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN_COMMAND = ('--agent=ppo', '--env=cartpole', '--num_steps=500000')
 BARE = ('--noexport_tflite', '--eval_episodes=1')
+ENTRY_POINTS = ('train', 'compare', 'sweep', 'report', 'export_tflite', 'play',
+                'benchmark', 'learning_benchmark')
+# What a training command cannot start without. `agents` first loads distrax
+# without TensorFlow, as every entry point does; plain, TFP loads it.
+IMPORTS = 'import jax, haiku, optax, rlax'
+LEAN_IMPORTS = 'import agents, jax, haiku, optax, rlax'
+STARTUP_TRAIN = ('--agent=ppo', '--env=cartpole', '--num_steps=2048',
+                 '--noexport_tflite', '--eval_episodes=1')
+# Lines `experiments.train` prints (stderr) as its program compiles.
+_COMPILING = 'Compiling the training program'
+_COMPILED = 'Compiled in'
 
 
 def timed_command(args: Sequence[str]) -> Dict[str, Any]:
@@ -70,4 +87,65 @@ def train_command(root: str, repeats: int) -> Dict[str, Any]:
       'eval_mean_return': result['eval_mean_return'],
       'export_check': {k: result['tflite'][k] for k in (
           'games', 'observations_checked', 'max_abs_diff', 'tolerance')},
+  }
+
+
+def _seconds_until(args: Sequence[str],
+                   lines: Sequence[str] = ()) -> Dict[str, Optional[float]]:
+  """Wall seconds of a fresh `python <args>` and until each of `lines` first
+  starts a line of its stderr (None: never printed)."""
+  start = time.perf_counter()
+  process = subprocess.Popen([sys.executable, *args], cwd=_REPO,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env=dict(os.environ, PYTHONPATH=_REPO), text=True)
+  seen: Dict[str, Optional[float]] = {line: None for line in lines}
+  tail = []
+  for text in process.stderr:
+    tail = (tail + [text])[-20:]
+    for line in lines:
+      if seen[line] is None and text.startswith(line):
+        seen[line] = time.perf_counter() - start
+  if process.wait() != 0:
+    raise RuntimeError(f'python {" ".join(args)} failed '
+                       f'({process.returncode}): {"".join(tail)}')
+  return {'seconds': time.perf_counter() - start, **seen}
+
+
+def startup(root: str, repeats: int) -> Dict[str, Any]:
+  """`--helpshort` of every entry point and a train command's way to its
+  first compiled step, against the libraries' imports; medians."""
+  runs: Dict[str, List[float]] = {}
+
+  def record(name: str, seconds: Optional[float]) -> None:
+    if seconds is None:
+      raise RuntimeError(f'{name}: the expected line was never printed.')
+    runs.setdefault(name, []).append(seconds)
+
+  for i in range(repeats):
+    record(IMPORTS, _seconds_until(['-c', IMPORTS])['seconds'])
+    record(LEAN_IMPORTS, _seconds_until(['-c', LEAN_IMPORTS])['seconds'])
+    for name in ENTRY_POINTS:
+      record(f'{name} --helpshort', _seconds_until(
+          ['-m', f'experiments.{name}', '--helpshort'])['seconds'])
+    train = _seconds_until(
+        ['-m', 'experiments.train', '--noprogress', *STARTUP_TRAIN,
+         f'--workdir={os.path.join(root, f"startup_{i}")}'],
+        (_COMPILING, _COMPILED))
+    record('train: to compile start', train[_COMPILING])
+    record('train: compiled', train[_COMPILED])
+    record('train: whole command', train['seconds'])
+  medians = {name: statistics.median(s) for name, s in runs.items()}
+  helps = {n: medians[f'{n} --helpshort'] for n in ENTRY_POINTS}
+  return {
+      'train_command': 'python -m experiments.train ' + ' '.join(
+          STARTUP_TRAIN),
+      'seconds': runs,
+      'median_seconds': medians,
+      'slowest_helpshort': max(helps, key=helps.get),
+      'max_median_helpshort_seconds': max(helps.values()),
+      # Everything the framework does before XLA starts compiling (flags,
+      # registries, workdir, environment and agent set-up), beyond what
+      # importing the libraries costs.
+      'train_setup_over_imports_seconds': (
+          medians['train: to compile start'] - medians[LEAN_IMPORTS]),
   }

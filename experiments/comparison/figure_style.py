@@ -8,20 +8,26 @@ the axes, never over the data; the figure grows taller for them, so the
 plot area keeps its size. `save` writes a 300-dpi PNG and a PDF (TrueType
 fonts, which publishers accept) with no dates or versions in them: the same
 figure gives the same bytes.
+
+matplotlib (a third of a second to import) loads when the first figure is
+built, so that commands which draw nothing never pay for it.
 """
+
+from __future__ import annotations
 
 import functools
 import io
 import os
 import types
 from typing import Callable, Dict, List, Mapping, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING
 
-import matplotlib
-from matplotlib import figure as figure_lib
-from matplotlib import font_manager
-from matplotlib import legend as legend_lib
-from matplotlib import path as path_lib
-from matplotlib.backends import backend_agg
+if TYPE_CHECKING:
+  from matplotlib import figure as figure_lib
+  from matplotlib import legend as legend_lib
+  from matplotlib import path as path_lib
+# matplotlib itself is imported where it is used (third-party imports only).
+# pylint: disable=g-import-not-at-top
 
 from agents import registry as agent_registry
 from experiments.comparison import statistics
@@ -64,7 +70,6 @@ _METADATA = types.MappingProxyType({
     'png': {'Software': None},
     'pdf': {'Creator': None, 'Producer': None, 'CreationDate': None},
 })
-_MEASURE = backend_agg.RendererAgg(1, 1, 72)  # Pixels at 72 dpi are points.
 
 F = TypeVar('F', bound=Callable)
 
@@ -74,6 +79,7 @@ def styled(fn: F) -> F:
   embedding when the figure is saved), leaving global settings alone."""
   @functools.wraps(fn)
   def wrapper(*args, **kwargs):
+    import matplotlib
     with matplotlib.rc_context(dict(RC)):
       return fn(*args, **kwargs)
   return wrapper  # type: ignore[return-value]
@@ -81,6 +87,7 @@ def styled(fn: F) -> F:
 
 def new_figure(width: float, height: float = 3.0) -> figure_lib.Figure:
   """A figure laid out by constrained layout (labels never clipped)."""
+  from matplotlib import figure as figure_lib
   return figure_lib.Figure(figsize=(width, height), layout='constrained')
 
 
@@ -119,9 +126,19 @@ def interval_text() -> str:
 
 def text_width_pt(text: str, size: float = FONT_PT) -> float:
   """Width of one line of `text` in points, in the figures' font."""
+  import matplotlib
+  from matplotlib import font_manager
   with matplotlib.rc_context(dict(RC)):
     prop = font_manager.FontProperties(size=size)
-    return _MEASURE.get_text_width_height_descent(text, prop, ismath=False)[0]
+    return _measure().get_text_width_height_descent(text, prop,
+                                                    ismath=False)[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _measure():
+  """A renderer whose pixels are points (72 dpi), to measure text."""
+  from matplotlib.backends import backend_agg
+  return backend_agg.RendererAgg(1, 1, 72)
 
 
 def wrap(text: str, width_in: float, size: float = FONT_PT) -> str:
@@ -167,6 +184,7 @@ def fit_axes_height(fig: figure_lib.Figure, ax, height_in: float) -> None:
 
 def _bar_marker(width_pt: float, height_pt: float) -> path_lib.Path:
   """A filled rectangle marker of this aspect (markers keep theirs)."""
+  from matplotlib import path as path_lib
   w, h = width_pt / 2, height_pt / 2
   return path_lib.Path([(-w, -h), (w, -h), (w, h), (-w, h), (-w, -h)],
                        closed=True)

@@ -7,19 +7,24 @@ Figures use matplotlib's object API (`Figure`, never pyplot): no global
 figure state to leak or close, and no display needed. Names are for people
 (`environments.registry.title`, `agents.registry.title`), the axis says when
 lower is better, and a caption under the legend says what the lines and
-intervals are and over how many seeds. Style and output: `figure_style`.
+intervals are and over how many seeds. Style and output: `figure_style`
+(which also says when matplotlib is imported).
 """
+
+from __future__ import annotations
 
 import types
 from typing import List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING
 
-from matplotlib import figure as figure_lib
-from matplotlib import ticker
 import numpy as np
 
 from environments import registry as env_registry
 from experiments.comparison import figure_style as style
 from experiments.comparison import statistics
+
+if TYPE_CHECKING:
+  from matplotlib import figure as figure_lib
 
 # (steps, mean, low, high), each `[num_points]`.
 Curve = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -96,6 +101,7 @@ def learning_curves_figure(
     ylabel += '\n(lower is better)'
   ax.set_ylabel(ylabel)
   ax.grid(True)
+  from matplotlib import ticker  # pylint: disable=g-import-not-at-top
   ax.xaxis.set_major_locator(ticker.MaxNLocator(5) if curves else
                              ticker.NullLocator())  # No steps to mark.
   ax.xaxis.set_major_formatter(ticker.EngFormatter(sep=''))
@@ -173,6 +179,7 @@ def aggregate_figure(
       ax.set_xlim(*_limits([intervals[a][name] for a in agents]))
     for row, agent in zip(rows, agents):
       style.interval_row(ax, row, intervals[agent][name], colour[agent])
+    from matplotlib import ticker  # pylint: disable=g-import-not-at-top
     ax.xaxis.set_major_locator(ticker.MaxNLocator(4))
     ax.grid(axis='x')
     ax.tick_params(axis='y', length=0)
@@ -218,6 +225,7 @@ def improvement_figure(pairs: Sequence[Pair], seeds: Mapping[str, int],
                        for x, y, _ in pairs])
   ax.tick_params(axis='y', length=0)
   ax.set_ylim(-0.5, max(len(pairs), 1) - 0.3)
+  from matplotlib import ticker  # pylint: disable=g-import-not-at-top
   ax.xaxis.set_major_locator(ticker.MultipleLocator(0.25))
   ax.xaxis.set_major_formatter(ticker.FormatStrFormatter('%g'))
   ax.set_xlabel('P(X > Y)')

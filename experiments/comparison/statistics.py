@@ -11,6 +11,9 @@ So each estimate runs under `_seeded(seed)`, which seeds the global generator
 and restores its previous state afterwards: the same inputs and seed give
 bit-identical outputs, and callers' random streams are left untouched. Each
 agent (or pair) is reseeded, so its estimate does not depend on the others.
+
+rliable loads SciPy and arch (about a second): it is imported on first use,
+so commands that only train never pay for it.
 """
 
 import contextlib
@@ -21,26 +24,37 @@ import warnings
 from typing import Callable, Dict, Iterator, List, Mapping, Sequence, Tuple
 
 import numpy as np
-from rliable import library as rly
-from rliable import metrics
 
 CONFIDENCE = 0.95
 DEFAULT_REPS = 2000  # Bootstrap resamples per interval.
+
+
+def _rliable_metric(name: str) -> Callable[..., np.ndarray]:
+  """`rliable.metrics.<name>`, imported when first called."""
+
+  def metric(*args):
+    from rliable import metrics  # pylint: disable=g-import-not-at-top
+    return getattr(metrics, name)(*args)
+
+  metric.__name__ = name
+  return metric
+
 
 # Aggregates of `(num_runs, num_tasks)` normalised scores, in report order.
 # As rliable defines them: the median is over tasks of each task's mean over
 # runs (on one task, the mean); IQM pools every run of every task; the
 # optimality gap is the mean shortfall below 1.
 AGGREGATES = types.MappingProxyType({
-    'mean': metrics.aggregate_mean,
-    'median': metrics.aggregate_median,
-    'iqm': metrics.aggregate_iqm,
-    'optimality_gap': metrics.aggregate_optimality_gap,
+    'mean': _rliable_metric('aggregate_mean'),
+    'median': _rliable_metric('aggregate_median'),
+    'iqm': _rliable_metric('aggregate_iqm'),
+    'optimality_gap': _rliable_metric('aggregate_optimality_gap'),
 })
 # The same on one task's `(num_runs, 1)` scores (per-environment tables),
 # except that the median is over runs, where rliable's would be the mean.
 ONE_TASK = types.MappingProxyType({
     **AGGREGATES, 'median': lambda scores: np.median(scores)})
+_PROBABILITY_OF_IMPROVEMENT = _rliable_metric('probability_of_improvement')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +87,7 @@ def _seeded(seed: int) -> Iterator[np.random.RandomState]:
 def _estimate(scores, func: Callable[..., np.ndarray], reps: int,
               seed: int) -> Tuple[np.ndarray, np.ndarray]:
   """Point estimates `[K]` and intervals `[2, K]` of `func` over runs."""
+  from rliable import library as rly  # pylint: disable=g-import-not-at-top
   with _seeded(seed) as random_state:
     points, intervals = rly.get_interval_estimates(
         {'x': scores}, func, method='percentile', reps=reps,
@@ -152,7 +167,7 @@ def probability_of_improvement(
       raise ValueError(f'{x} and {y} have scores on different numbers of '
                        f'tasks: {checked[x].shape} vs {checked[y].shape}.')
     points, intervals = _estimate((checked[x], checked[y]),
-                                  metrics.probability_of_improvement, reps,
+                                  _PROBABILITY_OF_IMPROVEMENT, reps,
                                   seed)
     pairs.append((x, y, Interval(float(points[0]), float(intervals[0, 0]),
                                  float(intervals[1, 0]))))

@@ -9,6 +9,9 @@ picklable host-side value of no fixed shape (e.g. a part-filled batch).
 A checkpoint damaged after it was written (a truncated or deleted file,
 a disk error) is set aside and the previous one restored, with a warning;
 the run then continues from there.
+
+Orbax (a fifth of a second to import) loads when the first checkpoint
+manager opens, so `--help` and refused commands never pay for it.
 """
 
 import os
@@ -19,7 +22,6 @@ from typing import Any, List, NamedTuple, Optional
 from absl import logging
 import jax
 import numpy as np
-import orbax.checkpoint as ocp
 
 DAMAGED = 'damaged_checkpoints'  # Beside the checkpoint directory.
 
@@ -34,6 +36,12 @@ class Restored(NamedTuple):
   host: Any
 
 
+def _orbax() -> Any:
+  """`orbax.checkpoint`, imported on first use."""
+  import orbax.checkpoint as ocp  # pylint: disable=g-import-not-at-top
+  return ocp
+
+
 def _host_array(host: Any) -> np.ndarray:
   return np.frombuffer(pickle.dumps(host), np.uint8).copy()
 
@@ -46,7 +54,8 @@ class Checkpointer:
     self._max_to_keep = max_to_keep
     self._manager = self._open()
 
-  def _open(self) -> ocp.CheckpointManager:
+  def _open(self) -> Any:
+    ocp = _orbax()
     return ocp.CheckpointManager(
         self._directory,
         options=ocp.CheckpointManagerOptions(max_to_keep=self._max_to_keep,
@@ -65,6 +74,7 @@ class Checkpointer:
     """
     if self._manager.latest_step() == step:
       return
+    ocp = _orbax()
     self._manager.save(step, args=ocp.args.Composite(
         state=ocp.args.StandardSave(state),
         host=ocp.args.StandardSave({'pickle': _host_array(host)})),
@@ -77,6 +87,7 @@ class Checkpointer:
   # The host item is unpickled: restore only workdirs you trust (as with
   # any pickle), e.g. your own runs.
   def _restore(self, step: int, template: Any) -> Restored:
+    ocp = _orbax()
     abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, template)
     restored = self._manager.restore(step, args=ocp.args.Composite(
         state=ocp.args.StandardRestore(abstract),

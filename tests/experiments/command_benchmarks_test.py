@@ -1,0 +1,65 @@
+"""Tests of the command benchmarks' timing and arithmetic (not of speed)."""
+
+from absl.testing import absltest
+
+from experiments import command_benchmarks
+
+
+class SecondsUntilTest(absltest.TestCase):
+
+  def test_times_the_lines_a_process_prints(self):
+    timing = command_benchmarks._seconds_until(
+        ['-c', 'import sys, time; print("ready", file=sys.stderr, '
+         'flush=True); time.sleep(0.3); print("done", file=sys.stderr)'],
+        ('ready', 'done', 'never'))
+    self.assertIsNone(timing['never'])
+    self.assertLess(timing['ready'], timing['done'])
+    self.assertGreaterEqual(timing['done'] - timing['ready'], 0.3)
+    self.assertGreaterEqual(timing['seconds'], timing['done'])
+
+  def test_a_failing_command_is_an_error(self):
+    with self.assertRaisesRegex(RuntimeError, 'boom'):
+      command_benchmarks._seconds_until(
+          ['-c', 'import sys; sys.exit("boom")'])
+
+
+class StartupTest(absltest.TestCase):
+
+  def test_medians_and_setup_over_imports(self):
+    calls = []
+
+    def fake(args, lines=()):
+      calls.append(args)
+      if args[0] == '-c':
+        seconds = {command_benchmarks.IMPORTS: 5.0,
+                   command_benchmarks.LEAN_IMPORTS: 1.0}[args[1]]
+        return {'seconds': seconds}
+      if '--helpshort' in args:
+        return {'seconds': 2.0 if args[1] == 'experiments.report' else 1.2}
+      return {'seconds': 9.0, 'Compiling the training program': 1.5,
+              'Compiled in': 4.0}
+
+    with absltest.mock.patch.object(command_benchmarks, '_seconds_until',
+                                    fake):
+      report = command_benchmarks.startup(self.create_tempdir().full_path, 3)
+    self.assertLen(calls, 3 * (2 + len(command_benchmarks.ENTRY_POINTS) + 1))
+    self.assertEqual(report['slowest_helpshort'], 'report')
+    self.assertEqual(report['max_median_helpshort_seconds'], 2.0)
+    self.assertLen(report['seconds']['train: compiled'], 3)
+    self.assertAlmostEqual(
+        report['train_setup_over_imports_seconds'],
+        1.5 - report['median_seconds'][command_benchmarks.LEAN_IMPORTS])
+
+  def test_a_missing_line_is_an_error(self):
+    def fake(args, lines=()):
+      del args
+      return {'seconds': 1.0, **{line: None for line in lines}}
+
+    with absltest.mock.patch.object(command_benchmarks, '_seconds_until',
+                                    fake):
+      with self.assertRaisesRegex(RuntimeError, 'never printed'):
+        command_benchmarks.startup(self.create_tempdir().full_path, 1)
+
+
+if __name__ == '__main__':
+  absltest.main()
