@@ -40,7 +40,8 @@ setuptools.setup(
         'ai-edge-litert>=1.2',
     ],
     extras_require={
-        'test': ['pytest>=7'],
+        # pytest-xdist: ./test.sh runs the suite on parallel workers.
+        'test': ['pytest>=7', 'pytest-xdist>=3.5'],
         # Comparisons on a Ray cluster: experiments.compare --launcher=ray.
         'ray': ['ray>=2.9'],
         # JAX game suites with pure-JAX cores (both loops): --env=gymnax:<id>

@@ -26,3 +26,25 @@ def pytest_configure(config):
   # absltest helpers (create_tempdir, …) read flags; pytest never parses them.
   if not flags.FLAGS.is_parsed():
     flags.FLAGS.mark_as_parsed()
+
+
+# A fast-tier test (not marked slow) taking longer than this is listed at the
+# end of the run: make it faster, or mark it slow (docs/testing.md).
+FAST_TEST_SECONDS = 5.0
+_slow_fast_tier_tests = []
+
+
+def pytest_runtest_logreport(report):
+  if (report.when == 'call' and 'slow' not in report.keywords
+      and report.duration > FAST_TEST_SECONDS):
+    _slow_fast_tier_tests.append((report.duration, report.nodeid))
+
+
+def pytest_terminal_summary(terminalreporter):
+  if not _slow_fast_tier_tests:
+    return
+  terminalreporter.section(
+      f'fast-tier tests over {FAST_TEST_SECONDS:g} s: make them faster or '
+      'mark them slow (docs/testing.md)')
+  for seconds, nodeid in sorted(_slow_fast_tier_tests, reverse=True):
+    terminalreporter.write_line(f'{seconds:6.1f}s {nodeid}')

@@ -44,6 +44,7 @@ class DistraxWithoutTensorflowTest(absltest.TestCase):
                   "if m.split('.')[0] == 'tensorflow'))")
     self.assertEqual(out.strip(), '[]')
 
+  @pytest.mark.slow
   def test_training_without_export_never_loads_tensorflow(self):
     workdir = self.create_tempdir().full_path
     out = _python(_TRAIN.format(prelude=''), *_TINY_RUN,

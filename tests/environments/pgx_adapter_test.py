@@ -156,6 +156,7 @@ class Play2048Test(absltest.TestCase):
       with self.assertRaisesRegex(ValueError, 'max_steps must be'):
         pgx_adapter.make_core('2048', max_steps=bad)
 
+  @pytest.mark.slow
   def test_dm_face_and_masking_agent(self):
     env = pgx_adapter.make_environment('2048', seed=0)
     self.assertIsInstance(env, dm_env_wrapper.DmEnvironment)

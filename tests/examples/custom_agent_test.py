@@ -7,6 +7,8 @@ import pytest
 
 from tests.examples import conftest
 
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 
 @pytest.mark.parametrize('loop, export', [('compiled', '--export_tflite'),
                                           ('python', '--noexport_tflite')])

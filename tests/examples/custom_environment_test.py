@@ -4,7 +4,11 @@ compiled loop, exported, and compared and reported on."""
 import json
 import os
 
+import pytest
+
 from tests.examples import conftest
+
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
 
 def test_trains_in_the_compiled_loop_and_exports(tmp_path):

@@ -1,7 +1,11 @@
 """examples/custom_network.py: a user's Haiku network for a built-in
 agent."""
 
+import pytest
+
 from tests.examples import conftest
+
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
 
 def test_reinforce_learns_catch_with_the_layer_norm_policy(tmp_path):

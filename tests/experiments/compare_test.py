@@ -8,6 +8,8 @@ import sys
 from absl.testing import absltest
 import pytest
 
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 _SMALL = ('--seeds=2', '--num_steps=720', '--eval_points=2',

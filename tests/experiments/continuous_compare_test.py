@@ -14,6 +14,8 @@ from absl.testing import absltest
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 PENDULUM = 'gymnax:Pendulum-v1'

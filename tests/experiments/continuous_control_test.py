@@ -25,6 +25,8 @@ from experiments.loops import seeding
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 PENDULUM = 'gymnax:Pendulum-v1'

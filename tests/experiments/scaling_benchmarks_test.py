@@ -5,6 +5,7 @@ import os
 import sys
 
 from absl.testing import absltest
+import pytest
 
 from agents import registry as agent_registry
 from experiments import scaling_benchmarks as sb
@@ -147,6 +148,7 @@ class ChildPartsTest(absltest.TestCase):
     self.assertIn('no_such_agent', message.split('stderr ends:')[1])
 
 
+@pytest.mark.slow
 class RealChildTest(absltest.TestCase):
 
   def test_one_seed_on_one_forced_device(self):

@@ -6,6 +6,9 @@ import subprocess
 import sys
 
 from absl.testing import absltest
+import pytest
+
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))

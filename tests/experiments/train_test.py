@@ -9,6 +9,7 @@ from absl import app
 from absl import flags
 from absl.testing import absltest
 from absl.testing import flagsaver
+import pytest
 
 from experiments import train
 
@@ -115,6 +116,7 @@ class PresetTest(absltest.TestCase):
 
 class CommandLineTest(absltest.TestCase):
 
+  @pytest.mark.slow
   def test_config_flags_override_the_preset_and_are_recorded(self):
     workdir = self.create_tempdir().full_path
     result = _run(f'--workdir={workdir}', '--agent=ppo', '--num_steps=1024',
@@ -149,6 +151,7 @@ class CommandLineTest(absltest.TestCase):
                                     flag.split('=')[0]):
           flags.FLAGS(['train', flag])
 
+  @pytest.mark.slow
   def test_tiny_run_prints_its_settings_and_a_summary(self):
     workdir = self.create_tempdir().full_path
     result = _run(f'--workdir={workdir}', '--num_episodes=16',

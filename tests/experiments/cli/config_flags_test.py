@@ -6,6 +6,7 @@ import sys
 
 from absl.testing import absltest
 import ml_collections
+import pytest
 
 from agents import ppo
 from agents import reinforce
@@ -46,6 +47,7 @@ class ConfigFlagsTest(absltest.TestCase):
                                        batch_size=None)
     self.assertEqual(config, reinforce.ReinforceConfig(learning_rate=0.5))
 
+  @pytest.mark.slow
   def test_command_line_overrides_reach_the_saved_config(self):
     workdir = self.create_tempdir().full_path
     result = subprocess.run(

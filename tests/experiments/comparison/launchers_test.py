@@ -77,6 +77,7 @@ def ray_instance():
   ray.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_retries_a_failed_task_and_loses_nothing(ray_instance, tmp_path):
   del ray_instance  # Running: the launcher connects to it.
   comparison = _comparison()

@@ -7,6 +7,7 @@ import os
 from unittest import mock
 
 from absl.testing import absltest
+import pytest
 
 from experiments.comparison import group_runner
 from experiments.comparison import plan as comparison_lib
@@ -183,6 +184,7 @@ class WorkdirTest(absltest.TestCase):
 
 class RunTest(absltest.TestCase):
 
+  @pytest.mark.slow
   def test_rerun_skips_finished_groups_and_resumes_unfinished_ones(self):
     workdir = self.create_tempdir().full_path
     comparison = _comparison(agents=('reinforce',))
@@ -199,6 +201,7 @@ class RunTest(absltest.TestCase):
     self.assertEqual([_metrics(r) for r in rerun],
                      [_metrics(r) for r in results])
 
+  @pytest.mark.slow
   def test_same_comparison_gives_identical_results(self):
     comparison = _comparison(envs=('catch', 'bsuite:catch/0'))
     first_dir = self.create_tempdir().full_path

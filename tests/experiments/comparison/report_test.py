@@ -153,6 +153,7 @@ def test_writes_markdown_json_and_figures(tmp_path):
   np.testing.assert_allclose(curve['mean'], 0.09 * np.arange(1, 11))
 
 
+@pytest.mark.slow
 def test_report_json_is_deterministic(tmp_path):
   first = _make_workdir(tmp_path / 'first', missing={('ppo', 'catch', 2)})
   second = str(tmp_path / 'second')
@@ -220,6 +221,7 @@ def test_only_envs_without_reference(tmp_path):
       os.path.join(workdir, 'report.md'))
 
 
+@pytest.mark.slow
 def test_wall_seconds_rule(tmp_path):
   separate = [{'wall_seconds': 10.0}, {'wall_seconds': 12.0, 'num_seeds': 1,
                                        'loop': 'compiled'}]
@@ -287,6 +289,7 @@ def _cli(*args):
       capture_output=True, text=True, timeout=120, check=False)
 
 
+@pytest.mark.slow
 def test_command_line(tmp_path):
   workdir = _make_workdir(tmp_path / 'comparison')
   done = _cli('--workdir', workdir, '--bootstrap_reps', '100')

@@ -81,6 +81,7 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
     self.assertEqual(workdir_lib.load_config(workdir), _config())
 
+  @pytest.mark.slow
   def test_interrupted_run_resumes_bit_for_bit(self):
     straight = self.create_tempdir().full_path
     driver.run_experiment(_config(), straight, progress=False)
@@ -115,6 +116,7 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertEqual(strip(_csv(os.path.join(interrupted, 'train.csv'))),
                      strip(_csv(os.path.join(straight, 'train.csv'))))
 
+  @pytest.mark.slow
   def test_seeds_side_by_side_write_one_directory_each(self):
     workdir = self.create_tempdir().full_path
     config = _config(num_seeds=2, seed=3, eval_every_episodes=0)
@@ -135,6 +137,7 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertAlmostEqual(alone['eval_mean_return'],
                            summary['seeds'][0]['eval_mean_return'])
 
+  @pytest.mark.slow
   def test_step_budget_of_unroll_agents_is_met_exactly_in_updates(self):
     config = _config(agent='ppo', num_episodes=None, num_steps=1000,
                      agent_config=agent_registry.make_config(
@@ -145,6 +148,7 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertEqual(result['env_steps'], 1024)  # 16 updates of 4 x 16.
     self.assertEqual(result['updates'], 16)
 
+  @pytest.mark.slow
   def test_step_budget_of_episode_agents_overshoots_by_less_than_an_update(
       self):
     config = _config(num_episodes=None, num_steps=500, updates_per_chunk=50)
@@ -153,6 +157,7 @@ class CompiledExperimentTest(absltest.TestCase):
                                        progress=False)
     self.assertEqual(result['env_steps'], 504)  # 14 updates of 4 x 9 steps.
 
+  @pytest.mark.slow
   def test_evaluations_every_n_steps_go_to_eval_csv(self):
     config = _config(eval_every_episodes=0, eval_every_steps=90,
                      updates_per_chunk=None)
@@ -184,6 +189,7 @@ class CompiledExperimentTest(absltest.TestCase):
       _config(loop='anakin')
 
 
+@pytest.mark.slow
 class ShardingTest(absltest.TestCase):
 
   def test_sharded_and_unsharded_runs_agree(self):

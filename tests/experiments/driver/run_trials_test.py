@@ -8,6 +8,7 @@ import os
 from absl.testing import absltest
 import jax
 import numpy as np
+import pytest
 
 from agents import registry as agent_registry
 from experiments.driver import run as driver
@@ -33,6 +34,7 @@ def _read(path):
     return json.load(f)
 
 
+@pytest.mark.slow
 class TrialsTest(absltest.TestCase):
 
   def test_a_trial_lane_is_the_run_of_its_configuration(self):

@@ -8,6 +8,7 @@ from unittest import mock
 
 from absl.testing import absltest
 import numpy as np
+import pytest
 from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.plugins.hparams import plugin_data_pb2
 
@@ -120,6 +121,7 @@ def _fake_wandb():
   return module
 
 
+@pytest.mark.slow
 class WandbTest(absltest.TestCase):
 
   def test_a_run_logs_each_seed_to_wandb_and_resumes_the_same_runs(self):

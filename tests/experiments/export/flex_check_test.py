@@ -62,6 +62,7 @@ def _mismatch_python(directory) -> str:
   return _fake_python(directory, f"echo '{json.dumps(_MISMATCH)}'")
 
 
+@pytest.mark.slow
 def test_restore_in_a_fresh_interpreter_reproduces_trained_infer(
     trainable_model):
   _require_flex()

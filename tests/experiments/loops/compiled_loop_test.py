@@ -5,6 +5,7 @@ from absl.testing import parameterized
 import chex
 import jax
 import numpy as np
+import pytest
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -51,6 +52,7 @@ def _compiled_states(loop):
   return jax.vmap(loop.init)(jax.random.PRNGKey(_SEED)[None], env_key[None])
 
 
+@pytest.mark.slow
 class AgreementTest(parameterized.TestCase):
   """Same seed: same first rollout and same first update as the Python loop."""
 
@@ -136,6 +138,7 @@ class CompiledLoopTest(parameterized.TestCase):
                      int(first['episodes'][0] + second['episodes'][0]))
     self.assertEqual(int(wide_counters.value(whole.counters.updates[0])), 5)
 
+  @pytest.mark.slow
   def test_seeds_side_by_side_match_seeds_alone(self):
     agent = _agent('ppo', 'catch', unroll_length=8)
     loop = compiled_loop.CompiledLoop(agent,

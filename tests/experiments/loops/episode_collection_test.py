@@ -11,6 +11,7 @@ from dm_env import specs as dm_specs
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from agents import registry as agent_registry
 from environments import dm_env_wrapper
@@ -208,6 +209,7 @@ class EpisodeCollectionTest(parameterized.TestCase):
   @parameterized.named_parameters(('one_episode_per_env', 8),
                                   ('four_episodes_per_env', 2),
                                   ('one_env', 1))
+  @pytest.mark.slow
   def test_rows_are_each_environments_next_whole_episodes(self, num_envs):
     _, init, collect, chunk = _programs(num_envs)
     states = init(*_seed_keys(7))
@@ -247,6 +249,7 @@ class EpisodeCollectionTest(parameterized.TestCase):
     else:
       self.assertGreater(int(begun.sum()), 0)
 
+  @pytest.mark.slow
   def test_one_environment_begins_nothing_early(self):
     _, init, _, chunk = _programs(1)
     states = init(*_seed_keys(3))
@@ -258,6 +261,7 @@ class EpisodeCollectionTest(parameterized.TestCase):
                        int(stats['length_sum'][0]))
       self.assertEqual(int(stats['episodes'][0]), _BATCH)
 
+  @pytest.mark.slow
   def test_seeds_side_by_side_match_seeds_alone(self):
     # A while_loop under vmap runs until every seed is done; a seed done
     # early must not step on (its state and stats are its own).
@@ -307,6 +311,7 @@ class EpisodeCollectionTest(parameterized.TestCase):
       self.assertEqual(int(stats['episodes'][0]), _BATCH)
     self.assertGreater(idle, 0)  # The cap was reached.
 
+  @pytest.mark.slow
   def test_environments_keep_playing_while_waiting(self):
     # k = 1: collection u runs until the environment with the most steps
     # left in its batch-u episode ends it; meanwhile every other one plays

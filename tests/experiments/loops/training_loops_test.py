@@ -5,6 +5,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import chex
 import numpy as np
+import pytest
 
 from agents import registry as agent_registry
 from experiments.loops import interface
@@ -77,6 +78,7 @@ class TrainingLoopTest(parameterized.TestCase):
     self.assertEqual(set(greedy), {'mean_return', 'mean_episode_length'})
     self.assertEqual(greedy['mean_episode_length'].shape, (1,))
 
+  @pytest.mark.slow
   def test_compiled_seeds_each_get_a_row_and_params(self):
     loop = _loop('compiled', num_seeds=3, batch_size=4)
     rows = loop.advance(interface.Targets(episodes=4))

@@ -9,6 +9,8 @@ import shutil
 
 import pytest
 
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 _FLAGS = ('--agents=ppo', '--envs=catch', '--seeds=2', '--num_steps=8000',
           '--eval_points=4', '--eval_episodes=20',
           '--periodic_eval_episodes=10', '--bootstrap_reps=200',

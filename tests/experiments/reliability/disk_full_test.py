@@ -7,6 +7,10 @@ import resource
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 
 def _small_files_only():
   resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))

@@ -4,6 +4,9 @@ blow up stops non-zero, is never exported or scored, and says so."""
 import json
 import os
 import textwrap
+import pytest
+
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
 _UNSTABLE_AGENT = textwrap.dedent('''
     """REINFORCE whose default learning rate diverges (a test fixture)."""

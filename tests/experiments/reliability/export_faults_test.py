@@ -5,6 +5,9 @@ import os
 
 import jax
 import numpy as np
+import pytest
+
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
 
 def _poisoned(state):

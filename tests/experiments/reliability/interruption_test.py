@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 # Compiled loop: ~25 s of training, long enough to be interrupted.
 _COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=400000',
              '--eval_episodes=20', '--export_tflite=false',

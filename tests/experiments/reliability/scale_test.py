@@ -11,6 +11,8 @@ import pytest
 
 from experiments.loops import wide_counters
 
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 _BIG = 2**31 - 5_000  # Just below where 32-bit counters wrap.
 
 

@@ -7,6 +7,8 @@ import signal
 
 import pytest
 
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 _STEPS = ('--num_steps=30000', '--checkpoint_every_updates=32')
 
 

@@ -13,6 +13,7 @@ import types
 from unittest import mock
 
 from absl.testing import absltest
+import pytest
 
 from experiments.storage import wandb_logger
 
@@ -219,6 +220,7 @@ def _finished_records(path, timeout=60.0):
                      "'.[wandb]'")
 class OfflineWandbTest(absltest.TestCase):
 
+  @pytest.mark.slow
   def test_rows_and_settings_reach_the_offline_run(self):
     directory = self.create_tempdir().full_path
     with mock.patch.dict(os.environ, {'WANDB_SILENT': 'true'}):
