@@ -34,6 +34,15 @@ FAST_TEST_SECONDS = 5.0
 _slow_fast_tier_tests = []
 
 
+def pytest_collection_modifyitems(items):
+  """Modules with slow tests run first (otherwise in their usual order), so
+  that parallel workers begin with the long ones and finish together on the
+  short ones."""
+  slow_modules = {item.nodeid.split('::')[0] for item in items
+                  if item.get_closest_marker('slow')}
+  items.sort(key=lambda item: item.nodeid.split('::')[0] not in slow_modules)
+
+
 def pytest_runtest_logreport(report):
   if (report.when == 'call' and 'slow' not in report.keywords
       and report.duration > FAST_TEST_SECONDS):
