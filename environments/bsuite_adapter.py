@@ -19,6 +19,9 @@ scale experiments). Environments whose constructor takes no seed ignore it:
 bandit and discounting_chain are deterministic given their settings (wrapped
 too: every episode is the same game); deep_sea_stochastic is random and
 cannot be seeded through bsuite, so it comes as it is.
+
+bsuite loads pandas (a third of a second), so it is imported inside the
+functions that use it: only bsuite runs pay for it.
 """
 
 import difflib
@@ -32,10 +35,6 @@ from environments import episode_streams
 
 _LIST_IDS = ('list them with `from bsuite import sweep; print(sweep.SWEEP)`, '
              'e.g. catch/0, cartpole/0, deep_sea/0')
-
-
-# bsuite loads pandas (a third of a second): imported where it is used, so
-# that only bsuite runs pay for it.
 
 
 def check_id(bsuite_id: str) -> None:
