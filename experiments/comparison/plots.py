@@ -38,6 +38,12 @@ _AGGREGATES = types.MappingProxyType({
     'optimality_gap': ('Optimality gap', False)})
 
 
+def _ticker():
+  """`matplotlib.ticker`, imported when a figure is drawn."""
+  from matplotlib import ticker  # pylint: disable=g-import-not-at-top
+  return ticker
+
+
 def score_label(env: str) -> str:
   """What `env`'s score counts, e.g. 'strikes per game' or 'mean return'."""
   reference = env_registry.reference_score(env)
@@ -101,10 +107,9 @@ def learning_curves_figure(
     ylabel += '\n(lower is better)'
   ax.set_ylabel(ylabel)
   ax.grid(True)
-  from matplotlib import ticker  # pylint: disable=g-import-not-at-top
-  ax.xaxis.set_major_locator(ticker.MaxNLocator(5) if curves else
-                             ticker.NullLocator())  # No steps to mark.
-  ax.xaxis.set_major_formatter(ticker.EngFormatter(sep=''))
+  ax.xaxis.set_major_locator(_ticker().MaxNLocator(5) if curves else
+                             _ticker().NullLocator())  # No steps to mark.
+  ax.xaxis.set_major_formatter(_ticker().EngFormatter(sep=''))
   caption = (f'Lines: mean {over}; shaded: {style.interval_text()} at '
              'each step.')
   if curves and max(seeds[k] for k in curves) == 1:
@@ -179,8 +184,7 @@ def aggregate_figure(
       ax.set_xlim(*_limits([intervals[a][name] for a in agents]))
     for row, agent in zip(rows, agents):
       style.interval_row(ax, row, intervals[agent][name], colour[agent])
-    from matplotlib import ticker  # pylint: disable=g-import-not-at-top
-    ax.xaxis.set_major_locator(ticker.MaxNLocator(4))
+      ax.xaxis.set_major_locator(_ticker().MaxNLocator(4))
     ax.grid(axis='x')
     ax.tick_params(axis='y', length=0)
     ax.set_ylim(-0.5, max(len(agents), 1) - 0.3)
@@ -225,9 +229,8 @@ def improvement_figure(pairs: Sequence[Pair], seeds: Mapping[str, int],
                        for x, y, _ in pairs])
   ax.tick_params(axis='y', length=0)
   ax.set_ylim(-0.5, max(len(pairs), 1) - 0.3)
-  from matplotlib import ticker  # pylint: disable=g-import-not-at-top
-  ax.xaxis.set_major_locator(ticker.MultipleLocator(0.25))
-  ax.xaxis.set_major_formatter(ticker.FormatStrFormatter('%g'))
+  ax.xaxis.set_major_locator(_ticker().MultipleLocator(0.25))
+  ax.xaxis.set_major_formatter(_ticker().FormatStrFormatter('%g'))
   ax.set_xlabel('P(X > Y)')
   ax.grid(axis='x')
   agents = dict.fromkeys(a for x, y, _ in pairs for a in (x, y))
