@@ -72,3 +72,23 @@ def check(rows: interface.Rows, max_abs_params: np.ndarray,
                         'limit': limit})
         break
   return records
+
+
+def check_rows(log_rows: Sequence[interface.LogRow],
+               max_abs_params: np.ndarray, counters: interface.PerSeed,
+               seeds: Sequence[int],
+               max_abs_param: Optional[float]) -> List[Dict[str, object]]:
+  """`check` over one call's rows, in order: each diverged seed's record at
+  its first bad row (the parameters, known only at the end, count at the
+  last row, or at `counters`, the loop's, if the call ended inside one)."""
+  if not log_rows:
+    return check([{}] * len(seeds), max_abs_params, counters, seeds,
+                 max_abs_param)
+  records = {}
+  for k, log_row in enumerate(log_rows):
+    params = (max_abs_params if k == len(log_rows) - 1 else
+              np.zeros_like(max_abs_params))
+    for record in check(log_row.rows, params, log_row.counters, seeds,
+                        max_abs_param):
+      records.setdefault(record['lane'], record)
+  return [records[lane] for lane in sorted(records)]

@@ -81,6 +81,27 @@ def done(config: config_lib.ExperimentConfig, counters: PerSeed) -> bool:
        counters['env_steps'].min() >= config.num_steps))
 
 
+def schedule(config: config_lib.ExperimentConfig,
+             deadline: Optional[float]) -> interface.Schedule:
+  """Where training must stop for the driver: the next log row, evaluation,
+  checkpoint or the budget (`next_targets`), checkpoints by time at
+  `deadline` (a `time.monotonic()` value)."""
+
+  def stops(before: PerSeed, after: PerSeed) -> bool:
+    every = config.checkpoint_every_updates
+    return (done(config, after) or
+            periodic_evaluation_due(config, before, after) or
+            (every is not None and
+             after['updates'][0] // every > before['updates'][0] // every))
+
+  return interface.Schedule(
+      targets=lambda counters: next_targets(config, counters)._replace(
+          deadline=deadline),
+      stops=stops,
+      counted_by_steps=(config.num_episodes is None and
+                        not config.eval_every_episodes))
+
+
 def periodic_evaluation_due(config: config_lib.ExperimentConfig,
                             before: PerSeed, after: PerSeed) -> bool:
   """Whether seed 0 passed a periodic evaluation point (either interval)."""
@@ -266,10 +287,11 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
       def on_progress(now: PerSeed) -> None:
         bar.show(now)
         if (stop.requested and jax.process_count() == 1 and
-            not _reached(targets, now)):
+            not _reached(targets, now) and not plan.stops(before, now)):
           raise stop.interrupted('checkpoint saved')
 
-      bar = None
+      bar = plan = None
+      before = counters
       try:
         # The compiled loop compiles its whole program first (the Python
         # loop's jit compiles on first use): say so, and how long it took.
@@ -293,14 +315,15 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
           if _agreed(stop.requested is not None):
             raise stop.interrupted('checkpoint saved')
           before = counters
-          targets = next_targets(config, counters)._replace(
-              deadline=next_save)
-          rows = loop.advance(targets, on_progress)
+          plan = schedule(config, next_save)
+          targets = plan.targets(counters)
+          log_rows = loop.run_rows(plan, on_progress)
           consistent = False
           counters = loop.counters()
+          wall_before = wall_seconds
           wall_seconds = wall_at_start + time.perf_counter() - session_start
-          diverged = [r for r in divergence.check(
-              rows, loop.max_abs_params(), counters, seeds,
+          diverged = [r for r in divergence.check_rows(
+              log_rows, loop.max_abs_params(), counters, seeds,
               config.max_abs_param) if r['lane'] not in stopped]
           if diverged and config.trials and len(stopped) + len(
               diverged) < len(seeds):
@@ -316,12 +339,22 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
                                       evaluations, diverged, workdir, writes,
                                       sessions)
             raise divergence.Diverged(diverged)
-          bar.describe(rows[0])
+          bar.show(counters)
+          if log_rows:  # None if the call ended inside a row.
+            bar.describe(log_rows[-1].rows[0])
+          # Rows end where evaluations are due (a call, at its last row).
           greedy = (loop.evaluate(config.periodic_eval_episodes)
-                    if periodic_evaluation_due(config, before, counters)
+                    if log_rows and periodic_evaluation_due(
+                        config, log_rows[0].start, log_rows[-1].counters)
                     else None)
           if logs is not None:
-            logs.write(rows, greedy, counters, wall_seconds, stopped)
+            for k, log_row in enumerate(log_rows):
+              last = k == len(log_rows) - 1
+              logs.write(log_row.rows, greedy if last else None,
+                         log_row.counters,
+                         _row_wall_seconds(wall_before, wall_seconds,
+                                           before, log_row.counters,
+                                           counters), stopped)
           evaluations += greedy is not None
           consistent = True
           every = config.checkpoint_every_updates
@@ -362,6 +395,16 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
   finally:
     checkpointer.close()
     loop.close()
+
+
+def _row_wall_seconds(start: float, end: float, before: PerSeed,
+                      row: PerSeed, after: PerSeed) -> float:
+  """Wall seconds at the end of a row of a call that ran from `start` to
+  `end` (counters `before` to `after`): the call's time shared by updates
+  (the rows of one call run at one speed)."""
+  total = int(after['updates'][0]) - int(before['updates'][0])
+  done_here = int(row['updates'][0]) - int(before['updates'][0])
+  return end if total <= 0 else start + (end - start) * done_here / total
 
 
 def _reached(targets: Optional[interface.Targets],

@@ -9,7 +9,8 @@ For environments with a pure-JAX core, the whole cycle is one XLA program
      episodes reset in place (`env_slots`);
   2. `agent.update` on the resulting `Trajectory`.
 
-`K` updates run as one `lax.scan` per host call (a chunk), and S lanes
+Many updates run as one `lax.while_loop` per host call (a chunk), their
+statistics summed per log row inside it (`run_rows`), and S lanes
 (seeds; in a sweep, trials × seeds, each lane building its agent from its
 own `Hyperparams`) run side by side under `vmap`. The agent, network and
 environment are the very definitions the Python `dm_env` loop uses.
@@ -260,36 +261,42 @@ class CompiledLoop:
                            for k, v in metrics.items()})
     return states._replace(learner=learner, counters=counters), stats
 
-  def run_chunk(self, states: LoopState, num_updates: jax.Array,
-                max_updates: int,
-                hyperparams: Optional[Hyperparams] = None
-               ) -> Tuple[LoopState, Stats]:
-    """`num_updates` (<= `max_updates`) updates; per-seed totals and means.
-
-    A `lax.scan` of `max_updates` steps whose steps past `num_updates` do
-    nothing (`lax.cond`), so one compiled program serves chunks of any
-    length up to `max_updates` (the last chunk of a budget is often
-    shorter) and XLA still sees a loop of known length. Returns
-    the new states and, per seed, summed episode statistics and learner
-    metrics averaged over the chunk's updates.
-    """
+  def carried_stats(self, states: LoopState,
+                    hyperparams: Optional[Hyperparams] = None) -> Stats:
+    """Zero sums of every row statistic, per seed (`run_rows`' `carried`
+    when no row is under way)."""
     _, probe = jax.eval_shape(self.update, states, hyperparams)
-    sums = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), probe)
-    del sums['longest']
+    del probe['longest']
+    return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), probe)
 
-    def step(carry, index):
-      states, sums = carry
+  def run_rows(self, states: LoopState, row_ends: jax.Array,
+               carried: Stats, hyperparams: Optional[Hyperparams] = None
+              ) -> Tuple[LoopState, Stats]:
+    """`row_ends[-1]` updates, logged as rows; per-seed sums of each row.
 
-      def run(states, sums):
-        states, stats = self.update(states, hyperparams)
-        return states, {k: sums[k] + stats[k] for k in sums}
+    Row r holds updates `row_ends[r-1] .. row_ends[r]` (`row_ends`: `[R]`
+    nondecreasing int32; rows past the last update are empty); the first
+    row adds to `carried`, the sums of a row begun in an earlier call
+    (`carried_stats` when none was). The updates run in one
+    `lax.while_loop`, so one compiled program serves any number of updates
+    and rows up to `R`, and the host fetches the rows of many log
+    intervals at once. Returns the new states and, per seed and row
+    (`[S, R]`), the sums of every episode statistic and learner metric
+    (the host divides the metrics by the row's updates).
+    """
+    num_rows = row_ends.shape[0]
+    sums = jax.tree.map(
+        lambda c: jnp.zeros((num_rows,) + c.shape, c.dtype).at[0].set(c),
+        carried)
 
-      return jax.lax.cond(index < num_updates, run, lambda *c: c, states,
-                          sums), None
+    def body(carry):
+      index, states, sums = carry
+      states, stats = self.update(states, hyperparams)
+      row = jnp.searchsorted(row_ends, index, side='right')
+      return index + 1, states, {k: sums[k].at[row].add(stats[k])
+                                 for k in sums}
 
-    (states, sums), _ = jax.lax.scan(step, (states, sums),
-                                     jnp.arange(max_updates))
-    count = jnp.maximum(jnp.minimum(num_updates, max_updates),
-                        1).astype(jnp.float32)
-    return states, {k: v / count if k.startswith('learner/') else v
-                    for k, v in sums.items()}
+    _, states, sums = jax.lax.while_loop(
+        lambda carry: carry[0] < row_ends[-1], body,
+        (jnp.zeros((), row_ends.dtype), states, sums))
+    return states, {k: jnp.moveaxis(v, 0, 1) for k, v in sums.items()}

@@ -1,15 +1,18 @@
 """The compiled loop behind the `TrainingLoop` interface: S seeds at once.
 
-Between chunks of updates the host fetches per-seed statistics (one small
-transfer); the training itself never leaves the device. The chunk program
-is compiled once (shorter chunks share it), and greedy evaluation once per
-number of episodes. Seeds are sharded over the devices, and each seed's
-environments over `devices_per_seed` of them (`device_mesh`).
+The training never leaves the device: one host call runs as many log rows
+as about `CHUNK_SECONDS` of work allows (the rows' statistics are summed
+inside the program and fetched together, one small transfer), stopping
+where the driver must act (an evaluation, a checkpoint, the budget). The
+program is compiled once for any number of updates and rows, and greedy
+evaluation once per number of episodes. Seeds are sharded over the
+devices, and each seed's environments over `devices_per_seed` of them
+(`device_mesh`).
 """
 
 import functools
 import time
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import jax
 import numpy as np
@@ -26,23 +29,28 @@ from experiments.loops import seeding
 from experiments.loops import wide_counters
 
 
-# Environment steps of one host call, at most (about): long enough that the
-# call's fixed cost stays small (PPO on gymnax CartPole: chunks of 32 updates
-# train ~10% slower than one call for the whole run, chunks of 128 as fast;
-# BENCHMARKS.md), short enough that checkpoints and stop signals are handled
-# within about a second at the speeds measured there.
+# Environment steps of one log row, at most (about), where the logging
+# interval is longer (the row then splits it in equal parts).
 CHUNK_STEPS = 65_536
+# Seconds of training one host call aims at, where the rows' counters can be
+# foreseen (agents learning from fixed-length unrolls, and stopping points
+# by steps): long enough that the host's work between calls costs nothing
+# measurable, short enough that stop signals, checkpoints and the progress
+# bar are served within about a second.
+CHUNK_SECONDS = 1.0
+# Log rows one host call can return (the program's row buffer).
+ROWS_PER_CALL = 64
 
 
 def default_updates_per_chunk(loop: compiled_loop.CompiledLoop,
                               log_every_episodes: int,
                               log_every_steps: int = 0,
                               target_steps: int = CHUNK_STEPS) -> int:
-  """Updates per host call: one logging interval of work, cut into equal
-  chunks of at most about `target_steps` steps (so no short leftover chunk
-  sits before each log row). Intervals by steps count as `steps_per_update`
-  does; episode agents logging by episodes: one interval; without
-  either: about `target_steps` steps."""
+  """Updates per log row, at most: one logging interval of work, cut into
+  equal parts of at most about `target_steps` steps (so no short leftover
+  row sits before each interval's end). Intervals by steps count as
+  `steps_per_update` does; episode agents logging by episodes: one
+  interval; without either: about `target_steps` steps."""
   per_update = loop.steps_per_update()
   cap = max(1, target_steps // per_update)
   if log_every_steps:
@@ -51,6 +59,23 @@ def default_updates_per_chunk(loop: compiled_loop.CompiledLoop,
   if loop.episodic and log_every_episodes:
     return max(1, -(-log_every_episodes // loop.agent.data.batch_size))
   return cap
+
+
+def _row(stats: Dict[str, np.ndarray], i: int, r: int, updates: int,
+         speeds: Dict[str, np.ndarray]) -> Dict[str, float]:
+  """Seed `i`'s scalars of row `r` (`updates` updates) from a call's sums;
+  `speeds` are the whole call's (its rows run at one speed)."""
+  row = {name: float(value[i]) for name, value in speeds.items()}
+  episodes = int(stats['episodes'][i, r])
+  if episodes:
+    row['episode_return'] = float(stats['return_sum'][i, r]) / episodes
+    row['episode_length'] = float(stats['length_sum'][i, r]) / episodes
+  count = np.float32(max(updates, 1))
+  for name, value in stats.items():
+    if name.startswith('learner/'):
+      # In float32, as the loop computed it on the device before.
+      row[name[len('learner/'):]] = float(np.float32(value[i, r]) / count)
+  return row
 
 
 def _state_specs() -> compiled_loop.LoopState:
@@ -107,6 +132,11 @@ class CompiledTraining:
     self._evaluations: Dict[int, Any] = {}
     self._compile_seconds = 0.0
     self._max_abs = None
+    # Of the last call (None before the first): sizes the next call.
+    self._seconds_per_update: Optional[float] = None
+    # The log row a call cut short (`host_state`): sums and updates so far.
+    self._partial: Optional[Dict[str, np.ndarray]] = None
+    self._partial_updates = 0
 
   @property
   def _states(self) -> compiled_loop.LoopState:
@@ -158,13 +188,20 @@ class CompiledTraining:
     return self._states
 
   @property
-  def host_state(self) -> None:
-    return None  # Everything lives in the device state.
+  def host_state(self) -> Optional[Dict[str, Any]]:
+    """The log row under way when a call ended before the row did (its
+    sums so far, per seed, and its updates); None between rows."""
+    if self._partial is None:
+      return None
+    return {'row_sums': dict(self._partial), 'row_updates':
+            self._partial_updates}
 
   def restore(self, state: compiled_loop.LoopState,
               host_state: Any = None) -> None:
-    del host_state
     self._states = state
+    host_state = host_state or {}
+    self._partial = host_state.get('row_sums')
+    self._partial_updates = int(host_state.get('row_updates', 0))
 
   def counters(self) -> interface.PerSeed:
     if self._host_counters is None:  # One transfer per chunk.
@@ -178,34 +215,68 @@ class CompiledTraining:
     return {k: device_mesh.put(v, self._mesh)
             for k, v in self._hyperparams.items()}
 
-  def _counts(self, num_updates: int) -> jax.Array:
+  def _row_ends(self, ends: Sequence[int]) -> jax.Array:
+    """Each seed's copy of the rows' cumulative update counts, padded to
+    `ROWS_PER_CALL` rows (the padding rows are empty)."""
+    padded = list(ends) + [ends[-1]] * (ROWS_PER_CALL - len(ends))
     return device_mesh.put(
-        np.full(len(self._seeds), num_updates, np.int32), self._mesh)
+        np.tile(np.asarray(padded, np.int32), (len(self._seeds), 1)),
+        self._mesh)
+
+  def _carried(self) -> Dict[str, jax.Array]:
+    """The sums of the row under way, on the seeds' devices."""
+    if self._partial is None:
+      seed = device_mesh.seed_spec()
+      zeros = jax.eval_shape(device_mesh.map_seeds(
+          self._loop.carried_stats, self._mesh,
+          in_specs=(_state_specs(), seed), out_specs=seed),
+                             self._states, self._lane_values())
+      return {k: device_mesh.put(np.zeros(v.shape, v.dtype), self._mesh)
+              for k, v in zeros.items()}
+    return {k: device_mesh.put(np.asarray(v), self._mesh)
+            for k, v in self._partial.items()}
 
   def compile(self) -> float:
-    """Compiles the chunk program of `updates_per_chunk` updates."""
+    """Compiles the training program (any number of updates and rows up
+    to `ROWS_PER_CALL`) and the divergence guard's."""
     if self._chunk is None:
       start = time.perf_counter()
-      max_updates = self._updates_per_chunk
       seed = device_mesh.seed_spec()
       fn = device_mesh.map_seeds(
-          lambda states, counts, values: self._loop.run_chunk(
-              states, counts[0], max_updates, values),
-          self._mesh, in_specs=(_state_specs(), seed, seed),
+          lambda states, ends, carried, values: self._loop.run_rows(
+              states, ends[0], carried, values),
+          self._mesh, in_specs=(_state_specs(), seed, seed, seed),
           out_specs=(_state_specs(), seed))
       self._chunk = jax.jit(fn, donate_argnums=0).lower(
-          self._states, self._counts(1), self._lane_values()).compile()
+          self._states, self._row_ends([1]), self._carried(),
+          self._lane_values()).compile()
       self._compile_seconds += time.perf_counter() - start
+      self._max_abs_program()
     return self._compile_seconds
 
-  def updates_toward(self, targets: interface.Targets) -> int:
-    """Updates for the next chunk: up to `updates_per_chunk`, fewer where
-    they can be counted to reach a target of seed 0 (updates, and episodes
-    of episode agents: exactly; steps of episode agents: without passing
-    it, as each update takes at most `steps_per_update` steps)."""
+  def _max_abs_program(self):
+    """The divergence guard's program, compiled with the training one (a
+    compile at its first use would count as training time)."""
+    if self._max_abs is None:
+      start = time.perf_counter()
+      self._max_abs = jax.jit(jax.vmap(
+          lambda learner: learner_lib.max_abs(
+              self._agent.actor_params(learner)))).lower(
+                  self._states.learner).compile()
+      self._compile_seconds += time.perf_counter() - start
+    return self._max_abs
+
+  def updates_toward(self, targets: interface.Targets,
+                     counters: Optional[interface.PerSeed] = None,
+                     done_in_row: int = 0) -> int:
+    """Updates to the end of the row at `counters` (default: now), of which
+    `done_in_row` are done: up to `updates_per_chunk` in all, fewer where
+    they can be counted to reach a target of seed 0 (updates, and
+    episodes of episode agents: exactly; steps of episode agents: without
+    passing it, as each update takes at most `steps_per_update` steps)."""
     loop = self._loop
-    counters = self.counters()
-    needed = [self._updates_per_chunk]
+    counters = self.counters() if counters is None else counters
+    needed = [max(1, self._updates_per_chunk - done_in_row)]
     if targets.episodes is not None and loop.episodic:
       remaining = targets.episodes - int(counters['episodes'][0])
       needed.append(max(1, -(-remaining // loop.agent.data.batch_size)))
@@ -219,32 +290,106 @@ class CompiledTraining:
       needed.append(max(1, targets.updates - int(counters['updates'][0])))
     return min(needed)
 
+  def _plan(self, schedule: interface.Schedule) -> Tuple[List[int], bool]:
+    """The next call's rows, as cumulative updates, and whether the last
+    one is cut short.
+
+    The call runs the row under way, then (where every row's counters can
+    be foreseen: fixed-length unrolls, stopping points by steps) the rows
+    after it until the schedule stops, for at most `ROWS_PER_CALL` rows
+    and about `CHUNK_SECONDS` of work (less if the deadline is nearer) at
+    the last call's speed. A row longer than that is cut, and goes on in
+    the next call, so that checkpoints by time come on time. One row per
+    call before the speed is known, and in multi-process runs (whose
+    processes must agree on every call without comparing clocks).
+    """
+    counters = self.counters()
+    targets = schedule.targets(counters)
+    first = self.updates_toward(targets, counters, self._partial_updates)
+    if self._seconds_per_update is None or jax.process_count() > 1:
+      return [first], False
+    seconds = CHUNK_SECONDS
+    if targets.deadline is not None:
+      seconds = min(seconds, targets.deadline - time.monotonic())
+    most = max(1, int(seconds / self._seconds_per_update))
+    if first > most:
+      return [most], True
+    ends = [first]
+    if self._loop.episodic or not schedule.counted_by_steps:
+      return ends, False
+    per_update = self._loop.steps_per_update()
+
+    def after(updates: int) -> interface.PerSeed:
+      return dict(counters, env_steps=counters['env_steps'] +
+                  updates * per_update, updates=counters['updates'] + updates)
+
+    while (len(ends) < ROWS_PER_CALL and not schedule.stops(
+        after(ends[-2] if len(ends) > 1 else 0), after(ends[-1]))):
+      more = self.updates_toward(schedule.targets(after(ends[-1])),
+                                 after(ends[-1]))
+      if ends[-1] + more > most:
+        break
+      ends.append(ends[-1] + more)
+    return ends, False
+
+  def _execute(self, ends: Sequence[int],
+               cut: bool = False) -> List[interface.LogRow]:
+    """Runs the rows ending at cumulative updates `ends` (the last one
+    `cut` short: kept for the next call, not returned)."""
+    self.compile()
+    before = self.counters()
+    began = time.perf_counter()
+    self._states, stats = self._chunk(self._states, self._row_ends(ends),
+                                      self._carried(), self._lane_values())
+    stats = device_mesh.to_host(stats)
+    seconds = time.perf_counter() - began
+    self._seconds_per_update = seconds / ends[-1]
+    updates = np.diff(ends, prepend=0)
+    # The first row began where the row under way began, if any.
+    start = {key: before[key] - (0 if self._partial is None else
+                                 self._partial[key])
+             for key in ('env_steps', 'episodes')}
+    start['updates'] = before['updates'] - self._partial_updates
+    updates[0] += self._partial_updates
+    # This call's work: the sums less what the row under way carried in.
+    speeds = {
+        'steps_per_second': (stats['env_steps'].sum(1) - before['env_steps']
+                             + start['env_steps']) / seconds,
+        'episodes_per_second': (stats['episodes'].sum(1) - before['episodes']
+                                + start['episodes']) / seconds}
+    self._partial, self._partial_updates = None, 0
+    log_rows = []
+    for r, end in enumerate(ends):
+      row_end = {'env_steps': start['env_steps'] + stats['env_steps'][:, r],
+                 'episodes': start['episodes'] + stats['episodes'][:, r],
+                 'updates': before['updates'] + end}
+      self._host_counters = row_end  # What the device holds at the end.
+      if cut and r == len(ends) - 1:
+        self._partial = {k: v[:, r] for k, v in stats.items()}
+        self._partial_updates = int(updates[r])
+        break
+      log_rows.append(interface.LogRow(
+          start, row_end, [_row(stats, i, r, int(updates[r]), speeds)
+                           for i in range(len(self._seeds))]))
+      start = row_end
+    return log_rows
+
   def advance(self, targets: interface.Targets,
               progress: Optional[interface.ProgressFn] = None
              ) -> interface.Rows:
-    self.compile()
-    num_updates = self.updates_toward(targets)
-    start = time.perf_counter()
-    self._states, stats = self._chunk(self._states,
-                                      self._counts(num_updates),
-                                      self._lane_values())
-    stats = device_mesh.to_host(stats)
-    seconds = time.perf_counter() - start
-    rows = []
-    for i in range(len(self._seeds)):
-      episodes = int(stats['episodes'][i])
-      row = {'steps_per_second': float(stats['env_steps'][i]) / seconds,
-             'episodes_per_second': episodes / seconds}
-      if episodes:
-        row['episode_return'] = float(stats['return_sum'][i]) / episodes
-        row['episode_length'] = float(stats['length_sum'][i]) / episodes
-      for name, value in stats.items():
-        if name.startswith('learner/'):
-          row[name[len('learner/'):]] = float(value[i])
-      rows.append(row)
+    """One row, to `targets` (`updates_toward`)."""
+    log_rows = self._execute([self.updates_toward(
+        targets, done_in_row=self._partial_updates)])
     if progress is not None:
       progress(self.counters())
-    return rows
+    return log_rows[-1].rows
+
+  def run_rows(self, schedule: interface.Schedule,
+               progress: Optional[interface.ProgressFn] = None
+              ) -> List[interface.LogRow]:
+    """The rows of one call (`_plan`); none if it ended inside a row."""
+    del progress  # See `interface.TrainingLoop.run_rows`.
+    return self._execute(*self._plan(schedule))
 
   def evaluate(self, num_episodes: int) -> interface.PerSeed:
     """Greedy evaluation of every seed on its own evaluation episodes."""
@@ -264,12 +409,8 @@ class CompiledTraining:
         self._evaluations[num_episodes](self._states.learner, keys)).items()}
 
   def max_abs_params(self) -> np.ndarray:
-    if self._max_abs is None:
-      self._max_abs = jax.jit(jax.vmap(
-          lambda learner: learner_lib.max_abs(
-              self._agent.actor_params(learner))))
     return np.asarray(device_mesh.to_host(
-        self._max_abs(self._states.learner)))
+        self._max_abs_program()(self._states.learner)))
 
   def actor_params(self, index: int) -> agent_lib.Params:
     """Host copy of seed `index`'s actor params. The first call after

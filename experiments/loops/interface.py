@@ -42,6 +42,32 @@ class Targets(NamedTuple):
   deadline: Optional[float] = None
 
 
+class Schedule(NamedTuple):
+  """The driver's stopping points, for a loop that plans several log rows
+  per host call (`TrainingLoop.run_rows`).
+
+  Attributes:
+    targets: counters -> where the row starting there must end (as
+      `advance` takes it; its `deadline` bounds the whole call).
+    stops: (counters before a row, after it) -> whether the driver must act
+      after that row (evaluate, checkpoint, finish): the call ends there.
+    counted_by_steps: whether `targets` and `stops` depend on the counters
+      only through `env_steps` and `updates` (so a loop that knows its
+      steps per update can plan rows ahead; episodes it cannot foresee).
+  """
+  targets: Callable[[PerSeed], Targets]
+  stops: Callable[[PerSeed, PerSeed], bool]
+  counted_by_steps: bool
+
+
+class LogRow(NamedTuple):
+  """One log row of every seed: the counters where it starts and ends, and
+  its per-seed scalars (`Rows`, as `advance` returns them)."""
+  start: PerSeed
+  counters: PerSeed
+  rows: Rows
+
+
 class TrainingLoop(Protocol):
   """A loop over S seeds, driven from the host between chunks of work."""
 
@@ -87,6 +113,20 @@ class TrainingLoop(Protocol):
       and the agent's learner metrics (means over the updates); the
       driver names and groups them for the logs (`driver.log_names`).
     """
+
+  def run_rows(self, schedule: Schedule,
+               progress: Optional[ProgressFn] = None) -> List[LogRow]:
+    """One host call of training: its complete log rows, in order, the
+    last ending where `schedule` stops or the call's time runs out.
+
+    The Python loop returns one row (`advance`, `progress` as there). The
+    compiled loop plans as many rows as about
+    `compiled_training.CHUNK_SECONDS` of work allows, so that the host
+    does not stop the device at every row, and cuts a longer row (none
+    returned; the row goes on in the next call, and `host_state` holds it
+    meanwhile), so that checkpoints by time come on time; it does not call
+    `progress` (a call is short, and the rows it finished are logged by
+    the caller before anything may stop it)."""
 
   def evaluate(self, num_episodes: int) -> PerSeed:
     """Greedy `mean_return` and `mean_episode_length` of every seed, on

@@ -313,6 +313,15 @@ class PythonTraining:
     elapsed = time.perf_counter() - start
     return [_row(returns, lengths, sum(lengths), elapsed, metrics)]
 
+  def run_rows(self, schedule: interface.Schedule,
+               progress: Optional[interface.ProgressFn] = None
+              ) -> List[interface.LogRow]:
+    """One row (`advance` to the schedule's next targets): the host steps
+    every environment anyway, so more rows per call would save nothing."""
+    start = self.counters()
+    rows = self.advance(schedule.targets(start), progress)
+    return [interface.LogRow(start, self.counters(), rows)]
+
   def _advance_vector(self, targets: interface.Targets,
                       progress: Optional[interface.ProgressFn]
                      ) -> interface.Rows:

@@ -87,17 +87,17 @@ class CompiledExperimentTest(absltest.TestCase):
     driver.run_experiment(_config(), straight, progress=False)
 
     interrupted = self.create_tempdir().full_path
-    real_advance = compiled_training.CompiledTraining.advance
+    real_run_rows = compiled_training.CompiledTraining.run_rows
     calls = []
 
-    def advance(loop, targets, progress=None):
-      calls.append(targets)
+    def run_rows(loop, schedule, progress=None):
+      calls.append(schedule)
       if len(calls) == 3:
         raise KeyboardInterrupt
-      return real_advance(loop, targets, progress)
+      return real_run_rows(loop, schedule, progress)
 
-    with mock.patch.object(compiled_training.CompiledTraining, 'advance',
-                           advance):
+    with mock.patch.object(compiled_training.CompiledTraining, 'run_rows',
+                           run_rows):
       with self.assertRaises(KeyboardInterrupt):
         driver.run_experiment(_config(), interrupted, progress=False)
     resumed = driver.run_experiment(_config(), interrupted,
@@ -147,6 +147,65 @@ class CompiledExperimentTest(absltest.TestCase):
                                        progress=False)
     self.assertEqual(result['env_steps'], 1024)  # 16 updates of 4 x 16.
     self.assertEqual(result['updates'], 16)
+
+  def test_calls_of_many_rows_or_of_cut_rows_train_and_log_alike(self):
+    # PPO by steps: every row's counters can be foreseen, so a call runs
+    # many rows (up to an evaluation or a checkpoint by updates); with no
+    # time for a whole row, a call runs one update and the row goes on.
+    config = _config(agent='ppo', num_episodes=None, num_steps=1600,
+                     agent_config=agent_registry.make_config(
+                         'ppo', unroll_length=16),
+                     eval_every_episodes=0, eval_every_steps=640,
+                     log_every_episodes=0, log_every_steps=128,
+                     checkpoint_every_updates=None, updates_per_chunk=None)
+
+    def run(chunk_seconds, stop_at_call=None):
+      workdir = self.create_tempdir().full_path
+      calls = []
+      real = compiled_training.CompiledTraining._execute
+
+      def execute(loop, ends, cut=False):
+        calls.append((list(ends), cut))
+        if len(calls) == stop_at_call:
+          raise KeyboardInterrupt
+        return real(loop, ends, cut)
+
+      with mock.patch.object(compiled_training, 'CHUNK_SECONDS',
+                             chunk_seconds), mock.patch.object(
+                                 compiled_training.CompiledTraining,
+                                 '_execute', execute):
+        if stop_at_call:
+          with self.assertRaises(KeyboardInterrupt):
+            driver.run_experiment(config, workdir, progress=False)
+        driver.run_experiment(config, workdir, progress=False)
+      return workdir, calls
+
+    many_rows, many_rows_calls = run(1e9)
+    # 25 updates of 64 steps in rows of 2; the first call runs one row
+    # (no speed known yet), the evaluations at steps 640 and 1280 (updates
+    # 10 and 20) end the next two.
+    self.assertEqual([ends for ends, _ in many_rows_calls],
+                     [[2], [2, 4, 6, 8], [2, 4, 6, 8, 10], [2, 4, 5]])
+    cut_rows, cut_rows_calls = run(0.0)
+    self.assertEqual(cut_rows_calls[:3], [([2], False), ([1], True),
+                                          ([1], False)])
+    self.assertLen(cut_rows_calls, 1 + 23)
+    # Stopped inside a row (checkpointed there, the row's sums with it),
+    # then resumed.
+    resumed, _ = run(0.0, stop_at_call=5)  # After a cut call.
+    for workdir in (cut_rows, resumed):
+      chex.assert_trees_all_equal(_final_state(config, many_rows),
+                                  _final_state(config, workdir))
+      for log in ('train.csv', 'eval.csv'):
+        drop = ('perf/steps_per_second', 'perf/episodes_per_second',
+                'perf/wall_seconds', 'wall_seconds')
+        strip = lambda rows: [{k: v for k, v in r.items() if k not in drop}
+                              for r in rows]
+        self.assertEqual(strip(_csv(os.path.join(workdir, log))),
+                         strip(_csv(os.path.join(many_rows, log))))
+    walls = [float(r['perf/wall_seconds'])
+             for r in _csv(os.path.join(many_rows, 'train.csv'))]
+    self.assertEqual(walls, sorted(walls))
 
   @pytest.mark.slow
   def test_step_budget_of_episode_agents_overshoots_by_less_than_an_update(

@@ -4,6 +4,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import chex
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -43,6 +44,18 @@ def _python_first_batch(agent, env):
       timestep = environment.step(action)
       batcher.observe(action, extras, timestep)
   return state, batcher.pop_batch()
+
+
+def _one_row(loop):
+  """`(states, num_updates) -> (states, stats)`: `run_rows` with one row."""
+  run_rows = jax.jit(loop.run_rows)
+
+  def run(states, num_updates):
+    states, stats = run_rows(states, jnp.asarray([num_updates], jnp.int32),
+                             loop.carried_stats(states))
+    return states, jax.tree.map(lambda x: x[:, 0], stats)
+
+  return run
 
 
 def _compiled_states(loop):
@@ -128,15 +141,26 @@ class CompiledLoopTest(parameterized.TestCase):
     loop = compiled_loop.CompiledLoop(agent,
                                       env_registry.make_functional('catch'),
                                       agent.data.batch_size)
-    chunk = jax.jit(loop.run_chunk, static_argnums=2)
-    whole, whole_stats = chunk(_compiled_states(loop), 5, 5)
-    # Shorter chunks run in the same program (steps past the count idle).
-    split, first = chunk(_compiled_states(loop), 2, 5)
-    split, second = chunk(split, 3, 5)
+    chunk = _one_row(loop)
+    whole, whole_stats = chunk(_compiled_states(loop), 5)
+    # Any number of updates runs in the same program.
+    split, first = chunk(_compiled_states(loop), 2)
+    split, second = chunk(split, 3)
     chex.assert_trees_all_equal(whole, split)
     self.assertEqual(int(whole_stats['episodes'][0]),
                      int(first['episodes'][0] + second['episodes'][0]))
     self.assertEqual(int(wide_counters.value(whole.counters.updates[0])), 5)
+    # Rows of one call hold what calls of one row each would have.
+    start = _compiled_states(loop)
+    rows_states, rows = jax.jit(loop.run_rows)(
+        start, jnp.asarray([2, 2, 5, 5], jnp.int32),
+        loop.carried_stats(start))
+    chex.assert_trees_all_equal(whole, rows_states)
+    for name in first:
+      np.testing.assert_array_equal(rows[name][:, 0], first[name])
+      np.testing.assert_array_equal(rows[name][:, 2], second[name])
+      self.assertTrue(np.all(rows[name][:, 1] == 0))  # Empty rows.
+      self.assertTrue(np.all(rows[name][:, 3] == 0))
 
   @pytest.mark.slow
   def test_seeds_side_by_side_match_seeds_alone(self):
@@ -145,11 +169,10 @@ class CompiledLoopTest(parameterized.TestCase):
                                       env_registry.make_functional('catch'), 4)
     keys = np.stack([np.asarray(jax.random.PRNGKey(s)) for s in (0, 1)])
     env_keys = np.stack([np.asarray(jax.random.PRNGKey(s)) for s in (10, 11)])
-    together, _ = jax.jit(loop.run_chunk, static_argnums=2)(
-        jax.vmap(loop.init)(keys, env_keys), 3, 3)
+    together, _ = _one_row(loop)(jax.vmap(loop.init)(keys, env_keys), 3)
     for s in range(2):
-      alone, _ = jax.jit(loop.run_chunk, static_argnums=2)(
-          jax.vmap(loop.init)(keys[s:s + 1], env_keys[s:s + 1]), 3, 3)
+      alone, _ = _one_row(loop)(
+          jax.vmap(loop.init)(keys[s:s + 1], env_keys[s:s + 1]), 3)
       chex.assert_trees_all_close(
           jax.tree.map(lambda x, s=s: x[s:s + 1], together), alone,
           rtol=1e-5, atol=1e-6)
@@ -158,8 +181,7 @@ class CompiledLoopTest(parameterized.TestCase):
     agent = _agent('a2c', 'catch')
     loop = compiled_loop.CompiledLoop(agent,
                                       env_registry.make_functional('catch'), 2)
-    states, stats = jax.jit(loop.run_chunk, static_argnums=2)(
-        _compiled_states(loop), 9, 9)
+    states, stats = _one_row(loop)(_compiled_states(loop), 9)
     # 9 updates x 2 envs x 16 steps = 288 steps; Catch
     # episodes last 9 steps, so each environment finished 16 of them.
     self.assertEqual(int(stats['env_steps'][0]), 9 * 2 * 16)

@@ -23,7 +23,6 @@ from experiments.loops import compiled_loop
 
 _ENV = 'plane_strike'
 _BATCH = 8
-_MAX_UPDATES = 10  # One compiled chunk serves every count up to this.
 _FIELDS = ('observations', 'actions', 'rewards', 'discounts', 'last', 'mask')
 
 
@@ -40,13 +39,19 @@ def _agent():
 @functools.lru_cache(maxsize=None)
 def _programs(num_envs):
   """The loop with `num_envs` environments per seed, and its jitted
-  `init`, `collect` and `run_chunk` (`max_updates` = `_MAX_UPDATES`)."""
+  `init`, `collect` and `run_rows` of one row."""
   loop = compiled_loop.CompiledLoop(_agent(),
                                     env_registry.make_functional(_ENV),
                                     num_envs)
-  chunk = jax.jit(loop.run_chunk, static_argnums=2)
+  run_rows = jax.jit(loop.run_rows)
+
+  def chunk(states, count):
+    states, stats = run_rows(states, jnp.asarray([count], jnp.int32),
+                             loop.carried_stats(states))
+    return states, jax.tree.map(lambda x: x[:, 0], stats)
+
   return (loop, jax.jit(jax.vmap(loop.init)), jax.jit(jax.vmap(loop.collect)),
-          lambda states, count: chunk(states, count, _MAX_UPDATES))
+          chunk)
 
 
 class _Dawdle:
