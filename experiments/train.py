@@ -155,10 +155,10 @@ _DEVICES_PER_SEED = flags.DEFINE_integer(
     'this many devices, across hosts with --coordinator_address.',
     lower_bound=1)
 _UPDATES_PER_CHUNK = flags.DEFINE_integer(
-    'updates_per_chunk', None, 'Compiled loop: updates per host call '
-    '(logging, checkpoints and budget checks happen between chunks); '
-    'default: one logging interval, cut into equal chunks of at most '
-    'about 64k environment steps.', lower_bound=1)
+    'updates_per_chunk', None, 'Compiled loop: updates per log row, at '
+    'most; default: one logging interval, cut into equal parts of at most '
+    'about 64k environment steps. A host call runs about a second of '
+    'rows.', lower_bound=1)
 _CHECKPOINT_EVERY_UPDATES = flags.DEFINE_integer(
     'checkpoint_every_updates', None,
     'Also checkpoint every this many updates (default: by wall time only, '

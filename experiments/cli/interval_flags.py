@@ -30,7 +30,10 @@ def define() -> None:
   flags.DEFINE_integer(
       'periodic_eval_episodes',
       config_lib.ExperimentConfig.periodic_eval_episodes,
-      'Greedy episodes of each evaluation along the way.', lower_bound=1)
+      'Greedy episodes of each evaluation along the way; default: as many '
+      'as keep all of them within about a tenth of the training budget '
+      '(in environment steps, counting each episode at the game\'s '
+      'longest), between 1 and 100.', lower_bound=1)
 
 
 def values() -> Dict[str, Optional[int]]:

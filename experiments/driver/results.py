@@ -44,10 +44,11 @@ def _provenance(loop: interface.TrainingLoop, wall_seconds: float,
   }
 
 
-def _common(config, loop: interface.TrainingLoop, seed: int, i: int,
-            counters: PerSeed, wall_seconds: float, evaluations: int,
+def _common(built: build_lib.Built, loop: interface.TrainingLoop, seed: int,
+            i: int, counters: PerSeed, wall_seconds: float, evaluations: int,
             compile_seconds: float,
             sessions: List[Dict[str, Any]]) -> Dict[str, Any]:
+  config = built.config
   trial = build_lib.lane_trial(config, i)
   agent_config = (config.agent_config if trial is None else
                   config.trial_config(trial))
@@ -70,8 +71,9 @@ def _common(config, loop: interface.TrainingLoop, seed: int, i: int,
       'wall_seconds': float(wall_seconds),
       # Of this session's training (included in wall_seconds).
       'compile_seconds': compile_seconds,
-      # Rows of eval.csv (periodic greedy evaluations).
+      # Rows of eval.csv (periodic greedy evaluations), and their size.
       'evaluations': evaluations,
+      'periodic_eval_episodes': built.periodic_eval_episodes,
       'provenance': _provenance(loop, wall_seconds, sessions),
   }
 
@@ -127,7 +129,7 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
     for i, seed in enumerate(loop.seeds):
       if stopped and i in stopped:
         results.append({
-            **_common(config, loop, seed, i, counters, wall_seconds,
+            **_common(built, loop, seed, i, counters, wall_seconds,
                       evaluations, compile_seconds, sessions or []),
             'status': DIVERGED, 'divergence': stopped[i]})
         continue
@@ -145,7 +147,7 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
   """One seed's result; its model verified at a name `publish` renames."""
   config = built.config
   result = {
-      **_common(config, loop, seed, i, counters, wall_seconds, evaluations,
+      **_common(built, loop, seed, i, counters, wall_seconds, evaluations,
                 compile_seconds, sessions),
       'status': FINISHED,
       'eval_episodes': config.eval_episodes,
@@ -187,7 +189,7 @@ def summary(results: List[Dict[str, Any]]) -> Dict[str, Any]:
   return results[0] if len(results) == 1 else {'seeds': results}
 
 
-def record_divergence(config, loop: interface.TrainingLoop,
+def record_divergence(built: build_lib.Built, loop: interface.TrainingLoop,
                       counters: PerSeed, wall_seconds: float,
                       evaluations: int, records: List[Dict[str, Any]],
                       workdir: str, writes: bool,
@@ -202,7 +204,7 @@ def record_divergence(config, loop: interface.TrainingLoop,
         'stopped_by': sorted({r['seed'] for r in records}),
         'reason': 'another seed trained in the same program diverged'}
     results.append({
-        **_common(config, loop, seed, i, counters, wall_seconds, evaluations,
+        **_common(built, loop, seed, i, counters, wall_seconds, evaluations,
                   loop.compile_seconds, sessions or []),
         'status': DIVERGED, 'divergence': divergence})
-  return _write(config, workdir, results, writes)
+  return _write(built.config, workdir, results, writes)

@@ -22,6 +22,7 @@ from experiments.driver import progress as progress_lib
 from experiments.driver import results
 from experiments.driver import seed_logs
 from experiments.driver import stop_signals
+from experiments.driver import stopping_points
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
 from experiments.loops import interface
@@ -42,76 +43,6 @@ FIRST_CHECKPOINT_SECONDS = 10.0
 RUN_FAILURES = (workdir_lock.WorkdirLocked, checkpointing.CheckpointError,
                 loggers.CorruptLogError, divergence.Diverged,
                 tflite.VerificationError, wandb_logger.WandbError)
-
-
-def _next_multiple(value: int, every: int) -> int:
-  return (value // every + 1) * every
-
-
-def next_targets(config: config_lib.ExperimentConfig,
-                 counters: PerSeed) -> interface.Targets:
-  """Where the next `advance` stops: the budget, the next log row, the next
-  periodic evaluation or the next checkpoint, whichever comes first (the
-  loop's chunk ends sooner where it is shorter)."""
-  episodes, steps = int(counters['episodes'][0]), int(counters['env_steps'][0])
-  episode_targets, step_targets = [], []
-  if config.num_episodes is not None:
-    episode_targets.append(config.num_episodes)
-  if config.num_steps is not None:
-    step_targets.append(config.num_steps)
-  for every in (config.log_every_episodes, config.eval_every_episodes):
-    if every:
-      episode_targets.append(_next_multiple(episodes, every))
-  for every in (config.log_every_steps, config.eval_every_steps):
-    if every:
-      step_targets.append(_next_multiple(steps, every))
-  return interface.Targets(
-      min(episode_targets) if episode_targets else None,
-      min(step_targets) if step_targets else None,
-      None if config.checkpoint_every_updates is None else _next_multiple(
-          int(counters['updates'][0]), config.checkpoint_every_updates))
-
-
-def done(config: config_lib.ExperimentConfig, counters: PerSeed) -> bool:
-  """Every seed has spent one of its budgets."""
-  return bool(
-      (config.num_episodes is not None and
-       counters['episodes'].min() >= config.num_episodes) or
-      (config.num_steps is not None and
-       counters['env_steps'].min() >= config.num_steps))
-
-
-def schedule(config: config_lib.ExperimentConfig,
-             deadline: Optional[float]) -> interface.Schedule:
-  """Where training must stop for the driver: the next log row, evaluation,
-  checkpoint or the budget (`next_targets`), checkpoints by time at
-  `deadline` (a `time.monotonic()` value)."""
-
-  def stops(before: PerSeed, after: PerSeed) -> bool:
-    every = config.checkpoint_every_updates
-    return (done(config, after) or
-            periodic_evaluation_due(config, before, after) or
-            (every is not None and
-             after['updates'][0] // every > before['updates'][0] // every))
-
-  return interface.Schedule(
-      targets=lambda counters: next_targets(config, counters)._replace(
-          deadline=deadline),
-      stops=stops,
-      counted_by_steps=(config.num_episodes is None and
-                        not config.eval_every_episodes))
-
-
-def periodic_evaluation_due(config: config_lib.ExperimentConfig,
-                            before: PerSeed, after: PerSeed) -> bool:
-  """Whether seed 0 passed a periodic evaluation point (either interval)."""
-
-  def passed(key: str, every: Optional[int]) -> bool:
-    return bool(every) and (int(after[key][0]) // every >
-                            int(before[key][0]) // every)
-
-  return (passed('episodes', config.eval_every_episodes) or
-          passed('env_steps', config.eval_every_steps))
 
 
 class Resumed(NamedTuple):
@@ -229,7 +160,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
   config = built.config
   workdir_lib.check(config, workdir)
   finished = None if reevaluate else results.saved(config, workdir)
-  if finished is not None and done(config, {
+  if finished is not None and stopping_points.done(config, {
       key: np.asarray([r[key] for r in finished])
       for key in ('episodes', 'env_steps')}):
     # Nothing is written: config.json keeps the settings it ran with.
@@ -259,7 +190,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     sessions = (resumed.sessions if resumed else []) + [provenance.collect()]
     # Whether this session trains, or only evaluates and exports a run
     # whose budget is spent (a rerun after an interruption, --reevaluate).
-    sessions[-1]['trained'] = not done(config, counters)
+    sessions[-1]['trained'] = not stopping_points.done(config, counters)
     compiled_before = resumed.compile_seconds if resumed else 0.0
     wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
     session_start = time.perf_counter()
@@ -296,7 +227,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
         # The compiled loop compiles its whole program first (the Python
         # loop's jit compiles on first use): say so, and how long it took.
         # A run whose budget is spent is not compiled again.
-        compiling = not done(config, counters)
+        compiling = not stopping_points.done(config, counters)
         announce_compile = (announce and compiling and
                             config.loop == 'compiled')
         if announce_compile:
@@ -311,11 +242,11 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
         # run killed early does not restart from zero.
         next_save = time.monotonic() + min(config.checkpoint_every_seconds,
                                            FIRST_CHECKPOINT_SECONDS)
-        while not done(config, counters):
+        while not stopping_points.done(config, counters):
           if _agreed(stop.requested is not None):
             raise stop.interrupted('checkpoint saved')
           before = counters
-          plan = schedule(config, next_save)
+          plan = stopping_points.schedule(config, next_save)
           targets = plan.targets(counters)
           log_rows = loop.run_rows(plan, on_progress)
           consistent = False
@@ -335,7 +266,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
             diverged = []
           if diverged:  # Nothing of this chunk is saved or logged.
             diverged += list(stopped.values())
-            results.record_divergence(config, loop, counters, wall_seconds,
+            results.record_divergence(built, loop, counters, wall_seconds,
                                       evaluations, diverged, workdir, writes,
                                       sessions)
             raise divergence.Diverged(diverged)
@@ -343,18 +274,17 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
           if log_rows:  # None if the call ended inside a row.
             bar.describe(log_rows[-1].rows[0])
           # Rows end where evaluations are due (a call, at its last row).
-          greedy = (loop.evaluate(config.periodic_eval_episodes)
-                    if log_rows and periodic_evaluation_due(
+          greedy = (loop.evaluate(built.periodic_eval_episodes)
+                    if log_rows and stopping_points.periodic_evaluation_due(
                         config, log_rows[0].start, log_rows[-1].counters)
                     else None)
           if logs is not None:
             for k, log_row in enumerate(log_rows):
               last = k == len(log_rows) - 1
               logs.write(log_row.rows, greedy if last else None,
-                         log_row.counters,
-                         _row_wall_seconds(wall_before, wall_seconds,
-                                           before, log_row.counters,
-                                           counters), stopped)
+                         log_row.counters, stopping_points.row_wall_seconds(
+                             wall_before, wall_seconds, before,
+                             log_row.counters, counters), stopped)
           evaluations += greedy is not None
           consistent = True
           every = config.checkpoint_every_updates
@@ -395,16 +325,6 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
   finally:
     checkpointer.close()
     loop.close()
-
-
-def _row_wall_seconds(start: float, end: float, before: PerSeed,
-                      row: PerSeed, after: PerSeed) -> float:
-  """Wall seconds at the end of a row of a call that ran from `start` to
-  `end` (counters `before` to `after`): the call's time shared by updates
-  (the rows of one call run at one speed)."""
-  total = int(after['updates'][0]) - int(before['updates'][0])
-  done_here = int(row['updates'][0]) - int(before['updates'][0])
-  return end if total <= 0 else start + (end - start) * done_here / total
 
 
 def _reached(targets: Optional[interface.Targets],

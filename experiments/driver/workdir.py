@@ -12,7 +12,7 @@ gets `seed_<n>/` with the per-seed files):
                   state {'loop': the loop's arrays, 'wall_seconds'} and
                   host {'loop': e.g. a part-filled batch, 'evaluations'}
   damaged_checkpoints/  checkpoints that failed to restore, set aside
-  train.csv       logged scalars, one row per chunk of training
+  train.csv       logged scalars, one row per logging interval
   eval.csv        the periodic greedy evaluations: step, mean_return,
                   mean_episode_length, episodes, wall_seconds (exactly the
                   `evaluations` the checkpoint and result.json count)

@@ -1,9 +1,10 @@
 """The compiled loop behind the `TrainingLoop` interface: S seeds at once.
 
 The training never leaves the device: one host call runs as many log rows
-as about `CHUNK_SECONDS` of work allows (the rows' statistics are summed
-inside the program and fetched together, one small transfer), stopping
-where the driver must act (an evaluation, a checkpoint, the budget). The
+as about a second of work allows (`row_plans`; the rows' statistics are
+summed inside the program and fetched together, one small transfer),
+stopping where the driver must act (an evaluation, a checkpoint, the
+budget). The
 program is compiled once for any number of updates and rows, and greedy
 evaluation once per number of episodes. Seeds are sharded over the
 devices, and each seed's environments over `devices_per_seed` of them
@@ -25,57 +26,9 @@ from experiments.loops import evaluation
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
 from experiments.loops import device_mesh
+from experiments.loops import row_plans
 from experiments.loops import seeding
 from experiments.loops import wide_counters
-
-
-# Environment steps of one log row, at most (about), where the logging
-# interval is longer (the row then splits it in equal parts).
-CHUNK_STEPS = 65_536
-# Seconds of training one host call aims at, where the rows' counters can be
-# foreseen (agents learning from fixed-length unrolls, and stopping points
-# by steps): long enough that the host's work between calls costs nothing
-# measurable, short enough that stop signals, checkpoints and the progress
-# bar are served within about a second.
-CHUNK_SECONDS = 1.0
-# Log rows one host call can return (the program's row buffer).
-ROWS_PER_CALL = 64
-
-
-def default_updates_per_chunk(loop: compiled_loop.CompiledLoop,
-                              log_every_episodes: int,
-                              log_every_steps: int = 0,
-                              target_steps: int = CHUNK_STEPS) -> int:
-  """Updates per log row, at most: one logging interval of work, cut into
-  equal parts of at most about `target_steps` steps (so no short leftover
-  row sits before each interval's end). Intervals by steps count as
-  `steps_per_update` does; episode agents logging by episodes: one
-  interval; without either: about `target_steps` steps."""
-  per_update = loop.steps_per_update()
-  cap = max(1, target_steps // per_update)
-  if log_every_steps:
-    interval = -(-log_every_steps // per_update)
-    return -(-interval // -(-interval // cap))
-  if loop.episodic and log_every_episodes:
-    return max(1, -(-log_every_episodes // loop.agent.data.batch_size))
-  return cap
-
-
-def _row(stats: Dict[str, np.ndarray], i: int, r: int, updates: int,
-         speeds: Dict[str, np.ndarray]) -> Dict[str, float]:
-  """Seed `i`'s scalars of row `r` (`updates` updates) from a call's sums;
-  `speeds` are the whole call's (its rows run at one speed)."""
-  row = {name: float(value[i]) for name, value in speeds.items()}
-  episodes = int(stats['episodes'][i, r])
-  if episodes:
-    row['episode_return'] = float(stats['return_sum'][i, r]) / episodes
-    row['episode_length'] = float(stats['length_sum'][i, r]) / episodes
-  count = np.float32(max(updates, 1))
-  for name, value in stats.items():
-    if name.startswith('learner/'):
-      # In float32, as the loop computed it on the device before.
-      row[name[len('learner/'):]] = float(np.float32(value[i, r]) / count)
-  return row
 
 
 def _state_specs() -> compiled_loop.LoopState:
@@ -107,7 +60,7 @@ class CompiledTraining:
     (`device_mesh.check_devices_per_seed` checks the agent's own sizes).
 
     `updates_per_chunk` None: about one logging interval of work
-    (`default_updates_per_chunk`). A sweep gives each lane
+    (`row_plans.default_updates_per_chunk`). A sweep gives each lane
     (entry of `seeds`) its `hyperparams` values, and `lane_agent` builds a
     lane's agent from them (`compiled_loop.CompiledLoop`).
     """
@@ -119,7 +72,7 @@ class CompiledTraining:
     self._spec = environment_spec
     self._seeds = tuple(seeds)
     self._updates_per_chunk = (
-        updates_per_chunk or default_updates_per_chunk(
+        updates_per_chunk or row_plans.default_updates_per_chunk(
             self._loop, log_every_episodes, log_every_steps))
     if num_envs % devices_per_seed:
       raise ValueError(f'devices_per_seed ({devices_per_seed}) must divide '
@@ -204,7 +157,7 @@ class CompiledTraining:
     self._partial_updates = int(host_state.get('row_updates', 0))
 
   def counters(self) -> interface.PerSeed:
-    if self._host_counters is None:  # One transfer per chunk.
+    if self._host_counters is None:  # Known after each call.
       self._host_counters = {
           k: wide_counters.value(v) for k, v in device_mesh.to_host(
               self._states.counters._asdict()).items()}
@@ -217,8 +170,9 @@ class CompiledTraining:
 
   def _row_ends(self, ends: Sequence[int]) -> jax.Array:
     """Each seed's copy of the rows' cumulative update counts, padded to
-    `ROWS_PER_CALL` rows (the padding rows are empty)."""
-    padded = list(ends) + [ends[-1]] * (ROWS_PER_CALL - len(ends))
+    `row_plans.ROWS_PER_CALL` rows (the padding rows are empty)."""
+    padding = row_plans.ROWS_PER_CALL - len(ends)
+    padded = list(ends) + [ends[-1]] * padding
     return device_mesh.put(
         np.tile(np.asarray(padded, np.int32), (len(self._seeds), 1)),
         self._mesh)
@@ -238,7 +192,7 @@ class CompiledTraining:
 
   def compile(self) -> float:
     """Compiles the training program (any number of updates and rows up
-    to `ROWS_PER_CALL`) and the divergence guard's."""
+    to `row_plans.ROWS_PER_CALL`) and the divergence guard's."""
     if self._chunk is None:
       start = time.perf_counter()
       seed = device_mesh.seed_spec()
@@ -266,71 +220,12 @@ class CompiledTraining:
       self._compile_seconds += time.perf_counter() - start
     return self._max_abs
 
-  def updates_toward(self, targets: interface.Targets,
-                     counters: Optional[interface.PerSeed] = None,
-                     done_in_row: int = 0) -> int:
-    """Updates to the end of the row at `counters` (default: now), of which
-    `done_in_row` are done: up to `updates_per_chunk` in all, fewer where
-    they can be counted to reach a target of seed 0 (updates, and
-    episodes of episode agents: exactly; steps of episode agents: without
-    passing it, as each update takes at most `steps_per_update` steps)."""
-    loop = self._loop
-    counters = self.counters() if counters is None else counters
-    needed = [max(1, self._updates_per_chunk - done_in_row)]
-    if targets.episodes is not None and loop.episodic:
-      remaining = targets.episodes - int(counters['episodes'][0])
-      needed.append(max(1, -(-remaining // loop.agent.data.batch_size)))
-    if targets.env_steps is not None:
-      remaining = targets.env_steps - int(counters['env_steps'][0])
-      if loop.episodic:
-        needed.append(max(1, remaining // loop.steps_per_update()))
-      else:
-        needed.append(max(1, -(-remaining // loop.steps_per_update())))
-    if targets.updates is not None:
-      needed.append(max(1, targets.updates - int(counters['updates'][0])))
-    return min(needed)
-
   def _plan(self, schedule: interface.Schedule) -> Tuple[List[int], bool]:
-    """The next call's rows, as cumulative updates, and whether the last
-    one is cut short.
-
-    The call runs the row under way, then (where every row's counters can
-    be foreseen: fixed-length unrolls, stopping points by steps) the rows
-    after it until the schedule stops, for at most `ROWS_PER_CALL` rows
-    and about `CHUNK_SECONDS` of work (less if the deadline is nearer) at
-    the last call's speed. A row longer than that is cut, and goes on in
-    the next call, so that checkpoints by time come on time. One row per
-    call before the speed is known, and in multi-process runs (whose
-    processes must agree on every call without comparing clocks).
-    """
-    counters = self.counters()
-    targets = schedule.targets(counters)
-    first = self.updates_toward(targets, counters, self._partial_updates)
-    if self._seconds_per_update is None or jax.process_count() > 1:
-      return [first], False
-    seconds = CHUNK_SECONDS
-    if targets.deadline is not None:
-      seconds = min(seconds, targets.deadline - time.monotonic())
-    most = max(1, int(seconds / self._seconds_per_update))
-    if first > most:
-      return [most], True
-    ends = [first]
-    if self._loop.episodic or not schedule.counted_by_steps:
-      return ends, False
-    per_update = self._loop.steps_per_update()
-
-    def after(updates: int) -> interface.PerSeed:
-      return dict(counters, env_steps=counters['env_steps'] +
-                  updates * per_update, updates=counters['updates'] + updates)
-
-    while (len(ends) < ROWS_PER_CALL and not schedule.stops(
-        after(ends[-2] if len(ends) > 1 else 0), after(ends[-1]))):
-      more = self.updates_toward(schedule.targets(after(ends[-1])),
-                                 after(ends[-1]))
-      if ends[-1] + more > most:
-        break
-      ends.append(ends[-1] + more)
-    return ends, False
+    """The next call's rows (`row_plans.plan_call`)."""
+    return row_plans.plan_call(
+        self._loop, self._updates_per_chunk, schedule, self.counters(),
+        self._seconds_per_update, self._partial_updates,
+        planned_ahead=jax.process_count() == 1)
 
   def _execute(self, ends: Sequence[int],
                cut: bool = False) -> List[interface.LogRow]:
@@ -369,7 +264,8 @@ class CompiledTraining:
         self._partial_updates = int(updates[r])
         break
       log_rows.append(interface.LogRow(
-          start, row_end, [_row(stats, i, r, int(updates[r]), speeds)
+          start, row_end, [row_plans.row_scalars(stats, i, r,
+                                                 int(updates[r]), speeds)
                            for i in range(len(self._seeds))]))
       start = row_end
     return log_rows
@@ -377,9 +273,10 @@ class CompiledTraining:
   def advance(self, targets: interface.Targets,
               progress: Optional[interface.ProgressFn] = None
              ) -> interface.Rows:
-    """One row, to `targets` (`updates_toward`)."""
-    log_rows = self._execute([self.updates_toward(
-        targets, done_in_row=self._partial_updates)])
+    """One row, to `targets` (`row_plans.updates_to_row_end`)."""
+    log_rows = self._execute([row_plans.updates_to_row_end(
+        self._loop, self._updates_per_chunk, targets, self.counters(),
+        self._partial_updates)])
     if progress is not None:
       progress(self.counters())
     return log_rows[-1].rows

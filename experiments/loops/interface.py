@@ -121,7 +121,7 @@ class TrainingLoop(Protocol):
 
     The Python loop returns one row (`advance`, `progress` as there). The
     compiled loop plans as many rows as about
-    `compiled_training.CHUNK_SECONDS` of work allows, so that the host
+    `row_plans.CHUNK_SECONDS` of work allows, so that the host
     does not stop the device at every row, and cuts a longer row (none
     returned; the row goes on in the next call, and `host_state` holds it
     meanwhile), so that checkpoints by time come on time; it does not call

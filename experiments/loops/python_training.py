@@ -5,7 +5,8 @@ or `VectorEnvironmentLoop` (`num_envs` N > 1 side by side, one batched act
 per step); this class adds what the driver needs: the checkpoint (`state`:
 learner state, actor key, counters; `host_state`: the batcher's part-filled
 batch and the evaluation episodes played), advancing until a target, and
-greedy evaluation on the seed's own evaluation episodes (one environment).
+greedy evaluation on the seed's own evaluation episodes (N at a time:
+`evaluation_stream`).
 
 Training plays one stream of episodes, `environment_seed(seed, TRAIN, 0)`
 (the compiled loop's episode keys too; with N environments, environment i
@@ -41,7 +42,7 @@ from environments import episode_streams
 from experiments.loops import actor as actor_lib
 from experiments.loops import batchers
 from experiments.loops import environment_loop
-from experiments.loops import evaluation
+from experiments.loops import evaluation_stream
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
 from experiments.loops import seeding
@@ -116,7 +117,7 @@ class PythonTraining:
     self._batcher: Optional[Union[batchers.Batcher,
                                   vector_batchers.VectorBatcher]] = None
     self._environment: Optional[dm_env.Environment] = None
-    self._eval_environment: Optional[dm_env.Environment] = None
+    self._evaluations: Optional[evaluation_stream.EvaluationStream] = None
 
   @property
   def seeds(self) -> Sequence[int]:
@@ -190,9 +191,9 @@ class PythonTraining:
     host_state = host_state or {}
     self._restored_batch = host_state.get('batcher')
     self._eval_episodes = int(host_state.get('eval_episodes', 0))
-    if self._eval_environment is not None:  # Continue the restored stream.
-      self._eval_environment.close()
-      self._eval_environment = None
+    if self._evaluations is not None:  # Continue the restored stream.
+      self._evaluations.close()
+      self._evaluations = None
 
   def counters(self) -> interface.PerSeed:
     return {k: np.asarray([v], np.int64) for k, v in self._counters.items()}
@@ -365,15 +366,13 @@ class PythonTraining:
                  elapsed, metrics)]
 
   def evaluate(self, num_episodes: int) -> interface.PerSeed:
-    # One evaluation stream per run: successive evaluations play further
-    # episodes of the seed's evaluation role (continued on resume).
-    if self._eval_environment is None:
-      stream = seeding.environment_seed(self._seed, seeding.EVAL)
-      self._eval_environment = self._environment_at(
-          stream, self._eval_episodes, fallback=stream)
-    greedy = evaluation.evaluate(self._eval_environment, self._agent,
-                                 self._params(), num_episodes)
-    self._eval_episodes += num_episodes
+    if self._evaluations is None:
+      self._evaluations = evaluation_stream.EvaluationStream(
+          self._agent, seeding.environment_seed(self._seed, seeding.EVAL),
+          self._make_environment, self._environment_at, self._num_envs,
+          self._eval_episodes)
+    greedy = self._evaluations.play(self._params(), num_episodes)
+    self._eval_episodes = self._evaluations.played
     return {k: np.asarray([v]) for k, v in greedy.items()}
 
   def _params(self) -> agent_lib.Params:
@@ -393,6 +392,7 @@ class PythonTraining:
   def close(self) -> None:
     if self._vector is not None:
       self._vector.close()
-    for environment in (self._environment, self._eval_environment):
-      if environment is not None:
-        environment.close()
+    if self._environment is not None:
+      self._environment.close()
+    if self._evaluations is not None:
+      self._evaluations.close()

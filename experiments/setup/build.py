@@ -28,12 +28,25 @@ class ExperimentError(ValueError):
   """An experiment that cannot run as asked; raised before any training."""
 
 
+# The periodic evaluations' default share of the training budget, and the
+# most episodes one of them plays by default (`periodic_eval_episodes`).
+EVAL_SHARE = 0.1
+MAX_PERIODIC_EVAL_EPISODES = 100
+# Episode length assumed of an environment without a JAX core (whose
+# longest episode is not declared).
+UNDECLARED_EPISODE_STEPS = 1000
+
+
 @dataclasses.dataclass(frozen=True)
 class Built:
-  """The objects an experiment config describes."""
+  """The objects an experiment config describes.
+
+  `periodic_eval_episodes`: the config's, or its default
+  (`periodic_eval_episodes`)."""
   config: config_lib.ExperimentConfig
   environment_spec: specs.EnvironmentSpec
   agent: Any
+  periodic_eval_episodes: int = MAX_PERIODIC_EVAL_EPISODES
 
   def environment(self, environment_seed: int) -> dm_env.Environment:
     """The config's environment, seeded with `environment_seed`."""
@@ -66,7 +79,38 @@ def build(config: config_lib.ExperimentConfig) -> Built:
     except (ImportError, wandb_logger.WandbError) as e:
       raise ExperimentError(str(e)) from e
   spec = environment_spec(config)
-  return Built(config, spec, make_agent(config, spec))
+  return Built(config, spec, make_agent(config, spec),
+               periodic_eval_episodes(config))
+
+
+def periodic_eval_episodes(config: config_lib.ExperimentConfig) -> int:
+  """Greedy episodes of each periodic evaluation: the config's, or as many
+  as keep all of them within `EVAL_SHARE` of the training budget, between
+  1 and `MAX_PERIODIC_EVAL_EPISODES`.
+
+  A budget in episodes compares episodes; one in steps compares steps,
+  counting each evaluation episode at the game's longest (the JAX core's
+  `max_episode_steps`; `UNDECLARED_EPISODE_STEPS` without a core): greedy
+  episodes of a good policy often last that long. PPO on gymnax
+  CartPole-v1 for 500k steps, evaluated 10 times, gets 10 episodes.
+  """
+  if config.periodic_eval_episodes is not None:
+    return config.periodic_eval_episodes
+  if config.num_steps is not None and config.eval_every_steps:
+    budget, every = config.num_steps, config.eval_every_steps
+    per_episode = (
+        env_registry.make_functional(config.env,
+                                     **config.env_kwargs).max_episode_steps
+        if env_registry.has_functional(config.env)
+        else UNDECLARED_EPISODE_STEPS)
+  elif config.num_episodes is not None and config.eval_every_episodes:
+    budget, every, per_episode = (config.num_episodes,
+                                  config.eval_every_episodes, 1)
+  else:  # No periodic evaluation by the budget's measure.
+    return MAX_PERIODIC_EVAL_EPISODES
+  evaluations = max(1, budget // every)
+  return int(min(MAX_PERIODIC_EVAL_EPISODES, max(
+      1, EVAL_SHARE * budget // (evaluations * per_episode))))
 
 
 def make_agent(config: config_lib.ExperimentConfig,

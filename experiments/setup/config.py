@@ -16,9 +16,8 @@ LOOPS = ('compiled', 'python')
 # Logging and periodic evaluation intervals (0: off; None: from the budget).
 INTERVAL_KEYS = ('log_every_episodes', 'log_every_steps',
                  'eval_every_episodes', 'eval_every_steps')
-# Default rows of train.csv over a run: a curve, and chunks of the compiled
-# loop (one per row, at most ~64k steps: `compiled_training.CHUNK_STEPS`)
-# long enough that the host's work between them stays a small share.
+# Default rows of train.csv over a run (the compiled loop cuts a row of more
+# than ~64k steps into equal parts: `loops.row_plans.CHUNK_STEPS`).
 LOG_POINTS = 30
 EVAL_POINTS = 10  # Default periodic evaluations over a run.
 # Budgets and intervals the counters hold exactly (the compiled loop counts
@@ -65,14 +64,17 @@ class ExperimentConfig:
       `EVAL_POINTS` evaluations over the budget, by steps when `num_steps`
       is set, else by episodes (`resolved_intervals`); one set: the other
       is off.
-    periodic_eval_episodes: episodes of each periodic evaluation.
+    periodic_eval_episodes: episodes of each periodic evaluation; None:
+      as many as keep all the periodic evaluations within about a tenth of
+      the training budget (`setup.build.periodic_eval_episodes`), between
+      1 and 100.
     log_every_episodes: scalars go to the loggers every this many episodes
       (0: not by episodes).
     log_every_steps: ... every this many environment steps (0: not by
       steps). Both None: `LOG_POINTS` rows over the budget, by steps when
       `num_steps` is set, else by episodes; one set: the other is off.
-      The compiled loop logs once per chunk, so an agent learning from
-      whole episodes may log somewhat more often than asked.
+      The compiled loop logs after whole updates, so an agent learning
+      from whole episodes may log somewhat more often than asked.
     checkpoint_every_updates: also checkpoint every this many updates; None
       (the default): by wall time only (`checkpoint_every_seconds`), so
       that agents with many small updates (DQN) do not stop to save every
@@ -100,9 +102,10 @@ class ExperimentConfig:
       (`AgentEntry.batch_splits`); seeds then take rows of this many
       devices. Each update equals the one-device update to float
       rounding (which can compound over a long run).
-    updates_per_chunk: updates per host call of the compiled loop (metrics,
-      checkpoints and budget checks happen between chunks); None picks about
-      one logging interval.
+    updates_per_chunk: updates per log row of the compiled loop, at most;
+      None picks one logging interval, cut evenly into parts of about 64k
+      steps. A host call runs about a second of rows
+      (`loops.row_plans`).
     imports: Python modules imported before the names above are looked up:
       they register a user's own environments, networks and agents.
     wandb_project: also log to this Weights & Biases project (the `wandb`
@@ -127,7 +130,7 @@ class ExperimentConfig:
   export_check_episodes: Optional[int] = None
   eval_every_episodes: Optional[int] = None
   eval_every_steps: Optional[int] = None
-  periodic_eval_episodes: int = 100
+  periodic_eval_episodes: Optional[int] = None
   log_every_episodes: Optional[int] = None
   log_every_steps: Optional[int] = None
   checkpoint_every_updates: Optional[int] = None
@@ -173,7 +176,7 @@ class ExperimentConfig:
                          env_registry.export_check_episodes(self.env))
     for name in ('eval_episodes', 'export_check_episodes',
                  'periodic_eval_episodes'):
-      if getattr(self, name) < 1:
+      if getattr(self, name) is not None and getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
     for name in ('num_episodes', 'num_steps', 'checkpoint_every_updates'
                 ) + INTERVAL_KEYS:

@@ -19,6 +19,7 @@ from agents import registry as agent_registry
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
 from experiments.loops import compiled_training
+from experiments.loops import row_plans
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 
@@ -170,7 +171,7 @@ class CompiledExperimentTest(absltest.TestCase):
           raise KeyboardInterrupt
         return real(loop, ends, cut)
 
-      with mock.patch.object(compiled_training, 'CHUNK_SECONDS',
+      with mock.patch.object(row_plans, 'CHUNK_SECONDS',
                              chunk_seconds), mock.patch.object(
                                  compiled_training.CompiledTraining,
                                  '_execute', execute):

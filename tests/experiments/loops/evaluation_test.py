@@ -6,6 +6,7 @@ import numpy as np
 
 from agents import registry
 from environments import plane_strike
+from environments import registry as env_registry
 from environments import specs
 from experiments.loops import evaluation
 
@@ -54,6 +55,18 @@ class EvaluationTest(absltest.TestCase):
                            expected['mean_return'], places=5)
     self.assertAlmostEqual(float(got['mean_episode_length']),
                            expected['mean_episode_length'], places=5)
+
+  def test_episodes_side_by_side_are_the_episodes_one_by_one(self):
+    env = env_registry.make_environment('catch')
+    agent = self._agent(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(1)))
+    env.seek(7, 3)
+    expected = evaluation.evaluate(env, agent, params, num_episodes=12)
+    environments = [env_registry.make_environment('catch') for _ in range(5)]
+    got = evaluation.evaluate_streams(environments, agent, params, stream=7,
+                                      first_episode=3, num_episodes=12)
+    self.assertEqual(got, expected)
+    self.assertNotIn(expected['mean_return'], (-1.0, 1.0))  # Mixed games.
 
   def test_bad_episode_count(self):
     env = plane_strike.make_environment()

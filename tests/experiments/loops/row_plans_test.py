@@ -1,4 +1,4 @@
-"""Tests of the compiled loop's default chunking (updates per host call)."""
+"""Tests of experiments/loops/row_plans.py: rows and host calls."""
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -7,7 +7,7 @@ from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import specs
 from experiments.loops import compiled_loop
-from experiments.loops import compiled_training
+from experiments.loops import row_plans
 
 
 def _loop(name, **overrides):
@@ -29,18 +29,18 @@ class DefaultUpdatesPerChunkTest(parameterized.TestCase):
       ('one_update', 1, 1))
   def test_log_intervals_by_steps_are_cut_evenly(self, every, expected):
     loop = _loop('ppo', batch_size=4, unroll_length=128)
-    self.assertEqual(compiled_training.default_updates_per_chunk(
+    self.assertEqual(row_plans.default_updates_per_chunk(
         loop, log_every_episodes=0, log_every_steps=every), expected)
 
   def test_without_logging_chunks_are_about_the_target(self):
     loop = _loop('ppo', batch_size=4, unroll_length=128)
-    self.assertEqual(compiled_training.default_updates_per_chunk(
+    self.assertEqual(row_plans.default_updates_per_chunk(
         loop, log_every_episodes=0),
-                     compiled_training.CHUNK_STEPS // 512)
+                     row_plans.CHUNK_STEPS // 512)
 
   def test_episode_agents_logging_by_episodes_take_one_interval(self):
     loop = _loop('reinforce', batch_size=4)
-    self.assertEqual(compiled_training.default_updates_per_chunk(
+    self.assertEqual(row_plans.default_updates_per_chunk(
         loop, log_every_episodes=250), 63)  # ceil(250 / 4).
 
 
