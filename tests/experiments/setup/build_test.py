@@ -37,6 +37,25 @@ class BuildTest(absltest.TestCase):
     self.assertEqual(list(compiled.seeds), [2, 3, 4])
     self.assertEqual(compiled.num_envs, 4)  # The agent's batch.
 
+  def test_periodic_evaluations_take_a_tenth_of_the_budget_by_default(self):
+    episodes = lambda **overrides: build_lib.periodic_eval_episodes(
+        _config(**overrides))
+    # 10 evaluations over 500k steps; CartPole's episodes last up to 500.
+    self.assertEqual(episodes(env='gymnax:CartPole-v1', num_episodes=None,
+                              num_steps=500_000), 10)
+    # Catch's last 9 steps: 10 x 100 x 9 is within 90k steps.
+    self.assertEqual(episodes(num_episodes=None, num_steps=90_000), 100)
+    self.assertEqual(episodes(num_episodes=None, num_steps=9_000), 10)
+    self.assertEqual(episodes(num_episodes=None, num_steps=90), 1)
+    # By episodes: a tenth of the training episodes, at most 100.
+    self.assertEqual(episodes(num_episodes=2_000), 20)
+    self.assertEqual(episodes(num_episodes=30_000), 100)
+    self.assertEqual(episodes(num_episodes=2_000,
+                              periodic_eval_episodes=7), 7)
+    self.assertEqual(
+        build_lib.build(_config(num_episodes=2_000)).periodic_eval_episodes,
+        20)
+
   def test_wandb_without_its_package_is_refused_before_any_write(self):
     config = _config(wandb_project='planestrike')
     workdir = os.path.join(self.create_tempdir().full_path, 'run')
