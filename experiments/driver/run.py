@@ -134,6 +134,8 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
   built = build_lib.build(config)  # Refuses impossible runs before writes.
   loop = build_lib.make_loop(built)
   writes = jax.process_index() == 0  # One process writes logs and results.
+  if config.export_tflite and writes:
+    tflite.import_converter_in_background()  # Ready when training ends.
   lock = workdir_lock.WorkdirLock(workdir) if writes else None
   if lock is not None:
     lock.acquire()

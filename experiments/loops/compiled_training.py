@@ -87,6 +87,7 @@ class CompiledTraining:
     self._max_abs = None
     # Of the last call (None before the first): sizes the next call.
     self._seconds_per_update: Optional[float] = None
+    self._row_stats = None  # Shapes of a row's sums (`_carried`).
     # The log row a call cut short (`host_state`): sums and updates so far.
     self._partial: Optional[Dict[str, np.ndarray]] = None
     self._partial_updates = 0
@@ -179,16 +180,16 @@ class CompiledTraining:
 
   def _carried(self) -> Dict[str, jax.Array]:
     """The sums of the row under way, on the seeds' devices."""
-    if self._partial is None:
+    if self._row_stats is None:  # Shapes and dtypes, traced once.
       seed = device_mesh.seed_spec()
-      zeros = jax.eval_shape(device_mesh.map_seeds(
+      self._row_stats = jax.eval_shape(device_mesh.map_seeds(
           self._loop.carried_stats, self._mesh,
           in_specs=(_state_specs(), seed), out_specs=seed),
-                             self._states, self._lane_values())
-      return {k: device_mesh.put(np.zeros(v.shape, v.dtype), self._mesh)
-              for k, v in zeros.items()}
-    return {k: device_mesh.put(np.asarray(v), self._mesh)
-            for k, v in self._partial.items()}
+                                       self._states, self._lane_values())
+    return {k: device_mesh.put(
+        np.zeros(v.shape, v.dtype) if self._partial is None
+        else np.asarray(self._partial[k]), self._mesh)
+            for k, v in self._row_stats.items()}
 
   def compile(self) -> float:
     """Compiles the training program (any number of updates and rows up
