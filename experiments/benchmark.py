@@ -47,6 +47,9 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     Plane Strike and PPO's preset, steps per second relative to 1 device,
     peak memory.
   compiled: loop_speed, ppo_cartpole, time_to_model, seeds and devices.
+  peers_gymnax_cartpole, peers_breakout_minatar, peers_sac_pendulum,
+    peers_python_loop: ours beside PureJaxRL, rejax and SBX, installed in
+    their own environment; see `experiments/peer_benchmarks.py`.
 """
 
 import csv
@@ -66,6 +69,7 @@ from agents import registry as agent_registry
 from environments import plane_strike
 from experiments import command_benchmarks
 from experiments import environment_benchmarks
+from experiments import peer_benchmarks
 from experiments import scaling_benchmarks
 from experiments.cli import help_text
 from experiments.driver import run as driver
@@ -78,7 +82,7 @@ SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
           'seeds', 'devices', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
           'vector_python_loop', 'bsuite_python_loop', 'train_command',
           'ppo_pendulum', 'sac_pendulum', 'brax_inverted_pendulum',
-          'startup')
+          'startup') + peer_benchmarks.SUITES
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
             'devices')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
@@ -256,6 +260,8 @@ FLAG_GROUPS = {
     'sweep suite': ('sweep_steps', 'sweep_single_runs'),
     'vector_python_loop and bsuite_python_loop suites': ('vector_steps',
                                                          'vector_envs'),
+    'peers_* suites': ('peer_python', 'purejaxrl_source', 'minatar_steps',
+                       'sac_steps', 'python_loop_steps'),
 }
 
 
@@ -305,6 +311,19 @@ def _define_flags() -> None:
   flags.DEFINE_integer('vector_envs', 8, 'vector_python_loop, '
                        'bsuite_python_loop: environments of the vectorised '
                        'runs.', lower_bound=1)
+  flags.DEFINE_string('peer_python', peer_benchmarks.DEFAULT_PEER_PYTHON,
+                      'peers_*: the interpreter of the peers\' environment '
+                      '(scripts/setup_peer_venv.sh makes it).')
+  flags.DEFINE_string('purejaxrl_source', None,
+                      'peers_gymnax_cartpole, peers_breakout_minatar: a '
+                      'checkout of github.com/luchris429/purejaxrl.')
+  flags.DEFINE_list('minatar_steps', ['1000000', '10000000'],
+                    'peers_breakout_minatar: training steps of each '
+                    'comparison.')
+  flags.DEFINE_integer('sac_steps', 5_000, 'peers_sac_pendulum: training '
+                       'steps per run.', lower_bound=1_001)
+  flags.DEFINE_integer('python_loop_steps', 40_000, 'peers_python_loop: '
+                       'training steps per run.', lower_bound=1)
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string(
       'workdir', None, 'Where the training runs go; default a temp dir.')
@@ -320,7 +339,12 @@ def main(argv):
       raise app.UsageError(f'--suites: unknown suite {name!r}; valid: '
                            f'{", ".join(SUITES)}, compiled.')
     suites.extend(COMPILED if name == 'compiled' else [name])
+  try:
+    peer_benchmarks.check_setup(f.peer_python, f.purejaxrl_source, suites)
+  except peer_benchmarks.PeerSetupError as e:
+    raise app.UsageError(str(e)) from e
   root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')
+  os.makedirs(root, exist_ok=True)
   run = {
       'python_loop': lambda: python_loop(root, f.seeds, f.num_episodes,
                                          f.eval_every_episodes, f.env_steps),
@@ -339,6 +363,7 @@ def main(argv):
           f.devices_episodes, f.devices_ppo_steps),
       'sweep': lambda: sweep(root, f.sweep_steps, f.sweep_single_runs),
       **environment_benchmarks.suites(root, f),
+      **peer_benchmarks.suites(root, f),
   }
   report = {'runs_per_figure': f.seeds, 'machine': {'cpus': os.cpu_count()}}
   for name in suites:

@@ -100,7 +100,9 @@ def config_settings(spec: Mapping[str, Any]) -> Dict[str, Any]:
 def child(spec: Mapping[str, Any], workdir: str) -> Dict[str, Any]:
   """Trains once in this process; the figures of that run."""
   config = config_lib.ExperimentConfig(**config_settings(spec))
+  start = time.perf_counter()
   summary = driver.run_experiment(config, workdir, progress=False)
+  run_seconds = time.perf_counter() - start
   lanes = summary.get('seeds', [summary])
   # The seeds of one program share its clock: the first lane's times.
   compile_seconds = lanes[0]['compile_seconds']
@@ -115,6 +117,10 @@ def child(spec: Mapping[str, Any], workdir: str) -> Dict[str, Any]:
       'steps_per_second_per_seed': steps / train_seconds / len(lanes),
       'train_seconds': train_seconds,
       'compile_seconds': compile_seconds,
+      # The whole run: set-up, training, evaluations, export.
+      'run_seconds': run_seconds,
+      'greedy_return': float(np.median([r.get('eval_mean_return', np.nan)
+                                        for r in lanes])),
       'greedy_episode_length': (float(np.median(lengths))
                                 if None not in lengths else None),
       'peak_memory_mib': resource.getrusage(

@@ -1,0 +1,132 @@
+"""Times a peer's training program; run by `experiments.peer_benchmarks`.
+
+Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
+`.venv-peers`), never the project's: it imports PureJaxRL, rejax or SBX,
+never this project. Prints one JSON line:
+
+  python scripts/peer_programs.py purejaxrl_ppo --source=DIR --settings=JSON
+  python scripts/peer_programs.py purejaxrl_script --source=DIR
+  python scripts/peer_programs.py rejax --algorithm=ppo --settings=JSON
+  python scripts/peer_programs.py sbx --algorithm=ppo --settings=JSON
+
+`purejaxrl_ppo` and `rejax` compile the program for one seed, then run it
+once: compile and training seconds apart, as our suites report them.
+`purejaxrl_script` runs PureJaxRL's `ppo.py` as its author ships it (its
+`__main__`, printing muted), for the whole script's peak memory; the caller
+times the process.
+"""
+
+import argparse
+import io
+import contextlib
+import json
+import os
+import resource
+import runpy
+import sys
+import time
+
+
+def _peak_memory_mib() -> float:
+  return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _timed(train, rng):
+  """Compile seconds, training seconds and the output of `train(rng)`."""
+  import jax  # pylint: disable=g-import-not-at-top
+  start = time.perf_counter()
+  compiled = jax.jit(train).lower(rng).compile()
+  compile_seconds = time.perf_counter() - start
+  start = time.perf_counter()
+  out = jax.block_until_ready(compiled(rng))
+  return compile_seconds, time.perf_counter() - start, out
+
+
+def purejaxrl_ppo(source: str, settings: dict, seed: int) -> dict:
+  """PureJaxRL's `ppo.make_train` with `settings` (its config keys)."""
+  import jax  # pylint: disable=g-import-not-at-top
+  sys.path.insert(0, os.path.join(source, 'purejaxrl'))
+  import ppo  # pylint: disable=g-import-not-at-top
+  config = dict(settings, DEBUG=False)
+  compile_seconds, seconds, out = _timed(ppo.make_train(config),
+                                         jax.random.PRNGKey(seed))
+  info = out['metrics']
+  finished = info['returned_episode']
+  # Mean return of the episodes finished in the last update.
+  last = jax.device_get((info['returned_episode_returns'][-1] *
+                         finished[-1]).sum() / max(finished[-1].sum(), 1))
+  steps = int(config['NUM_UPDATES'] * config['NUM_STEPS'] *
+              config['NUM_ENVS'])
+  return {'env_steps': steps, 'compile_seconds': compile_seconds,
+          'train_seconds': seconds, 'steps_per_second': steps / seconds,
+          'last_update_return': float(last),
+          'peak_memory_mib': _peak_memory_mib()}
+
+
+def purejaxrl_script(source: str) -> dict:
+  """PureJaxRL's `ppo.py` as shipped (its `__main__`), output muted."""
+  directory = os.path.join(source, 'purejaxrl')
+  sys.path.insert(0, directory)
+  with contextlib.redirect_stdout(io.StringIO()):
+    runpy.run_path(os.path.join(directory, 'ppo.py'), run_name='__main__')
+  return {'peak_memory_mib': _peak_memory_mib()}
+
+
+def rejax(algorithm: str, settings: dict, seed: int) -> dict:
+  """`rejax.get_algo(algorithm).create(**settings)`, its `train`."""
+  import jax  # pylint: disable=g-import-not-at-top
+  import rejax as rejax_lib  # pylint: disable=g-import-not-at-top
+  algo = rejax_lib.get_algo(algorithm).create(**settings)
+  compile_seconds, seconds, (_, evaluation) = _timed(
+      algo.train, jax.random.PRNGKey(seed))
+  returns = jax.device_get(evaluation[1])
+  steps = int(settings['total_timesteps'])
+  return {'env_steps': steps, 'compile_seconds': compile_seconds,
+          'train_seconds': seconds, 'steps_per_second': steps / seconds,
+          'final_eval_return': float(returns[-1].mean()),
+          'peak_memory_mib': _peak_memory_mib()}
+
+
+def sbx(algorithm: str, settings: dict, seed: int) -> dict:
+  """SBX's `algorithm` ('ppo') with SB3's defaults on `settings['num_envs']`
+  Gymnasium environments, learning `settings['total_timesteps']` steps."""
+  import sbx as sbx_lib  # pylint: disable=g-import-not-at-top
+  from stable_baselines3.common import env_util  # pylint: disable=g-import-not-at-top
+  start = time.perf_counter()
+  env = env_util.make_vec_env(settings['env'], n_envs=settings['num_envs'],
+                              seed=seed)
+  model = getattr(sbx_lib, algorithm.upper())('MlpPolicy', env, seed=seed)
+  model.learn(total_timesteps=settings['total_timesteps'])
+  seconds = time.perf_counter() - start
+  steps = int(model.num_timesteps)
+  return {'env_steps': steps, 'seconds': seconds,
+          'steps_per_second': steps / seconds,
+          'peak_memory_mib': _peak_memory_mib()}
+
+
+def main() -> None:
+  parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+  parser.add_argument('program', choices=('purejaxrl_ppo',
+                                          'purejaxrl_script', 'rejax',
+                                          'sbx'))
+  parser.add_argument('--source', help='a checkout of luchris429/purejaxrl')
+  parser.add_argument('--algorithm', default='ppo')
+  parser.add_argument('--settings', default='{}', help='JSON object')
+  parser.add_argument('--seed', type=int, default=0)
+  args = parser.parse_args()
+  settings = json.loads(args.settings)
+  if args.program == 'purejaxrl_ppo':
+    figures = purejaxrl_ppo(args.source, settings, args.seed)
+  elif args.program == 'purejaxrl_script':
+    figures = purejaxrl_script(args.source)
+  elif args.program == 'sbx':
+    figures = sbx(args.algorithm, settings, args.seed)
+  else:
+    figures = rejax(args.algorithm, settings, args.seed)
+  import jax  # pylint: disable=g-import-not-at-top
+  figures['versions'] = {'jax': jax.__version__}
+  print(json.dumps(figures))
+
+
+if __name__ == '__main__':
+  main()

@@ -1,0 +1,82 @@
+"""Tests for experiments/peer_benchmarks.py (peers faked: the real ones
+live in their own environment, which tests must not need)."""
+
+import os
+import stat
+
+from absl.testing import absltest
+
+from experiments import peer_benchmarks
+
+
+def _fake_runner(figures):
+  """A `measure` runner: `figures[program](seed)`, each call recorded."""
+  calls = []
+
+  def run(root, name, measurement, seed):
+    del root
+    program = measurement.settings['program']
+    calls.append((name, program, seed))
+    return dict(figures[program](seed))
+
+  return run, calls
+
+
+class PeerBenchmarksTest(absltest.TestCase):
+
+  def test_missing_peers_are_refused_naming_the_fix(self):
+    python = os.path.join(self.create_tempdir().full_path, 'python')
+    with self.assertRaisesRegex(peer_benchmarks.PeerSetupError,
+                                'setup_peer_venv.sh'):
+      peer_benchmarks.check_setup(python, None, ['peers_sac_pendulum'])
+    with open(python, 'w') as f:
+      f.write('#!/bin/sh\n')
+    os.chmod(python, os.stat(python).st_mode | stat.S_IEXEC)
+    peer_benchmarks.check_setup(python, None, ['peers_sac_pendulum'])
+    with self.assertRaisesRegex(peer_benchmarks.PeerSetupError,
+                                'purejaxrl_source.*purejaxrl/ppo.py'):
+      peer_benchmarks.check_setup(python, '/nowhere',
+                                  ['peers_gymnax_cartpole'])
+    # Other suites need no peers.
+    peer_benchmarks.check_setup('/nowhere', None, ['gymnax_cartpole'])
+
+  def test_cartpole_compares_within_each_round(self):
+    run, calls = _fake_runner({
+        'ours': lambda seed: {'steps_per_second': 300.0 + seed},
+        'purejaxrl_ppo': lambda seed: {'steps_per_second': 100.0},
+        'rejax': lambda seed: {'steps_per_second': 150.0},
+        'our_command': lambda seed: {'seconds': 10.0},
+        'purejaxrl_script': lambda seed: {'seconds': 20.0 + seed},
+    })
+    report = peer_benchmarks.gymnax_cartpole('root', 2, run)
+    # Every configuration once per round, in turn.
+    self.assertEqual([c[2] for c in calls], [0] * 5 + [1] * 5)
+    ours = report['runs']['ours']
+    self.assertEqual([r['speed_over_purejaxrl'] for r in ours], [3.0, 3.01])
+    self.assertEqual([r['speed_over_rejax'] for r in ours], [2.0, 301 / 150])
+    self.assertEqual(
+        [r['seconds_over_purejaxrl_script']
+         for r in report['runs']['our_default_command']], [0.5, 10 / 21])
+    self.assertEqual(report['median']['ours']['steps_per_second'], 300.5)
+
+  def test_python_loop_compares_wall_seconds(self):
+    run, calls = _fake_runner({
+        'ours': lambda seed: {'run_seconds': 8.0},
+        'sbx': lambda seed: {'seconds': 32.0},
+    })
+
+    def faster_with_8(root, name, measurement, seed):
+      figures = run(root, name, measurement, seed)
+      if name.startswith('8_envs'):  # A quarter of one environment's time.
+        figures['run_seconds'] = 2.0
+      return figures
+
+    report = peer_benchmarks.python_loop('root', 1, faster_with_8, 40_000, 8)
+    self.assertEqual([c[1] for c in calls], ['ours', 'ours', 'sbx'])
+    mine = report['runs']['8_envs'][0]
+    self.assertEqual(mine['speedup_over_one_env'], 4.0)
+    self.assertEqual(mine['speedup_over_sbx'], 16.0)
+
+
+if __name__ == '__main__':
+  absltest.main()
