@@ -1,6 +1,6 @@
 """The divergence guard: a run whose numbers blow up is stopped, not scored.
 
-After every chunk of training the driver checks each seed's logged scalars
+After every host call of training the driver checks each seed's logged scalars
 (losses, gradient norms, returns...) and the largest magnitude of its actor
 parameters. A non-finite value, or parameters beyond `max_abs_param` (a
 learning rate of 1e9 saturates the policy with finite but absurd weights),
@@ -53,9 +53,9 @@ def check(rows: interface.Rows, max_abs_params: np.ndarray,
   """One record per diverged seed (empty if none): the first bad metric.
 
   Args:
-    rows: the chunk's logged scalars of each seed (any non-finite one fails).
+    rows: a row's logged scalars of each seed (any non-finite one fails).
     max_abs_params: `[S]` largest |actor parameter| of each seed.
-    counters: the loop's counters after the chunk.
+    counters: the loop's counters after the row.
     seeds: the seeds, in row order.
     max_abs_param: the parameter limit; None checks finiteness only.
   """

@@ -9,7 +9,7 @@ TensorBoard and Weights & Biases.
              `train/policy_loss`)
   eval/      the periodic greedy evaluation's statistics, named alike
              (`eval/strikes`), in the rows where one ran
-  perf/      `steps_per_second` and `episodes_per_second` of the chunk
+  perf/      `steps_per_second` and `episodes_per_second` of the row's call
              (training alone), `wall_seconds` of the run so far
   progress/  `episodes` and `updates`, totals so far (`step`, its own
              column, is the environment steps)

@@ -2,7 +2,7 @@
 
 Its time left is measured from the first progress after the bar starts (the
 driver starts it once the program is compiled), not from the start: the
-first chunk or the first jitted steps would otherwise make the first
+first host call or the first jitted steps would otherwise make the first
 estimate absurd (an hour for a run of a minute). Until a second point exists
 it says 'estimating'.
 """

@@ -8,6 +8,7 @@ Python `dm_env` loop is one seed, the compiled loop S seeds, and nothing
 below asks which one it is.
 """
 
+from concurrent import futures
 import sys
 import time
 from typing import Any, Dict, List, NamedTuple, Optional
@@ -134,8 +135,6 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
   built = build_lib.build(config)  # Refuses impossible runs before writes.
   loop = build_lib.make_loop(built)
   writes = jax.process_index() == 0  # One process writes logs and results.
-  if config.export_tflite and writes:
-    tflite.import_converter_in_background()  # Ready when training ends.
   lock = workdir_lock.WorkdirLock(workdir) if writes else None
   if lock is not None:
     lock.acquire()
@@ -147,10 +146,22 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
       lock.release()
 
 
+def _compile(loop: interface.TrainingLoop, will_export: bool) -> float:
+  """`loop.compile()`; a run that will export meanwhile imports the
+  converter (XLA compiles in a worker thread, mostly without the GIL), so
+  that neither training nor the export waits for it."""
+  if not will_export:
+    return loop.compile()
+  with futures.ThreadPoolExecutor(1) as pool:
+    compiled = pool.submit(loop.compile)
+    tflite.import_converter()
+    return compiled.result()
+
+
 def _agreed(flag: bool) -> bool:
   """Process 0's `flag` on every process: checkpoints and stops are
   collective in a multi-host run, so every process must take the same
-  decision at the same chunk (their clocks and signals differ)."""
+  decision at the same call (their clocks and signals differ)."""
   if jax.process_count() == 1:
     return flag
   return bool(multihost_utils.broadcast_one_to_all(np.asarray(flag)))
@@ -197,13 +208,13 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
     session_start = time.perf_counter()
     targets = None
-    # False from the end of a chunk until its logs and evaluation count
+    # False from the end of a call until its logs and evaluation count
     # are written: a checkpoint taken then would not match eval.csv.
     consistent = True
 
     def save() -> float:
       state = loop.state  # None where no exact resume is possible (a
-      if state is not None:  # chunk or an episode interrupted midway).
+      if state is not None:  # call or an episode interrupted midway).
         if logs is not None:
           logs.sync()  # The rows the checkpoint counts are on disk first.
         checkpointer.save(
@@ -234,8 +245,9 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
                             config.loop == 'compiled')
         if announce_compile:
           print(console.compiling(config), file=sys.stderr, flush=True)
-        # Counted in wall_seconds, not in the chunks' speeds.
-        seconds = loop.compile() if compiling else 0.0
+        # Counted in wall_seconds, not in the rows' speeds.
+        seconds = _compile(loop, config.export_tflite and writes
+                           ) if compiling else 0.0
         if announce_compile:
           print(console.compiled(seconds), file=sys.stderr, flush=True)
         # After compiling: the bar's speed and ETA count training only.
@@ -266,7 +278,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
                     f'{build_lib.lane_trial(config, record["lane"])}); it is '
                     f'left out, the other trials go on.', file=sys.stderr)
             diverged = []
-          if diverged:  # Nothing of this chunk is saved or logged.
+          if diverged:  # Nothing of this call is saved or logged.
             diverged += list(stopped.values())
             results.record_divergence(built, loop, counters, wall_seconds,
                                       evaluations, diverged, workdir, writes,

@@ -1,6 +1,6 @@
 """What a run records as it goes: every seed's logs.
 
-Per seed: `train.csv` and TensorBoard (the chunk's scalars, named and
+Per seed: `train.csv` and TensorBoard (each row's scalars, named and
 grouped by `log_names`; TensorBoard also records the seed's settings for its
 HParams tab, `run_settings`), Weights & Biases where the config names a
 project, and `eval.csv` (the periodic greedy evaluations). On resume each
@@ -78,8 +78,9 @@ class SeedLogs:
   def write(self, rows: interface.Rows, greedy: Optional[PerSeed],
             counters: PerSeed, wall_seconds: float,
             stopped: Collection[int] = ()) -> None:
-    """One chunk's rows; `greedy`: the periodic evaluation, if one ran.
-    Lanes in `stopped` (a sweep's diverged trials) log nothing more."""
+    """One log row of every seed; `greedy`: the periodic evaluation, if
+    one ran. Lanes in `stopped` (a sweep's diverged trials) log nothing
+    more."""
     for i, row in enumerate(rows):
       if i in stopped:
         continue

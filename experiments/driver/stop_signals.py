@@ -3,7 +3,7 @@
 `timeout`, Slurm, Kubernetes and Ray stop a process with SIGTERM and kill it
 a little later; a user presses Ctrl-C. Either signal only sets a flag here:
 the driver stops where the training state is consistent (between episodes
-or chunks), saves a checkpoint and exits with `128 + signal` (130 for
+or host calls), saves a checkpoint and exits with `128 + signal` (130 for
 Ctrl-C, 143 for SIGTERM). A second Ctrl-C stops at once (KeyboardInterrupt):
 the driver then saves only a state that matches its logs and passed the
 divergence guard, else keeps the newest checkpoint already written.

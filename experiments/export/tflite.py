@@ -17,7 +17,6 @@ the float one on the same games instead of being held to `TOLERANCE`.
 import contextlib
 import os
 import tempfile
-import threading
 import types
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
 
@@ -83,25 +82,17 @@ def _check_quantize(quantize: Optional[str]) -> None:
                      f'{quantize!r}.')
 
 
-def import_converter_in_background() -> threading.Thread:
-  """Starts importing what `to_tflite` and the check need (TensorFlow,
-  jax2tf, the LiteRT interpreter: about 3 s on a 2-core CPU) in a daemon
-  thread, so that a run's export does not wait for them after training;
-  the export's own imports find them loaded, or wait for the thread. A
-  failed import is left for the export to report."""
-
-  def load() -> None:
-    try:
-      import tensorflow  # pylint: disable=g-import-not-at-top,unused-import
-      from jax.experimental import jax2tf  # pylint: disable=g-import-not-at-top,unused-import
-      from ai_edge_litert import interpreter  # pylint: disable=g-import-not-at-top,unused-import
-    except Exception:  # pylint: disable=broad-except
-      pass
-
-  thread = threading.Thread(target=load, name='import-tflite-converter',
-                            daemon=True)
-  thread.start()
-  return thread
+def import_converter() -> None:
+  """Imports what `to_tflite` and the check need (TensorFlow, jax2tf, the
+  LiteRT interpreter: about 3 s on a 2-core CPU), e.g. while a run's
+  program compiles in another thread. A failed import is left for the
+  export to report."""
+  try:
+    import tensorflow  # pylint: disable=g-import-not-at-top,unused-import
+    from jax.experimental import jax2tf  # pylint: disable=g-import-not-at-top,unused-import
+    from ai_edge_litert import interpreter  # pylint: disable=g-import-not-at-top,unused-import
+  except ImportError:
+    pass
 
 
 def to_tflite(agent: agent_lib.Agent, params: agent_lib.Params,

@@ -29,16 +29,17 @@ class Targets(NamedTuple):
   """Where `advance` should stop: at the first episode (Python loop, one
   environment), step (Python loop, N environments) or update (compiled
   loop) at which seed 0 reaches any of these totals. None: no target of
-  that kind. A loop also stops at the end of its own chunk (Python loop:
-  each `log_every_episodes` episodes, if set; compiled loop:
+  that kind. A loop also stops at the end of its own log row (Python
+  loop: each `log_every_episodes` episodes, if set; compiled loop:
   `updates_per_chunk` updates), and the compiled loop approaches step and
   episode targets as closely as whole updates allow."""
   episodes: Optional[int] = None
   env_steps: Optional[int] = None
   updates: Optional[int] = None
-  # A `time.monotonic()` value: loops whose chunks are long (the Python
-  # loop: a logging interval of episodes) stop at the first point past it,
-  # so that checkpoints by wall time come on time.
+  # A `time.monotonic()` value: a loop stops at the first point past it
+  # (the Python loop: an episode or step; the compiled loop: an update,
+  # as its last call's speed foresees), so that checkpoints by wall time
+  # come on time.
   deadline: Optional[float] = None
 
 
@@ -69,7 +70,7 @@ class LogRow(NamedTuple):
 
 
 class TrainingLoop(Protocol):
-  """A loop over S seeds, driven from the host between chunks of work."""
+  """A loop over S seeds, driven from the host between calls of work."""
 
   @property
   def seeds(self) -> Sequence[int]:
@@ -101,7 +102,7 @@ class TrainingLoop(Protocol):
 
   def advance(self, targets: Targets,
               progress: Optional[ProgressFn] = None) -> Rows:
-    """Trains until `targets` (or the loop's chunk ends), calling
+    """Trains one log row: until `targets` (or the row's end), calling
     `progress` as it goes (at least once, at the end). `progress` is called
     only where `state`, `host_state` and `counters` agree (a checkpoint
     taken then resumes exactly); it may raise to stop the loop there.

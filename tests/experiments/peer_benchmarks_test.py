@@ -61,8 +61,8 @@ class PeerBenchmarksTest(absltest.TestCase):
 
   def test_python_loop_compares_wall_seconds(self):
     run, calls = _fake_runner({
-        'ours': lambda seed: {'run_seconds': 8.0},
-        'sbx': lambda seed: {'seconds': 32.0},
+        'ours': lambda seed: {'run_seconds': 8.0, 'env_steps': 40_000},
+        'sbx': lambda seed: {'seconds': 32.0, 'env_steps': 48_000},
     })
 
     def faster_with_8(root, name, measurement, seed):
@@ -75,7 +75,7 @@ class PeerBenchmarksTest(absltest.TestCase):
     self.assertEqual([c[1] for c in calls], ['ours', 'ours', 'sbx'])
     mine = report['runs']['8_envs'][0]
     self.assertEqual(mine['speedup_over_one_env'], 4.0)
-    self.assertEqual(mine['speedup_over_sbx'], 16.0)
+    self.assertEqual(mine['speedup_over_sbx'], (40_000 / 2) / (48_000 / 32))
 
 
 if __name__ == '__main__':
