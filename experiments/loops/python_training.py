@@ -97,7 +97,9 @@ class PythonTraining:
     self._seed = seed
     learner_key, actor_key = jax.random.split(jax.random.PRNGKey(seed))
     self._initial = {
-        'learner': agent.init(learner_key), 'actor_key': actor_key,
+        # One compiled init, not one compile per operation of it (about
+        # a second of a short run).
+        'learner': jax.jit(agent.init)(learner_key), 'actor_key': actor_key,
         'counters': {k: np.zeros((), np.int64) for k in interface.COUNTERS}}
     if num_envs > 1:
       self._initial['episodes_started'] = np.zeros(num_envs, np.int64)
