@@ -19,6 +19,7 @@ times the process.
 import argparse
 import io
 import contextlib
+from importlib import metadata
 import json
 import os
 import resource
@@ -123,8 +124,12 @@ def main() -> None:
     figures = sbx(args.algorithm, settings, args.seed)
   else:
     figures = rejax(args.algorithm, settings, args.seed)
-  import jax  # pylint: disable=g-import-not-at-top
-  figures['versions'] = {'jax': jax.__version__}
+  figures['versions'] = {}
+  for package in ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl'):
+    try:
+      figures['versions'][package] = metadata.version(package)
+    except metadata.PackageNotFoundError:
+      pass
   print(json.dumps(figures))
 
 

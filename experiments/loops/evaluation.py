@@ -47,13 +47,6 @@ def make_batched_greedy_policy(agent: agent_lib.Agent,
       agent, environment_spec, params, observations))
 
 
-def make_greedy_policy(agent: agent_lib.Agent,
-                       environment_spec: specs.EnvironmentSpec):
-  """Jitted `(params, observation) -> action`, greedy (`greedy_actions`)."""
-  return jax.jit(lambda params, observation: greedy_actions(
-      agent, environment_spec, params, observation[None])[0])
-
-
 def evaluate_core(core: functional.FunctionalEnvironment,
                   agent: agent_lib.Agent,
                   environment_spec: specs.EnvironmentSpec,

@@ -35,12 +35,11 @@ class EvaluationTest(absltest.TestCase):
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
     params = jax.tree.map(np.zeros_like, params)
     params['logits']['b'] = np.arange(64, dtype=np.float32)  # Prefers 63.
-    greedy = evaluation.make_greedy_policy(agent,
-                                           specs.make_environment_spec(env))
-    board = np.zeros((8, 8), np.float32)
-    self.assertEqual(int(greedy(params, board)), 63)
-    board[7, 7] = -1.0
-    self.assertEqual(int(greedy(params, board)), 62)
+    greedy = evaluation.make_batched_greedy_policy(
+        agent, specs.make_environment_spec(env))
+    boards = np.zeros((2, 8, 8), np.float32)
+    boards[1, 7, 7] = -1.0
+    self.assertEqual(list(np.asarray(greedy(params, boards))), [63, 62])
 
   def test_compiled_evaluation_plays_the_same_games(self):
     env = plane_strike.make_environment(seed=4)
