@@ -58,7 +58,7 @@ class DQNConfig:
 
   The defaults learn Catch within 20k steps. CartPole needs a slower, more
   stable setting (see `experiments/learning_benchmark.py` and the measured
-  results in BENCHMARKS.md).
+  results in docs/benchmarks/learning.md).
 
   Attributes:
     learning_rate: Adam step size.

@@ -1,7 +1,12 @@
 r"""Speed benchmarks of the training loops; prints JSON.
 
-  python -m experiments.benchmark --suites=python_loop --output=python.json
-  python -m experiments.benchmark --suites=compiled --output=compiled.json
+  python -m experiments.benchmark --suites=startup --seeds=3 \
+      --output=benchmarks/startup.json
+  python -m experiments.benchmark --suites=compiled --output=/tmp/compiled.json
+
+The committed JSON of each suite, the command that wrote it and its tables
+are in docs/benchmarks/ (`python -m experiments.benchmark_tables` redraws
+the tables from the JSON).
 
 Suites (figures are medians over `--seeds` runs of one invocation):
   python_loop: the dm_env loop, REINFORCE on Plane Strike (the Python-loop

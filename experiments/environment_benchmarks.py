@@ -1,4 +1,4 @@
-"""Benchmark suites of environments beyond our own games (issue 14).
+"""Benchmark suites of environments beyond our own games.
 
 Run through `experiments.benchmark` (`--suites=gymnax_cartpole,...`); each
 suite returns per-run figures and their medians:
@@ -173,7 +173,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
           root, 'ppo_breakout_minatar', f.seeds, train_command=False),
       'vector_python_loop': lambda: vector_python_loop(
           root, f.seeds, f.vector_steps, f.vector_envs),
-      # Continuous control (issue 17): compiled-loop speed of each preset.
+      # Continuous control: compiled-loop speed of each preset.
       'ppo_pendulum': lambda: preset_speed(root, 'ppo_pendulum', f.seeds,
                                            train_command=False),
       'sac_pendulum': lambda: preset_speed(root, 'sac_pendulum', f.seeds,

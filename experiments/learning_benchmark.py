@@ -1,7 +1,12 @@
 r"""Learning results of every agent on every environment; prints JSON.
 
+  python -m experiments.learning_benchmark --seeds=3 --output=learning.json
   python -m experiments.learning_benchmark --seeds=3 \
-      --output=benchmarks/learning.json
+      --only=gymnax:Pendulum-v1/ppo,gymnax:Pendulum-v1/sac \
+      --output=benchmarks/pendulum_learning.json
+
+The committed results (benchmarks/*_learning.json) and the command behind
+each are in docs/benchmarks/learning.md.
 
 Each (agent, environment) pair of `GRID` trains with its default preset
 (settings and budget, `experiments/presets/library.py`) for each seed, then
@@ -64,10 +69,10 @@ class Setting:
 
 _CATCH = dict(min_return=0.9)
 _CARTPOLE = dict(eval_episodes=20, min_return=475.0)
-# Issue 13: every agent's exported model within 13 strikes (the app's own
-# model: 12.8; exact Bayes-greedy play: 11.92).
+# Plane Strike: every agent's exported model within 13 strikes (the app's
+# own model: 12.8; exact Bayes-greedy play: 11.92).
 _PLANE_STRIKE = dict(eval_episodes=1000, max_length=13.0, export_tflite=True)
-# Issue 17: Pendulum's usual "solved" return; the exported deterministic
+# Pendulum's usual "solved" return; the exported deterministic
 # policy is verified against JAX too.
 _PENDULUM = dict(eval_episodes=100, min_return=-200.0, export_tflite=True)
 

@@ -1,4 +1,4 @@
-r"""Scaling benchmarks (issue 16): every measurement in a fresh process.
+r"""Scaling benchmarks: every measurement in a fresh process.
 
 Run through `experiments.benchmark` (`--suites=loop_speed,seeds,devices`).
 Each figure comes from its own child process (`python -m

@@ -280,7 +280,8 @@ def check_workdir(comparison: Comparison, groups: Sequence[RunGroup],
                        'rewrites it from the flags once it reads), or use a '
                        'new --workdir.')
     saved.setdefault('imports', [])  # Comparisons before --imports had none.
-    # Before presets (issue 13) every agent ran at its plain defaults.
+    # Comparisons written before presets existed ran every agent at its
+    # plain defaults.
     saved.setdefault('agent_overrides', {})
     saved.setdefault('presets', ['none'])
     current = comparison.to_dict()

@@ -3,9 +3,9 @@
 Under `vmap`, a lane's gathers (PPO's minibatch shuffles), scans and
 random-number calls gain a batch dimension, and XLA on CPU runs them
 markedly slower even when that dimension has size 1 (PPO on gymnax
-CartPole: about a quarter of the update's time; BENCHMARKS.md). A single
-lane is therefore run as itself, with its axis removed and put back: the
-same function of the same values.
+CartPole: about a quarter of the update's time in an ad-hoc profile). A
+single lane is therefore run as itself, with its axis removed and put back:
+the same function of the same values.
 
 Lanes are mapped over the named axis `LANES`, so that a loop inside can
 agree on a trip count for all lanes (`any_lane`) rather than run under a

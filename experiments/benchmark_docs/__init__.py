@@ -1,0 +1,1 @@
+"""The tables of docs/benchmarks/, drawn from the JSON in benchmarks/."""

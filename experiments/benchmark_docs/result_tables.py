@@ -1,0 +1,204 @@
+"""The tables of docs/benchmarks/learning.md, export.md and scaling.md."""
+
+from typing import Any, Dict, List
+
+from experiments.benchmark_docs import markdown as md
+
+num, short, sci, mib = md.num, md.short, md.sci, md.mib
+
+
+def _two(value: float) -> str:
+  return num(value, 2)
+
+
+def _one(value: float) -> str:
+  return num(value, 1)
+
+
+def _target(text: str) -> str:
+  """'greedy mean return >= 0.9' as 'return ≥ 0.9'."""
+  for long, name in (('greedy mean return >= ', 'return ≥ '),
+                     ('greedy mean episode length <= ', 'length ≤ ')):
+    if text.startswith(long):
+      return name + text[len(long):].replace('-', md.MINUS)
+  return text
+
+
+def _score_key(row: Dict[str, Any]) -> str:
+  return ('eval_mean_return' if 'return' in row['target'] else
+          'eval_mean_episode_length')
+
+
+def _budget(row: Dict[str, Any]) -> str:
+  if row['budget_steps']:
+    return md.steps(row['budget_steps'])
+  return md.steps(row['budget_episodes'], 'games')
+
+
+def catch_cartpole() -> List[str]:
+  rows = []
+  for row in md.load('catch_cartpole_learning.json')['results']:
+    if row['env'] not in ('catch', 'cartpole'):
+      continue  # Plane Strike's rows predate its presets (see below).
+    key = _score_key(row)
+    rows.append([row['env'], row['agent'], _budget(row),
+                 _target(row['target']), f'**{short(row["median"][key])}**',
+                 md.runs([r[key] for r in row['per_seed']], short),
+                 md.runs([r['wall_seconds'] for r in row['per_seed']],
+                         _one)])
+  return md.table(['environment', 'agent', 'budget', 'target', 'median',
+                   'per seed (0, 1, 2)', 'train s (per seed)'], rows)
+
+
+def plane_strike_presets() -> List[str]:
+  rows = []
+  for data, agent, budget in (
+      (md.load('ppo_plane_strike_time_to_model.json'), 'ppo', '1M steps'),
+      (md.load('reinforce_plane_strike_time_to_model.json'), 'reinforce',
+       None)):
+    suite = data['time_to_model']
+    budget = budget or md.steps(suite['episodes'], 'games')
+    strikes = [r['greedy_strikes_tflite'] for r in suite['runs']]
+    rows.append([agent, f'{agent}_plane_strike', budget,
+                 md.runs(strikes, _two), f'**{_two(md.median(strikes))}**',
+                 f'{_one(suite["median"]["train_seconds"])} (median; each '
+                 'seed alone)'])
+  for row in md.load('plane_strike_presets_learning.json')['results']:
+    strikes = row['tflite_greedy_strikes']
+    rows.append([row['agent'], row['preset'], _budget(row),
+                 md.runs(strikes, _two), f'**{_two(md.median(strikes))}**',
+                 f'{_one(row["median"]["wall_seconds"])} (3 seeds in one '
+                 'program)'])
+  order = ('ppo', 'a2c', 'dqn', 'reinforce')
+  rows.sort(key=lambda r: order.index(r[0]))
+  return md.table(['agent', 'preset', 'budget', 'exported model, greedy '
+                   'strikes (seeds 0, 1, 2; 1000 games)', 'median',
+                   'train s (compile included)'], rows)
+
+
+def continuous_control() -> List[str]:
+  rows = []
+  for name in ('pendulum_learning.json',
+               'brax_inverted_pendulum_learning.json'):
+    for row in md.load(name)['results']:
+      key = _score_key(row)
+      rows.append([
+          row['env'], row['agent'], _budget(row), _target(row['target']),
+          f'**{short(row["median"][key])}**',
+          md.runs([r[key] for r in row['per_seed']], short),
+          md.runs(row['tflite_greedy_return'], short),
+          md.runs(row['tflite_max_abs_diff'], sci)])
+  return md.table(['environment', 'agent', 'budget', 'target', 'median of 3',
+                   'per seed (0, 1, 2)', 'exported model, greedy return '
+                   '(its 10 check games)', 'max \\|TFLite − JAX\\|'], rows)
+
+
+def quantized() -> List[str]:
+  models = [md.load('export_int8_dynamic.json'),
+            md.load('export_float16.json')]
+  float_model = models[0]
+  rows = [['float32', num(float_model['float_size_bytes']), '100%',
+           _two(float_model['float_mean_episode_length']), '', '', '']]
+  for model, label in zip(models, ('int8 dynamic range '
+                                   '(`--quantize=dynamic`)',
+                                   'float16 (`--quantize=float16`)')):
+    rows.append([label, num(model['size_bytes']),
+                 f'{num(100 * model["size_ratio"], 1)}%',
+                 _two(model['mean_episode_length']),
+                 num(model['mean_strikes_change'], 2, sign=True),
+                 sci(model['max_abs_diff']),
+                 md.trimmed(model['greedy_agreement'], 4)])
+  return md.table(['model', 'bytes', 'of float', 'greedy mean strikes (1000 '
+                   'games)', 'change vs float', 'max \\|p − p_jax\\|',
+                   'greedy agreement with JAX'], rows)
+
+
+def trainable() -> List[str]:
+  adam = md.load('export_trainable_adam.json')
+  sgd = md.load('export_trainable_sgd.json')
+  both = (adam, sgd)
+  boards = ' / '.join(str(n) for n in adam['boards_per_step'])
+  tune = adam['fine_tune']
+  return md.table(
+      ['figure', 'Adam', 'SGD'],
+      [['model bytes'] + [num(m['size_bytes']) for m in both],
+       ['on-device learning rate'] + [f'{m["learning_rate"]:g}'
+                                      for m in both],
+       ['max \\|`infer` − JAX\\|'] + [sci(m['infer_max_abs_diff'])
+                                      for m in both],
+       [f'weights after {adam["train_steps_checked"]} `train` calls '
+        f'({boards} boards) against the same JAX steps, max difference '
+        '(bar)'] + [f'{sci(m["weights_max_abs_diff"])} '
+                    f'({sci(m["weights_tolerance"])})' for m in both],
+       ['loss against JAX, max difference'] + [
+           sci(m['loss_max_abs_diff']) for m in both],
+       ['a fresh interpreter given the weights by `set_weights` infers the '
+        'same'] + ['yes' if m['set_weights_reproduces_infer'] else 'no'
+                   for m in both],
+       [f'fine-tuning: {tune["games"]} games ({tune["updates"]} `train` '
+        f'calls), greedy strikes before → after ({tune["eval_games"]} '
+        'games)', f'{num(tune["mean_episode_length_before"], 3)} → '
+        f'{num(tune["mean_episode_length_after"], 3)}', 'not run']])
+
+
+def seeds() -> List[str]:
+  suite = md.load('seeds_in_one_program.json')['seeds']
+  rows = []
+  for key, med in suite['median'].items():
+    speeds = [r['steps_per_second'] for r in suite['runs'][key]]
+    rows.append([
+        num(med['num_seeds']), num(med['steps_per_second']),
+        md.runs(speeds, num), num(med['steps_per_second_per_seed']),
+        f'{_two(med.get("total_speed_vs_1_seed", 1.0))}×',
+        f'{_one(med["compile_seconds"])} s', mib(med['peak_memory_mib'])])
+  return md.table(['seeds in one program', 'total env steps/s (median of '
+                   '3)', 'runs', 'per seed', 'vs 1 seed', 'compile',
+                   'peak memory'], rows)
+
+
+def devices() -> List[str]:
+  suite = md.load('loop_speed_and_devices.json')['devices']
+  counts = sorted(suite['reinforce']['median'],
+                  key=lambda k: int(k.split('_')[1]))
+  rows = []
+  for agent in ('reinforce', 'ppo'):
+    med, run = suite[agent]['median'], suite[agent]['runs']
+    speed = [num(med[c]['steps_per_second']) + (
+        f' ({_two(med[c]["speed_vs_1_device"])}×)'
+        if 'speed_vs_1_device' in med[c] else '') for c in counts]
+    rows.append([f'{suite[agent]["setting"]}: env steps/s (median of 3)']
+                + speed)
+    rows.append(['runs'] + [md.runs([r['steps_per_second'] for r in run[c]],
+                                    num) for c in counts])
+    rows.append(['peak memory'] + [mib(med[c]['peak_memory_mib'])
+                                   for c in counts])
+  return md.table(['experiment'] + [f'D = {c.split("_")[1]}'
+                                    for c in counts], rows)
+
+
+def sweep() -> List[str]:
+  data = md.load('sweep_as_one_program.json')
+  s = data['sweep']
+  runs = s['configurations'] * s['seeds']
+  minutes = lambda v: f'{num(v)} s ({num(v / 60, 1)} min)'
+  best = ', '.join(f'{k.replace("_", " ")} {v:g}'
+                   for k, v in s['best']['values'].items())
+  return md.table(
+      ['figure', 'value'],
+      [[f'**the whole sweep, {runs} runs × {num(s["steps_per_run"] / 1e6)}M '
+        'steps, one program** (compile, periodic and final evaluations '
+        'included)', f'**{minutes(s["one_program_seconds"])}**'],
+       ['its compile', f'{_one(s["one_program_compile_seconds"])} s'],
+       ['its training throughput, all lanes',
+        f'{num(s["one_program_total_steps_per_second"])} steps/s'],
+       [f'one run alone, same settings (median of '
+        f'{s["single_runs_timed"]} timed, compile and evaluation included)',
+        f'{_one(s["single_run_seconds_median"])} s'],
+       [f'the {runs} runs one by one (that median × {runs}: an estimate, '
+        'not all timed)', minutes(s['one_by_one_seconds_estimate'])],
+       ['**speed-up of one program**', f'**{_one(s["speedup"])}×**'],
+       ['peak memory of the benchmark process',
+        f'{num(data["peak_memory_mib"] / 1024, 2)} GiB'],
+       ['diverged lanes', str(s['diverged_lanes'])],
+       [f'best configuration (mean greedy strikes of {s["seeds"]} seeds)',
+        f'{best}: {_two(s["best"]["strikes"])}']])

@@ -1,0 +1,136 @@
+r"""Redraws the tables of docs/benchmarks/ from the JSON in benchmarks/.
+
+  python -m experiments.benchmark_tables          # rewrite the tables
+  python -m experiments.benchmark_tables --check  # only name stale ones
+
+A drawn table sits in a page between `<!-- table: NAME -->` and
+`<!-- end table -->`; NAME is a key of `TABLES`, which names the JSON files
+the table is drawn from. Everything outside the markers is written by hand,
+the command that produced each JSON included.
+"""
+
+import glob
+import os
+import re
+import sys
+from typing import Callable, Dict, List, Sequence, Tuple
+
+from absl import flags
+
+from experiments.benchmark_docs import markdown
+from experiments.benchmark_docs import result_tables
+from experiments.benchmark_docs import speed_tables
+from experiments.cli import help_text
+
+Table = Tuple[Callable[[], List[str]], Tuple[str, ...]]
+
+TABLES: Dict[str, Table] = {
+    'ppo_gymnax_cartpole/training': (
+        speed_tables.ppo_gymnax_cartpole_training,
+        ('ppo_gymnax_cartpole_speed.json',)),
+    'ppo_gymnax_cartpole/command': (
+        speed_tables.ppo_gymnax_cartpole_command,
+        ('ppo_gymnax_cartpole_speed.json',)),
+    'ppo_breakout_minatar': (speed_tables.ppo_breakout_minatar,
+                             ('ppo_breakout_minatar_speed.json',)),
+    'sac_pendulum': (speed_tables.sac_pendulum, ('sac_pendulum_speed.json',)),
+    'python_loop': (speed_tables.python_loop, ('python_loop_speed.json',)),
+    'python_loop_num_envs': (speed_tables.python_loop_num_envs,
+                             ('python_loop_num_envs_speed.json',)),
+    'loop_speed': (speed_tables.loop_speed, ('loop_speed_and_devices.json',)),
+    'continuous_control_speed': (speed_tables.continuous_control,
+                                 ('continuous_control_speed.json',)),
+    'startup': (speed_tables.startup, ('startup.json',)),
+    'train_command': (speed_tables.train_command,
+                      ('train_command_end_to_end.json',)),
+    'time_to_model': (speed_tables.time_to_model,
+                      ('ppo_plane_strike_time_to_model.json',)),
+    'catch_cartpole': (result_tables.catch_cartpole,
+                       ('catch_cartpole_learning.json',)),
+    'plane_strike_presets': (result_tables.plane_strike_presets,
+                             ('ppo_plane_strike_time_to_model.json',
+                              'reinforce_plane_strike_time_to_model.json',
+                              'plane_strike_presets_learning.json')),
+    'continuous_control_learning': (result_tables.continuous_control,
+                                    ('pendulum_learning.json',
+                                     'brax_inverted_pendulum_learning.json')),
+    'quantized': (result_tables.quantized,
+                  ('export_int8_dynamic.json', 'export_float16.json')),
+    'trainable': (result_tables.trainable,
+                  ('export_trainable_adam.json', 'export_trainable_sgd.json')),
+    'seeds': (result_tables.seeds, ('seeds_in_one_program.json',)),
+    'devices': (result_tables.devices, ('loop_speed_and_devices.json',)),
+    'sweep': (result_tables.sweep, ('sweep_as_one_program.json',)),
+}
+
+# A marker is a line of its own (the pages may quote one in prose).
+MARKER = re.compile(r'^(<!-- table: (\S+) -->\n)(.*?)^(<!-- end table -->)$',
+                    re.DOTALL | re.MULTILINE)
+PAGES = os.path.join(markdown.ROOT, 'docs', 'benchmarks', '*.md')
+
+
+def draw(name: str) -> str:
+  """Table `name` as Markdown, ending in a newline."""
+  if name not in TABLES:
+    raise ValueError(f'No table {name!r}; tables: {", ".join(TABLES)}.')
+  return '\n'.join(TABLES[name][0]()) + '\n'
+
+
+def redraw(text: str) -> Tuple[str, List[str]]:
+  """`text` with every marked table drawn anew, and the names of those
+  that changed."""
+  changed = []
+
+  def replace(match: 're.Match[str]') -> str:
+    table = draw(match.group(2))
+    if table != match.group(3):
+      changed.append(match.group(2))
+    return match.group(1) + table + match.group(4)
+
+  return MARKER.sub(replace, text), changed
+
+
+def pages() -> List[str]:
+  return sorted(glob.glob(PAGES))
+
+
+def stale(paths: Sequence[str]) -> List[str]:
+  """'page: table' of each table in `paths` that differs from its JSON."""
+  found = []
+  for path in paths:
+    with open(path, encoding='utf-8') as f:
+      _, changed = redraw(f.read())
+    found += [f'{os.path.relpath(path, markdown.ROOT)}: {name}'
+              for name in changed]
+  return found
+
+
+# What --help shows (every flag in exactly one group:
+# tests/experiments/cli/help_text_test.py).
+FLAG_GROUPS = {'What to do': ('check',)}
+
+
+def _define_flags() -> None:
+  flags.DEFINE_bool('check', False, 'Change nothing: exit 1 naming each '
+                    'table that differs from its JSON.')
+
+
+def main(argv):
+  del argv
+  if flags.FLAGS.check:
+    out_of_date = stale(pages())
+    for entry in out_of_date:
+      print(f'stale: {entry}')
+    sys.exit(1 if out_of_date else 0)
+  for path in pages():
+    with open(path, encoding='utf-8') as f:
+      text, changed = redraw(f.read())
+    if changed:
+      with open(path, 'w', encoding='utf-8') as f:
+        f.write(text)
+      print(f'{os.path.relpath(path, markdown.ROOT)}: {", ".join(changed)}')
+
+
+if __name__ == '__main__':
+  _define_flags()
+  help_text.run(main, FLAG_GROUPS, __doc__)

@@ -1,0 +1,88 @@
+"""Tests for experiments/benchmark_tables.py: the tables of docs/benchmarks/
+are the committed JSON's, and every JSON feeds a table."""
+
+import glob
+import os
+import re
+
+import pytest
+
+from experiments import benchmark_tables
+from experiments.benchmark_docs import markdown
+
+_ROOT = markdown.ROOT
+
+
+def _pages():
+  pages = benchmark_tables.pages()
+  assert pages, 'docs/benchmarks/ has no pages'
+  return pages
+
+
+def _names_in_pages():
+  names = []
+  for path in _pages():
+    with open(path, encoding='utf-8') as f:
+      text = f.read()
+    markers = re.findall(r'^<!-- table: (\S+) -->$', text, re.MULTILINE)
+    closed = [m.group(2) for m in benchmark_tables.MARKER.finditer(text)]
+    assert markers == closed, f'{path}: a table marker without its end'
+    names += markers
+  return names
+
+
+def test_every_page_table_matches_its_json():
+  stale = benchmark_tables.stale(_pages())
+  assert not stale, ('Tables differ from their JSON (redraw them with '
+                     '`python -m experiments.benchmark_tables`): ' +
+                     ', '.join(stale))
+
+
+def test_every_table_is_in_a_page_once():
+  names = _names_in_pages()
+  assert sorted(names) == sorted(benchmark_tables.TABLES)
+
+
+def test_each_table_reads_the_files_it_declares(monkeypatch):
+  real = markdown.load
+  for name, (draw, declared) in benchmark_tables.TABLES.items():
+    read = []
+    monkeypatch.setattr(markdown, 'load',
+                        lambda file, read=read: read.append(file) or
+                        real(file))
+    draw()
+    assert sorted(set(read)) == sorted(declared), name
+
+
+def test_every_committed_json_feeds_a_table():
+  committed = {os.path.basename(p) for p in
+               glob.glob(os.path.join(_ROOT, 'benchmarks', '*.json'))}
+  declared = {f for _, files in benchmark_tables.TABLES.values()
+              for f in files}
+  assert committed == declared
+
+
+def test_redraw_replaces_a_stale_table_and_keeps_the_rest():
+  text = ('Before.\n<!-- table: sweep -->\n| old |\n<!-- end table -->\n'
+          'After.\n')
+  new, changed = benchmark_tables.redraw(text)
+  assert changed == ['sweep']
+  assert new.startswith('Before.\n<!-- table: sweep -->\n| figure | value |')
+  assert new.endswith('\n<!-- end table -->\nAfter.\n')
+  assert benchmark_tables.redraw(new) == (new, [])
+
+
+def test_an_unknown_table_is_named():
+  with pytest.raises(ValueError, match="No table 'nope'"):
+    benchmark_tables.redraw('<!-- table: nope -->\n<!-- end table -->')
+
+
+def test_numbers_are_written_as_the_pages_write_them():
+  assert markdown.num(235948.3) == '235,948'
+  assert markdown.num(-159.62, 1) == '\u2212159.6'
+  assert markdown.num(0.01, 2, sign=True) == '+0.01'
+  assert markdown.short(0.68) == '0.68' and markdown.short(1.0) == '1.0'
+  assert markdown.short(500.0) == '500'
+  assert markdown.sci(1.43e-6) == '1.4e-6' and markdown.sci(5e-5) == '5e-5'
+  assert markdown.steps(2_000_000) == '2M steps'
+  assert markdown.steps(20_000) == '20k steps'
