@@ -8,25 +8,22 @@ environment is known only from `--env`, so the namespace is defined once
 `argv` is read (`define_flag`, before `app.run`), and unknown keys are
 refused there, before anything is built, with the valid ones listed.
 
-Which keys are valid (`environments.registry.settings`): the keyword
-parameters of a registered game's factory (e.g. Plane Strike's
-`board_size`, `max_steps`), a gymnax game's env params, pgx's
-`max_steps`; bsuite ids take none. `gym:` ids pass their settings to
-`gymnasium.make`, which cannot list them: any key is accepted, its value
-read as a Python literal, and `check_values` builds the environment once
-so that a key or value Gymnasium refuses is named before training.
+Which keys are valid, and how values are checked before training:
+`experiments.setup.env_settings`. `gym:` ids pass their settings to
+`gymnasium.make`, which cannot list them: any key is accepted there, its
+value read as a Python literal.
 """
 
 import inspect
 import sys
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 from absl import flags
 import ml_collections
 from ml_collections import config_flags as ml_config_flags
 
-from environments import registry as env_registry
 from experiments.cli import config_flags
+from experiments.setup import env_settings
 
 FLAG_NAME = 'env_config'
 _PARSED_TYPES = (bool, int, float, str)
@@ -41,45 +38,12 @@ def setting_type(parameter: inspect.Parameter) -> Optional[type]:
   return kind if kind in _PARSED_TYPES else None
 
 
-def _settings(env_name: str) -> Optional[Dict[str, inspect.Parameter]]:
-  """`env_registry.settings`; None for an invalid name too (`--env`'s own
-  validator reports it after parsing)."""
-  try:
-    return env_registry.settings(env_name)
-  except ValueError:
-    return None
-
-
-def describe_valid(env_name: str) -> str:
-  """The valid keys of `env_name`, for messages."""
-  settings = _settings(env_name)
-  if settings is None:
-    return ('its factory\'s keywords, which cannot be listed (gym: ids: '
-            'gymnasium.make\'s and the environment class\'s)')
-  return ', '.join(settings) or 'none (its id fixes its settings)'
-
-
-def check_keys(keys: Sequence[str], env_name: str) -> None:
-  """Raises ValueError naming the first of `keys` that environment
-  `env_name` has no setting for, and the valid ones."""
-  settings = _settings(env_name)
-  if settings is None:
-    return
-  for key in keys:
-    if key not in settings:
-      raise ValueError(
-          f'--{FLAG_NAME}.{key}: {env_name} has no setting {key!r}. Valid: '
-          f'{describe_valid(env_name)}' + (
-              ' (--helpconfig lists them with their defaults).' if settings
-              else '.'))
-
-
 def config_dict(env_name: str) -> ml_collections.ConfigDict:
   """The flag namespace of `env_name`: each setting's default, or a slot of
   its type where the default is None (untyped settings: not listed, so
   that their values are read as Python literals)."""
   values = {}
-  for key, parameter in (_settings(env_name) or {}).items():
+  for key, parameter in (env_settings.settings(env_name) or {}).items():
     kind = setting_type(parameter)
     if kind is not None:
       default = parameter.default
@@ -97,10 +61,11 @@ def define_flag(argv: Optional[Sequence[str]] = None,
   argv = list(sys.argv if argv is None else argv)
   env_name = config_flags.value_from_argv(argv, 'env', default_env)
   try:
-    check_keys(config_flags.keys_in_argv(argv, FLAG_NAME), env_name)
+    env_settings.check_keys(config_flags.keys_in_argv(argv, FLAG_NAME),
+                            env_name)
   except ValueError as e:
     sys.exit(f'FATAL Flags parsing error: {e}')
-  settings = _settings(env_name)
+  settings = env_settings.settings(env_name)
   untyped = settings is None or any(
       setting_type(p) is None for p in settings.values())
   ml_config_flags.DEFINE_config_dict(
@@ -117,32 +82,12 @@ def overrides(flag_values: flags.FlagValues = flags.FLAGS) -> Dict[str, Any]:
   return config_flags.overrides(FLAG_NAME, flag_values)
 
 
-def check_values(env_name: str, env_kwargs: Mapping[str, Any]) -> None:
-  """Builds environment `env_name` with `env_kwargs` once (cheap: no
-  training), so that a value its factory refuses (e.g. Plane Strike's
-  board_size=3), or a key of `gym:`/gymnax ids, is named now.
-
-  Raises:
-    ValueError: naming the flag, the environment and its reason.
-  """
-  if not env_kwargs:
-    return
-  check_keys(list(env_kwargs), env_name)
-  try:
-    env_registry.make_environment(env_name, **env_kwargs).close()
-  except (TypeError, ValueError) as e:
-    given = ' '.join(f'--{FLAG_NAME}.{k}={v}' for k, v in env_kwargs.items())
-    raise ValueError(f'{given}: {env_name} refuses these settings: '
-                     f'{str(e).rstrip(".")}. Valid keys: '
-                     f'{describe_valid(env_name)}.') from e
-
-
 def env_kwargs(env_name: str,
                flag_values: flags.FlagValues = flags.FLAGS
               ) -> Dict[str, Any]:
   """The `--env_config.*` values for `env_name`, checked (ValueError)."""
   values = overrides(flag_values)
-  check_values(env_name, values)
+  env_settings.check_values(env_name, values)
   return values
 
 

@@ -33,6 +33,7 @@ from absl import flags
 from ml_collections.config_flags import config_flags as ml_config_flags
 
 from experiments.cli import user_imports
+from experiments.setup import user_modules
 
 Groups = Mapping[str, Sequence[str]]
 HelpConfig = Callable[[Sequence[str]], str]
@@ -240,7 +241,8 @@ def answer(request: str, groups: Groups, doc: str,
   app.define_help_flags()  # absl's own help flags, for --helpfull.
   return format_help(request, groups, doc, helpconfig is not None,
                      width=terminal_width(),
-                     extra_modules=user_imports.from_argv(argv))
+                     extra_modules=[user_modules.module_name(entry) for entry
+                                    in user_imports.from_argv(argv)])
 
 
 def _without_usage_dump(main: Callable[[List[str]], Any]

@@ -22,6 +22,7 @@ from experiments.cli import config_flags
 from experiments.cli import env_config_flags
 from experiments.cli import help_text
 from experiments.presets import registry as preset_registry
+from experiments.setup import env_settings as env_checks
 
 # `name: text`, `name, other: text` or `name (type): text`.
 _ITEM = re.compile(r'^([A-Za-z_][\w, ]*?)\s*(?:\([^)]*\))?:\s*(.*)$')
@@ -124,7 +125,7 @@ def env_settings(env: str, width: int = 80) -> str:
   if settings is None:
     return textwrap.fill(
         f'Environment {env}: --{name}.<key>=<value> passes a keyword to its '
-        f'factory. Valid keys: {env_config_flags.describe_valid(env)}. Each '
+        f'factory. Valid keys: {env_checks.describe_valid(env)}. Each '
         f'value is read as a Python literal; the environment is built once '
         f'before training, so a key or value it refuses is named then.',
         width)

@@ -1,6 +1,7 @@
-"""`--imports=my_pkg.my_module,…`: the user's modules, imported before the
-command line is checked, so that the agents, environments and networks
-they register are valid `--agent`, `--env` and `--network` values."""
+"""`--imports=my_pkg.my_module,path/to/file.py,…`: the user's modules,
+imported before the command line is checked, so that the agents,
+environments and networks they register are valid `--agent`, `--env` and
+`--network` values."""
 
 import sys
 from typing import List, Optional, Sequence, Tuple
@@ -27,9 +28,10 @@ def define_flag() -> flags.FlagHolder:
   """Defines `--imports` (its modules are imported by `import_from_argv`,
   before parsing)."""
   return flags.DEFINE_list(
-      FLAG_NAME, [], 'Python modules to import first, e.g. '
-      'examples.custom_environment: they register your own environments, '
-      'networks and agents (see examples/). Recorded in the workdir.')
+      FLAG_NAME, [], 'Python modules or .py files to import first, e.g. '
+      'examples.custom_environment or path/to/my_module.py: they register '
+      'your own environments, networks and agents (see examples/). '
+      'Recorded in the workdir (files by their absolute path).')
 
 
 def import_from_argv(argv: Optional[Sequence[str]] = None) -> None:
@@ -43,5 +45,6 @@ def import_from_argv(argv: Optional[Sequence[str]] = None) -> None:
 
 
 def value() -> Tuple[str, ...]:
-  """The parsed `--imports`."""
-  return tuple(flags.FLAGS[FLAG_NAME].value or ())
+  """The parsed `--imports`, as a run records them."""
+  return tuple(user_modules.normalise(entry)
+               for entry in flags.FLAGS[FLAG_NAME].value or ())

@@ -30,6 +30,7 @@ gets `seed_<n>/` with the per-seed files):
 
 import os
 import re
+from typing import Sequence
 
 from agents import registry as agent_registry
 from experiments.setup import build as build_lib
@@ -104,9 +105,8 @@ def load_config(workdir: str) -> config_lib.ExperimentConfig:
         f'No {CONFIG} in {workdir!r}; is it the --workdir of a training '
         f'run?')
   saved = _read_saved(workdir)
+  import_run_modules(workdir, saved.get('imports', ()))
   try:
-    # The run's own modules first: they may register its agent.
-    user_modules.import_modules(saved.get('imports', ()))
     saved['agent_config'] = agent_registry.make_config(
         saved['agent'], **saved['agent_config'])
     saved['wandb_project'] = None
@@ -117,6 +117,24 @@ def load_config(workdir: str) -> config_lib.ExperimentConfig:
         f'{os.path.join(workdir, CONFIG)} does not describe a run this '
         f'framework can load ({type(e).__name__}: {e}). Restore the file, '
         f'or train in a new --workdir.') from e
+
+
+def import_run_modules(workdir: str, entries: Sequence[str]) -> None:
+  """Imports the modules a run's config.json records (`--imports`): they
+  may register its agent, environment or network.
+
+  Raises:
+    ExperimentError: naming the module that cannot be imported and how to
+      make it importable; the workdir is left as it is.
+  """
+  try:
+    user_modules.import_modules(entries)
+  except ValueError as e:
+    raise build_lib.ExperimentError(
+        f'the run in {workdir!r} registered its pieces with '
+        f'--imports={",".join(entries)}, and {str(e)[len("--imports: "):]} '
+        f'The workdir is intact: make the module importable and run '
+        f'again.') from e
 
 
 def prepare(config: config_lib.ExperimentConfig, workdir: str) -> None:
