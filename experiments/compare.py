@@ -28,7 +28,6 @@ comparison is refused.
 must be shared with the cluster's workers).
 """
 
-import functools
 import os
 import shlex
 import sys
@@ -38,6 +37,7 @@ from absl import flags
 from ml_collections import config_flags as ml_config_flags
 
 from agents import registry as agent_registry
+from experiments import api
 from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
@@ -48,17 +48,12 @@ from experiments.cli import settings_help
 from experiments.cli import user_imports
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
-from experiments.comparison import pair_settings
 from experiments.comparison import plan as comparison_lib
-from experiments.comparison import report
 from experiments.comparison import statistics
-from experiments.driver import run as driver
 from experiments.driver import stop_signals
 from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
-from experiments.setup import library_logs
-from experiments.storage import workdir_lock
 
 
 # What --help shows, in this order (every flag in exactly one group:
@@ -134,76 +129,37 @@ def _define_flags() -> None:
       f'where it has one ({", ".join(preset_registry.names())}).')
 
 
-def make_comparison() -> comparison_lib.Comparison:
-  """The comparison the flags describe."""
-  f = flags.FLAGS
-  agents = f.agents
-  if agents is None:
-    try:
-      agents = build_lib.agents_for(f.envs)
-    except ValueError as e:
-      raise comparison_lib.ComparisonError(f'--envs: {e}') from e
-  common, per_agent = pair_settings.split_overrides(config_flags.overrides(),
-                                                    agents)
-  return comparison_lib.Comparison(
-      agents=tuple(agents), envs=tuple(f.envs), num_seeds=f.seeds,
-      num_steps=f.num_steps, overrides=common, agent_overrides=per_agent,
-      presets=tuple(f.preset or ()),
-      eval_points=f.eval_points, eval_episodes=f.eval_episodes,
-      periodic_eval_episodes=f.periodic_eval_episodes,
-      imports=user_imports.value(),
-      checkpoint_every_seconds=f.checkpoint_every_seconds)
-
-
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
-  library_logs.quiet()
-  lock = workdir_lock.WorkdirLock(f.workdir, 'comparison')
   try:
-    launcher = launchers.make_launcher(f.launcher, f.ray_address,
-                                       f.ray_num_cpus, f.ray_num_gpus,
-                                       f.ray_max_retries)
-    comparison = make_comparison()
-    groups = comparison_lib.plan(comparison, f.workdir)
-    # Checked before the lock creates the workdir, so that refused input
-    # leaves no trace.
-    comparison_lib.check_workdir(comparison, groups, f.workdir)
-    lock.acquire()
-    comparison_lib.prepare_workdir(comparison, groups, f.workdir,
-                                   shlex.join(['python', '-m',
-                                               'experiments.compare',
-                                               *sys.argv[1:]]))
-  except (comparison_lib.ComparisonError, launchers.LauncherError) as e:
+    written = api.compare(
+        f.workdir, agents=f.agents, envs=f.envs, seeds=f.seeds,
+        num_steps=f.num_steps, preset=f.preset,
+        config=config_flags.overrides(), imports=user_imports.value(),
+        eval_points=f.eval_points, eval_episodes=f.eval_episodes,
+        periodic_eval_episodes=f.periodic_eval_episodes,
+        bootstrap_reps=f.bootstrap_reps, progress=f.progress,
+        checkpoint_every_seconds=f.checkpoint_every_seconds,
+        launcher=f.launcher, ray_address=f.ray_address,
+        ray_num_cpus=f.ray_num_cpus, ray_num_gpus=f.ray_num_gpus,
+        ray_max_retries=f.ray_max_retries, command=shlex.join(
+            ['python', '-m', 'experiments.compare', *sys.argv[1:]]))
+  except api.UsageError as e:
     raise app.UsageError(str(e)) from e
-  except workdir_lock.WorkdirLocked as e:
-    sys.exit(f'FATAL {e}')
-  pending = [g for g in groups if not g.finished()]
-  print(f'{len(groups)} run groups, {len(groups) - len(pending)} finished '
-        f'already; training {len(pending)}.', flush=True)
-  # Module-level functions: Ray ships them by reference.
-  train_group = functools.partial(group_runner.run_group,
-                                  train=driver.run_experiment,
-                                  progress=f.progress and f.launcher == 'local')
-  try:
-    launcher.run(train_group, pending, [g.name for g in pending])
   except stop_signals.Interrupted as e:
     print(e, file=sys.stderr)
     sys.exit(e.exit_code)
   except (launchers.LauncherError, group_runner.GroupUnfinished,
-          build_lib.ExperimentError) + driver.RUN_FAILURES as e:
-    sys.exit(f'FATAL {e}')
-  try:
-    written = report.write_report(f.workdir, bootstrap_reps=f.bootstrap_reps)
-  except comparison_lib.ComparisonError as e:
+          comparison_lib.ComparisonError,
+          build_lib.ExperimentError) + api.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
   for run in written['left_out_runs']:
     print(f'Left out of the report: {run["agent"]} on {run["env"]}, seed '
           f'{run["seed"]}: {run["state"]}: {run["reason"]}')
   print(f'Report: {os.path.join(f.workdir, "report.md")}'
         + ('' if written['complete'] else ' (incomplete: see section 5)'))
-  lock.release()
 
 
 if __name__ == '__main__':

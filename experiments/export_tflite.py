@@ -17,30 +17,16 @@ up.
 """
 
 import json
-import os
 import sys
-from typing import Any, Dict
 
 from absl import app
 from absl import flags
 
-from agents import agent as agent_lib
 from agents import optimizers
-from agents import registry as agent_registry
-from environments import registry as env_registry
+from experiments import api
 from experiments.cli import finite_flags
 from experiments.cli import help_text
-from experiments.setup import library_logs
-from experiments.driver import run as driver
-from experiments.driver import workdir as workdir_lib
-from experiments.export import flex_check
-from experiments.export import on_device
 from experiments.export import tflite
-from experiments.export import trainable
-from experiments.setup import build as build_lib
-from experiments.storage import atomic_files
-
-EXPORTS = ('plain', 'trainable')
 
 
 # What --help shows, in this order (every flag in exactly one group:
@@ -65,7 +51,7 @@ def _define_flags() -> None:
   flags.DEFINE_enum('quantize', None, tflite.QUANTIZATIONS,
                     'Quantise the weights: int8 dynamic range or float16. '
                     'The default output name gets a _<quantize> suffix.')
-  flags.DEFINE_enum('export', 'plain', EXPORTS,
+  flags.DEFINE_enum('export', 'plain', api.EXPORTS,
                     'plain: the app\'s model (infer only); trainable: also '
                     'train/get_weights/set_weights/save/restore signatures '
                     'for on-device training (output name gets _trainable).')
@@ -85,98 +71,21 @@ def _define_flags() -> None:
 
 def main(argv):
   del argv
-  workdir = flags.FLAGS.workdir
-  if not workdir:
-    raise app.UsageError('--workdir is required: the training run to export.')
-  library_logs.quiet()
+  f = flags.FLAGS
   try:
-    config = workdir_lib.load_config(workdir)
-  except (FileNotFoundError, ValueError) as e:  # ExperimentError included.
-    raise app.UsageError(f'--workdir: {e}') from e
-  if config.trials:
-    raise app.UsageError(
-        f'--workdir {workdir!r} is a sweep\'s program (trials of several '
-        f'configurations): train the configuration to export on its own, '
-        f'e.g. with the preset file the sweep wrote (--preset=<file>).')
-  built = build_lib.build(config)
-  seed = config.seed if flags.FLAGS.seed is None else flags.FLAGS.seed
-  try:
-    params = driver.restore_actor_params(built, workdir, seed)
-  except ValueError as e:
-    raise app.UsageError(f'--seed: {e}') from e
-  except driver.RUN_FAILURES as e:
+    report = api.export(
+        f.workdir, output=f.output, seed=f.seed, export=f.export,
+        quantize=f.quantize, verify_games=f.verify_games,
+        train_optimizer=f.train_optimizer,
+        train_learning_rate=f.train_learning_rate,
+        fine_tune_games=f.fine_tune_games)
+  except api.UsageError as e:
+    raise app.UsageError(str(e)) from e
+  except api.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
-  if params is None:
-    raise app.UsageError(f'--workdir {workdir!r} has no checkpoint yet.')
-  quantize, trainable = flags.FLAGS.quantize, flags.FLAGS.export == 'trainable'
-  if quantize and trainable:
-    raise app.UsageError('--quantize applies to --export=plain; a trainable '
-                         'model keeps float32 weights to train them.')
-  filename = workdir_lib.export_filename(config.env)
-  if quantize or trainable:  # Next to the float model, not over it.
-    root, extension = os.path.splitext(filename)
-    filename = f'{root}_{quantize or "trainable"}{extension}'
-  path = flags.FLAGS.output or os.path.join(
-      workdir_lib.seed_workdir(config, workdir,
-                               build_lib.seeds(config).index(seed)),
-      filename)
-  seed_built = built.for_seed(seed)
-  try:
-    if trainable:
-      report = _export_trainable(seed_built, params, path)
-    else:
-      report = tflite.export_and_verify(
-          built.agent, params, built.environment_spec, path,
-          seed_built.export_environment, num_games=flags.FLAGS.verify_games,
-          quantize=quantize, input_name=env_registry.input_name(config.env))
   except ValueError as e:  # tflite.VerificationError, or a failed check.
     sys.exit(f'FATAL {e}')
-  print(json.dumps({'tflite_path': os.path.abspath(path), **report},
-                   indent=2))
-
-
-def _export_trainable(built, params: agent_lib.Params,
-                      path: str) -> Dict[str, Any]:
-  """`--export=trainable`: writes, verifies and optionally fine-tunes."""
-  config = built.config
-  name = flags.FLAGS.train_optimizer or getattr(config.agent_config,
-                                                'optimizer', 'adam')
-  learning_rate = flags.FLAGS.train_learning_rate or getattr(
-      config.agent_config, 'learning_rate', 1e-3)
-  # Returns on the device are discounted as the agent was trained.
-  discount = getattr(config.agent_config, 'discount', 1.0)
-  try:
-    if built.environment_spec.is_continuous:
-      raise ValueError(
-          'on-device training is built for discrete action probabilities; '
-          f'{config.env!r} has continuous actions. Export the deterministic '
-          'policy instead (--export=plain).')
-    if not agent_registry.get(config.agent).trainable_on_device:
-      trainable_agents = [n for n in agent_registry.names()
-                          if agent_registry.get(n).trainable_on_device]
-      raise ValueError(
-          f'on-device training needs a policy-gradient agent '
-          f'({", ".join(trainable_agents)}); {config.agent!r} exports a '
-          f'policy with no gradient to train.')
-    optimizer = trainable.make_optimizer(name, learning_rate)
-  except ValueError as e:
-    raise app.UsageError(f'--export=trainable: {e}') from e
-  with atomic_files.published_if_verified(path) as candidate:
-    report = on_device.export_and_verify_trainable(
-        built.agent, params, built.environment_spec, candidate, optimizer,
-        built.export_environment(),
-        on_device.WEIGHT_TOLERANCES[name], discount=discount)
-    # Replaces LiteRT's 'not run' (it has no Flex delegate).
-    report['save_restore'] = flex_check.check_trainable_export(
-        candidate, built.environment_spec, built.export_environment(),
-        discount)
-  report.update(optimizer=name, learning_rate=learning_rate)
-  if flags.FLAGS.fine_tune_games:
-    # Game streams 1 (learning) and 2 (greedy play before and after).
-    report['fine_tune'] = on_device.fine_tune(
-        path, built.environment_spec, built.export_environment,
-        num_games=flags.FLAGS.fine_tune_games, discount=discount, seed=1)
-  return report
+  print(json.dumps(report, indent=2))
 
 
 if __name__ == '__main__':

@@ -23,7 +23,6 @@ Writes `sweep.md` (configurations ranked by the final greedy score with
 `best_preset.json`, which `train --preset=` and `compare --preset=` take.
 """
 
-import functools
 import os
 import shlex
 import sys
@@ -32,6 +31,7 @@ from absl import app
 from absl import flags
 
 from agents import registry as agent_registry
+from experiments import api
 from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
@@ -42,19 +42,10 @@ from experiments.cli import user_imports
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import statistics
-from experiments.driver import run as driver
 from experiments.driver import stop_signals
-from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
-from experiments.setup import library_logs
-from experiments.storage import workdir_lock
 from experiments.sweeps import ranking
-from experiments.sweeps import search_space
 from experiments.sweeps import sweep_plan
-
-
-def _physical_memory_gb() -> float:
-  return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30
 
 
 # What --help shows, in this order (every flag in exactly one group:
@@ -98,7 +89,7 @@ def _define_flags() -> None:
   flags.DEFINE_string('workdir', None, 'Where the runs and results go.')
   flags.mark_flag_as_required('workdir')
   evaluation_flags.define(eval_points=10)
-  flags.DEFINE_float('max_memory_gb', round(_physical_memory_gb() / 2, 1),
+  flags.DEFINE_float('max_memory_gb', sweep_plan.default_max_memory_gb(),
                      'Refuse a program whose lanes need more memory than '
                      'this (estimated; default half of this machine\'s).',
                      lower_bound=1e-4)
@@ -113,78 +104,31 @@ def _define_flags() -> None:
   env_config_flags.define_flag(default_env='plane_strike')
 
 
-def make_sweep() -> sweep_plan.Sweep:
-  """The sweep the flags describe; UsageError naming a bad flag."""
-  f = flags.FLAGS
-  try:
-    agent_registry.get(f.agent)
-    env_registry.check_name(f.env)
-    grid = search_space.parse_grid(f.grid, f.agent)
-    space = search_space.parse_random(f.random, f.agent)
-    configurations = search_space.configurations(
-        grid, space, f.num_random, f.agent, f.search_seed)
-    preset = preset_registry.resolve(f.preset, f.agent, f.env)
-    env_kwargs = env_config_flags.env_kwargs(f.env)
-  except ValueError as e:
-    raise app.UsageError(str(e)) from e
-  num_steps = f.num_steps or (preset and preset.num_steps)
-  if num_steps is None:
-    raise app.UsageError(f'--num_steps: {f.agent} on {f.env} has no preset '
-                         f'with a step budget; give one.')
-  base = dict(preset.config) if preset else {}
-  base.update(config_flags.overrides())
-  return sweep_plan.Sweep(
-      agent=f.agent, env=f.env, env_kwargs=env_kwargs,
-      configurations=tuple(configurations),
-      base=base, preset=preset and preset.name, num_seeds=f.seeds,
-      num_steps=num_steps, eval_points=f.eval_points,
-      eval_episodes=f.eval_episodes,
-      periodic_eval_episodes=f.periodic_eval_episodes,
-      network=preset and preset.network,
-      hidden_sizes=preset and preset.hidden_sizes,
-      num_envs=preset and preset.num_envs)
-
-
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
-  library_logs.quiet()
-  sweep = make_sweep()
   try:
-    groups, lanes = sweep_plan.plan(sweep, f.workdir)
-    sweep_plan.check_memory(groups, int(f.max_memory_gb * 2**30))
-    launcher = launchers.make_launcher(f.launcher, f.ray_address, 1, 0, 2)
-  except (sweep_plan.SweepError, launchers.LauncherError) as e:
+    ranked = api.sweep(
+        f.workdir, agent=f.agent, env=f.env, grid=f.grid, random=f.random,
+        num_random=f.num_random, search_seed=f.search_seed, seeds=f.seeds,
+        num_steps=f.num_steps, preset=f.preset,
+        config=config_flags.overrides(),
+        env_config=env_config_flags.overrides(), imports=user_imports.value(),
+        eval_points=f.eval_points, eval_episodes=f.eval_episodes,
+        periodic_eval_episodes=f.periodic_eval_episodes,
+        bootstrap_reps=f.bootstrap_reps, progress=f.progress,
+        max_memory_gb=f.max_memory_gb, launcher=f.launcher,
+        ray_address=f.ray_address, command=shlex.join(
+            ['python', '-m', 'experiments.sweep', *sys.argv[1:]]))
+  except api.UsageError as e:
     raise app.UsageError(str(e)) from e
-  lock = workdir_lock.WorkdirLock(f.workdir, 'sweep')
-  try:
-    lock.acquire()
-    sweep_plan.prepare_workdir(sweep, lanes, f.workdir, shlex.join(
-        ['python', '-m', 'experiments.sweep', *sys.argv[1:]]))
-  except sweep_plan.SweepError as e:
-    lock.release()
-    raise app.UsageError(str(e)) from e
-  except workdir_lock.WorkdirLocked as e:
-    sys.exit(f'FATAL {e}')
-  pending = [g for g in groups if not g.finished()]
-  print(f'{len(sweep.configurations)} configurations × {sweep.num_seeds} '
-        f'seeds in {len(groups)} programs, {len(groups) - len(pending)} '
-        f'finished already; training {len(pending)}.', flush=True)
-  train_group = functools.partial(
-      group_runner.run_group, train=driver.run_experiment,
-      progress=f.progress and f.launcher == 'local')
-  try:
-    launcher.run(train_group, pending, [
-        f'{g.name}, {max(1, len(g.config.trials))} configuration(s)'
-        for g in pending])
   except stop_signals.Interrupted as e:
     print(e, file=sys.stderr)
     sys.exit(e.exit_code)
   except (launchers.LauncherError, group_runner.GroupUnfinished,
-          build_lib.ExperimentError) + driver.RUN_FAILURES as e:
+          build_lib.ExperimentError) + api.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
-  ranked = ranking.write(f.workdir, f.bootstrap_reps)
   best = ranked['configurations'][0]
   score = best.get('mean', {}).get('point')
   print(f'Best: {best["values"]} ({ranked["metric"]} '
@@ -192,7 +136,6 @@ def main(argv):
         f'{os.path.join(f.workdir, "sweep.md")}' +
         (f'; preset: {os.path.join(f.workdir, ranking.BEST_PRESET)}'
          if ranked['best_preset'] else ''))
-  lock.release()
 
 
 if __name__ == '__main__':

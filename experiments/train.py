@@ -25,7 +25,7 @@ Rerunning with the same --workdir resumes from its newest checkpoint.
 import os
 import signal
 import sys
-from typing import Optional
+from typing import Any, Dict
 
 
 def _interrupted_while_starting(*_) -> None:
@@ -43,6 +43,7 @@ from absl import flags
 import jax
 
 from agents import registry as agent_registry
+from experiments import api
 from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
@@ -51,15 +52,14 @@ from experiments.cli import help_text
 from experiments.cli import interval_flags
 from experiments.cli import settings_help
 from experiments.setup import library_logs
+from experiments.setup import train_settings
 from experiments.cli import user_imports
 from experiments.comparison import statistics
 from experiments.driver import console
-from experiments.driver import run as driver
 from experiments.driver import stop_signals
 from experiments.export import tflite
 from experiments.loops import device_mesh
 from experiments.presets import registry as preset_registry
-from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.storage import atomic_files
 
@@ -72,48 +72,48 @@ _ENV = flags.DEFINE_string(
     'env', 'plane_strike',
     f'Environment: one of {env_registry.describe_names()}, or one '
     f'registered by --imports.')
-_IMPORTS = user_imports.define_flag()
-_PRESET = flags.DEFINE_string(
+user_imports.define_flag()
+flags.DEFINE_string(
     'preset', None, 'Tuned settings to start from: a preset name, a preset '
     'file (.json, e.g. written by experiments.sweep) or none (the agent\'s '
     'defaults); default: the agent\'s preset for --env, if it has one. '
     '--config.* flags override its values. Presets: '
     f'{", ".join(preset_registry.names())}.')
-_NETWORK = flags.DEFINE_string(
+flags.DEFINE_string(
     'network', None, 'A registered network of the kind the agent needs '
     '(e.g. mlp_policy for reinforce), or one registered by --imports; '
     'default: the agent\'s.')
-_SEED = flags.DEFINE_integer('seed', 0, 'Random seed (>= 0).', lower_bound=0)
-_NUM_EPISODES = flags.DEFINE_integer(
+flags.DEFINE_integer('seed', 0, 'Random seed (>= 0).', lower_bound=0)
+flags.DEFINE_integer(
     'num_episodes', None, 'Training budget in episodes; default: the '
     'preset\'s budget, else '
     f'{config_lib.ExperimentConfig.num_episodes}, unless --num_steps is set.',
     lower_bound=1)
-_NUM_STEPS = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'num_steps', None, 'Training budget in environment steps. With both '
     'budgets set, training stops at whichever is reached first.',
     lower_bound=1)
-_LEARNING_RATE = flags.DEFINE_float(
+flags.DEFINE_float(
     'learning_rate', None,
     'Shorthand for --config.learning_rate; default: the agent config\'s.')
-_BATCH_SIZE = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'batch_size', None, 'Shorthand for --config.batch_size: episodes per '
     'update (reinforce), sequences per update (a2c, ppo), SGD minibatch '
     '(dqn, sac); default: the agent config\'s.',
     lower_bound=1)
-_HIDDEN_SIZES = flags.DEFINE_list(
+flags.DEFINE_list(
     'hidden_sizes', None, 'Network hidden layer widths, e.g. 64,64; default: '
     'the environment\'s (Plane Strike: the reference 2·B², B² layout).')
 _WORKDIR = flags.DEFINE_string(
     'workdir', None, 'Directory for config, checkpoints, logs, result.json '
     'and the exported model; default runs/<agent>_<env>_seed<seed>.')
-_EVAL_EPISODES = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'eval_episodes', None, 'Greedy episodes of the final evaluation, the '
     'run\'s score; default: the environment\'s '
     f'({env_registry.DEFAULT_EVAL_EPISODES}; Plane Strike: '
     f'{env_registry.eval_episodes("plane_strike")}, as the app\'s model is '
     'judged).', lower_bound=1)
-_EXPORT_CHECK_EPISODES = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'export_check_episodes', None, 'Greedy games the exported model plays in '
     f'the TFLite interpreter when verified (at most '
     f'{tflite.MAX_CHECK_STEPS:,} observations; each, and 1000 from random '
@@ -122,31 +122,31 @@ _EXPORT_CHECK_EPISODES = flags.DEFINE_integer(
     f'Strike: {env_registry.export_check_episodes("plane_strike")}).',
     lower_bound=1)
 interval_flags.define()
-_EXPORT_TFLITE = flags.DEFINE_bool(
+flags.DEFINE_bool(
     'export_tflite', True, 'Export the trained policy to TFLite and verify it '
     'against JAX in the LiteRT interpreter.')
 _PROGRESS = flags.DEFINE_bool('progress', True, 'Show a progress bar.')
 _REEVALUATE = flags.DEFINE_bool(
     'reevaluate', False, 'Evaluate and export a run that already finished '
     'its budget again (by default a finished --workdir is left as it is).')
-_WANDB_PROJECT = flags.DEFINE_string(
+flags.DEFINE_string(
     'wandb_project', None, 'Also log to this Weights & Biases project (needs '
     'the wandb extra: pip install -e \'.[wandb]\').')
-_LOOP = flags.DEFINE_enum(
+flags.DEFINE_enum(
     'loop', None, config_lib.LOOPS, 'compiled: acting, stepping and '
     'learning in one XLA program (environments with a JAX core); python: '
     'the dm_env loop (any environment). Default: compiled when possible.')
-_NUM_ENVS = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'num_envs', None, 'Environments per seed, stepped side by side. '
     'Compiled loop: must divide the agent\'s sequences per update (default: '
     'that number). Python loop: any number (default 1), one batched act '
     'per step; a resumed run restarts them on fresh episodes.',
     lower_bound=1)
-_NUM_SEEDS = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'num_seeds', 1, 'Compiled loop: train seeds --seed … --seed+K-1 side by '
     'side in one program, sharded over the local devices; each gets '
     '<workdir>/seed_<n>/.', lower_bound=1)
-_DEVICES_PER_SEED = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'devices_per_seed', 1, 'Compiled loop: split each seed\'s environments '
     'and batch over this many devices (data parallel: gradients averaged '
     'over them; each update as on one device, to float rounding). Must divide '
@@ -154,23 +154,23 @@ _DEVICES_PER_SEED = flags.DEFINE_integer(
     'batch_size); --num_seeds seeds take rows of '
     'this many devices, across hosts with --coordinator_address.',
     lower_bound=1)
-_UPDATES_PER_CHUNK = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'updates_per_chunk', None, 'Compiled loop: updates per log row, at '
     'most; default: one logging interval, cut into equal parts of at most '
     'about 64k environment steps. A host call runs about a second of '
     'rows.', lower_bound=1)
-_CHECKPOINT_EVERY_UPDATES = flags.DEFINE_integer(
+flags.DEFINE_integer(
     'checkpoint_every_updates', None,
     'Also checkpoint every this many updates (default: by wall time only, '
     '--checkpoint_every_seconds).', lower_bound=1)
-_CHECKPOINT_EVERY_SECONDS = flags.DEFINE_float(
+flags.DEFINE_float(
     'checkpoint_every_seconds',
     config_lib.ExperimentConfig.checkpoint_every_seconds,
     'Checkpoint at least this often (wall time; also every '
     '--checkpoint_every_updates, and first after about 10 s of training), so '
     'a killed run loses at most '
     'about this much work.', lower_bound=1)
-_MAX_ABS_PARAM = flags.DEFINE_float(
+flags.DEFINE_float(
     'max_abs_param', config_lib.ExperimentConfig.max_abs_param,
     'Divergence guard: stop the run when any actor parameter exceeds this '
     'in magnitude (non-finite numbers always stop it); 0 checks only '
@@ -241,67 +241,25 @@ finite_flags.require_finite('learning_rate', 'checkpoint_every_seconds',
                             'max_abs_param')
 
 
+def settings() -> Dict[str, Any]:
+  """The flags' values as `api.train` keywords (`train_settings` names)."""
+  values = {name: flags.FLAGS[name].value
+            for name in train_settings.names()
+            if name not in ('config', 'env_config')}
+  values.update(config=config_flags.overrides(),
+                env_config=env_config_flags.overrides(),
+                imports=user_imports.value())
+  if values['hidden_sizes'] is not None:
+    values['hidden_sizes'] = tuple(int(s) for s in values['hidden_sizes'])
+  return values
+
+
 def make_config() -> config_lib.ExperimentConfig:
   """The experiment config the flags describe, from the chosen preset."""
   try:
-    preset = preset_registry.resolve(_PRESET.value, _AGENT.value, _ENV.value)
-  except ValueError as e:
-    raise app.UsageError(f'--preset: {e}') from e
-  try:
-    agent_config = config_flags.agent_config(
-        _AGENT.value, preset and preset.config,
-        learning_rate=_LEARNING_RATE.value, batch_size=_BATCH_SIZE.value)
-  except ValueError as e:
-    raise app.UsageError(f'Bad agent setting from flags: {e}') from e
-  try:
-    env_kwargs = env_config_flags.env_kwargs(_ENV.value)
-  except ValueError as e:
+    return api.experiment_config(**settings())
+  except api.UsageError as e:
     raise app.UsageError(str(e)) from e
-  try:
-    return _experiment_config(agent_config, preset, env_kwargs)
-  except ValueError as e:
-    raise app.UsageError(f'Bad flag value: {e}') from e
-
-
-def _experiment_config(agent_config, preset: Optional[preset_registry.Preset],
-                       env_kwargs: Optional[dict] = None
-                      ) -> config_lib.ExperimentConfig:
-  """The config of the flags; the preset fills what they leave unset."""
-  hidden_sizes = (None if _HIDDEN_SIZES.value is None else
-                  tuple(int(s) for s in _HIDDEN_SIZES.value))
-  num_episodes, num_steps = _NUM_EPISODES.value, _NUM_STEPS.value
-  if num_episodes is None and num_steps is None:
-    if preset is not None:
-      num_episodes, num_steps = preset.num_episodes, preset.num_steps
-    else:
-      num_episodes = config_lib.ExperimentConfig.num_episodes
-  return config_lib.ExperimentConfig(
-      agent=_AGENT.value,
-      env=_ENV.value,
-      seed=_SEED.value,
-      agent_config=agent_config,
-      preset=preset and preset.name,
-      env_kwargs=dict(env_kwargs or {}),
-      network=_NETWORK.value or (preset and preset.network),
-      hidden_sizes=hidden_sizes or (preset and preset.hidden_sizes),
-      num_episodes=num_episodes,
-      num_steps=num_steps,
-      eval_episodes=_EVAL_EPISODES.value,
-      export_check_episodes=_EXPORT_CHECK_EPISODES.value,
-      **interval_flags.values(),
-      export_tflite=_EXPORT_TFLITE.value,
-      loop=_LOOP.value,
-      num_envs=_NUM_ENVS.value or (
-          preset.num_envs if preset and _LOOP.value != 'python' and
-          env_registry.has_functional(_ENV.value) else None),
-      num_seeds=_NUM_SEEDS.value,
-      devices_per_seed=_DEVICES_PER_SEED.value,
-      updates_per_chunk=_UPDATES_PER_CHUNK.value,
-      checkpoint_every_updates=_CHECKPOINT_EVERY_UPDATES.value,
-      checkpoint_every_seconds=_CHECKPOINT_EVERY_SECONDS.value,
-      max_abs_param=_MAX_ABS_PARAM.value or None,
-      imports=user_imports.value(),
-      wandb_project=_WANDB_PROJECT.value)
 
 
 def main(argv):
@@ -318,13 +276,11 @@ def main(argv):
   except ValueError as e:
     raise app.UsageError(str(e)) from e
   config = make_config()
-  workdir = _WORKDIR.value or (
-      f'runs/{config.agent}_{config.env}_seed{config.seed}')
+  workdir = _WORKDIR.value or api.default_workdir(config)
   try:
-    result = driver.run_experiment(config, workdir, progress=_PROGRESS.value,
-                                   reevaluate=_REEVALUATE.value,
-                                   announce=True)
-  except build_lib.ExperimentError as e:
+    result = api.run(config, workdir, progress=_PROGRESS.value,
+                     reevaluate=_REEVALUATE.value)
+  except api.UsageError as e:
     raise app.UsageError(str(e)) from e
   except stop_signals.Interrupted as e:
     print(e, file=sys.stderr)
@@ -335,7 +291,7 @@ def main(argv):
              f'kept: run the same command again to resume (a run whose '
              f'training finished is then evaluated and exported, not '
              f'trained again).')
-  except driver.RUN_FAILURES as e:
+  except api.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
   except OSError as e:  # E.g. a full disk: every file is written atomically.
     sys.exit(f'FATAL {e}. Files written before are intact; fix the cause '

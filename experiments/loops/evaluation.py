@@ -47,6 +47,29 @@ def make_batched_greedy_policy(agent: agent_lib.Agent,
       agent, environment_spec, params, observations))
 
 
+class GreedyPolicy:
+  """A trained policy's greedy actions (`greedy_actions`), compiled.
+
+  `policy(observation)` gives one action; `policy(observations)` with a
+  leading batch axis gives one per observation (NumPy arrays).
+  """
+
+  def __init__(self, agent: agent_lib.Agent,
+               environment_spec: specs.EnvironmentSpec,
+               params: agent_lib.Params):
+    self.environment_spec = environment_spec
+    self.params = params
+    self._act = make_batched_greedy_policy(agent, environment_spec)
+
+  def __call__(self, observations: Any) -> np.ndarray:
+    spec = self.environment_spec.observations
+    observations = np.asarray(observations, spec.dtype)
+    single = observations.shape == tuple(spec.shape)
+    batch = observations[None] if single else observations
+    actions = np.asarray(self._act(self.params, batch))
+    return actions[0] if single else actions
+
+
 def evaluate_core(core: functional.FunctionalEnvironment,
                   agent: agent_lib.Agent,
                   environment_spec: specs.EnvironmentSpec,

@@ -16,7 +16,7 @@ import dataclasses
 import itertools
 import math
 import typing
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -81,8 +81,14 @@ def _key_and_rest(spec: str, flag: str, types: Dict[str, Any],
   return key, rest
 
 
-def parse_grid(specs: Sequence[str], agent: str) -> Dict[str, List[Any]]:
-  """`{key: values}` of `--grid=<key>:<v1>,<v2>,...` flags."""
+def parse_grid(specs: Union[Sequence[str], Mapping[str, Sequence[Any]]],
+               agent: str) -> Dict[str, List[Any]]:
+  """`{key: values}` of `--grid=<key>:<v1>,<v2>,...` flags, or of such a
+  mapping (the API's `grid={'learning_rate': [1e-3, 3e-4]}`), each value
+  read as its flag's would be."""
+  if isinstance(specs, Mapping):
+    specs = [f'{key}:{",".join(str(v) for v in values)}'
+             for key, values in specs.items()]
   types, grid = _field_types(agent), {}
   for spec in specs:
     key, rest = _key_and_rest(spec, 'grid', types, agent)

@@ -204,6 +204,13 @@ def lane_bytes(config: config_lib.ExperimentConfig) -> int:
   return int(state_bytes + 3 * steps * (2 * observation + 16) * 4)
 
 
+def default_max_memory_gb() -> float:
+  """The memory a sweep's program may need by default: half of this
+  machine's, in GiB."""
+  physical = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+  return round(physical / 2**30 / 2, 1)
+
+
 def check_memory(groups: Sequence[comparison_plan.RunGroup],
                  limit_bytes: int) -> None:
   """Refuses a compiled group whose lanes would not fit in `limit_bytes`,

@@ -1,0 +1,388 @@
+r"""The Python API: the command line's runs, from a notebook or a script.
+
+  from experiments import api
+  result = api.train(agent='ppo', env='gymnax:CartPole-v1',
+                     workdir='/tmp/cartpole')
+  policy = api.load_policy('/tmp/cartpole')
+  api.export('/tmp/cartpole', quantize='dynamic')
+
+Each function takes its command's flags as keywords, with the same names
+and defaults (`python -m experiments.<command> --helpfull` says what each
+means), and runs exactly what the command runs: the commands are thin
+layers over these functions, so the same settings give the same run and
+the same `result.json`. `config={...}` and `env_config={...}` hold the
+`--config.<key>` and `--env_config.<key>` values.
+
+Bad input raises `UsageError` before anything is built or written, with
+the command's message (it names the setting by its flag, lists the valid
+names or says the valid range). A run that fails once started raises what
+the command reports as FATAL (`RUN_FAILURES`, `tflite.VerificationError`),
+and Ctrl-C raises `stop_signals.Interrupted` after a checkpoint.
+"""
+
+import contextlib
+import dataclasses
+import functools
+import inspect
+import os
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from experiments.comparison import group_runner
+from experiments.comparison import launchers
+from experiments.comparison import pair_settings
+from experiments.comparison import plan as comparison_lib
+from experiments.comparison import report
+from experiments.comparison import statistics
+from experiments.driver import run as driver
+from experiments.driver import workdir as workdir_lib
+from experiments.export import tflite
+from experiments.export import trainable_run
+from experiments.loops import evaluation
+from experiments.presets import registry as preset_registry
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
+from experiments.setup import env_settings
+from experiments.setup import library_logs
+from experiments.setup import train_settings
+from experiments.setup import user_modules
+from experiments.storage import workdir_lock
+from experiments.sweeps import ranking
+from experiments.sweeps import search_space
+from experiments.sweeps import sweep_plan
+
+# Failures of a started run (a locked workdir, a checkpoint that does not
+# restore, divergence, a corrupt log); the commands print them as FATAL.
+RUN_FAILURES = driver.RUN_FAILURES
+EXPORTS = ('plain', 'trainable')
+
+
+class UsageError(ValueError):
+  """Bad input to an API function: the message names the setting (as its
+  command's flag) and what is valid. Nothing was built or written."""
+
+
+_INPUT_ERRORS = (train_settings.SettingError, build_lib.ExperimentError,
+                 comparison_lib.ComparisonError, sweep_plan.SweepError,
+                 launchers.LauncherError)
+
+
+@contextlib.contextmanager
+def _bad_input() -> Iterator[None]:
+  """Raises `UsageError` for the input errors of the layers below (each a
+  ValueError with the command's message) in the set-up it wraps."""
+  try:
+    yield
+  except UsageError:
+    raise
+  except _INPUT_ERRORS as e:
+    raise UsageError(str(e)) from e
+  except ValueError as e:  # E.g. an --imports module, a config value.
+    raise UsageError(str(e)) from e
+
+
+def default_workdir(config: config_lib.ExperimentConfig) -> str:
+  """Where a run goes when no workdir is given."""
+  return f'runs/{config.agent}_{config.env}_seed{config.seed}'
+
+
+def experiment_config(**settings: Any) -> config_lib.ExperimentConfig:
+  """The config `train(**settings)` runs (nothing is built or written).
+
+  Raises:
+    UsageError: an unknown keyword (the valid ones listed) or a bad value.
+  """
+  unknown = sorted(set(settings) - set(train_settings.names()))
+  if unknown:
+    raise UsageError(f'Unknown setting(s) {unknown}. Valid: '
+                     f'{", ".join(train_settings.names())}, and workdir, '
+                     f'progress, reevaluate for train.')
+  try:
+    return train_settings.experiment_config(
+        train_settings.TrainSettings(**settings))
+  except train_settings.SettingError as e:
+    raise UsageError(str(e)) from e
+
+
+def train(workdir: Optional[str] = None, progress: bool = True,
+          reevaluate: bool = False, announce: bool = True,
+          **settings: Any) -> Dict[str, Any]:
+  """Trains, evaluates and exports, as `python -m experiments.train`:
+  `run(experiment_config(**settings), workdir, …)`.
+
+  Rerunning with the same workdir resumes from its newest checkpoint; a
+  finished run is returned as saved unless `reevaluate`. `announce` prints
+  the resolved settings and the compilation (stderr), as the command does.
+
+  Returns:
+    The run's result, as its `result.json` (for several seeds,
+    `{'seeds': [result, …]}`, each also in `seed_<n>/result.json`).
+  """
+  return run(experiment_config(**settings), workdir, progress=progress,
+             reevaluate=reevaluate, announce=announce)
+
+
+def run(config: config_lib.ExperimentConfig, workdir: Optional[str] = None,
+        progress: bool = True, reevaluate: bool = False,
+        announce: bool = True) -> Dict[str, Any]:
+  """Runs a config of `experiment_config` in `workdir` (default
+  `default_workdir(config)`); see `train`."""
+  library_logs.quiet()
+  try:
+    return driver.run_experiment(
+        config, workdir or default_workdir(config), progress=progress,
+        reevaluate=reevaluate, announce=announce)
+  except build_lib.ExperimentError as e:  # Refused before training.
+    raise UsageError(str(e)) from e
+
+
+# `help(api.train)` and notebooks show every setting with its default.
+train.__signature__ = inspect.Signature(
+    [p for p in inspect.signature(train).parameters.values()
+     if p.kind is not p.VAR_KEYWORD] +
+    [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
+                       default=(f.default_factory()
+                                if f.default_factory is not dataclasses.MISSING
+                                else f.default))
+     for f in dataclasses.fields(train_settings.TrainSettings)])
+
+
+def _call(name: str, **arguments: Any) -> str:
+  """How a workdir records the API call that made it."""
+  return f'experiments.api.{name}(' + ', '.join(
+      f'{k}={v!r}' for k, v in arguments.items()) + ')'
+
+
+def compare(workdir: str, agents: Optional[Sequence[str]] = None,
+            envs: Sequence[str] = ('catch', 'plane_strike'), seeds: int = 5,
+            num_steps: int = 100_000, preset: Optional[Sequence[str]] = None,
+            config: Optional[Mapping[str, Any]] = None,
+            imports: Sequence[str] = (), eval_points: int = 20,
+            eval_episodes: int = 200, periodic_eval_episodes: int = 100,
+            bootstrap_reps: int = statistics.DEFAULT_REPS,
+            progress: bool = True,
+            checkpoint_every_seconds: float = (
+                config_lib.ExperimentConfig.checkpoint_every_seconds),
+            launcher: str = 'local', ray_address: Optional[str] = None,
+            ray_num_cpus: float = 1, ray_num_gpus: float = 0,
+            ray_max_retries: int = 2,
+            command: Optional[str] = None) -> Dict[str, Any]:
+  """Compares agents across environments and seeds, as
+  `python -m experiments.compare`: trains every pair, writes `report.md`.
+
+  `config` holds `--config.*` values: `{'learning_rate': 3e-4}` for every
+  agent with that key, `{'ppo.learning_rate': 3e-4}` for one. `command`
+  is what the workdir records as the call that made it (default: this
+  call). Rerunning resumes; finished runs are skipped.
+
+  Returns:
+    The report (`report.json`'s dict, with `complete` and `left_out_runs`).
+  """
+  library_logs.quiet()
+  with _bad_input():
+    user_modules.import_modules(list(imports))
+    if agents is None:
+      try:
+        agents = build_lib.agents_for(list(envs))
+      except ValueError as e:
+        raise UsageError(f'--envs: {e}') from e
+    common, per_agent = pair_settings.split_overrides(dict(config or {}),
+                                                      list(agents))
+    comparison = comparison_lib.Comparison(
+        agents=tuple(agents), envs=tuple(envs), num_seeds=seeds,
+        num_steps=num_steps, overrides=common, agent_overrides=per_agent,
+        presets=tuple(preset or ()), eval_points=eval_points,
+        eval_episodes=eval_episodes,
+        periodic_eval_episodes=periodic_eval_episodes,
+        imports=tuple(user_modules.normalise(m) for m in imports),
+        checkpoint_every_seconds=checkpoint_every_seconds)
+    run_launcher = launchers.make_launcher(
+        launcher, ray_address, ray_num_cpus, ray_num_gpus, ray_max_retries)
+    groups = comparison_lib.plan(comparison, workdir)
+    # Checked before the lock creates the workdir: refused input leaves
+    # no trace.
+    comparison_lib.check_workdir(comparison, groups, workdir)
+  lock = workdir_lock.WorkdirLock(workdir, 'comparison')
+  lock.acquire()
+  try:
+    with _bad_input():
+      comparison_lib.prepare_workdir(
+          comparison, groups, workdir, command or _call(
+              'compare', workdir=workdir, agents=list(agents),
+              envs=list(envs), seeds=seeds, num_steps=num_steps))
+    _run_groups(groups, run_launcher, progress and launcher == 'local',
+                lambda g: g.name, lambda done: (
+                    f'{len(groups)} run groups, {done} finished already; '
+                    f'training {len(groups) - done}.'))
+    return report.write_report(workdir, bootstrap_reps=bootstrap_reps)
+  finally:
+    lock.release()
+
+
+def _run_groups(groups, run_launcher: launchers.Launcher, progress: bool,
+                describe: Callable[[Any], str],
+                intro: Callable[[int], str]) -> None:
+  """Trains the unfinished groups with `run_launcher`, after printing
+  `intro(number finished already)`."""
+  pending = [g for g in groups if not g.finished()]
+  print(intro(len(groups) - len(pending)), flush=True)
+  # Module-level functions: Ray ships them by reference.
+  train_group = functools.partial(group_runner.run_group,
+                                  train=driver.run_experiment,
+                                  progress=progress)
+  run_launcher.run(train_group, pending, [describe(g) for g in pending])
+
+
+def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
+          grid: Any = (), random: Sequence[str] = (), num_random: int = 0,
+          search_seed: int = 0, seeds: int = 3,
+          num_steps: Optional[int] = None, preset: Optional[str] = None,
+          config: Optional[Mapping[str, Any]] = None,
+          env_config: Optional[Mapping[str, Any]] = None,
+          imports: Sequence[str] = (), eval_points: int = 10,
+          eval_episodes: int = 200, periodic_eval_episodes: int = 100,
+          bootstrap_reps: int = statistics.DEFAULT_REPS,
+          progress: bool = True, max_memory_gb: Optional[float] = None,
+          launcher: str = 'local', ray_address: Optional[str] = None,
+          command: Optional[str] = None) -> Dict[str, Any]:
+  """Sweeps an agent's hyperparameters, as `python -m experiments.sweep`:
+  trains every configuration, ranks them, writes `best_preset.json`.
+
+  `grid` is `{'learning_rate': [1e-3, 3e-4], …}` or the `--grid` strings;
+  `random` the `--random` strings; `max_memory_gb` None is half of this
+  machine's memory.
+
+  Returns:
+    The ranking (`sweep_results.json`'s dict), best configuration first.
+  """
+  library_logs.quiet()
+  with _bad_input():
+    user_modules.import_modules(list(imports))
+    agent_registry.get(agent)
+    env_registry.check_name(env)
+    grid_values = search_space.parse_grid(grid, agent)
+    space = search_space.parse_random(list(random), agent)
+    configurations = search_space.configurations(
+        grid_values, space, num_random, agent, search_seed)
+    chosen = preset_registry.resolve(preset, agent, env)
+    env_settings.check_values(env, dict(env_config or {}))
+    num_steps = num_steps or (chosen and chosen.num_steps)
+    if num_steps is None:
+      raise UsageError(f'--num_steps: {agent} on {env} has no preset with '
+                       f'a step budget; give one.')
+    plan = sweep_plan.Sweep(
+        agent=agent, env=env, env_kwargs=dict(env_config or {}),
+        configurations=tuple(configurations),
+        base={**(chosen.config if chosen else {}), **(config or {})},
+        preset=chosen and chosen.name, num_seeds=seeds,
+        num_steps=num_steps, eval_points=eval_points,
+        eval_episodes=eval_episodes,
+        periodic_eval_episodes=periodic_eval_episodes,
+        network=chosen and chosen.network,
+        hidden_sizes=chosen and chosen.hidden_sizes,
+        num_envs=chosen and chosen.num_envs)
+    groups, lanes = sweep_plan.plan(plan, workdir)
+    sweep_plan.check_memory(groups, int(
+        (max_memory_gb or sweep_plan.default_max_memory_gb()) * 2**30))
+    run_launcher = launchers.make_launcher(launcher, ray_address, 1, 0, 2)
+  lock = workdir_lock.WorkdirLock(workdir, 'sweep')
+  lock.acquire()
+  try:
+    with _bad_input():
+      sweep_plan.prepare_workdir(plan, lanes, workdir, command or _call(
+          'sweep', workdir=workdir, agent=agent, env=env, grid=grid,
+          random=list(random), num_random=num_random, seeds=seeds,
+          num_steps=num_steps))
+    _run_groups(groups, run_launcher, progress and launcher == 'local',
+                lambda g: (f'{g.name}, {max(1, len(g.config.trials))} '
+                           f'configuration(s)'), lambda done: (
+                    f'{len(configurations)} configurations × {seeds} '
+                    f'seeds in {len(groups)} programs, {done} finished '
+                    f'already; training {len(groups) - done}.'))
+    return ranking.write(workdir, bootstrap_reps)
+  finally:
+    lock.release()
+
+
+def _restored(workdir: str, seed: Optional[int]):
+  """(built run, seed, actor params) of `workdir`'s newest checkpoint."""
+  if not workdir:
+    raise UsageError('--workdir is required: the training run to export.')
+  try:
+    config = workdir_lib.load_config(workdir)
+  except (FileNotFoundError, ValueError) as e:  # ExperimentError included.
+    raise UsageError(f'--workdir: {e}') from e
+  if config.trials:
+    raise UsageError(
+        f'--workdir {workdir!r} is a sweep\'s program (trials of several '
+        f'configurations): train the configuration to export on its own, '
+        f'e.g. with the preset file the sweep wrote (--preset=<file>).')
+  built = build_lib.build(config)
+  seed = config.seed if seed is None else seed
+  try:
+    params = driver.restore_actor_params(built, workdir, seed)
+  except ValueError as e:
+    raise UsageError(f'--seed: {e}') from e
+  if params is None:
+    raise UsageError(f'--workdir {workdir!r} has no checkpoint yet.')
+  return built, seed, params
+
+
+def export(workdir: str, output: Optional[str] = None,
+           seed: Optional[int] = None, export: str = 'plain',  # pylint: disable=redefined-outer-name
+           quantize: Optional[str] = None, verify_games: int = 1000,
+           train_optimizer: Optional[str] = None,
+           train_learning_rate: Optional[float] = None,
+           fine_tune_games: int = 0) -> Dict[str, Any]:
+  """Exports a run's policy to TFLite and verifies it against JAX, as
+  `python -m experiments.export_tflite` (`export='trainable'`: a model
+  that keeps learning on the device).
+
+  Returns:
+    The export's report (`tflite_path`, the verification's figures).
+  """
+  library_logs.quiet()
+  if export not in EXPORTS:
+    raise UsageError(f'--export: one of {", ".join(EXPORTS)}; got '
+                     f'{export!r}.')
+  if quantize is not None and quantize not in tflite.QUANTIZATIONS:
+    raise UsageError(f'--quantize: one of '
+                     f'{", ".join(tflite.QUANTIZATIONS)}; got {quantize!r}.')
+  if quantize and export == 'trainable':
+    raise UsageError('--quantize applies to --export=plain; a trainable '
+                     'model keeps float32 weights to train them.')
+  built, seed, params = _restored(workdir, seed)
+  config = built.config
+  filename = workdir_lib.export_filename(config.env)
+  if quantize or export == 'trainable':  # Next to the float model.
+    root, extension = os.path.splitext(filename)
+    filename = f'{root}_{quantize or "trainable"}{extension}'
+  path = output or os.path.join(
+      workdir_lib.seed_workdir(config, workdir,
+                               build_lib.seeds(config).index(seed)),
+      filename)
+  seed_built = built.for_seed(seed)
+  if export == 'trainable':
+    try:
+      report_ = trainable_run.export(
+          seed_built, params, path, train_optimizer, train_learning_rate,
+          fine_tune_games)
+    except trainable_run.NotTrainable as e:
+      raise UsageError(str(e)) from e
+  else:
+    report_ = tflite.export_and_verify(
+        built.agent, params, built.environment_spec, path,
+        seed_built.export_environment, num_games=verify_games,
+        quantize=quantize, input_name=env_registry.input_name(config.env))
+  return {'tflite_path': os.path.abspath(path), **report_}
+
+
+def load_policy(workdir: str,
+                seed: Optional[int] = None) -> evaluation.GreedyPolicy:
+  """The greedy policy of `workdir`'s newest checkpoint (`seed`: which seed
+  of a several-seed run; default the run's): `policy(observation)` gives
+  an action, `policy(observations)` one per row."""
+  library_logs.quiet()
+  built, _, params = _restored(workdir, seed)
+  return evaluation.GreedyPolicy(built.agent, built.environment_spec, params)
