@@ -39,9 +39,12 @@ FORBIDDEN = {
     'experiments.driver': _UPPER[2:],
     'experiments.cli': ('experiments.driver', 'experiments.export',
                         'experiments.comparison') + _ENTRY_POINTS,
-    # A user's module: registries and the agents' parts, never the
-    # framework's experiments.
-    'examples': ('experiments',),
+    # A user's module: registries and the agents' parts; a user's script:
+    # the Python API, never the framework's internals.
+    'examples': tuple(sorted(
+        f'experiments.{p.stem}' for p in (ROOT / 'experiments').iterdir()
+        if p.stem not in ('__init__', '__pycache__', 'api') and
+        (p.suffix == '.py' or p.is_dir()))),
 }
 
 
