@@ -1,8 +1,11 @@
-"""Runnable examples of bringing your own environment, network and agent.
+"""Runnable examples of bringing your own environment, network and agent,
+and of the Python API.
 
-Each module registers its piece when imported; name it with `--imports`
-(run from the repository root), e.g.
+Each custom_* module registers its piece when imported; name its file (from
+any directory) or, from the repository root, its module with `--imports`:
 
-  python -m experiments.train --imports=examples.custom_environment \
+  python -m experiments.train --imports=examples/custom_environment.py \
       --env=corridor --agent=ppo --num_steps=30000
+
+`train_with_api.py` trains, plays and exports through `experiments.api`.
 """

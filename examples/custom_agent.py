@@ -13,7 +13,7 @@ Registering it is one `AgentEntry`: its config dataclass, the kind of
 network it needs (an actor-critic: logits and values), its default network
 and its factory. Then:
 
-  python -m experiments.train --imports=examples.custom_agent \
+  python -m experiments.train --imports=examples/custom_agent.py \
       --agent=reinforce_with_baseline --env=catch --num_steps=20000 \
       --workdir=/tmp/baseline
 """

@@ -10,7 +10,7 @@ Registering it is one `EnvironmentEntry`: the pure-JAX core (which also gets
 a `dm_env` face, so the Python loop runs it too), its reference score for
 comparison reports, and nothing else. Then:
 
-  python -m experiments.train --imports=examples.custom_environment \
+  python -m experiments.train --imports=examples/custom_environment.py \
       --env=corridor --agent=ppo --num_steps=30000 --workdir=/tmp/corridor
 
 and `experiments.compare`, `experiments.report` and

@@ -5,7 +5,7 @@ tanh, registered under the name `layer_norm_policy` as a `POLICY` network
 (observations -> logits), the kind REINFORCE needs. Any agent that needs a
 policy network can take it with `--network`:
 
-  python -m experiments.train --imports=examples.custom_network \
+  python -m experiments.train --imports=examples/custom_network.py \
       --agent=reinforce --network=layer_norm_policy --env=catch \
       --num_episodes=2000 --workdir=/tmp/layer_norm
 
