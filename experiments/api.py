@@ -305,32 +305,8 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
     lock.release()
 
 
-def _restored(workdir: str, seed: Optional[int]):
-  """(built run, seed, actor params) of `workdir`'s newest checkpoint."""
-  if not workdir:
-    raise UsageError('--workdir is required: the training run to export.')
-  try:
-    config = workdir_lib.load_config(workdir)
-  except (FileNotFoundError, ValueError) as e:  # ExperimentError included.
-    raise UsageError(f'--workdir: {e}') from e
-  if config.trials:
-    raise UsageError(
-        f'--workdir {workdir!r} is a sweep\'s program (trials of several '
-        f'configurations): train the configuration to export on its own, '
-        f'e.g. with the preset file the sweep wrote (--preset=<file>).')
-  built = build_lib.build(config)
-  seed = config.seed if seed is None else seed
-  try:
-    params = driver.restore_actor_params(built, workdir, seed)
-  except ValueError as e:
-    raise UsageError(f'--seed: {e}') from e
-  if params is None:
-    raise UsageError(f'--workdir {workdir!r} has no checkpoint yet.')
-  return built, seed, params
-
-
 def export(workdir: str, output: Optional[str] = None,
-           seed: Optional[int] = None, export: str = 'plain',  # pylint: disable=redefined-outer-name
+           seed: Optional[int] = None, export: str = 'plain',
            quantize: Optional[str] = None, verify_games: int = 1000,
            train_optimizer: Optional[str] = None,
            train_learning_rate: Optional[float] = None,
@@ -352,10 +328,29 @@ def export(workdir: str, output: Optional[str] = None,
   if quantize and export == 'trainable':
     raise UsageError('--quantize applies to --export=plain; a trainable '
                      'model keeps float32 weights to train them.')
-  built, seed, params = _restored(workdir, seed)
+  # Held while reading the checkpoint: not mid-training, nor while
+  # checkpoints rotate. (No run there: `_restored` says so, creating
+  # nothing.)
+  is_run = bool(workdir) and os.path.isfile(
+      os.path.join(workdir, workdir_lib.CONFIG))
+  with (workdir_lock.WorkdirLock(workdir) if is_run else
+        contextlib.nullcontext()):
+    return _export(workdir, output, seed, export, quantize, verify_games,
+                   train_optimizer, train_learning_rate, fine_tune_games)
+
+
+def _export(workdir: str, output: Optional[str], seed: Optional[int],
+            kind: str, quantize: Optional[str], verify_games: int,
+            train_optimizer: Optional[str],
+            train_learning_rate: Optional[float],
+            fine_tune_games: int) -> Dict[str, Any]:
+  """`export`, once the workdir's lock is held."""
+  with _bad_input():
+    built, seed, params = driver.load_trained(workdir, seed,
+                                              refuse_diverged=True)
   config = built.config
   filename = workdir_lib.export_filename(config.env)
-  if quantize or export == 'trainable':  # Next to the float model.
+  if quantize or kind == 'trainable':  # Next to the float model.
     root, extension = os.path.splitext(filename)
     filename = f'{root}_{quantize or "trainable"}{extension}'
   path = output or os.path.join(
@@ -363,7 +358,7 @@ def export(workdir: str, output: Optional[str] = None,
                                build_lib.seeds(config).index(seed)),
       filename)
   seed_built = built.for_seed(seed)
-  if export == 'trainable':
+  if kind == 'trainable':
     try:
       report_ = trainable_run.export(
           seed_built, params, path, train_optimizer, train_learning_rate,
@@ -384,5 +379,7 @@ def load_policy(workdir: str,
   of a several-seed run; default the run's): `policy(observation)` gives
   an action, `policy(observations)` one per row."""
   library_logs.quiet()
-  built, _, params = _restored(workdir, seed)
+  with _bad_input():
+    built, _, params = driver.load_trained(workdir, seed,
+                                           refuse_diverged=False)
   return evaluation.GreedyPolicy(built.agent, built.environment_spec, params)

@@ -14,6 +14,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from environments import registry as env_registry
+from experiments.driver import divergence as divergence_lib
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
 from experiments.loops import interface
@@ -182,6 +183,24 @@ def saved(config, workdir: str) -> Optional[List[Dict[str, Any]]]:
       return None
     found.append(result)
   return found
+
+
+def divergence(config, workdir: str, lane: int) -> Optional[str]:
+  """Why lane `lane` of the run in `workdir` diverged, in words (its
+  `result.json` records it); None if it did not."""
+  path = os.path.join(workdir_lib.seed_workdir(config, workdir, lane),
+                      workdir_lib.RESULT)
+  try:
+    result = atomic_files.read_json_object(path)
+  except (OSError, ValueError):
+    return None
+  if result.get('status') != DIVERGED:
+    return None
+  record = result.get('divergence') or {}
+  why = (divergence_lib.describe(record) if 'metric' in record else
+         f'Seed {result.get("seed")} stopped: '
+         f'{record.get("reason", "the run diverged")}')
+  return f'{why} ({path})'
 
 
 def summary(results: List[Dict[str, Any]]) -> Dict[str, Any]:

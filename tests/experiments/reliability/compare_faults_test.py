@@ -1,4 +1,4 @@
-"""Issue case 8 through the command line: `compare` counts a run only when
+"""Comparison faults through the command line: `compare` counts a run only when
 its files check out, repairs or retrains the others, and its report never
 drops a seed without saying so."""
 

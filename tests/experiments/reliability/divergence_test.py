@@ -1,4 +1,4 @@
-"""Issue cases 1 (divergence) through the command line: a run whose numbers
+"""Divergence through the command line: a run whose numbers
 blow up stops non-zero, is never exported or scored, and says so."""
 
 import json

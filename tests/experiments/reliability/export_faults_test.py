@@ -1,11 +1,14 @@
-"""Issue case 9 through the command line: a model takes its final name only
-after it is verified; a failing one leaves nothing and keeps a good one."""
+"""Export faults through the command line: a model takes its final name only
+after it is verified (a failing one leaves nothing and keeps a good one),
+and a diverged or running workdir is not exported."""
 
 import os
 
 import jax
 import numpy as np
 import pytest
+
+from experiments.storage import workdir_lock
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
@@ -40,3 +43,27 @@ def test_failed_verification_publishes_nothing_and_keeps_the_good_model(
     assert f.read() == good
   assert sorted(n for n in os.listdir(workdir) if 'tflite' in n) == [
       'catch.tflite']
+
+
+def test_a_diverged_or_running_workdir_is_not_exported(cli, tmp_path):
+  workdir = str(tmp_path / 'diverged')
+  diverged = cli.run('train', '--env=catch', '--num_episodes=256',
+                     '--batch_size=8', '--learning_rate=1e6',
+                     '--max_abs_param=10', '--eval_episodes=5',
+                     '--progress=false', f'--workdir={workdir}')
+  assert diverged.returncode == 1, diverged.stderr
+  # Held as training holds it: export waits its turn, writing nothing.
+  lock = workdir_lock.WorkdirLock(workdir).acquire()
+  try:
+    locked = cli.run('export_tflite', f'--workdir={workdir}')
+  finally:
+    lock.release()
+  assert locked.returncode == 1, locked.stderr
+  assert f'in use by pid {os.getpid()}' in locked.stderr
+  refused = cli.run('export_tflite', f'--workdir={workdir}')
+  assert refused.returncode == 1, refused.stderr
+  message = refused.stderr.strip().splitlines()
+  assert len(message) == 1, refused.stderr
+  assert 'not exported: Seed 0 diverged at environment step' in message[0]
+  assert 'result.json' in message[0]
+  assert not [n for n in os.listdir(workdir) if 'tflite' in n]

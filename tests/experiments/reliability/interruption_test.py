@@ -1,4 +1,4 @@
-"""Issue cases 5 and 10 through the command line: SIGTERM, Ctrl-C and
+"""Interruptions through the command line: SIGTERM, Ctrl-C and
 kill -9 lose at most the work since the last checkpoint, and every loop
 resumes to the result of an uninterrupted run."""
 

@@ -1,4 +1,4 @@
-"""Issue cases 3 and 11 through the command line: counts past 2^31 stay
+"""Scale through the command line: counts past 2^31 stay
 right, and a thousand seeds run under a thousand open files."""
 
 import csv

@@ -1,4 +1,4 @@
-"""Issue cases 2, 4, 6 and 7 through the command line: concurrent launches,
+"""Workdir faults through the command line: concurrent launches,
 damaged checkpoints, corrupt files and a lost config.json."""
 
 import os
