@@ -9,7 +9,8 @@ whole training in one XLA program); --loop=python uses the dm_env loop.
 --num_seeds=K trains seeds seed..seed+K-1 side by side in one program.
 
 Your own environment, network or agent: register it in a module and name
-the module with --imports (see examples/ and the README).
+the module (or its file) with --imports (see examples/ and
+docs/bring_your_own.md); from Python, experiments.api runs the same.
 
 Where the agent has a tuned preset for the environment (experiments/presets/)
 it is used: its settings, network and, unless --num_steps or --num_episodes
@@ -83,7 +84,9 @@ flags.DEFINE_string(
     'network', None, 'A registered network of the kind the agent needs '
     '(e.g. mlp_policy for reinforce), or one registered by --imports; '
     'default: the agent\'s.')
-flags.DEFINE_integer('seed', 0, 'Random seed (>= 0).', lower_bound=0)
+flags.DEFINE_integer('seed', 0, 'Random seed, 0 to 2^63 - 1 (with '
+                     '--num_seeds=K, seed + K - 1 at most that).',
+                     lower_bound=0, upper_bound=config_lib.MAX_SEED)
 flags.DEFINE_integer(
     'num_episodes', None, 'Training budget in episodes; default: the '
     'preset\'s budget, else '

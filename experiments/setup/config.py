@@ -23,6 +23,8 @@ EVAL_POINTS = 10  # Default periodic evaluations over a run.
 # Budgets and intervals the counters hold exactly (the compiled loop counts
 # in two int32 words, `loops.wide_counters`; 2^60 steps is centuries).
 MAX_COUNT = 1 << 60
+# Seeds become int64 PRNG seeds.
+MAX_SEED = (1 << 63) - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,6 +207,10 @@ class ExperimentConfig:
     if self.hidden_sizes is not None:
       object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
     self._check_loop()
+    if not 0 <= self.seed <= MAX_SEED - (self.num_seeds - 1):
+      raise ValueError(
+          f'seed must be between 0 and 2^63 - 1 (an int64 PRNG seed), the '
+          f'last of num_seeds={self.num_seeds} seeds too; got {self.seed}.')
     self._check_trials()
 
   def _check_trials(self) -> None:

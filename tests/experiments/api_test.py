@@ -101,6 +101,8 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
       (dict(num_step=10), r"Unknown setting\(s\) \['num_step'\]. Valid: "
                           r'agent, env'),
       (dict(seed=-1), r'--seed: must be an integer >= 0'),
+      (dict(seed=2**63), r'seed must be between 0 and 2\^63 - 1'),
+      (dict(seed=2**63 - 1, num_seeds=2), r'the last of num_seeds=2'),
       (dict(learning_rate=float('nan')), r'--learning_rate: must be a '
                                          r'finite number'),
       (dict(hidden_sizes=(64, 0)), r'--hidden_sizes: must be positive'),
