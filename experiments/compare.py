@@ -43,6 +43,7 @@ from experiments.cli import config_flags
 from experiments.cli import env_config_flags
 from experiments.cli import evaluation_flags
 from experiments.cli import finite_flags
+from experiments.cli import flag_keywords
 from experiments.cli import help_text
 from experiments.cli import settings_help
 from experiments.cli import user_imports
@@ -134,18 +135,10 @@ def main(argv):
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
   try:
-    written = api.compare(
-        f.workdir, agents=f.agents, envs=f.envs, seeds=f.seeds,
-        num_steps=f.num_steps, preset=f.preset,
-        config=config_flags.overrides(), imports=user_imports.value(),
-        eval_points=f.eval_points, eval_episodes=f.eval_episodes,
-        periodic_eval_episodes=f.periodic_eval_episodes,
-        bootstrap_reps=f.bootstrap_reps, progress=f.progress,
-        checkpoint_every_seconds=f.checkpoint_every_seconds,
-        launcher=f.launcher, ray_address=f.ray_address,
-        ray_num_cpus=f.ray_num_cpus, ray_num_gpus=f.ray_num_gpus,
-        ray_max_retries=f.ray_max_retries, command=shlex.join(
-            ['python', '-m', 'experiments.compare', *sys.argv[1:]]))
+    written = api.compare(**flag_keywords.flag_keywords(
+        api.compare, config=config_flags.overrides(),
+        imports=user_imports.value(), command=shlex.join(
+            ['python', '-m', 'experiments.compare', *sys.argv[1:]])))
   except api.UsageError as e:
     raise app.UsageError(str(e)) from e
   except stop_signals.Interrupted as e:

@@ -25,6 +25,7 @@ from absl import flags
 from agents import optimizers
 from experiments import api
 from experiments.cli import finite_flags
+from experiments.cli import flag_keywords
 from experiments.cli import help_text
 from experiments.export import tflite
 
@@ -71,14 +72,8 @@ def _define_flags() -> None:
 
 def main(argv):
   del argv
-  f = flags.FLAGS
   try:
-    report = api.export(
-        f.workdir, output=f.output, seed=f.seed, export=f.export,
-        quantize=f.quantize, verify_games=f.verify_games,
-        train_optimizer=f.train_optimizer,
-        train_learning_rate=f.train_learning_rate,
-        fine_tune_games=f.fine_tune_games)
+    report = api.export(**flag_keywords.flag_keywords(api.export))
   except api.UsageError as e:
     raise app.UsageError(str(e)) from e
   except api.RUN_FAILURES as e:

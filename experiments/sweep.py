@@ -36,6 +36,7 @@ from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
 from experiments.cli import evaluation_flags
+from experiments.cli import flag_keywords
 from experiments.cli import help_text
 from experiments.cli import settings_help
 from experiments.cli import user_imports
@@ -109,18 +110,11 @@ def main(argv):
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
   try:
-    ranked = api.sweep(
-        f.workdir, agent=f.agent, env=f.env, grid=f.grid, random=f.random,
-        num_random=f.num_random, search_seed=f.search_seed, seeds=f.seeds,
-        num_steps=f.num_steps, preset=f.preset,
-        config=config_flags.overrides(),
-        env_config=env_config_flags.overrides(), imports=user_imports.value(),
-        eval_points=f.eval_points, eval_episodes=f.eval_episodes,
-        periodic_eval_episodes=f.periodic_eval_episodes,
-        bootstrap_reps=f.bootstrap_reps, progress=f.progress,
-        max_memory_gb=f.max_memory_gb, launcher=f.launcher,
-        ray_address=f.ray_address, command=shlex.join(
-            ['python', '-m', 'experiments.sweep', *sys.argv[1:]]))
+    ranked = api.sweep(**flag_keywords.flag_keywords(
+        api.sweep, config=config_flags.overrides(),
+        env_config=env_config_flags.overrides(),
+        imports=user_imports.value(), command=shlex.join(
+            ['python', '-m', 'experiments.sweep', *sys.argv[1:]])))
   except api.UsageError as e:
     raise app.UsageError(str(e)) from e
   except stop_signals.Interrupted as e:

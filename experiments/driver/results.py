@@ -168,38 +168,39 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
   return result
 
 
+def _saved_result(config, workdir: str, lane: int
+                 ) -> Optional[Dict[str, Any]]:
+  """Lane `lane`'s `result.json`; None if missing or unreadable."""
+  path = os.path.join(workdir_lib.seed_workdir(config, workdir, lane),
+                      workdir_lib.RESULT)
+  try:
+    return atomic_files.read_json_object(path)
+  except (OSError, ValueError):
+    return None
+
+
 def saved(config, workdir: str) -> Optional[List[Dict[str, Any]]]:
   """Every lane's `result.json` in `workdir`, if all are `finished`; None
   if any is missing, unreadable or not finished (the run must go on)."""
-  found = []
-  for i in range(len(build_lib.lane_names(config))):
-    path = os.path.join(workdir_lib.seed_workdir(config, workdir, i),
-                        workdir_lib.RESULT)
-    try:
-      result = atomic_files.read_json_object(path)
-    except (OSError, ValueError):
-      return None
-    if result.get('status') != FINISHED:
-      return None
-    found.append(result)
+  found = [_saved_result(config, workdir, i)
+           for i in range(len(build_lib.lane_names(config)))]
+  if any(r is None or r.get('status') != FINISHED for r in found):
+    return None
   return found
 
 
 def divergence(config, workdir: str, lane: int) -> Optional[str]:
   """Why lane `lane` of the run in `workdir` diverged, in words (its
   `result.json` records it); None if it did not."""
-  path = os.path.join(workdir_lib.seed_workdir(config, workdir, lane),
-                      workdir_lib.RESULT)
-  try:
-    result = atomic_files.read_json_object(path)
-  except (OSError, ValueError):
-    return None
-  if result.get('status') != DIVERGED:
+  result = _saved_result(config, workdir, lane)
+  if result is None or result.get('status') != DIVERGED:
     return None
   record = result.get('divergence') or {}
   why = (divergence_lib.describe(record) if 'metric' in record else
          f'Seed {result.get("seed")} stopped: '
          f'{record.get("reason", "the run diverged")}')
+  path = os.path.join(workdir_lib.seed_workdir(config, workdir, lane),
+                      workdir_lib.RESULT)
   return f'{why} ({path})'
 
 
