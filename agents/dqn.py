@@ -164,6 +164,12 @@ def make_epsilon_schedule(config: DQNConfig) -> optax.Schedule:
                                config.epsilon_decay_steps)
 
 
+def schedules(config: DQNConfig) -> Dict[str, int]:
+  """The environment step each schedule ends at (`AgentEntry.schedules`):
+  ε reaches `epsilon_end` after `epsilon_decay_steps` steps."""
+  return {'ε decay (epsilon_decay_steps)': config.epsilon_decay_steps}
+
+
 def batch_splits(config: DQNConfig) -> Dict[str, int]:
   """What a device count splitting one seed must divide (the registry's
   `AgentEntry.batch_splits`)."""

@@ -127,6 +127,17 @@ def fit_to_budget(config: PPOConfig, num_steps: Optional[int]) -> PPOConfig:
   return dataclasses.replace(config, learning_rate_decay_updates=updates)
 
 
+def schedules(config: PPOConfig) -> Dict[str, int]:
+  """The environment step each schedule ends at (`AgentEntry.schedules`):
+  a learning-rate decay given by hand (one fitted to the budget by
+  `anneal_learning_rate` ends with the run)."""
+  if config.anneal_learning_rate or config.learning_rate_decay_updates is None:
+    return {}
+  return {'learning-rate decay (learning_rate_decay_updates)':
+          config.learning_rate_decay_updates * config.unroll_length *
+          config.batch_size}
+
+
 def batch_splits(config: PPOConfig) -> Dict[str, int]:
   """What a device count splitting one seed must divide (the registry's
   `AgentEntry.batch_splits`): each minibatch is split over the devices."""

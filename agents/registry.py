@@ -72,6 +72,10 @@ class AgentEntry:
       for an agent whose `action_space` is discrete but that acts in both
       (PPO: a Gaussian instead of a categorical policy); None: only
       `action_space`.
+    schedules: `config -> {schedule: environment step it ends at}` for the
+      config's schedules that a run's budget may cut short (DQN's ε decay);
+      None: the agent has none. Checked against every run's budget
+      (`schedule_ends`).
   """
   name: str
   config_class: type
@@ -86,6 +90,7 @@ class AgentEntry:
   batch_splits: Optional[Callable[[Any], Mapping[str, int]]] = None
   action_space: str = DISCRETE
   continuous_network: Optional[Tuple[str, str]] = None
+  schedules: Optional[Callable[[Any], Mapping[str, int]]] = None
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -125,11 +130,11 @@ _BUILT_IN = (
                title='A2C', batch_splits=_no_splits),
     AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
                'mlp_q_values', dqn.make_agent, title='DQN',
-               batch_splits=dqn.batch_splits),
+               batch_splits=dqn.batch_splits, schedules=dqn.schedules),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
                fit_to_budget=ppo.fit_to_budget, title='PPO',
-               batch_splits=ppo.batch_splits,
+               batch_splits=ppo.batch_splits, schedules=ppo.schedules,
                continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
                                    'mlp_gaussian_actor_critic')),
     AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
@@ -217,6 +222,13 @@ def fit_to_budget(name: str, config: Any, num_steps: Optional[int]) -> Any:
   for a run of `num_steps` environment steps (`AgentEntry.fit_to_budget`)."""
   fit = get(name).fit_to_budget
   return config if fit is None else fit(config, num_steps)
+
+
+def schedule_ends(name: str, config: Any) -> Dict[str, int]:
+  """`{schedule: environment step it ends at}` of agent `name`'s `config`
+  (`AgentEntry.schedules`); empty for an agent without schedules."""
+  schedules = get(name).schedules
+  return {} if schedules is None else dict(schedules(config))
 
 
 def action_space(environment_spec: specs.EnvironmentSpec) -> Optional[str]:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments.comparison import budgets
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import pair_settings
@@ -156,7 +157,8 @@ def _call(name: str, **arguments: Any) -> str:
 
 def compare(workdir: str, agents: Optional[Sequence[str]] = None,
             envs: Sequence[str] = ('catch', 'plane_strike'), seeds: int = 5,
-            num_steps: int = 100_000, preset: Optional[Sequence[str]] = None,
+            num_steps: budgets.Given = None,
+            preset: Optional[Sequence[str]] = None,
             config: Optional[Mapping[str, Any]] = None,
             imports: Sequence[str] = (), eval_points: int = 20,
             eval_episodes: int = 200, periodic_eval_episodes: int = 100,
@@ -166,15 +168,18 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
                 config_lib.ExperimentConfig.checkpoint_every_seconds),
             launcher: str = 'local', ray_address: Optional[str] = None,
             ray_num_cpus: float = 1, ray_num_gpus: float = 0,
-            ray_max_retries: int = 2,
+            ray_max_retries: int = 2, wandb_project: Optional[str] = None,
             command: Optional[str] = None) -> Dict[str, Any]:
   """Compares agents across environments and seeds, as
   `python -m experiments.compare`: trains every pair, writes `report.md`.
 
-  `config` holds `--config.*` values: `{'learning_rate': 3e-4}` for every
-  agent with that key, `{'ppo.learning_rate': 3e-4}` for one. `command`
-  is what the workdir records as the call that made it (default: this
-  call). Rerunning resumes; finished runs are skipped.
+  `num_steps`: one count, `{env: count}` or the flag's text
+  (`plane_strike:2000000,catch:20000`); environments left out get the
+  largest budget their agents' presets were tuned at (`budgets`). `config`
+  holds `--config.*` values: `{'learning_rate': 3e-4}` for every agent with
+  that key, `{'ppo.learning_rate': 3e-4}` for one. `command` is what the
+  workdir records as the call that made it (default: this call). Rerunning
+  resumes, and with more `seeds` adds them; finished runs are skipped.
 
   Returns:
     The report (`report.json`'s dict, with `complete` and `left_out_runs`).
@@ -191,12 +196,15 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
                                                       list(agents))
     comparison = comparison_lib.Comparison(
         agents=tuple(agents), envs=tuple(envs), num_seeds=seeds,
-        num_steps=num_steps, overrides=common, agent_overrides=per_agent,
+        num_steps=budgets.resolve(num_steps, list(agents), list(envs),
+                                  list(preset or ())),
+        overrides=common, agent_overrides=per_agent,
         presets=tuple(preset or ()), eval_points=eval_points,
         eval_episodes=eval_episodes,
         periodic_eval_episodes=periodic_eval_episodes,
         imports=tuple(user_modules.normalise(m) for m in imports),
-        checkpoint_every_seconds=checkpoint_every_seconds)
+        checkpoint_every_seconds=checkpoint_every_seconds,
+        wandb_project=wandb_project)
     run_launcher = launchers.make_launcher(
         launcher, ray_address, ray_num_cpus, ray_num_gpus, ray_max_retries)
     groups = comparison_lib.plan(comparison, workdir)
@@ -211,6 +219,8 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
           comparison, groups, workdir, command or _call(
               'compare', workdir=workdir, agents=list(agents),
               envs=list(envs), seeds=seeds, num_steps=num_steps))
+    for warning in budgets.warnings(g.config for g in groups):
+      print(f'WARNING: {warning}', flush=True)
     _run_groups(groups, run_launcher, progress and launcher == 'local',
                 lambda g: g.name, lambda done: (
                     f'{len(groups)} run groups, {done} finished already; '

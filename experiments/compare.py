@@ -47,6 +47,7 @@ from experiments.cli import flag_keywords
 from experiments.cli import help_text
 from experiments.cli import settings_help
 from experiments.cli import user_imports
+from experiments.comparison import budgets
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import plan as comparison_lib
@@ -65,7 +66,7 @@ FLAG_GROUPS = {
     'Evaluation and report': ('eval_points', 'eval_episodes',
                               'periodic_eval_episodes', 'bootstrap_reps'),
     'Output and checkpoints': ('workdir', 'progress',
-                               'checkpoint_every_seconds'),
+                               'checkpoint_every_seconds', 'wandb_project'),
     'Launcher': ('launcher', 'ray_address', 'ray_num_cpus', 'ray_num_gpus',
                  'ray_max_retries'),
 }
@@ -84,10 +85,20 @@ def _define_flags() -> None:
       f'Environments: {env_registry.describe_names()} (bsuite: and gym: '
       f'step in Python, one seed per task), or ones registered by '
       f'--imports.')
-  flags.DEFINE_integer('seeds', 5, 'Seeds 0 … N-1 of every pair.',
-                       lower_bound=1)
-  flags.DEFINE_integer('num_steps', 100_000, 'Environment steps per run.',
-                       lower_bound=1)
+  flags.DEFINE_integer('seeds', 5, 'Seeds 0 … N-1 of every pair. Rerun a '
+                       'finished comparison with more to add seeds; the '
+                       'others are kept.', lower_bound=1)
+  flags.DEFINE_string(
+      'num_steps', None, 'Environment steps per run: one count for every '
+      'environment (e.g. 400000), or <env>:<steps>,... for some (e.g. '
+      'plane_strike:2000000,catch:20000). Default, for each environment '
+      'not given: the largest budget the compared agents\' presets were '
+      f'tuned at on it ({budgets.DEFAULT_STEPS:,} where none has a preset). '
+      'A warning names each agent run below its preset\'s budget or whose '
+      'schedules (e.g. DQN\'s ε decay) the budget cuts short.')
+  flags.DEFINE_string('wandb_project', None, 'Also log every run to this '
+                      'Weights & Biases project (needs the wandb extra: pip '
+                      'install -e \'.[wandb]\').')
   flags.DEFINE_string('workdir', None, 'Where runs, report and plots go.')
   evaluation_flags.define(eval_points=20)
   flags.DEFINE_integer('bootstrap_reps', statistics.DEFAULT_REPS,

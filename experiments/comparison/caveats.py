@@ -9,7 +9,7 @@ of 3 seeds was its worst and best seed. The statistics stay rliable's; the
 report says when they rest on too few seeds.
 """
 
-from typing import Any, Callable, Dict, List, Mapping
+from typing import Any, Callable, Dict, List, Mapping, Sequence
 
 FEW_SEEDS = 10  # Fewer seeds than this get the warning.
 
@@ -57,3 +57,15 @@ def markdown(few: List[Mapping[str, Any]], confidence: float = 0.95,
           'these intervals; Agarwal et al. (2021), whose statistics '
           '(rliable) this report uses, show how unreliable few-run '
           'estimates are.', '']
+
+
+def budget_markdown(warnings: Sequence[str]) -> List[str]:
+  """The budget warnings (`budgets.warnings`) as a block, or nothing."""
+  if not warnings:
+    return []
+  return ['> **Budgets cut some agents short: their scores are not those of '
+          'their tuned settings.**', '>'] + [
+              f'> - {w}' for w in warnings] + [
+                  '>', '> Give each environment at least its agents\' tuned '
+                  'budget (`--num_steps=<env>:<steps>,...`; the default does '
+                  'so), or shorten the schedules named.', '']

@@ -105,6 +105,7 @@ def experiment_config(agent: str, env: str, *, num_steps: int,
                       periodic_eval_episodes: int,
                       checkpoint_every_seconds: float,
                       imports: Sequence[str], presets: Sequence[str],
+                      wandb_project: Optional[str] = None,
                       common: Mapping[str, Any],
                       per_agent: Mapping[str, Mapping[str, Any]]
                      ) -> config_lib.ExperimentConfig:
@@ -127,4 +128,5 @@ def experiment_config(agent: str, env: str, *, num_steps: int,
       eval_every_steps=max(1, num_steps // eval_points),
       periodic_eval_episodes=periodic_eval_episodes,
       checkpoint_every_seconds=checkpoint_every_seconds,
-      export_tflite=False, imports=tuple(imports))
+      export_tflite=False, imports=tuple(imports),
+      wandb_project=wandb_project)

@@ -2,17 +2,16 @@
 
 `plan` turns a `Comparison` into run groups, the unit of work a launcher
 hands out: the seeds of one agent × environment that train as one program
-(all seeds side by side in the compiled loop), or one seed of an environment
-that only the Python loop can step (`bsuite:`, `gym:`). Every pair is checked before anything is
-written or trained, and every problem is reported at once.
-
-Workdir layout (each seed's directory is a regular training workdir, or,
-for a compiled group, a `seed_<n>/` of one):
+(compiled loop), or one seed of a Python-loop environment (`bsuite:`,
+`gym:`). Every pair is checked before anything is written or trained, and
+every problem is reported at once. Workdir layout (each seed's directory
+is a training workdir, or a compiled group's `seed_<n>/`):
 
   comparison.json                  the comparison's settings and its runs
   runs/<env>/<agent>/              a compiled group: config.json, checkpoints/
   runs/<env>/<agent>/seed_<n>/     result.json, eval.csv, train.csv,
                                    tensorboard/ of one seed
+  runs/<env>/<agent>/seeds_<a>-<b>/  seeds added later, as their own group
 
 `group_runner.run_group` trains a group (idempotently: rerunning loses
 nothing).
@@ -21,13 +20,15 @@ nothing).
 import dataclasses
 import os
 import re
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, List, Mapping, Optional, Sequence,
+                    Tuple, Union)
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import user_modules
+from experiments.comparison import budgets
 from experiments.comparison import pair_settings
 from experiments.comparison import run_status
 from experiments.storage import atomic_files
@@ -46,8 +47,11 @@ class Comparison:
   Attributes:
     agents: agent names (`agents.registry.names()`).
     envs: environment names (`environments.registry.check_name`).
-    num_seeds: seeds 0 … num_seeds-1 of every agent × environment.
-    num_steps: training budget of every run, in environment steps.
+    num_seeds: seeds 0 … num_seeds-1 of every agent × environment. A
+      finished comparison takes more seeds: the new ones train as new
+      programs, the others are kept (`seed_batches`).
+    num_steps: each environment's training budget in environment steps
+      (`budgets.resolve`); one count gives every environment that budget.
     overrides: agent-config values; each applies to the agents whose config
       has that key (at least one must).
     agent_overrides: per agent, config values for it alone (they win over
@@ -62,11 +66,13 @@ class Comparison:
       here (`--imports`).
     checkpoint_every_seconds: each run's checkpoint interval in wall time
       (not a setting of the results: reruns may change it).
+    wandb_project: also log every run to this Weights & Biases project;
+      not a setting of the results either.
   """
   agents: Tuple[str, ...]
   envs: Tuple[str, ...]
   num_seeds: int
-  num_steps: int
+  num_steps: Union[int, Mapping[str, int]]
   overrides: Mapping[str, Any] = dataclasses.field(default_factory=dict)
   agent_overrides: Mapping[str, Mapping[str, Any]] = dataclasses.field(
       default_factory=dict)
@@ -77,6 +83,7 @@ class Comparison:
   imports: Tuple[str, ...] = ()
   checkpoint_every_seconds: float = (
       config_lib.ExperimentConfig.checkpoint_every_seconds)
+  wandb_project: Optional[str] = None
 
   def __post_init__(self):
     object.__setattr__(self, 'agents', tuple(self.agents))
@@ -87,21 +94,30 @@ class Comparison:
         a: dict(sorted(v.items()))
         for a, v in sorted(self.agent_overrides.items())})
     object.__setattr__(self, 'presets', tuple(self.presets))
+    budgets = (dict(self.num_steps) if isinstance(self.num_steps, Mapping)
+               else {env: self.num_steps for env in self.envs})
+    if set(budgets) != set(self.envs):
+      raise ComparisonError(f'--num_steps: budgets for {sorted(budgets)}, '
+                            f'but --envs is {",".join(self.envs)}.')
+    object.__setattr__(self, 'num_steps',
+                       {env: budgets[env] for env in self.envs})
     for name in ('agents', 'envs'):
       values = getattr(self, name)
       if not values:
         raise ComparisonError(f'--{name}: name at least one.')
       if len(set(values)) != len(values):
         raise ComparisonError(f'--{name}: {list(values)} names one twice.')
-    for name in ('num_seeds', 'num_steps', 'eval_points', 'eval_episodes',
-                 'periodic_eval_episodes'):
-      if getattr(self, name) < 1:
-        raise ComparisonError(f'--{_flag(name)} must be >= 1; got '
-                              f'{getattr(self, name)}.')
-    if self.eval_points > self.num_steps:
-      raise ComparisonError(
-          f'--eval_points ({self.eval_points}) exceeds --num_steps '
-          f'({self.num_steps}).')
+    for flag, value in [('seeds', self.num_seeds)] + [
+        (n, getattr(self, n)) for n in ('eval_points', 'eval_episodes',
+                                        'periodic_eval_episodes')] + [
+            ('num_steps', s) for s in self.num_steps.values()]:
+      if value < 1:
+        raise ComparisonError(f'--{flag} must be >= 1; got {value}.')
+    for env, steps in self.num_steps.items():
+      if self.eval_points > steps:
+        raise ComparisonError(
+            f'--eval_points ({self.eval_points}) exceeds --num_steps '
+            f'({steps} for {env}).')
 
   @property
   def seeds(self) -> Tuple[int, ...]:
@@ -110,7 +126,7 @@ class Comparison:
   def to_dict(self) -> Dict[str, Any]:
     """The settings as saved in `comparison.json` (checked on reruns)."""
     return {'agents': list(self.agents), 'envs': list(self.envs),
-            'seeds': list(self.seeds), 'num_steps': self.num_steps,
+            'seeds': list(self.seeds), 'num_steps': dict(self.num_steps),
             'overrides': dict(self.overrides),
             'agent_overrides': {a: dict(v) for a, v in
                                 self.agent_overrides.items()},
@@ -119,10 +135,6 @@ class Comparison:
             'eval_episodes': self.eval_episodes,
             'periodic_eval_episodes': self.periodic_eval_episodes,
             'imports': list(self.imports)}
-
-
-def _flag(name: str) -> str:
-  return 'seeds' if name == 'num_seeds' else name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,11 +189,13 @@ def run_directory(env: str, agent: str, seed: Optional[int] = None) -> str:
 
 
 def groups_for(config: config_lib.ExperimentConfig, num_seeds: int,
-               root: str) -> List[RunGroup]:
+               root: str, added: bool = False) -> List[RunGroup]:
   """The groups that train seeds `config.seed` … `+ num_seeds - 1` of one
   agent × environment under `root` (see the module docstring's layout): one
   compiled program for them all where the environment has a JAX core, else
-  one Python-loop run per seed.
+  one Python-loop run per seed. `added`: seeds added to a finished
+  comparison, whose compiled program gets its own directory
+  (`runs/<env>/<agent>/seeds_<first>-<last>/`).
 
   Raises:
     ValueError: if the pair cannot run with these settings.
@@ -193,8 +207,13 @@ def groups_for(config: config_lib.ExperimentConfig, num_seeds: int,
   if env_registry.has_functional(env):
     config = dataclasses.replace(config, num_seeds=num_seeds)
     build_lib.make_loop(build_lib.build(config))  # Checks loop settings.
-    group_dir = (os.path.join(root, run_directory(env, agent))
-                 if num_seeds > 1 else seed_dirs[0])
+    group_dir = os.path.join(root, run_directory(env, agent))
+    if added:
+      group_dir = os.path.join(group_dir, f'seeds_{seeds[0]}-{seeds[-1]}')
+      seed_dirs = tuple(os.path.join(group_dir, f'seed_{s}') for s in seeds)
+    if num_seeds == 1:  # A one-seed program's workdir is the seed's.
+      seed_dirs = (group_dir,) if added else seed_dirs
+      return [RunGroup(config, seed_dirs[0], seed_dirs)]
     return [RunGroup(config, group_dir, seed_dirs)]
   build_lib.build(config)
   return [RunGroup(dataclasses.replace(config, seed=seed), seed_dir,
@@ -230,6 +249,7 @@ def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
   except ValueError as e:
     raise ComparisonError(str(e)) from e
   workdir = os.path.abspath(workdir)
+  batches = seed_batches(comparison, workdir)
   groups, problems = [], []
   for env in comparison.envs:
     try:
@@ -240,16 +260,19 @@ def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
       try:
         agent_registry.check_action_space(agent, spec)
         config = pair_settings.experiment_config(
-            agent, env, num_steps=comparison.num_steps,
+            agent, env, num_steps=comparison.num_steps[env],
             eval_points=comparison.eval_points,
             eval_episodes=comparison.eval_episodes,
             periodic_eval_episodes=comparison.periodic_eval_episodes,
             checkpoint_every_seconds=comparison.checkpoint_every_seconds,
+            wandb_project=comparison.wandb_project,
             imports=comparison.imports, presets=comparison.presets,
             common=comparison.overrides,
             per_agent=comparison.agent_overrides)
         build_lib.make_agent(config, spec)  # Refusals before any run.
-        groups.extend(groups_for(config, comparison.num_seeds, workdir))
+        for i, (first, count) in enumerate(batches):
+          groups.extend(groups_for(dataclasses.replace(config, seed=first),
+                                   count, workdir, added=i > 0))
       except ValueError as e:  # ExperimentError included.
         problems.append(f'{agent} on {env}: {e}')
   if problems:
@@ -267,6 +290,27 @@ def runs(groups: Sequence[RunGroup], workdir: str) -> List[Dict[str, Any]]:
           for g in groups for seed, directory in zip(g.seeds, g.seed_dirs)]
 
 
+def _saved(workdir: str) -> Optional[Dict[str, Any]]:
+  """The workdir's `comparison.json`, or None if it has none."""
+  path = os.path.join(workdir, FILENAME)
+  return _read_json(path, 'Restore it (rerunning the same command rewrites '
+                    'it from the flags once it reads), or use a new '
+                    '--workdir.') if os.path.exists(path) else None
+
+
+def seed_batches(comparison: Comparison,
+                 workdir: str) -> List[Tuple[int, int]]:
+  """(first seed, number of seeds) of each program batch: the saved
+  comparison's, then the seeds `comparison` adds to it."""
+  saved = _saved(workdir)
+  batches = ([tuple(b) for b in saved.get(
+      'seed_batches', [[0, len(saved.get('seeds', []))]])] if saved else [])
+  trained = sum(count for _, count in batches)
+  if comparison.num_seeds > trained:
+    batches.append((trained, comparison.num_seeds - trained))
+  return batches
+
+
 def check_workdir(comparison: Comparison, groups: Sequence[RunGroup],
                   workdir: str) -> None:
   """Refuses a workdir of another comparison; writes nothing.
@@ -274,17 +318,24 @@ def check_workdir(comparison: Comparison, groups: Sequence[RunGroup],
   Raises:
     ComparisonError: naming the settings that differ.
   """
-  path = os.path.join(workdir, FILENAME)
-  if os.path.exists(path):
-    saved = _read_json(path, 'Restore it (rerunning the same command '
-                       'rewrites it from the flags once it reads), or use a '
-                       'new --workdir.')
+  saved = _saved(workdir)
+  if saved is not None:
     saved.setdefault('imports', [])  # Comparisons before --imports had none.
     # Comparisons written before presets existed ran every agent at its
     # plain defaults.
     saved.setdefault('agent_overrides', {})
     saved.setdefault('presets', ['none'])
+    if not isinstance(saved.get('num_steps'), Mapping):
+      saved['num_steps'] = {env: saved.get('num_steps')
+                            for env in saved.get('envs', [])}
     current = comparison.to_dict()
+    if len(current['seeds']) < len(saved.get('seeds', [])):
+      raise ComparisonError(
+          f'--seeds: --workdir {workdir!r} holds {len(saved["seeds"])} '
+          f'seeds of this comparison; --seeds={len(current["seeds"])} '
+          f'would drop some. Give at least {len(saved["seeds"])} (more '
+          f'seeds are added to it, the others kept).')
+    saved['seeds'] = current['seeds']  # More seeds extend it.
     mismatch = {k: (saved.get(k), v) for k, v in current.items()
                 if saved.get(k) != v}
     if mismatch:
@@ -301,9 +352,13 @@ def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
   """Writes `comparison.json`, or refuses a workdir of another comparison
   (`check_workdir`)."""
   check_workdir(comparison, groups, workdir)
+  batches = seed_batches(comparison, workdir)
   os.makedirs(workdir, exist_ok=True)
   atomic_files.write_json(os.path.join(workdir, FILENAME),
                           {**comparison.to_dict(), 'command': command,
+                           'seed_batches': [list(b) for b in batches],
+                           'warnings': budgets.warnings(
+                               g.config for g in groups),
                            'runs': runs(groups, workdir)})
 
 

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from environments import registry as env_registry
+from experiments.comparison import budgets
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import plots
 from experiments.comparison import programs
@@ -65,7 +66,8 @@ def _eval_points(rows: List[Dict[str, Any]], metric: str) -> np.ndarray:
   return np.array(sorted(points.items()), np.float64).reshape(-1, 2).T
 
 
-def _curve(evals: List[np.ndarray], comparison: Dict[str, Any], reps: int):
+def _curve(evals: List[np.ndarray], comparison: Dict[str, Any], env: str,
+           reps: int):
   """Pointwise mean and CI over seeds of their eval scores, or None.
 
   Each seed is interpolated onto `k * num_steps / eval_points` (k >= 1),
@@ -80,7 +82,8 @@ def _curve(evals: List[np.ndarray], comparison: Dict[str, Any], reps: int):
     return None
   points = comparison.get('eval_points')
   if points and comparison.get('num_steps'):
-    grid = np.arange(1, points + 1) * comparison['num_steps'] / points
+    grid = (np.arange(1, points + 1) * budgets.budget_of(comparison, env) /
+            points)
   else:
     grid = np.concatenate([e[0] for e in evals])
   grid = np.unique(np.clip(grid, first, last))
@@ -129,7 +132,8 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
       agents[agent]['normalised'] = _intervals(
           reference.normalise(scores)[:, None], list(statistics.ONE_TASK),
           reps)
-    curve = _curve([runs[agent][s][1] for s in finished], comparison, reps)
+    curve = _curve([runs[agent][s][1] for s in finished], comparison, env,
+                   reps)
     if curve:
       curves[agent] = curve
   png = f'curves_{comparison_lib.path_safe(env)}.png'
@@ -185,7 +189,7 @@ def _runs(workdir: str, comparison: Dict[str, Any]):
       continue
     budget = config_lib.ExperimentConfig(
         agent=run['agent'], env=run['env'], num_episodes=None,
-        num_steps=comparison['num_steps'])
+        num_steps=budgets.budget_of(comparison, run['env']))
     status = run_status.check(os.path.join(workdir, run['directory']),
                               budget, run['seed'])
     finished = status.state == run_status.FINISHED
@@ -241,6 +245,8 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
   return report_sections.finish({
       'command': comparison.get('command', ''),
       'settings': {k: comparison.get(k) for k in _SETTINGS},
+      # What the budgets cut short (`budgets.warnings`), said up front.
+      'budget_warnings': comparison.get('warnings', []),
       'run_settings': settings_summary.with_defaults(run_settings(runs)),
       'bootstrap': {'reps': bootstrap_reps,
                     'confidence': statistics.CONFIDENCE,

@@ -27,6 +27,17 @@ def _count(value: Any) -> str:
   return f'{value:,}' if isinstance(value, int) else str(value)
 
 
+def _budgets(num_steps: Any) -> str:
+  """One count, or each environment's (`env` count; …)."""
+  if not isinstance(num_steps, Mapping):
+    return _count(num_steps)
+  counts = set(num_steps.values())
+  if len(counts) == 1:
+    return _count(counts.pop())
+  return '; '.join(f'{env_registry.title(e)} {_count(n)}'
+                   for e, n in num_steps.items())
+
+
 def _names(names: Sequence[str], title) -> str:
   return ', '.join(f'{title(n)} (`{n}`)' for n in names)
 
@@ -56,13 +67,14 @@ def _header(report: Mapping[str, Any]) -> List[str]:
             '']
   out += caveats.markdown(report.get('few_seeds', []),
                           report['bootstrap']['confidence'], _title)
+  out += caveats.budget_markdown(report.get('budget_warnings', []))
   per_agent = s.get('agent_overrides') or {}
   out += ['```', report['command'], '```', '', '## Settings', '',
           f'- Agents: {_names(s["agents"], _title)}',
           f'- Environments: {_names(s["envs"], env_registry.title)}',
           f'- Seeds: {", ".join(map(str, s["seeds"] or []))}',
-          f'- Step budget: {_count(s["num_steps"])} environment steps per '
-          f'run; {s["eval_points"]} periodic evaluations of '
+          f'- Step budget per run: {_budgets(s["num_steps"])} environment '
+          f'steps; {s["eval_points"]} periodic evaluations of '
           f'{s["periodic_eval_episodes"]} greedy episodes (the learning '
           'curves)',
           f'- Final evaluation (the score): {s["eval_episodes"]} greedy '

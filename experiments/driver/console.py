@@ -12,6 +12,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments.setup import budget_checks
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 
@@ -65,6 +66,7 @@ def describe_start(config: config_lib.ExperimentConfig, workdir: str,
       f'evaluation: {config.eval_episodes} greedy episodes at the end'
       + (f'; export checked on {config.export_check_episodes} games in '
          f'TFLite' if config.export_tflite else '; no export'))
+  lines.extend(f'WARNING: {w}' for w in budget_checks.warnings(config))
   steps = 0 if counters is None else int(counters['env_steps'][0])
   lines.append(f'workdir: {workdir}' + (
       f' (resuming at environment step {steps:,})' if steps else ''))

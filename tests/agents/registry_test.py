@@ -317,5 +317,24 @@ class ActionSpaceTest(absltest.TestCase):
                           reinforce.make_agent)
 
 
+
+class ScheduleTest(absltest.TestCase):
+
+  def test_schedules_end_at_their_environment_step(self):
+    dqn = registry.make_config('dqn', epsilon_decay_steps=1234)
+    self.assertEqual(registry.schedule_ends('dqn', dqn),
+                     {'ε decay (epsilon_decay_steps)': 1234})
+    by_hand = registry.make_config('ppo', anneal_learning_rate=False,
+                                   learning_rate_decay_updates=10,
+                                   unroll_length=16, batch_size=4)
+    self.assertEqual(registry.schedule_ends('ppo', by_hand), {
+        'learning-rate decay (learning_rate_decay_updates)': 640})
+    fitted = registry.fit_to_budget(
+        'ppo', registry.make_config('ppo', anneal_learning_rate=True), 5000)
+    self.assertEqual(registry.schedule_ends('ppo', fitted), {})
+    self.assertEqual(registry.schedule_ends(
+        'reinforce', registry.make_config('reinforce')), {})
+
+
 if __name__ == '__main__':
   absltest.main()

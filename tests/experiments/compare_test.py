@@ -34,6 +34,9 @@ class CompareTest(absltest.TestCase):
     self.assertEqual(first.returncode, 0, first.stderr)
     self.assertIn('2 run groups, 0 finished already; training 2.',
                   first.stdout)
+    # 720 steps is far below the presets' tuning: said before training.
+    self.assertRegex(first.stdout, r'WARNING: PPO on catch trains 720 '
+                     r'steps, below the [\d,]+ its preset ppo_catch')
     for name in ('report.md', 'report.json', 'curves_catch.png',
                  'aggregate.png', 'probability_of_improvement.png'):
       self.assertTrue(os.path.exists(os.path.join(workdir, name)), name)
@@ -54,6 +57,8 @@ class CompareTest(absltest.TestCase):
     self.assertIn('reinforce', report)
     self.assertIn('| Preset |  | ppo_catch |  |', report)
     self.assertIn('| discount | 0.99 | **0.9** | Catch |', report)
+    self.assertIn('Budgets cut some agents short', report)
+    self.assertRegex(report, r'> - PPO on catch trains 720 steps')
 
     second = _compare(*args)
     self.assertEqual(second.returncode, 0, second.stderr)
@@ -89,9 +94,13 @@ class CompareTest(absltest.TestCase):
          r"Unknown config key\(s\) \['clip_epsilon'\] for agent 'dqn'"),
         (('--agents=dqn', '--envs=catch', '--preset=fast'),
          r"Unknown preset 'fast'. Valid presets: a2c_cartpole"),
+        (('--agents=dqn', '--envs=catch', '--num_steps=catch:900,chess:5'),
+         r"--num_steps: 'chess' is not one of --envs \(catch\)"),
+        (('--agents=dqn', '--envs=catch', '--num_steps=many'),
+         r"--num_steps: 'many' is not <env>:<steps>"),
     ]
     for args, message in cases:
-      result = _compare(*args, *_SMALL, f'--workdir={workdir}')
+      result = _compare(*_SMALL, *args, f'--workdir={workdir}')
       self.assertNotEqual(result.returncode, 0)
       self.assertRegex(result.stderr, message)
       self.assertFalse(os.path.exists(workdir), args)
@@ -105,8 +114,8 @@ class CompareTest(absltest.TestCase):
                       f'--workdir={workdir}')
     self.assertNotEqual(result.returncode, 0)
     self.assertRegex(result.stderr,
-                     r'holds a different comparison .*num_steps: saved 5000, '
-                     r'now 720')
+                     r"holds a different comparison .*num_steps: saved "
+                     r"\{'catch': 5000\}, now \{'catch': 720\}")
     self.assertEqual(os.listdir(workdir), ['comparison.json'])
 
 

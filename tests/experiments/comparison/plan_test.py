@@ -160,7 +160,8 @@ class WorkdirTest(absltest.TestCase):
         first, comparison_lib.plan(first, workdir), workdir, 'test')
     second = _comparison(num_steps=1440)
     with self.assertRaisesRegex(comparison_lib.ComparisonError,
-                                r'num_steps: saved 720, now 1440'):
+                                r"num_steps: saved \{'catch': 720\}, "
+                                r"now \{'catch': 1440\}"):
       comparison_lib.prepare_workdir(
           second, comparison_lib.plan(second, workdir), workdir, 'test')
 
@@ -220,6 +221,37 @@ class RunTest(absltest.TestCase):
         self.assertEqual(
             evaluations,
             _evaluations(directory.replace(first_dir, second_dir)))
+
+  @pytest.mark.slow
+  def test_more_seeds_extend_a_finished_comparison(self):
+    workdir = self.create_tempdir().full_path
+    two = _comparison(agents=('reinforce',))
+    first_groups, (first,) = _run(two, workdir)
+    with open(os.path.join(first_groups[0].seed_dirs[0], 'result.json')) as f:
+      kept = f.read()
+    groups, results = _run(_comparison(agents=('reinforce',), num_seeds=4),
+                           workdir)
+    self.assertEqual([g.seeds for g in groups], [(0, 1), (2, 3)])
+    self.assertEqual(results[0], first)  # Not trained again.
+    with open(os.path.join(first_groups[0].seed_dirs[0], 'result.json')) as f:
+      self.assertEqual(f.read(), kept)
+    self.assertEqual(groups[1].workdir, os.path.join(
+        workdir, 'runs', 'catch', 'reinforce', 'seeds_2-3'))
+    self.assertEqual([r['seed'] for r in results[1]], [2, 3])
+    with open(os.path.join(workdir, comparison_lib.FILENAME)) as f:
+      saved = json.load(f)
+    self.assertEqual(saved['seed_batches'], [[0, 2], [2, 2]])
+    self.assertEqual([r['seed'] for r in saved['runs']], [0, 1, 2, 3])
+    # Rerunning the extended command plans the same programs; fewer seeds
+    # are refused, naming how many the workdir holds.
+    self.assertEqual([g.workdir for g in comparison_lib.plan(
+        _comparison(agents=('reinforce',), num_seeds=4), workdir)],
+                     [g.workdir for g in groups])
+    fewer = _comparison(agents=('reinforce',), num_seeds=3)
+    with self.assertRaisesRegex(comparison_lib.ComparisonError,
+                                r'--seeds: .* holds 4 seeds'):
+      comparison_lib.check_workdir(
+          fewer, comparison_lib.plan(fewer, workdir), workdir)
 
 
 if __name__ == '__main__':
