@@ -22,10 +22,9 @@ and Ctrl-C raises `stop_signals.Interrupted` after a checkpoint.
 
 import contextlib
 import dataclasses
-import functools
 import inspect
 import os
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, Mapping, Optional, Sequence
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -221,27 +220,14 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
               envs=list(envs), seeds=seeds, num_steps=num_steps))
     for warning in budgets.warnings(g.config for g in groups):
       print(f'WARNING: {warning}', flush=True)
-    _run_groups(groups, run_launcher, progress and launcher == 'local',
-                lambda g: g.name, lambda done: (
-                    f'{len(groups)} run groups, {done} finished already; '
-                    f'training {len(groups) - done}.'))
+    group_runner.run_pending(
+        groups, run_launcher, driver.run_experiment,
+        progress and launcher == 'local', lambda g: g.name, lambda done: (
+            f'{len(groups)} run groups, {done} finished already; '
+            f'training {len(groups) - done}.'))
     return report.write_report(workdir, bootstrap_reps=bootstrap_reps)
   finally:
     lock.release()
-
-
-def _run_groups(groups, run_launcher: launchers.Launcher, progress: bool,
-                describe: Callable[[Any], str],
-                intro: Callable[[int], str]) -> None:
-  """Trains the unfinished groups with `run_launcher`, after printing
-  `intro(number finished already)`."""
-  pending = [g for g in groups if not g.finished()]
-  print(intro(len(groups) - len(pending)), flush=True)
-  # Module-level functions: Ray ships them by reference.
-  train_group = functools.partial(group_runner.run_group,
-                                  train=driver.run_experiment,
-                                  progress=progress)
-  run_launcher.run(train_group, pending, [describe(g) for g in pending])
 
 
 def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
@@ -255,9 +241,13 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
           bootstrap_reps: int = statistics.DEFAULT_REPS,
           progress: bool = True, max_memory_gb: Optional[float] = None,
           launcher: str = 'local', ray_address: Optional[str] = None,
+          held_out_seeds: Optional[int] = None,
+          wandb_project: Optional[str] = None,
           command: Optional[str] = None) -> Dict[str, Any]:
   """Sweeps an agent's hyperparameters, as `python -m experiments.sweep`:
-  trains every configuration, ranks them, writes `best_preset.json`.
+  trains every configuration, ranks them, trains the best again on
+  `held_out_seeds` fresh seeds (None: as many as `seeds`; 0: not), writes
+  `best_preset.json`.
 
   `grid` is `{'learning_rate': [1e-3, 3e-4], …}` or the `--grid` strings;
   `random` the `--random` strings; `max_memory_gb` None is half of this
@@ -291,7 +281,7 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
         periodic_eval_episodes=periodic_eval_episodes,
         network=chosen and chosen.network,
         hidden_sizes=chosen and chosen.hidden_sizes,
-        num_envs=chosen and chosen.num_envs)
+        num_envs=chosen and chosen.num_envs, wandb_project=wandb_project)
     groups, lanes = sweep_plan.plan(plan, workdir)
     sweep_plan.check_memory(groups, int(
         (max_memory_gb or sweep_plan.default_max_memory_gb()) * 2**30))
@@ -304,13 +294,25 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
           'sweep', workdir=workdir, agent=agent, env=env, grid=grid,
           random=list(random), num_random=num_random, seeds=seeds,
           num_steps=num_steps))
-    _run_groups(groups, run_launcher, progress and launcher == 'local',
-                lambda g: (f'{g.name}, {max(1, len(g.config.trials))} '
-                           f'configuration(s)'), lambda done: (
-                    f'{len(configurations)} configurations × {seeds} '
-                    f'seeds in {len(groups)} programs, {done} finished '
-                    f'already; training {len(groups) - done}.'))
-    return ranking.write(workdir, bootstrap_reps)
+    local = progress and launcher == 'local'
+    group_runner.run_pending(
+        groups, run_launcher, driver.run_experiment, local,
+        lambda g: (f'{g.name}, {max(1, len(g.config.trials))} '
+                   f'configuration(s)'), lambda done: (
+            f'{len(configurations)} configurations × {seeds} seeds in '
+            f'{len(groups)} programs, {done} finished already; training '
+            f'{len(groups) - done}.'))
+    ranked = ranking.write(workdir, bootstrap_reps)
+    best = ranked['configurations'][0]
+    if held_out_seeds != 0 and best['complete'] and 'mean' in best:
+      again = sweep_plan.held_out_groups(
+          plan, best['configuration'], held_out_seeds or seeds, workdir)
+      group_runner.run_pending(
+          again, run_launcher, driver.run_experiment, local,
+          lambda g: f'{g.name} (rank 1 on fresh seeds)', lambda done: (
+              f'Rank 1 again on {held_out_seeds or seeds} fresh seeds.'))
+      ranked = ranking.write(workdir, bootstrap_reps)
+    return ranked
   finally:
     lock.release()
 

@@ -55,10 +55,10 @@ FLAG_GROUPS = {
     'What to sweep': ('agent', 'env', 'preset', 'config', 'env_config',
                       'imports'),
     'Search space': ('grid', 'random', 'num_random', 'search_seed'),
-    'Budget': ('seeds', 'num_steps'),
+    'Budget': ('seeds', 'held_out_seeds', 'num_steps'),
     'Evaluation and ranking': ('eval_points', 'eval_episodes',
                                'periodic_eval_episodes', 'bootstrap_reps'),
-    'Output': ('workdir', 'progress'),
+    'Output': ('workdir', 'progress', 'wandb_project'),
     'Memory and launcher': ('max_memory_gb', 'launcher', 'ray_address'),
 }
 
@@ -82,6 +82,14 @@ def _define_flags() -> None:
                        lower_bound=0)
   flags.DEFINE_integer('seeds', 3, 'Seeds 0 … N-1 of every configuration.',
                        lower_bound=1)
+  flags.DEFINE_integer(
+      'held_out_seeds', None, 'Then train the best configuration on this '
+      'many fresh seeds (N …), which the ranking never saw, and report '
+      'that score beside the one it was picked by; default: as many as '
+      '--seeds; 0: skip.', lower_bound=0)
+  flags.DEFINE_string('wandb_project', None, 'Also log every run to this '
+                      'Weights & Biases project (needs the wandb extra: pip '
+                      'install -e \'.[wandb]\').')
   flags.DEFINE_integer('num_steps', None, 'Environment steps per run; '
                        'default: the preset\'s budget.', lower_bound=1)
   flags.DEFINE_string('preset', None, 'Settings every configuration starts '
@@ -125,11 +133,17 @@ def main(argv):
     sys.exit(f'FATAL {e}')
   best = ranked['configurations'][0]
   score = best.get('mean', {}).get('point')
+  held_out = ranked.get('held_out')
   print(f'Best: {best["values"]} ({ranked["metric"]} '
-        f'{"none" if score is None else f"{score:.3f}"}). Ranking: '
+        f'{"none" if score is None else f"{score:.3f}"}' + (
+            f'; on {len(held_out["seeds"])} fresh seeds '
+            f'{held_out["mean"]["point"]:.3f}' if held_out else '') +
+        '). Ranking: '
         f'{os.path.join(f.workdir, "sweep.md")}' +
         (f'; preset: {os.path.join(f.workdir, ranking.BEST_PRESET)}'
          if ranked['best_preset'] else ''))
+  for edge in ranked.get('edges') or []:
+    print(f'WARNING: {edge}')
 
 
 if __name__ == '__main__':

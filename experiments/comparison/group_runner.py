@@ -8,9 +8,10 @@ checkpoint; one whose learning curve was damaged is moved aside and trained
 afresh. Rerunning a comparison, or retrying a failed task, loses nothing.
 """
 
+import functools
 import os
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Sequence
 
 from absl import logging
 
@@ -76,3 +77,16 @@ def run_group(group: plan.RunGroup, train: TrainFn, progress: bool = False
     raise GroupUnfinished(f'{group.name}: seed {left[0][0]} did not finish: '
                        f'{left[0][1].reason}.')
   return [s.result for s in statuses]
+
+
+def run_pending(groups: Sequence[plan.RunGroup], launcher: Any,
+                train: TrainFn, progress: bool,
+                describe: Callable[[plan.RunGroup], str],
+                intro: Callable[[int], str]) -> None:
+  """Trains the unfinished `groups` with `launcher` (`launchers`), after
+  printing `intro(number finished already)`; `describe` names each task."""
+  pending = [g for g in groups if not g.finished()]
+  print(intro(len(groups) - len(pending)), flush=True)
+  # Module-level functions: Ray ships them by reference.
+  task = functools.partial(run_group, train=train, progress=progress)
+  launcher.run(task, pending, [describe(g) for g in pending])

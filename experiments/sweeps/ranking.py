@@ -5,13 +5,18 @@ environment's score: strikes per game on Plane Strike, lower is better;
 the mean return elsewhere) with a 95% stratified-bootstrap interval of the
 mean over seeds (rliable). Configurations where any seed diverged, or is
 not finished, are ranked after the others and say why: no seed is dropped
-silently. Writes `sweep.md`, `sweep_results.json`, `curves.png` and
+silently. The best one's score is the best of many noisy estimates, so
+it flatters it: once its fresh seeds have trained
+(`sweep_plan.held_out_groups`), their score is reported beside it. A best
+value at the edge of the values tried is named: the optimum may lie
+beyond. Writes `sweep.md`, `sweep_results.json`, `curves.png` and
 `curves.pdf` (the best configurations' learning curves) and
 `best_preset.json`.
 """
 
+import glob
 import os
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -63,25 +68,71 @@ def rank(workdir: str, reps: int = statistics.DEFAULT_REPS
                               'reason': status.reason,
                               'directory': lane['directory']})
   for row in rows:
-    scores = np.array([s['score'] for s in row['seeds'].values()])
     row['complete'] = not row['left_out']
-    if len(scores):
-      (interval,) = statistics.aggregate_intervals(
-          {'x': scores[:, None]}, ['mean'], reps,
-          table=statistics.ONE_TASK)['x'].values()
-      row['mean'] = {'point': interval.point, 'low': interval.low,
-                     'high': interval.high}
+    if row['seeds']:
       row['scores'] = [row['seeds'][s]['score'] for s in sorted(row['seeds'])]
+      row['mean'] = _mean(row['scores'], reps)
   sign = 1.0 if lower else -1.0
   rows.sort(key=lambda r: (not r['complete'], 'mean' not in r,
                            sign * r['mean']['point'] if 'mean' in r else 0))
   for position, row in enumerate(rows, 1):
     row['rank'] = position
+  best = rows[0] if rows else None
   return {'agent': saved['agent'], 'env': saved['env'],
           'metric': metric, 'lower_is_better': lower,
           'num_steps': saved['num_steps'], 'command': saved.get('command'),
           'preset': saved.get('preset'), 'base': saved.get('base', {}),
-          'configurations': rows}
+          'configurations': rows,
+          'held_out': best and _held_out(workdir, best['configuration'],
+                                         metric, reps),
+          'edges': best and edges(saved['configurations'], best['values'])}
+
+
+def _mean(scores: Sequence[float], reps: int) -> Dict[str, float]:
+  """The mean over seeds with its 95% interval."""
+  (interval,) = statistics.aggregate_intervals(
+      {'x': np.array(scores)[:, None]}, ['mean'], reps,
+      table=statistics.ONE_TASK)['x'].values()
+  return {'point': interval.point, 'low': interval.low,
+          'high': interval.high}
+
+
+def _held_out(workdir: str, configuration: int, metric: str,
+              reps: int) -> Optional[Dict[str, Any]]:
+  """The finished fresh seeds of `configuration` and their score; None
+  before any has finished."""
+  found = {}
+  for path in glob.glob(os.path.join(sweep_plan.held_out_directory(
+      workdir, configuration), '**', 'result.json'), recursive=True):
+    try:
+      result = atomic_files.read_json_object(path)
+    except (OSError, ValueError):
+      continue
+    if result.get('status') == 'finished':
+      found[int(result['seed'])] = float(result[f'eval_{metric}'])
+  if not found:
+    return None
+  scores = [found[s] for s in sorted(found)]
+  return {'configuration': configuration, 'seeds': sorted(found),
+          'scores': scores, 'mean': _mean(scores, reps)}
+
+
+def edges(configurations: Sequence[Dict[str, Any]],
+          best: Dict[str, Any]) -> List[str]:
+  """A line per numeric swept value of `best` that is the smallest or the
+  largest value tried: the optimum may lie beyond it."""
+  found = []
+  for key, value in sorted(best.items()):
+    tried = sorted({c[key] for c in configurations
+                    if isinstance(c.get(key), (int, float)) and
+                    not isinstance(c.get(key), bool)})
+    if len(tried) < 2 or value not in (tried[0], tried[-1]):
+      continue
+    side = 'smallest' if value == tried[0] else 'largest'
+    found.append(f'{key}={value:g} is the {side} value tried '
+                 f'({tried[0]:g} to {tried[-1]:g}): the best may lie beyond '
+                 f'it; extend the grid or range past it.')
+  return found
 
 
 def _curve(evaluations: Sequence[Dict[str, Any]], metric: str) -> List:
@@ -121,7 +172,10 @@ def write(workdir: str, reps: int = statistics.DEFAULT_REPS
         sweep, best['configuration'], saved.get('command', ''),
         f'rank 1 of {len(rows)} configurations: {ranking["metric"]} '
         f'{_interval(best["mean"])} over {len(best["scores"])} seeds '
-        f'(95% bootstrap CI)')
+        f'(95% bootstrap CI)' + (
+            f'; {_interval(ranking["held_out"]["mean"])} on '
+            f'{len(ranking["held_out"]["seeds"])} fresh seeds'
+            if ranking['held_out'] else ''))
     atomic_files.write_json(os.path.join(workdir, BEST_PRESET),
                             preset.to_dict())
   ranking['best_preset'] = BEST_PRESET if best is not None else None
@@ -170,6 +224,16 @@ def render(ranking: Dict[str, Any]) -> str:
           for m in row['left_out'])
     out.append(f'| {row["rank"]} | {_describe(row["values"])} | {score} | '
                f'{seeds} |')
+  held_out = ranking.get('held_out')
+  if held_out and rows:
+    seeds = held_out['seeds']
+    out += ['', f'**Rank 1 on fresh seeds.** Picked as the best of '
+            f'{len(rows)} on its own seeds ({_interval(rows[0]["mean"])}), '
+            f'it scores {_interval(held_out["mean"])} on seeds '
+            f'{seeds[0]}–{seeds[-1]}, which the ranking never saw: quote '
+            f'this one.']
+  for edge in ranking.get('edges') or []:
+    out += ['', f'> **At the edge:** {edge}']
   out += ['', f'![learning curves]({CURVES_PNG})', '']
   if ranking.get('best_preset'):
     out += [f'The best configuration is written as a preset: '

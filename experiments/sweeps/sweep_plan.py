@@ -58,6 +58,7 @@ class Sweep:
     periodic_eval_episodes: greedy episodes of each periodic evaluation.
     network, hidden_sizes, num_envs: from the preset (None: defaults).
     checkpoint_every_seconds: each program's checkpoint interval.
+    wandb_project: also log every run to this Weights & Biases project.
   """
   agent: str
   env: str
@@ -74,6 +75,7 @@ class Sweep:
   num_envs: Optional[int] = None
   checkpoint_every_seconds: float = 60.0
   env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  wandb_project: Optional[str] = None
 
   def to_dict(self) -> Dict[str, Any]:
     """The settings as saved in `sweep.json` (checked on reruns)."""
@@ -83,7 +85,8 @@ class Sweep:
     values['env_kwargs'] = dict(self.env_kwargs)
     values['hidden_sizes'] = (None if self.hidden_sizes is None else
                               list(self.hidden_sizes))
-    del values['checkpoint_every_seconds']  # Reruns may change it.
+    del values['checkpoint_every_seconds']  # Reruns may change these.
+    del values['wandb_project']
     return values
 
 
@@ -126,7 +129,7 @@ def _config(sweep: Sweep, values: Mapping[str, Any],
       periodic_eval_episodes=sweep.periodic_eval_episodes,
       checkpoint_every_seconds=sweep.checkpoint_every_seconds,
       export_tflite=False, num_seeds=num_seeds if compiled else 1,
-      trials=tuple(trials))
+      trials=tuple(trials), wandb_project=sweep.wandb_project)
 
 
 def plan(sweep: Sweep, workdir: str
@@ -180,6 +183,26 @@ def plan(sweep: Sweep, workdir: str
                         os.path.relpath(seed_dir, workdir)))
     groups.append(comparison_plan.RunGroup(config, directory, seed_dirs))
   return groups, lanes
+
+
+HELD_OUT = 'held_out'
+
+
+def held_out_directory(workdir: str, configuration: int) -> str:
+  """Where configuration `configuration`'s fresh seeds train."""
+  return os.path.join(os.path.abspath(workdir), HELD_OUT,
+                      f'config_{configuration}')
+
+
+def held_out_groups(sweep: Sweep, configuration: int, num_seeds: int,
+                    workdir: str) -> List[comparison_plan.RunGroup]:
+  """The programs that train configuration `configuration` again on
+  `num_seeds` seeds the sweep never ranked on (`sweep.num_seeds` …), so
+  that its score is not the maximum of noisy estimates it was picked by."""
+  config = _checked(lambda: _config(
+      sweep, sweep.configurations[configuration], seed=sweep.num_seeds))
+  return _checked(lambda: comparison_plan.groups_for(
+      config, num_seeds, held_out_directory(workdir, configuration)))
 
 
 def _checked(make):

@@ -63,7 +63,7 @@ class CompareAndSweepTest(absltest.TestCase):
     cls.sweep = _run(
         'experiments.sweep', '--agent=ppo', f'--env={PENDULUM}',
         *_EVALUATION, '--bootstrap_reps=100',
-        '--grid=learning_rate:1e-3,3e-4',
+        '--grid=learning_rate:1e-3,3e-4', '--held_out_seeds=0',
         *[f'--config.{k}={v}' for k, v in _PPO.items()],
         f'--workdir={cls.sweep_dir}')
 

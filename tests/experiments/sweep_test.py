@@ -48,6 +48,21 @@ class SweepTest(absltest.TestCase):
     self.assertEqual(preset['config']['learning_rate'],
                      ranked[0]['values']['learning_rate'])
     self.assertIn('--grid=num_epochs:2,4', preset['source'])
+    # Rank 1 trains again on seeds the ranking never saw, reported beside.
+    self.assertIn('Rank 1 again on 2 fresh seeds.', first.stdout)
+    with open(os.path.join(workdir, 'sweep_results.json')) as f:
+      results = json.load(f)
+    self.assertEqual(results['held_out']['seeds'], [2, 3])
+    self.assertEqual(results['held_out']['configuration'],
+                     ranked[0]['configuration'])
+    self.assertIn('fresh seeds', preset['result'])
+    with open(os.path.join(workdir, 'sweep.md')) as f:
+      markdown = f.read()
+    self.assertIn('**Rank 1 on fresh seeds.**', markdown)
+    # A two-value grid: the best value is always at an edge, and is named.
+    self.assertRegex(first.stdout, r'WARNING: learning_rate=[\d.e-]+ is the '
+                     r'(smallest|largest) value tried \(0.0003 to 0.001\)')
+    self.assertIn('> **At the edge:** learning_rate=', markdown)
 
     second = _sweep(*args)
     self.assertEqual(second.returncode, 0, second.stderr[-3000:])

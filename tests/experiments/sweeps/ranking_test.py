@@ -68,3 +68,17 @@ def test_ranks_lower_first_and_draws_curves_as_png_and_pdf(tmp_path,
   assert 'lower is better' in fig.axes[0].get_ylabel()
   assert '![learning curves](curves.png)' in open(
       os.path.join(workdir, 'sweep.md')).read()
+
+
+def test_a_best_value_at_the_edge_of_the_values_tried_is_named():
+  configurations = [{'learning_rate': lr, 'optimizer': o}
+                    for lr in (1e-4, 3e-4, 1e-3) for o in ('adam', 'sgd')]
+  assert ranking.edges(configurations,
+                       {'learning_rate': 3e-4, 'optimizer': 'sgd'}) == []
+  (edge,) = ranking.edges(configurations,
+                          {'learning_rate': 1e-3, 'optimizer': 'adam'})
+  assert edge.startswith('learning_rate=0.001 is the largest value tried '
+                         '(0.0001 to 0.001)')
+  (edge,) = ranking.edges(configurations, {'learning_rate': 1e-4})
+  assert 'smallest' in edge
+  assert ranking.edges([{'x': 1}], {'x': 1}) == []  # One value: no range.
