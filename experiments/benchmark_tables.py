@@ -54,6 +54,9 @@ TABLES: Dict[str, Table] = {
     'continuous_control_learning': (result_tables.continuous_control,
                                     ('pendulum_learning.json',
                                      'brax_inverted_pendulum_learning.json')),
+    'dqn_classic_control_learning': (
+        result_tables.dqn_classic_control,
+        ('dqn_classic_control_learning.json',)),
     'quantized': (result_tables.quantized,
                   ('export_int8_dynamic.json', 'export_float16.json')),
     'trainable': (result_tables.trainable,

@@ -93,6 +93,20 @@ def continuous_control() -> List[str]:
                    '(its 10 check games)', 'max \\|TFLite − JAX\\|'], rows)
 
 
+def dqn_classic_control() -> List[str]:
+  rows = []
+  for row in md.load('dqn_classic_control_learning.json')['results']:
+    key = _score_key(row)
+    values = [r[key] for r in row['per_seed']]
+    rows.append([row['env'], row['preset'], _budget(row),
+                 _target(row['target']), f'**{short(row["median"][key])}**',
+                 short(sum(values) / len(values)), md.runs(values, short),
+                 _one(row['median']['wall_seconds'])])
+  return md.table(['environment', 'preset', 'budget', 'target',
+                   'median of 3', 'mean of 3', 'per seed (0, 1, 2)',
+                   'train s (3 seeds in one program)'], rows)
+
+
 def quantized() -> List[str]:
   models = [md.load('export_int8_dynamic.json'),
             md.load('export_float16.json')]

@@ -148,4 +148,56 @@ CONTINUOUS = (
            result='greedy return 1000 / 1000 / 1000 (seeds 0-2)'),
 )
 
-PRESETS = CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX + CONTINUOUS
+# DQN on gymnax's classic-control games with discrete actions. The
+# published reference is CleanRL dqn.py's 3-seed means at 500k steps
+# (CartPole-v1 488.69, Acrobot-v1 -91.54, MountainCar-v0 -194.95;
+# docs.cleanrl.dev/rl-algorithms/dqn); each pair's learning-benchmark
+# target is that figure (CartPole: the usual 475).
+_DQN_CLASSIC_CONTROL = ('python -m experiments.learning_benchmark --seeds=3 '
+                        '--only=gymnax:CartPole-v1/dqn,gymnax:Acrobot-v1/dqn,'
+                        'gymnax:MountainCar-v0/dqn')
+# Acrobot and MountainCar: one setting for both, tuned on this 2-core CPU
+# from rejax's gymnax DQN configs (both: 5 SGD steps of 100 transitions per
+# step of the envs, learning from 1k, target copy every 200, gradients
+# clipped at 10, ε decayed over half the budget, a 10k replay, a dueling
+# head; Acrobot: 10 envs, lr 1e-3; MountainCar: 5 envs, lr 5e-3, γ 1). Ours:
+# 5 envs, lr 1e-3, γ 0.99 and a 100k replay (with γ 1, lr 5e-3 or a 10k
+# replay, MountainCar seeds lost or never found the goal), and the plain
+# 64-64 ReLU Q-network.
+_REJAX_CLASSIC_CONTROL = {
+    'learning_rate': 1e-3, 'batch_size': 100, 'num_actors': 5,
+    'update_period': 1, 'sgd_steps_per_update': 5,
+    'replay_capacity': 100_000, 'min_replay_size': 1_000,
+    'target_update_period': 200, 'epsilon_decay_steps': 100_000}
+_REJAX_SOURCE = ('rejax gymnax DQN configs (Acrobot-v1, MountainCar-v0), '
+                 'tuned on this 2-core CPU with python -m experiments.train '
+                 '--num_seeds=3 runs (what differs: '
+                 'experiments/presets/library.py); measured by '
+                 + _DQN_CLASSIC_CONTROL)
+DQN_CLASSIC_CONTROL = (
+    # PureJaxRL dqn.py's CartPole-v1 config: 10 envs, one SGD step of 128
+    # per step of the 10 (every 10 transitions), target copy every 50 SGD
+    # steps (500 transitions), a 10k replay learning from 10k, ε 1 → 0.05
+    # over 250k steps, lr 2.5e-4, L2 loss, no clipping. Ours adds double Q
+    # (the agent's default) and keeps the 64-64 ReLU net (theirs: 120-84).
+    Preset('dqn_gymnax_cartpole', 'dqn', 'gymnax:CartPole-v1',
+           {'learning_rate': 2.5e-4, 'batch_size': 128, 'num_actors': 10,
+            'update_period': 1, 'target_update_period': 50,
+            'epsilon_decay_steps': 250_000, 'min_replay_size': 10_000,
+            'loss': 'l2', 'max_grad_norm': None},
+           num_steps=500_000, default=True,
+           source='PureJaxRL dqn.py CartPole-v1 config; measured by '
+           + _DQN_CLASSIC_CONTROL,
+           result='greedy return 500 / 500 / 500 (seeds 0-2)'),
+    Preset('dqn_gymnax_acrobot', 'dqn', 'gymnax:Acrobot-v1',
+           _REJAX_CLASSIC_CONTROL, num_steps=200_000, default=True,
+           source=_REJAX_SOURCE,
+           result='greedy return -82.99 / -80.15 / -79.74 (seeds 0-2)'),
+    Preset('dqn_gymnax_mountaincar', 'dqn', 'gymnax:MountainCar-v0',
+           _REJAX_CLASSIC_CONTROL, num_steps=200_000, default=True,
+           source=_REJAX_SOURCE,
+           result='greedy return -142.45 / -103.26 / -156.04 (seeds 0-2)'),
+)
+
+PRESETS = (CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX + DQN_CLASSIC_CONTROL
+           + CONTINUOUS)
