@@ -21,7 +21,6 @@ and Ctrl-C raises `stop_signals.Interrupted` after a checkpoint.
 """
 
 import contextlib
-import dataclasses
 import inspect
 import os
 from typing import Any, Dict, Iterator, Mapping, Optional, Sequence
@@ -138,14 +137,7 @@ def run(config: config_lib.ExperimentConfig, workdir: Optional[str] = None,
 
 
 # `help(api.train)` and notebooks show every setting with its default.
-train.__signature__ = inspect.Signature(
-    [p for p in inspect.signature(train).parameters.values()
-     if p.kind is not p.VAR_KEYWORD] +
-    [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
-                       default=(f.default_factory()
-                                if f.default_factory is not dataclasses.MISSING
-                                else f.default))
-     for f in dataclasses.fields(train_settings.TrainSettings)])
+train.__signature__ = train_settings.with_settings(inspect.signature(train))
 
 
 def _call(name: str, **arguments: Any) -> str:
@@ -161,6 +153,7 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
             config: Optional[Mapping[str, Any]] = None,
             imports: Sequence[str] = (), eval_points: int = 20,
             eval_episodes: int = 200, periodic_eval_episodes: int = 100,
+            eval_policy: str = 'greedy', eval_epsilon: float = 0.05,
             bootstrap_reps: int = statistics.DEFAULT_REPS,
             progress: bool = True,
             checkpoint_every_seconds: float = (
@@ -202,6 +195,7 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
         eval_episodes=eval_episodes,
         periodic_eval_episodes=periodic_eval_episodes,
         imports=tuple(user_modules.normalise(m) for m in imports),
+        eval_protocol=evaluation.Protocol(eval_policy, eval_epsilon),
         checkpoint_every_seconds=checkpoint_every_seconds,
         wandb_project=wandb_project)
     run_launcher = launchers.make_launcher(
@@ -238,6 +232,7 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
           env_config: Optional[Mapping[str, Any]] = None,
           imports: Sequence[str] = (), eval_points: int = 10,
           eval_episodes: int = 200, periodic_eval_episodes: int = 100,
+          eval_policy: str = 'greedy', eval_epsilon: float = 0.05,
           bootstrap_reps: int = statistics.DEFAULT_REPS,
           progress: bool = True, max_memory_gb: Optional[float] = None,
           launcher: str = 'local', ray_address: Optional[str] = None,
@@ -281,7 +276,8 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
         periodic_eval_episodes=periodic_eval_episodes,
         network=chosen and chosen.network,
         hidden_sizes=chosen and chosen.hidden_sizes,
-        num_envs=chosen and chosen.num_envs, wandb_project=wandb_project)
+        num_envs=chosen and chosen.num_envs, wandb_project=wandb_project,
+        eval_policy=eval_policy, eval_epsilon=eval_epsilon)
     groups, lanes = sweep_plan.plan(plan, workdir)
     sweep_plan.check_memory(groups, int(
         (max_memory_gb or sweep_plan.default_max_memory_gb()) * 2**30))

@@ -57,7 +57,8 @@ FLAG_GROUPS = {
     'Search space': ('grid', 'random', 'num_random', 'search_seed'),
     'Budget': ('seeds', 'held_out_seeds', 'num_steps'),
     'Evaluation and ranking': ('eval_points', 'eval_episodes',
-                               'periodic_eval_episodes', 'bootstrap_reps'),
+                               'periodic_eval_episodes', 'eval_policy',
+                               'eval_epsilon', 'bootstrap_reps'),
     'Output': ('workdir', 'progress', 'wandb_project'),
     'Memory and launcher': ('max_memory_gb', 'launcher', 'ray_address'),
 }

@@ -48,6 +48,7 @@ from experiments import api
 from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
+from experiments.cli import evaluation_flags
 from experiments.cli import finite_flags
 from experiments.cli import help_text
 from experiments.cli import interval_flags
@@ -125,6 +126,7 @@ flags.DEFINE_integer(
     f'Strike: {env_registry.export_check_episodes("plane_strike")}).',
     lower_bound=1)
 interval_flags.define()
+evaluation_flags.define_protocol()
 flags.DEFINE_bool(
     'export_tflite', True, 'Export the trained policy to TFLite and verify it '
     'against JAX in the LiteRT interpreter.')
@@ -199,6 +201,7 @@ FLAG_GROUPS = {
     'Budget and stopping': ('num_steps', 'num_episodes', 'max_abs_param'),
     'Evaluation and export': ('eval_episodes', 'eval_every_steps',
                               'eval_every_episodes', 'periodic_eval_episodes',
+                              'eval_policy', 'eval_epsilon',
                               'export_tflite', 'export_check_episodes',
                               'reevaluate'),
     'Logging and checkpoints': ('workdir', 'log_every_steps',

@@ -12,6 +12,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments.loops import evaluation
 from experiments.presets import preset as preset_lib
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
@@ -106,6 +107,7 @@ def experiment_config(agent: str, env: str, *, num_steps: int,
                       checkpoint_every_seconds: float,
                       imports: Sequence[str], presets: Sequence[str],
                       wandb_project: Optional[str] = None,
+                      eval_protocol: evaluation.Protocol = evaluation.GREEDY,
                       common: Mapping[str, Any],
                       per_agent: Mapping[str, Mapping[str, Any]]
                      ) -> config_lib.ExperimentConfig:
@@ -129,4 +131,5 @@ def experiment_config(agent: str, env: str, *, num_steps: int,
       periodic_eval_episodes=periodic_eval_episodes,
       checkpoint_every_seconds=checkpoint_every_seconds,
       export_tflite=False, imports=tuple(imports),
-      wandb_project=wandb_project)
+      wandb_project=wandb_project, eval_policy=eval_protocol.policy,
+      eval_epsilon=eval_protocol.epsilon)

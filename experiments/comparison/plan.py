@@ -20,8 +20,7 @@ nothing).
 import dataclasses
 import os
 import re
-from typing import (Any, Callable, Dict, List, Mapping, Optional, Sequence,
-                    Tuple, Union)
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -31,6 +30,7 @@ from experiments.setup import user_modules
 from experiments.comparison import budgets
 from experiments.comparison import pair_settings
 from experiments.comparison import run_status
+from experiments.loops import evaluation
 from experiments.storage import atomic_files
 
 FILENAME = 'comparison.json'
@@ -64,10 +64,10 @@ class Comparison:
     periodic_eval_episodes: greedy episodes of each periodic evaluation.
     imports: the user's modules that register agents or environments used
       here (`--imports`).
-    checkpoint_every_seconds: each run's checkpoint interval in wall time
-      (not a setting of the results: reruns may change it).
-    wandb_project: also log every run to this Weights & Biases project;
-      not a setting of the results either.
+    eval_protocol: how every evaluation acts (`--eval_policy`).
+    checkpoint_every_seconds, wandb_project: each run's checkpoint interval
+      (wall time) and W&B project; not settings of the results (reruns may
+      change them).
   """
   agents: Tuple[str, ...]
   envs: Tuple[str, ...]
@@ -81,19 +81,18 @@ class Comparison:
   eval_episodes: int = 200
   periodic_eval_episodes: int = 100
   imports: Tuple[str, ...] = ()
+  eval_protocol: evaluation.Protocol = evaluation.GREEDY
   checkpoint_every_seconds: float = (
       config_lib.ExperimentConfig.checkpoint_every_seconds)
   wandb_project: Optional[str] = None
 
   def __post_init__(self):
-    object.__setattr__(self, 'agents', tuple(self.agents))
-    object.__setattr__(self, 'imports', tuple(self.imports))
-    object.__setattr__(self, 'envs', tuple(self.envs))
+    for name in ('agents', 'imports', 'envs', 'presets'):
+      object.__setattr__(self, name, tuple(getattr(self, name)))
     object.__setattr__(self, 'overrides', dict(sorted(self.overrides.items())))
     object.__setattr__(self, 'agent_overrides', {
         a: dict(sorted(v.items()))
         for a, v in sorted(self.agent_overrides.items())})
-    object.__setattr__(self, 'presets', tuple(self.presets))
     budgets = (dict(self.num_steps) if isinstance(self.num_steps, Mapping)
                else {env: self.num_steps for env in self.envs})
     if set(budgets) != set(self.envs):
@@ -134,6 +133,7 @@ class Comparison:
             'eval_points': self.eval_points,
             'eval_episodes': self.eval_episodes,
             'periodic_eval_episodes': self.periodic_eval_episodes,
+            'eval_protocol': dataclasses.asdict(self.eval_protocol),
             'imports': list(self.imports)}
 
 
@@ -266,6 +266,7 @@ def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
             periodic_eval_episodes=comparison.periodic_eval_episodes,
             checkpoint_every_seconds=comparison.checkpoint_every_seconds,
             wandb_project=comparison.wandb_project,
+            eval_protocol=comparison.eval_protocol,
             imports=comparison.imports, presets=comparison.presets,
             common=comparison.overrides,
             per_agent=comparison.agent_overrides)
@@ -280,14 +281,6 @@ def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
         'These agent × environment pairs cannot run; drop them from --agents '
         '/ --envs or change the settings named:\n  ' + '\n  '.join(problems))
   return groups
-
-
-def runs(groups: Sequence[RunGroup], workdir: str) -> List[Dict[str, Any]]:
-  """One entry per seed: agent, env, seed and its directory (relative)."""
-  workdir = os.path.abspath(workdir)
-  return [{'agent': g.config.agent, 'env': g.config.env, 'seed': seed,
-           'directory': os.path.relpath(directory, workdir)}
-          for g in groups for seed, directory in zip(g.seeds, g.seed_dirs)]
 
 
 def _saved(workdir: str) -> Optional[Dict[str, Any]]:
@@ -325,6 +318,7 @@ def check_workdir(comparison: Comparison, groups: Sequence[RunGroup],
     # plain defaults.
     saved.setdefault('agent_overrides', {})
     saved.setdefault('presets', ['none'])
+    saved.setdefault('eval_protocol', dataclasses.asdict(evaluation.GREEDY))
     if not isinstance(saved.get('num_steps'), Mapping):
       saved['num_steps'] = {env: saved.get('num_steps')
                             for env in saved.get('envs', [])}
@@ -359,7 +353,13 @@ def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
                            'seed_batches': [list(b) for b in batches],
                            'warnings': budgets.warnings(
                                g.config for g in groups),
-                           'runs': runs(groups, workdir)})
+                           # Each seed: agent, env, seed, its directory.
+                           'runs': [{'agent': g.config.agent,
+                                     'env': g.config.env, 'seed': seed,
+                                     'directory': os.path.relpath(
+                                         directory, os.path.abspath(workdir))}
+                                    for g in groups for seed, directory in
+                                    zip(g.seeds, g.seed_dirs)]})
 
 
 def _read_json(path: str, what: str) -> Dict[str, Any]:

@@ -29,8 +29,8 @@ from experiments.storage import atomic_files
 AGGREGATE_PNG = 'aggregate.png'
 IMPROVEMENT_PNG = 'probability_of_improvement.png'
 _SETTINGS = ('agents', 'envs', 'seeds', 'num_steps', 'eval_points',
-             'eval_episodes', 'periodic_eval_episodes', 'overrides',
-             'agent_overrides', 'presets')
+             'eval_episodes', 'periodic_eval_episodes', 'eval_protocol',
+             'overrides', 'agent_overrides', 'presets')
 # What each run's result.json says it trained with (`driver.results`).
 _RUN_SETTINGS = ('preset', 'agent_config', 'network', 'hidden_sizes',
                  'num_envs')

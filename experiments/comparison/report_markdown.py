@@ -27,6 +27,14 @@ def _count(value: Any) -> str:
   return f'{value:,}' if isinstance(value, int) else str(value)
 
 
+def _protocol(settings: Mapping[str, Any]) -> str:
+  """How evaluations acted: greedy, sampled or ε-greedy (ε …)."""
+  protocol = settings.get('eval_protocol') or {'policy': 'greedy'}
+  if protocol['policy'] == 'epsilon_greedy':
+    return f'ε-greedy (ε {protocol["epsilon"]:g})'
+  return protocol['policy']
+
+
 def _budgets(num_steps: Any) -> str:
   """One count, or each environment's (`env` count; …)."""
   if not isinstance(num_steps, Mapping):
@@ -75,10 +83,11 @@ def _header(report: Mapping[str, Any]) -> List[str]:
           f'- Seeds: {", ".join(map(str, s["seeds"] or []))}',
           f'- Step budget per run: {_budgets(s["num_steps"])} environment '
           f'steps; {s["eval_points"]} periodic evaluations of '
-          f'{s["periodic_eval_episodes"]} greedy episodes (the learning '
-          'curves)',
-          f'- Final evaluation (the score): {s["eval_episodes"]} greedy '
-          'episodes',
+          f'{s["periodic_eval_episodes"]} {_protocol(s)} episodes (the '
+          'learning curves)',
+          f'- Final evaluation (the score): {s["eval_episodes"]} '
+          f'{_protocol(s)} episodes, from each seed\'s own evaluation '
+          'stream (never its training episodes)',
           '- Presets: ' + (', '.join(s.get('presets') or []) or
                            'each pair\'s default preset'),
           f'- Overrides for every agent (`--config.<key>`): '
@@ -244,8 +253,9 @@ def _appendices(report: Mapping[str, Any]) -> List[str]:
     out += ['No finished run recorded its settings.', '']
   table = report_tables.per_seed(report)
   out += ['## Appendix B. Per-seed results', '',
-          '*Score*: the run\'s final greedy evaluation, in the environment\'s '
-          'own units; *Normalised*: the same on the 0-1 scale of section 5. '
+          '*Score*: the run\'s final evaluation (protocol: see Settings), '
+          'in the environment\'s own units; *Normalised*: the same on the '
+          '0-1 scale of section 5. '
           '*Wall time of its program*: seeds trained together in one compiled '
           'program all show that program\'s time (it is not additional '
           'time per seed). A run that is not *finished* has no numbers; '

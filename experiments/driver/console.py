@@ -63,7 +63,8 @@ def describe_start(config: config_lib.ExperimentConfig, workdir: str,
   if config.env_kwargs:
     lines.append(f'environment settings: {_values(config.env_kwargs)}')
   lines.append(
-      f'evaluation: {config.eval_episodes} greedy episodes at the end'
+      f'evaluation: {config.eval_episodes} '
+      f'{config.eval_policy.replace("_", "-")} episodes at the end'
       + (f'; export checked on {config.export_check_episodes} games in '
          f'TFLite' if config.export_tflite else '; no export'))
   lines.extend(f'WARNING: {w}' for w in budget_checks.warnings(config))
@@ -90,7 +91,15 @@ def _score(result: Mapping[str, Any]) -> str:
   reference = env_registry.reference_score(env)
   label = reference.label if reference else 'return'
   value = result[f'eval_{metric}']
-  return f'{label} {value:.2f} over {result["eval_episodes"]} greedy episodes'
+  protocol = result.get('eval_protocol', {}).get('policy', 'greedy')
+  protocol = protocol.replace('_', '-') + (
+      f' (ε {result["eval_protocol"]["epsilon"]:g})'
+      if 'epsilon' in result.get('eval_protocol', {}) else '')
+  identical = (' (all identical: a deterministic game and policy; more '
+               'episodes add nothing)'
+               if result.get('eval_identical_episodes') else '')
+  return (f'{label} {value:.2f} over {result["eval_episodes"]} {protocol} '
+          f'episodes{identical}')
 
 
 def _model(result: Mapping[str, Any]) -> str:

@@ -68,6 +68,8 @@ class LogNames:
     """The logged name of a greedy evaluation's `greedy_key` (e.g.
     'mean_episode_length' -> 'eval/strikes'); None where it tells nothing
     on this game."""
+    if greedy_key == 'identical_episodes':  # In result.json, not a curve.
+      return None
     statistic = GREEDY.get(greedy_key)
     if statistic is None:
       return EVAL + greedy_key

@@ -75,6 +75,12 @@ def _common(built: build_lib.Built, loop: interface.TrainingLoop, seed: int,
       # Rows of eval.csv (periodic greedy evaluations), and their size.
       'evaluations': evaluations,
       'periodic_eval_episodes': built.periodic_eval_episodes,
+      # How evaluations acted; their episodes come from the seed's own
+      # evaluation stream (`loops.seeding.EVAL`), never its training one.
+      'eval_protocol': {'policy': config.eval_policy, **(
+          {'epsilon': config.eval_epsilon}
+          if config.eval_policy == 'epsilon_greedy' else {}),
+                        'episodes': 'evaluation stream'},
       'provenance': _provenance(loop, wall_seconds, sessions),
   }
 
@@ -154,6 +160,8 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
       'eval_episodes': config.eval_episodes,
       'eval_mean_return': float(final['mean_return'][i]),
       'eval_mean_episode_length': float(final['mean_episode_length'][i]),
+      # Every final episode the same: a deterministic game and policy.
+      'eval_identical_episodes': bool(final['identical_episodes'][i]),
       'tflite_path': None,
   }
   if config.export_tflite and writes:

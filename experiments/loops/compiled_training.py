@@ -54,7 +54,8 @@ class CompiledTraining:
                log_every_episodes: int = 250, log_every_steps: int = 0,
                hyperparams: Optional[Dict[str, Sequence[float]]] = None,
                lane_agent: Optional[Callable[..., agent_lib.Agent]] = None,
-               devices_per_seed: int = 1):
+               devices_per_seed: int = 1,
+               eval_protocol: evaluation.Protocol = evaluation.GREEDY):
     """Raises ValueError if `num_envs` does not divide the agent's batch,
     or `devices_per_seed` the environments or the devices there are
     (`device_mesh.check_devices_per_seed` checks the agent's own sizes).
@@ -69,6 +70,7 @@ class CompiledTraining:
     self._hyperparams = {k: np.asarray(v, np.float32)
                          for k, v in (hyperparams or {}).items()}
     self._agent = agent
+    self._eval_protocol = eval_protocol
     self._spec = environment_spec
     self._seeds = tuple(seeds)
     self._updates_per_chunk = (
@@ -290,14 +292,15 @@ class CompiledTraining:
     return self._execute(*self._plan(schedule))
 
   def evaluate(self, num_episodes: int) -> interface.PerSeed:
-    """Greedy evaluation of every seed on its own evaluation episodes."""
+    """Evaluation of every seed on its own evaluation episodes, under the
+    evaluation protocol."""
     keys = _keys([seeding.environment_seed(s, seeding.EVAL)
                   for s in self._seeds])
     if num_episodes not in self._evaluations:  # Compiled once per size.
       start = time.perf_counter()
       evaluate_one = functools.partial(
           evaluation.evaluate_core, self._loop.core, self._agent, self._spec,
-          num_episodes=num_episodes)
+          num_episodes=num_episodes, protocol=self._eval_protocol)
       self._evaluations[num_episodes] = jax.jit(
           lambda learner, keys: jax.vmap(evaluate_one)(
               jax.vmap(self._agent.actor_params)(learner), keys)).lower(

@@ -1,12 +1,22 @@
-"""Greedy evaluation of an agent's deployable policy.
+"""Evaluation of an agent's deployable policy, under an evaluation protocol.
 
 `evaluate` plays a `dm_env` from Python, one episode after another;
 `evaluate_streams` plays the same episodes of an episode stream N at a
-time, one batched greedy call per step of all N; `evaluate_core` plays a
-JAX core's episodes all at once under jit, with the same episode keys as a
+time, one batched call per step of all N; `evaluate_core` plays a JAX
+core's episodes all at once under jit, with the same episode keys as a
 `DmEnvironment` seeded alike. All three give the same figures.
+
+The protocol (`Protocol`) says how the policy acts: `greedy` (the most
+probable legal action, or the deterministic continuous one: what the
+exported model does), `sampled` (drawn from the policy's probabilities)
+or `epsilon_greedy` (a uniform legal action with probability ε, else
+greedy: the value agents' usual evaluation). Its random draws come from
+the evaluation stream's key, by episode and step, so every loop draws
+alike; each evaluation reports whether all its episodes were identical
+(a deterministic game under a greedy policy).
 """
 
+import dataclasses
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import dm_env
@@ -34,17 +44,89 @@ def greedy_actions(agent: agent_lib.Agent,
                             observations)
 
 
-# Jitted `(params, observations [N, ...]) -> actions [N]`.
-BatchedPolicy = Callable[[agent_lib.Params, Any], jax.Array]
+PROTOCOLS = ('greedy', 'sampled', 'epsilon_greedy')
+# Folded into an evaluation stream's key for the policy's own draws.
+_POLICY_DRAWS = 0x7EA1
 
 
-def make_batched_greedy_policy(agent: agent_lib.Agent,
-                               environment_spec: specs.EnvironmentSpec
-                              ) -> BatchedPolicy:
-  """Jitted greedy actions (`greedy_actions`) of a batch of observations;
-  compiled once per batch size."""
-  return jax.jit(lambda params, observations: greedy_actions(
-      agent, environment_spec, params, observations))
+@dataclasses.dataclass(frozen=True)
+class Protocol:
+  """How evaluation episodes are acted in (see the module docstring).
+
+  Attributes:
+    policy: one of `PROTOCOLS`.
+    epsilon: the exploration rate of `epsilon_greedy` (unused otherwise).
+  """
+  policy: str = 'greedy'
+  epsilon: float = 0.0
+
+  def __post_init__(self):
+    if self.policy not in PROTOCOLS:
+      raise ValueError(f'eval_policy must be one of {", ".join(PROTOCOLS)}; '
+                       f'got {self.policy!r}.')
+    if not 0.0 <= self.epsilon <= 1.0:
+      raise ValueError(f'eval_epsilon must be in [0, 1]; got '
+                       f'{self.epsilon!r}.')
+
+
+GREEDY = Protocol()
+
+
+def policy_key(stream_key: jax.Array) -> jax.Array:
+  """The key of a protocol's draws in the evaluation stream `stream_key`
+  (`PRNGKey` of the stream's seed)."""
+  return jax.random.fold_in(stream_key, _POLICY_DRAWS)
+
+
+def step_keys(key: jax.Array, episodes: jax.Array,
+              steps: jax.Array) -> jax.Array:
+  """`[N, 2]` keys of step `steps[i]` of episode `episodes[i]`."""
+  return jax.vmap(lambda e, t: jax.random.fold_in(
+      jax.random.fold_in(key, e), t))(episodes, steps)
+
+
+def protocol_actions(agent: agent_lib.Agent,
+                     environment_spec: specs.EnvironmentSpec,
+                     protocol: Protocol, params: agent_lib.Params,
+                     observations: jax.Array, keys: jax.Array) -> jax.Array:
+  """`[N]` actions of `protocol` for `[N, ...]` observations (`keys`:
+  `step_keys`; unused when greedy)."""
+  observations = jnp.asarray(observations)
+  outputs = agent.deployable_policy(params, observations)
+  chosen = greedy.greedy_play(environment_spec, outputs, observations)
+  if protocol.policy == 'greedy':
+    return chosen
+  legal = greedy.legal_mask(environment_spec, observations)
+  if protocol.policy == 'sampled':
+    logits = jnp.where(legal, jnp.log(jnp.maximum(outputs, 1e-30)), -jnp.inf)
+    return jax.vmap(jax.random.categorical)(keys, logits).astype(jnp.int32)
+  split = jax.vmap(jax.random.split)(keys)
+  uniform = jax.vmap(jax.random.categorical)(
+      split[:, 0], jnp.where(legal, 0.0, -jnp.inf)).astype(jnp.int32)
+  explore = jax.vmap(jax.random.uniform)(split[:, 1]) < protocol.epsilon
+  return jnp.where(explore, uniform, chosen)
+
+
+# Jitted `(params, observations [N, ...], draws key, episodes [N],
+# steps [N]) -> actions [N]`: the protocol's draws for step `steps[i]` of
+# episode `episodes[i]` come from the `draws` key (`policy_key`).
+BatchedPolicy = Callable[[agent_lib.Params, Any, Any, Any, Any], jax.Array]
+
+
+def make_batched_policy(agent: agent_lib.Agent,
+                        environment_spec: specs.EnvironmentSpec,
+                        protocol: Protocol = GREEDY) -> BatchedPolicy:
+  """Jitted `protocol_actions` of a batch of observations; compiled once
+  per batch size."""
+  return jax.jit(lambda params, observations, draws, episodes, steps: (
+      protocol_actions(agent, environment_spec, protocol, params,
+                       observations, step_keys(draws, episodes, steps))))
+
+
+def _identical(returns: Sequence[float], lengths: Sequence[int]) -> float:
+  """1.0 when every episode had the same return and length (of several)."""
+  return float(len(returns) > 1 and len(set(returns)) == 1 and
+               len(set(lengths)) == 1)
 
 
 class GreedyPolicy:
@@ -59,7 +141,8 @@ class GreedyPolicy:
                params: agent_lib.Params):
     self.environment_spec = environment_spec
     self.params = params
-    self._act = make_batched_greedy_policy(agent, environment_spec)
+    self._act = jax.jit(lambda params, observations: greedy_actions(
+        agent, environment_spec, params, observations))
 
   def __call__(self, observations: Any) -> np.ndarray:
     spec = self.environment_spec.observations
@@ -74,20 +157,25 @@ def evaluate_core(core: functional.FunctionalEnvironment,
                   agent: agent_lib.Agent,
                   environment_spec: specs.EnvironmentSpec,
                   params: agent_lib.Params, env_key: jax.Array,
-                  num_episodes: int) -> Dict[str, jax.Array]:
-  """Greedy episodes `fold_in(env_key, j)`, j < num_episodes, in parallel.
+                  num_episodes: int,
+                  protocol: Protocol = GREEDY) -> Dict[str, jax.Array]:
+  """Episodes `fold_in(env_key, j)`, j < num_episodes, in parallel.
 
-  Pure (jit- and vmap-able); returns the mean return and episode length.
+  Pure (jit- and vmap-able); returns the mean return and episode length,
+  and whether every episode was identical.
   """
   if num_episodes < 1:
     raise ValueError(f'num_episodes must be >= 1; got {num_episodes}.')
-  keys = jax.vmap(jax.random.fold_in, (None, 0))(
-      env_key, jnp.arange(num_episodes, dtype=jnp.int32))
+  episodes = jnp.arange(num_episodes, dtype=jnp.int32)
+  keys = jax.vmap(jax.random.fold_in, (None, 0))(env_key, episodes)
   states, first = jax.vmap(core.reset)(keys)
+  draws = policy_key(env_key)
 
   def body(carry):
     t, states, observations, done, returns, lengths = carry
-    actions = greedy_actions(agent, environment_spec, params, observations)
+    actions = protocol_actions(
+        agent, environment_spec, protocol, params, observations,
+        step_keys(draws, episodes, jnp.full_like(episodes, t)))
     new_states, timesteps = jax.vmap(core.step)(states, actions)
     live = ~done
     keep = lambda a, b: jnp.where(
@@ -103,28 +191,36 @@ def evaluate_core(core: functional.FunctionalEnvironment,
            jnp.zeros(num_episodes, jnp.int32))
   *_, returns, lengths = jax.lax.while_loop(
       lambda c: (c[0] < core.max_episode_steps) & ~jnp.all(c[3]), body, carry)
+  identical = ((num_episodes > 1) & jnp.all(returns == returns[0]) &
+               jnp.all(lengths == lengths[0]))
   return {'mean_return': returns.mean(),
-          'mean_episode_length': lengths.mean(dtype=jnp.float32)}
+          'mean_episode_length': lengths.mean(dtype=jnp.float32),
+          'identical_episodes': identical.astype(jnp.float32)}
 
 
 def evaluate(environment: dm_env.Environment, agent: agent_lib.Agent,
              params: agent_lib.Params, num_episodes: int,
-             policy: Optional[BatchedPolicy] = None) -> Dict[str, float]:
-  """Plays `num_episodes` greedy episodes; returns mean return and length.
+             policy: Optional[BatchedPolicy] = None, stream: int = 0,
+             first_episode: int = 0) -> Dict[str, float]:
+  """Plays `num_episodes` episodes (episodes `first_episode …` of evaluation
+  stream `stream`, for the protocol's draws); returns mean return, length
+  and whether all were identical.
 
-  `policy`: `make_batched_greedy_policy`'s, kept by a caller that evaluates
-  again (None compiles one for this call)."""
+  `policy`: `make_batched_policy`'s, kept by a caller that evaluates again
+  (None: greedy, compiled for this call)."""
   if num_episodes < 1:
     raise ValueError(f'num_episodes must be >= 1; got {num_episodes}.')
-  greedy = policy or make_batched_greedy_policy(
+  act = policy or make_batched_policy(
       agent, specs.make_environment_spec(environment))
+  draws = policy_key(jax.random.PRNGKey(stream))
   returns, lengths = [], []
-  for _ in range(num_episodes):
+  for episode in range(first_episode, first_episode + num_episodes):
     timestep = environment.reset()
     episode_return, length = 0.0, 0
     while not timestep.last():
-      timestep = environment.step(continuous_actions.host_action(
-          greedy(params, np.asarray(timestep.observation)[None])[0]))
+      timestep = environment.step(continuous_actions.host_action(act(
+          params, np.asarray(timestep.observation)[None], draws,
+          np.array([episode], np.int32), np.array([length], np.int32))[0]))
       episode_return += float(timestep.reward)
       length += 1
     returns.append(episode_return)
@@ -132,6 +228,7 @@ def evaluate(environment: dm_env.Environment, agent: agent_lib.Agent,
   return {
       'mean_return': float(np.mean(returns)),
       'mean_episode_length': float(np.mean(lengths)),
+      'identical_episodes': _identical(returns, lengths),
   }
 
 
@@ -152,8 +249,9 @@ def evaluate_streams(environments: Sequence[episode_streams.EpisodeStream],
   if num_episodes < 1:
     raise ValueError(f'num_episodes must be >= 1; got {num_episodes}.')
   environments = list(environments)[:num_episodes]
-  greedy = policy or make_batched_greedy_policy(
+  act = policy or make_batched_policy(
       agent, specs.make_environment_spec(environments[0]))
+  draws = policy_key(jax.random.PRNGKey(stream))
   returns: List[float] = [0.0] * num_episodes
   lengths: List[int] = [0] * num_episodes
   playing: List[int] = []  # Episode each environment plays (-1: none).
@@ -164,7 +262,10 @@ def evaluate_streams(environments: Sequence[episode_streams.EpisodeStream],
     playing.append(i)
   next_episode = len(environments)
   while any(episode >= 0 for episode in playing):
-    actions = np.asarray(greedy(params, np.stack(observations)))
+    actions = np.asarray(act(
+        params, np.stack(observations), draws,
+        np.array([first_episode + max(e, 0) for e in playing], np.int32),
+        np.array([lengths[e] if e >= 0 else 0 for e in playing], np.int32)))
     for i, environment in enumerate(environments):
       episode = playing[i]
       if episode < 0:
@@ -185,4 +286,5 @@ def evaluate_streams(environments: Sequence[episode_streams.EpisodeStream],
   return {
       'mean_return': float(np.mean(returns)),
       'mean_episode_length': float(np.mean(lengths)),
+      'identical_episodes': _identical(returns, lengths),
   }

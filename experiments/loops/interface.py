@@ -130,8 +130,9 @@ class TrainingLoop(Protocol):
     the caller before anything may stop it)."""
 
   def evaluate(self, num_episodes: int) -> PerSeed:
-    """Greedy `mean_return` and `mean_episode_length` of every seed, on
-    each seed's evaluation episodes."""
+    """`mean_return`, `mean_episode_length` and `identical_episodes` (1.0
+    when all episodes were alike) of every seed, on each seed's evaluation
+    episodes, under the run's evaluation protocol."""
 
   def max_abs_params(self) -> np.ndarray:
     """`[S]` largest |actor parameter| of each seed (NaN or inf if any

@@ -5,8 +5,7 @@ or `VectorEnvironmentLoop` (`num_envs` N > 1 side by side, one batched act
 per step); this class adds what the driver needs: the checkpoint (`state`:
 learner state, actor key, counters; `host_state`: the batcher's part-filled
 batch and the evaluation episodes played), advancing until a target, and
-greedy evaluation on the seed's own evaluation episodes (N at a time:
-`evaluation_stream`).
+evaluation on the seed's own episodes (`evaluation_stream`).
 
 Training plays one stream of episodes, `environment_seed(seed, TRAIN, 0)`
 (the compiled loop's episode keys too; with N environments, environment i
@@ -42,6 +41,7 @@ from environments import episode_streams
 from experiments.loops import actor as actor_lib
 from experiments.loops import batchers
 from experiments.loops import environment_loop
+from experiments.loops import evaluation
 from experiments.loops import evaluation_stream
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
@@ -84,14 +84,16 @@ class PythonTraining:
 
   def __init__(self, agent: agent_lib.Agent,
                make_environment: EnvironmentFactory, seed: int,
-               log_every_episodes: int = 250, num_envs: int = 1):
+               log_every_episodes: int = 250, num_envs: int = 1,
+               eval_protocol: evaluation.Protocol = evaluation.GREEDY):
     """`log_every_episodes`: `advance` returns at least at each multiple of
     it (the logging interval; 0: none). `num_envs`: environments stepped
-    side by side, with one batched act per step."""
+    side by side, one batched act per step (evaluations too)."""
     if num_envs < 1:
       raise ValueError(f'num_envs must be >= 1; got {num_envs}.')
     self._num_envs = num_envs
     self._agent = agent
+    self._eval_protocol = eval_protocol
     self._log_every_episodes = log_every_episodes
     self._make_environment = make_environment
     self._seed = seed
@@ -138,9 +140,8 @@ class PythonTraining:
     return 1
 
   def _in_episode(self) -> bool:
-    """Whether an episode (N = 1) or a step (N > 1) began and was not
-    counted (it was interrupted): then learner, batcher and environments
-    are part-way through it."""
+    """Whether an episode (N = 1) or a step (N > 1) began uncounted (it was
+    interrupted): learner, batcher and environments are part-way in it."""
     if self._num_envs > 1:
       return self._stepping
     return (self._actor is not None and
@@ -363,19 +364,18 @@ class PythonTraining:
         break
     if progress is not None:
       progress(self.counters())
-    elapsed = time.perf_counter() - start
     return [_row(returns, lengths, counters['env_steps'] - steps_before,
-                 elapsed, metrics)]
+                 time.perf_counter() - start, metrics)]
 
   def evaluate(self, num_episodes: int) -> interface.PerSeed:
     if self._evaluations is None:
       self._evaluations = evaluation_stream.EvaluationStream(
           self._agent, seeding.environment_seed(self._seed, seeding.EVAL),
           self._make_environment, self._environment_at, self._num_envs,
-          self._eval_episodes)
-    greedy = self._evaluations.play(self._params(), num_episodes)
+          self._eval_episodes, self._eval_protocol)
+    result = self._evaluations.play(self._params(), num_episodes)
     self._eval_episodes = self._evaluations.played
-    return {k: np.asarray([v]) for k, v in greedy.items()}
+    return {k: np.asarray([v]) for k, v in result.items()}
 
   def _params(self) -> agent_lib.Params:
     if self._learner is None:

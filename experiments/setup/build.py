@@ -17,11 +17,13 @@ from environments import registry as env_registry
 from environments import specs
 from experiments.loops import compiled_training
 from experiments.loops import device_mesh
+from experiments.loops import evaluation
 from experiments.loops import interface
 from experiments.loops import python_training
 from experiments.loops import seeding
 from experiments.setup import config as config_lib
 from experiments.storage import wandb_logger
+from networks import registry as network_registry
 
 
 class ExperimentError(ValueError):
@@ -79,8 +81,37 @@ def build(config: config_lib.ExperimentConfig) -> Built:
     except (ImportError, wandb_logger.WandbError) as e:
       raise ExperimentError(str(e)) from e
   spec = environment_spec(config)
+  check_eval_protocol(config, spec)
   return Built(config, spec, make_agent(config, spec),
                periodic_eval_episodes(config))
+
+
+def eval_protocol(config: config_lib.ExperimentConfig) -> evaluation.Protocol:
+  """How the run's evaluations act (`--eval_policy`, `--eval_epsilon`)."""
+  return evaluation.Protocol(config.eval_policy, config.eval_epsilon)
+
+
+def check_eval_protocol(config: config_lib.ExperimentConfig,
+                        spec: specs.EnvironmentSpec) -> None:
+  """Refuses a protocol the agent cannot act by on this environment.
+
+  Raises:
+    ExperimentError: naming --eval_policy, the agent and what works.
+  """
+  if config.eval_policy == 'greedy':
+    return
+  why = None
+  if spec.is_continuous:
+    why = (f'{config.env} has continuous actions, whose exported policy is '
+           f'deterministic')
+  elif (config.eval_policy == 'sampled' and
+        agent_registry.get(config.agent).network_kind ==
+        network_registry.Q_VALUES):
+    why = (f'{agent_registry.title(config.agent)} acts by its Q-values, '
+           f'with no probabilities to sample (use epsilon_greedy)')
+  if why:
+    raise ExperimentError(f'--eval_policy={config.eval_policy}: {why}. '
+                          f'greedy works for every agent.')
 
 
 def periodic_eval_episodes(config: config_lib.ExperimentConfig) -> int:
@@ -230,7 +261,8 @@ def make_loop(built: Built) -> interface.TrainingLoop:
     return python_training.PythonTraining(built.agent, built.environment,
                                           config.seed,
                                           config.log_every_episodes,
-                                          num_envs=config.num_envs or 1)
+                                          num_envs=config.num_envs or 1,
+                                          eval_protocol=eval_protocol(config))
   core = env_registry.make_functional(config.env, **config.env_kwargs)
 
   def lane_agent(values):
@@ -254,7 +286,8 @@ def make_loop(built: Built) -> interface.TrainingLoop:
         config.updates_per_chunk, config.log_every_episodes,
         config.log_every_steps,
         _lane_values(config), lane_agent if config.trials else None,
-        devices_per_seed=config.devices_per_seed)
+        devices_per_seed=config.devices_per_seed,
+        eval_protocol=eval_protocol(config))
   except ValueError as e:
     raise ExperimentError(f'--num_envs: {e}') from e
 

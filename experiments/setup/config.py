@@ -5,6 +5,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments.loops import evaluation
 from experiments.setup import user_modules
 
 # Changing these makes a different experiment; the rest (budget, logging,
@@ -70,6 +71,13 @@ class ExperimentConfig:
       as many as keep all the periodic evaluations within about a tenth of
       the training budget (`setup.build.periodic_eval_episodes`), between
       1 and 100.
+    eval_policy: how evaluations act (`loops.evaluation.PROTOCOLS`):
+      greedy (what the exported model does), sampled (from the policy's
+      probabilities; policy agents on discrete actions) or epsilon_greedy
+      (discrete actions). Episodes come from the seed's own evaluation
+      stream, never its training one.
+    eval_epsilon: epsilon_greedy's exploration rate; 0.05 by default, the
+      evaluation ε of DQN on Atari (Mnih et al., 2015).
     log_every_episodes: scalars go to the loggers every this many episodes
       (0: not by episodes).
     log_every_steps: ... every this many environment steps (0: not by
@@ -133,6 +141,8 @@ class ExperimentConfig:
   eval_every_episodes: Optional[int] = None
   eval_every_steps: Optional[int] = None
   periodic_eval_episodes: Optional[int] = None
+  eval_policy: str = 'greedy'
+  eval_epsilon: float = 0.05
   log_every_episodes: Optional[int] = None
   log_every_steps: Optional[int] = None
   checkpoint_every_updates: Optional[int] = None
@@ -207,6 +217,7 @@ class ExperimentConfig:
     if self.hidden_sizes is not None:
       object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
     self._check_loop()
+    evaluation.Protocol(self.eval_policy, self.eval_epsilon)  # Checks them.
     if not 0 <= self.seed <= MAX_SEED - (self.num_seeds - 1):
       raise ValueError(
           f'seed must be between 0 and 2^63 - 1 (an int64 PRNG seed), the '

@@ -14,6 +14,7 @@ neither budget is given, its budget.
 """
 
 import dataclasses
+import inspect
 import math
 from typing import Any, Mapping, Optional, Sequence, Tuple
 
@@ -58,6 +59,8 @@ class TrainSettings:
   eval_every_episodes: Optional[int] = None
   periodic_eval_episodes: Optional[int] = (
       config_lib.ExperimentConfig.periodic_eval_episodes)
+  eval_policy: str = config_lib.ExperimentConfig.eval_policy
+  eval_epsilon: float = config_lib.ExperimentConfig.eval_epsilon
   export_tflite: bool = True
   export_check_episodes: Optional[int] = None
   log_every_steps: Optional[int] = None
@@ -71,6 +74,18 @@ class TrainSettings:
   num_seeds: int = 1
   devices_per_seed: int = 1
   updates_per_chunk: Optional[int] = None
+
+
+def with_settings(signature: inspect.Signature) -> inspect.Signature:
+  """`signature` (of a function taking `**settings`) with every setting as a
+  keyword of its own, with its default: what `help()` and notebooks show."""
+  return signature.replace(parameters=[
+      p for p in signature.parameters.values()
+      if p.kind is not p.VAR_KEYWORD] + [
+          inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
+                            default=(f.default_factory() if f.default_factory
+                                     is not dataclasses.MISSING else f.default))
+          for f in dataclasses.fields(TrainSettings)])
 
 
 def names() -> Tuple[str, ...]:
@@ -180,6 +195,8 @@ def _config(settings: TrainSettings, agent_config: Any,
       export_check_episodes=settings.export_check_episodes,
       **{key: getattr(settings, key)
          for key in config_lib.INTERVAL_KEYS + ('periodic_eval_episodes',)},
+      eval_policy=settings.eval_policy,
+      eval_epsilon=settings.eval_epsilon,
       export_tflite=settings.export_tflite,
       loop=settings.loop,
       num_envs=settings.num_envs or preset_envs,

@@ -82,6 +82,7 @@ def rank(workdir: str, reps: int = statistics.DEFAULT_REPS
           'metric': metric, 'lower_is_better': lower,
           'num_steps': saved['num_steps'], 'command': saved.get('command'),
           'preset': saved.get('preset'), 'base': saved.get('base', {}),
+          'eval_policy': saved.get('eval_policy', 'greedy'),
           'configurations': rows,
           'held_out': best and _held_out(workdir, best['configuration'],
                                          metric, reps),
@@ -205,7 +206,8 @@ def render(ranking: Dict[str, Any]) -> str:
   out = [f'# Sweep: {ranking["agent"]} on {ranking["env"]}', '',
          '```', ranking.get('command') or '', '```', '',
          f'{len(rows)} configurations, {ranking["num_steps"]:,} environment '
-         f'steps per run; score: final greedy {ranking["metric"]} '
+         f'steps per run; score: final {ranking.get("eval_policy", "greedy")} '
+         f'{ranking["metric"]} '
          f'({better} is better), mean over seeds with its 95% '
          f'stratified-bootstrap interval (rliable; it cannot be wider than '
          f'the range of the seeds, and with 3 or fewer it is exactly that '

@@ -56,6 +56,7 @@ class Sweep:
     eval_points: periodic greedy evaluations per run (learning curves).
     eval_episodes: greedy episodes of the final evaluation (the score).
     periodic_eval_episodes: greedy episodes of each periodic evaluation.
+    eval_policy, eval_epsilon: how evaluations act (`--eval_policy`).
     network, hidden_sizes, num_envs: from the preset (None: defaults).
     checkpoint_every_seconds: each program's checkpoint interval.
     wandb_project: also log every run to this Weights & Biases project.
@@ -70,6 +71,8 @@ class Sweep:
   eval_points: int = 10
   eval_episodes: int = 200
   periodic_eval_episodes: int = 100
+  eval_policy: str = 'greedy'
+  eval_epsilon: float = 0.05
   network: Optional[str] = None
   hidden_sizes: Optional[Tuple[int, ...]] = None
   num_envs: Optional[int] = None
@@ -127,6 +130,7 @@ def _config(sweep: Sweep, values: Mapping[str, Any],
       eval_episodes=sweep.eval_episodes, eval_every_episodes=0,
       eval_every_steps=max(1, sweep.num_steps // sweep.eval_points),
       periodic_eval_episodes=sweep.periodic_eval_episodes,
+      eval_policy=sweep.eval_policy, eval_epsilon=sweep.eval_epsilon,
       checkpoint_every_seconds=sweep.checkpoint_every_seconds,
       export_tflite=False, num_seeds=num_seeds if compiled else 1,
       trials=tuple(trials), wandb_project=sweep.wandb_project)
@@ -261,7 +265,8 @@ def prepare_workdir(sweep: Sweep, lanes: Sequence[Lane], workdir: str,
   """Writes `sweep.json`, or refuses a workdir of another sweep."""
   path = os.path.join(workdir, FILENAME)
   if os.path.exists(path):
-    saved = {'env_kwargs': {}, **load(workdir)}  # Older sweeps had none.
+    saved = {'env_kwargs': {}, 'eval_policy': 'greedy', 'eval_epsilon': 0.05,
+             **load(workdir)}  # Older sweeps had none of these.
     mismatch = {k: (saved.get(k), v) for k, v in sweep.to_dict().items()
                 if saved.get(k) != v}
     if mismatch:

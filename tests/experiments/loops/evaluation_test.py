@@ -35,11 +35,13 @@ class EvaluationTest(absltest.TestCase):
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
     params = jax.tree.map(np.zeros_like, params)
     params['logits']['b'] = np.arange(64, dtype=np.float32)  # Prefers 63.
-    greedy = evaluation.make_batched_greedy_policy(
+    greedy = evaluation.make_batched_policy(
         agent, specs.make_environment_spec(env))
     boards = np.zeros((2, 8, 8), np.float32)
     boards[1, 7, 7] = -1.0
-    self.assertEqual(list(np.asarray(greedy(params, boards))), [63, 62])
+    self.assertEqual(list(np.asarray(greedy(
+        params, boards, jax.random.PRNGKey(0), np.zeros(2, np.int32),
+        np.zeros(2, np.int32)))), [63, 62])
 
   def test_compiled_evaluation_plays_the_same_games(self):
     env = plane_strike.make_environment(seed=4)
@@ -66,6 +68,51 @@ class EvaluationTest(absltest.TestCase):
                                       first_episode=3, num_episodes=12)
     self.assertEqual(got, expected)
     self.assertNotIn(expected['mean_return'], (-1.0, 1.0))  # Mixed games.
+
+  def test_protocols_draw_alike_in_every_loop(self):
+    env = plane_strike.make_environment(seed=4)
+    agent = self._agent(env)
+    spec = specs.make_environment_spec(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    greedy = evaluation.evaluate(env, agent, params, num_episodes=8,
+                                 stream=4)
+    for protocol in (evaluation.Protocol('sampled'),
+                     evaluation.Protocol('epsilon_greedy', 0.5)):
+      with self.subTest(protocol.policy):
+        policy = evaluation.make_batched_policy(agent, spec, protocol)
+        one_by_one = evaluation.evaluate(plane_strike.make_environment(
+            seed=4), agent, params, 8, policy, stream=4)
+        compiled = jax.jit(lambda p, k, protocol=protocol: (
+            evaluation.evaluate_core(plane_strike.PlaneStrike(), agent, spec,
+                                     p, k, 8, protocol)))(
+                                         params, jax.random.PRNGKey(4))
+        self.assertAlmostEqual(float(compiled['mean_episode_length']),
+                               one_by_one['mean_episode_length'], places=5)
+        # An untrained policy's draws play other games than its argmax.
+        self.assertNotEqual(one_by_one['mean_episode_length'],
+                            greedy['mean_episode_length'])
+    no_exploration = evaluation.make_batched_policy(
+        agent, spec, evaluation.Protocol('epsilon_greedy', 0.0))
+    self.assertEqual(evaluation.evaluate(
+        plane_strike.make_environment(seed=4), agent, params, 8,
+        no_exploration, stream=4), greedy)
+
+  def test_identical_episodes_are_reported(self):
+    env = plane_strike.make_environment(seed=4)
+    agent = self._agent(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    self.assertEqual(evaluation.evaluate(
+        env, agent, params, num_episodes=3)['identical_episodes'], 0.0)
+    self.assertEqual(evaluation._identical([2.0, 2.0], [5, 5]), 1.0)  # pylint: disable=protected-access
+    self.assertEqual(evaluation._identical([2.0], [5]), 0.0)  # pylint: disable=protected-access
+    self.assertEqual(evaluation._identical([2.0, 2.0], [5, 6]), 0.0)  # pylint: disable=protected-access
+
+  def test_unknown_protocol_names_the_valid_ones(self):
+    with self.assertRaisesRegex(ValueError, 'eval_policy must be one of '
+                                'greedy, sampled, epsilon_greedy'):
+      evaluation.Protocol('softmax')
+    with self.assertRaisesRegex(ValueError, r'eval_epsilon must be in \[0, 1\]'):
+      evaluation.Protocol('epsilon_greedy', 1.5)
 
   def test_bad_episode_count(self):
     env = plane_strike.make_environment()

@@ -75,7 +75,8 @@ class TrainingLoopTest(parameterized.TestCase):
     chex.assert_trees_all_close(fresh.actor_params(0),
                                 trained.actor_params(0))
     greedy = fresh.evaluate(10)
-    self.assertEqual(set(greedy), {'mean_return', 'mean_episode_length'})
+    self.assertEqual(set(greedy), {'mean_return', 'mean_episode_length',
+                                   'identical_episodes'})
     self.assertEqual(greedy['mean_episode_length'].shape, (1,))
 
   @pytest.mark.slow
