@@ -261,7 +261,8 @@ class CSVLogger:
       self._widen(new, row)
     else:
       line = _csv_line([row.get(name, '') for name in self._fieldnames])
-      with open(self._path, 'ab') as f:
+      with atomic_files.naming_write_errors(self._path), open(
+          self._path, 'ab') as f:
         f.write(line.encode())  # One whole line, in one call.
         f.flush()
     self._num_rows += 1
@@ -339,7 +340,8 @@ class TensorBoardLogger:
     for attempt in itertools.count():
       self._path = base if not attempt else f'{base}.{attempt}'
       try:
-        with open(self._path, 'xb') as f:
+        with atomic_files.naming_write_errors(self._path), open(
+            self._path, 'xb') as f:
           f.write(b''.join(_record(event) for event in events))
         break
       except FileExistsError:
@@ -356,7 +358,8 @@ class TensorBoardLogger:
         for name, value in values.items()])
     event = event_pb2.Event(wall_time=time.time(), step=int(step),
                             summary=summary)
-    with open(self._path, 'ab') as f:
+    with atomic_files.naming_write_errors(self._path), open(
+        self._path, 'ab') as f:
       f.write(_record(event))
       f.flush()
 
