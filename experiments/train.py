@@ -289,14 +289,14 @@ def main(argv):
   except api.UsageError as e:
     raise app.UsageError(str(e)) from e
   except stop_signals.Interrupted as e:
-    print(e, file=sys.stderr)
-    sys.exit(e.exit_code)
+    _exit_interrupted(str(e), e.exit_code)
   except KeyboardInterrupt:  # Outside training (start-up, evaluation,
     # export), or a second Ctrl-C: checkpoints already written are kept.
-    sys.exit(f'Interrupted. Checkpoints written so far in {workdir} are '
-             f'kept: run the same command again to resume (a run whose '
-             f'training finished is then evaluated and exported, not '
-             f'trained again).')
+    _exit_interrupted(
+        f'Interrupted. Checkpoints written so far in {workdir} are '
+        f'kept: run the same command again to resume (a run whose '
+        f'training finished is then evaluated and exported, not '
+        f'trained again).', 128 + signal.SIGINT)
   except api.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
   except OSError as e:  # E.g. a full disk: every file is written atomically.
@@ -304,6 +304,22 @@ def main(argv):
              f'(e.g. free disk space) and rerun the same command to resume.')
   if jax.process_index() == 0:
     _report(result, workdir)
+
+
+def _exit_interrupted(message: str, code: int) -> None:
+  """Says how the run stopped and exits with `code` (130 for Ctrl-C, 143
+  for SIGTERM) at once: every file of the run is closed, and what
+  libraries may still run in threads (a compilation, a TensorFlow import)
+  is not waited for. Ctrl-C meanwhile exits too, without a traceback. A
+  multi-host run exits normally, to shut jax.distributed down with the
+  other processes."""
+  # pylint: disable=protected-access
+  signal.signal(signal.SIGINT, lambda *_: os._exit(128 + signal.SIGINT))
+  print(message, file=sys.stderr, flush=True)
+  sys.stdout.flush()
+  if jax.process_count() == 1:
+    os._exit(code)
+  sys.exit(code)
 
 
 def _report(result: dict, workdir: str) -> None:

@@ -195,10 +195,13 @@ def _compile(loop: interface.TrainingLoop, will_export: bool) -> float:
   that neither training nor the export waits for it."""
   if not will_export:
     return loop.compile()
-  with futures.ThreadPoolExecutor(1) as pool:
+  pool = futures.ThreadPoolExecutor(1)
+  try:
     compiled = pool.submit(loop.compile)
     tflite.import_converter()
     return compiled.result()
+  finally:  # A Ctrl-C meanwhile stops at once: no wait for the compiler.
+    pool.shutdown(wait=False)
 
 
 def _agreed(flag: bool) -> bool:

@@ -6,7 +6,11 @@ the driver stops where the training state is consistent (between episodes
 or host calls), saves a checkpoint and exits with `128 + signal` (130 for
 Ctrl-C, 143 for SIGTERM). A second Ctrl-C stops at once (KeyboardInterrupt):
 the driver then saves only a state that matches its logs and passed the
-divergence guard, else keeps the newest checkpoint already written.
+divergence guard, else keeps the newest checkpoint already written, and the
+command exits with 130 too. While a checkpoint is being written, Ctrl-C
+waits until it is on disk (`storage.checkpointing`; a KeyboardInterrupt
+inside Orbax could hang its threads), and Ctrl-C again there ends the
+process at once, the checkpoints written before intact.
 """
 
 import os

@@ -5,6 +5,7 @@ resumes to the result of an uninterrupted run."""
 import os
 import random
 import signal
+import threading
 import time
 
 import pytest
@@ -115,3 +116,43 @@ def test_chaos_kill_9_at_random_moments_then_resume(cli, tmp_path,
   assert done.returncode == 0, done.stderr
   result = cli.strict_json(os.path.join(workdir, 'result.json'))
   assert cli.metrics(result) == cli.metrics(compiled_reference)
+
+
+def test_ctrl_c_again_exits_130_at_once_and_the_run_resumes(cli, tmp_path):
+  """Ctrl-C, then (once the run says it is stopping) Ctrl-C again and again:
+  it lands in training, in the stop's checkpoint (held until written) or
+  while exiting; every way, exit status 130 within seconds, no traceback,
+  and a workdir the same command resumes and finishes."""
+  flags = ('--env=catch', '--agent=ppo', '--num_steps=300000',
+           '--eval_episodes=20', '--export_tflite=false', '--progress=false',
+           '--checkpoint_every_seconds=1')
+  workdir = str(tmp_path / 'run')
+  process = cli.start('train', *flags, f'--workdir={workdir}')
+  lines = []
+  reader = threading.Thread(target=lambda: lines.extend(process.stderr))
+  reader.start()
+  cli.wait_for(lambda: process.poll() is not None or
+               cli.checkpoint_steps(workdir), what='a checkpoint')
+  assert process.poll() is None, ''.join(lines)
+  process.send_signal(signal.SIGINT)
+  cli.wait_for(lambda: process.poll() is not None or
+               any('SIGINT received' in line for line in lines),
+               what='the first Ctrl-C to be taken')
+  start = time.monotonic()
+  while process.poll() is None and time.monotonic() - start < 60:
+    process.send_signal(signal.SIGINT)
+    time.sleep(0.02)
+  process.wait(timeout=60)
+  reader.join(timeout=60)
+  stderr = ''.join(lines)
+  assert process.returncode == 130, stderr
+  assert time.monotonic() - start < 15, stderr
+  assert 'Traceback' not in stderr and 'E1' not in stderr, stderr
+  assert lines[-1].startswith(('Interrupted.', 'Stopped by SIGINT',
+                               'Ctrl-C again')), stderr
+  assert cli.checkpoint_steps(workdir), 'a checkpoint to resume from'
+  done = cli.run('train', *flags, f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  assert 'resuming at environment step' in done.stderr
+  assert cli.strict_json(os.path.join(workdir, 'result.json'))[
+      'status'] == 'finished'
