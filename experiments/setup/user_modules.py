@@ -10,8 +10,10 @@ any directory.
 """
 
 import importlib
+import importlib.util
 import os
 import sys
+import traceback
 from typing import Sequence, Tuple
 
 
@@ -63,15 +65,59 @@ def _import_file(entry: str) -> None:
         f'its package folder) so that its name is its own.')
 
 
+def _where(error: BaseException, name: str) -> str:
+  """Where in the user's code `error` was raised: the file and line of a
+  SyntaxError, else the innermost frame in module `name`'s file (or the
+  innermost of all)."""
+  if isinstance(error, SyntaxError):
+    return f'{error.filename}, line {error.lineno}'
+  frames = traceback.extract_tb(error.__traceback__)
+  module = sys.modules.get(name)
+  path = getattr(module, '__file__', None) or (
+      importlib.util.find_spec(name).origin if _has_spec(name) else None)
+  own = [f for f in frames if path and os.path.abspath(f.filename) ==
+         os.path.abspath(path)]
+  frame = (own or frames or [None])[-1]
+  return 'unknown place' if frame is None else (
+      f'{frame.filename}, line {frame.lineno}')
+
+
+def _kind(entry: str) -> str:
+  return 'file' if is_file_path(entry) else 'module'
+
+
+def _has_spec(name: str) -> bool:
+  try:
+    return importlib.util.find_spec(name) is not None
+  except (ImportError, ValueError):
+    return False
+
+
 def _import_module(name: str, entry: str) -> None:
   try:
     importlib.import_module(name)
   except ImportError as e:
+    if e.name is not None and not (name == e.name or
+                                   name.startswith(f'{e.name}.')):
+      # The module exists; something it imports does not.
+      raise ValueError(
+          f'--imports: {_kind(entry)} {entry!r} failed to import: '
+          f'{type(e).__name__}: {e} (at {_where(e, name)}). Install what '
+          f'it imports, or fix the import.') from e
     raise ValueError(
         f'--imports: cannot import module {entry!r} ({e}). Name a module '
         f'on the Python path (run from the directory that holds it, or '
         f'add it to PYTHONPATH), e.g. examples.custom_environment, or the '
         f'module\'s file, e.g. path/to/my_module.py.') from e
+  except Exception as e:  # pylint: disable=broad-except
+    # The user's code raised (or does not parse): say where, in a line.
+    message = (e.msg if isinstance(e, SyntaxError) else str(e)).strip()
+    message = ' '.join(message.split())
+    raise ValueError(
+        f'--imports: {_kind(entry)} {entry!r} raised {type(e).__name__} while '
+        f'being imported: {message or "(no message)"} (at '
+        f'{_where(e, name)}). Fix the module, or leave it out of '
+        f'--imports.') from e
 
 
 def import_modules(entries: Sequence[str]) -> None:
