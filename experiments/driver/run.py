@@ -30,6 +30,7 @@ from experiments.loops import interface
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
+from experiments.setup import observation_check
 from experiments.setup import provenance
 from experiments.setup import user_modules
 from experiments.storage import checkpointing
@@ -176,6 +177,7 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
   library_logs.quiet()  # Also in workers (Ray) that start without flags.
   user_modules.import_modules(config.imports)  # E.g. in a Ray worker.
   built = build_lib.build(config)  # Refuses impossible runs before writes.
+  observation_check.check(config, built.environment_spec)
   loop = build_lib.make_loop(built)
   writes = jax.process_index() == 0  # One process writes logs and results.
   lock = workdir_lock.WorkdirLock(workdir) if writes else None
