@@ -220,6 +220,11 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
          announce: bool) -> Dict[str, Any]:
   config = built.config
   workdir_lib.check(config, workdir)
+  if writes:  # The lock holder: no other process writes here.
+    litter = workdir_lib.remove_litter(config, workdir)
+    if litter:
+      print(f'Removed what a killed process left unfinished in {workdir}: '
+            f'{", ".join(litter)}.', file=sys.stderr)
   finished = None if reevaluate else results.saved(config, workdir)
   if finished is not None and stopping_points.done(config, {
       key: np.asarray([r[key] for r in finished])

@@ -1,5 +1,6 @@
 """Tests for experiments/driver/workdir.py."""
 
+import dataclasses
 import json
 import os
 
@@ -83,6 +84,56 @@ class WorkdirTest(absltest.TestCase):
                      'planestrike.tflite')
     self.assertEqual(workdir_lib.export_filename('gym:CartPole-v1'),
                      'gymcartpolev1.tflite')
+
+  def test_restated_defaults_are_no_difference(self):
+    saved = config_lib.ExperimentConfig(env='catch', agent='ppo',
+                                        num_steps=100).to_dict()
+    restated = config_lib.ExperimentConfig(
+        env='catch', agent='ppo', num_steps=200, num_envs=4,
+        network='mlp_actor_critic', env_kwargs={'rows': 10})
+    self.assertEqual(workdir_lib.differences(saved, restated), [])
+    python = config_lib.ExperimentConfig(env='catch', loop='python',
+                                         num_envs=1)
+    self.assertEqual(workdir_lib.differences(
+        config_lib.ExperimentConfig(env='catch', loop='python').to_dict(),
+        python), [])
+
+  def test_differences_name_each_setting(self):
+    saved = config_lib.ExperimentConfig(env='catch', agent='ppo').to_dict()
+    other = config_lib.ExperimentConfig(
+        env='catch', agent='ppo', num_envs=2, env_kwargs={'rows': 12},
+        agent_config=dataclasses.replace(
+            config_lib.ExperimentConfig(agent='ppo').agent_config,
+            learning_rate=0.003))
+    self.assertEqual(workdir_lib.differences(saved, other), [
+        'env_kwargs.rows (--env_config.rows): saved 10, now 12',
+        'agent_config.learning_rate (--config.learning_rate): saved '
+        '0.00025, now 0.003',
+        'num_envs: saved None (= 4), now 2'])
+
+  def test_litter_of_a_killed_process_is_removed_and_nothing_else(self):
+    workdir = self.create_tempdir().full_path
+    checkpoints = os.path.join(workdir, 'checkpoints')
+    litter = [os.path.join(checkpoints, '20480.orbax-checkpoint-tmp'),
+              os.path.join(checkpoints, '4.orbax-checkpoint-tmp-1700000000'),
+              os.path.join(workdir, '.unverified-999999999-catch.tflite')]
+    kept = [os.path.join(checkpoints, '20480'),
+            os.path.join(checkpoints, 'my.orbax-checkpoint-tmp'),
+            os.path.join(workdir, '.unverified-999999999-catch.txt'),
+            os.path.join(workdir, f'.unverified-{os.getppid()}-x.tflite'),
+            os.path.join(workdir, 'catch.tflite')]
+    for path in litter[:2] + kept[:2]:
+      os.makedirs(path)
+    for path in litter[2:] + kept[2:]:
+      with open(path, 'w') as f:
+        f.write('x')
+    config = config_lib.ExperimentConfig(env='catch')
+    self.assertEqual(workdir_lib.remove_litter(config, workdir), [
+        'checkpoints/20480.orbax-checkpoint-tmp',
+        'checkpoints/4.orbax-checkpoint-tmp-1700000000',
+        '.unverified-999999999-catch.tflite'])
+    self.assertFalse([p for p in litter if os.path.exists(p)])
+    self.assertTrue(all(os.path.exists(p) for p in kept))  # A live pid too.
 
 
 if __name__ == '__main__':

@@ -77,12 +77,51 @@ def test_damaged_newest_checkpoint_falls_back_to_the_previous(
         f.truncate(os.path.getsize(f.name) // 2)
   done = cli.run('train', *cli.FAST, *_STEPS, f'--workdir={workdir}')
   assert done.returncode == 0, done.stderr
-  assert f'Checkpoint {newest} in' in done.stderr
-  assert f'resumes from checkpoint {older}' in done.stderr
+  # One warning line, naming the checkpoint and why; no library output.
+  (warning,) = [line for line in done.stderr.splitlines()
+                if 'is damaged' in line or 'Traceback' in line or
+                line.startswith(('E1', 'ERROR'))]
+  assert f'Checkpoint {newest} in {workdir}/checkpoints is damaged (' in (
+      warning), warning
+  assert f'resumes from checkpoint {older}' in warning
+  assert 'restore_error.txt' in warning
   expected = cli.strict_json(os.path.join(finished, 'result.json'))
   result = cli.strict_json(os.path.join(workdir, 'result.json'))
   assert cli.metrics(result) == cli.metrics(expected)  # Bit for bit.
   assert os.listdir(os.path.join(workdir, 'damaged_checkpoints'))
+
+
+def test_a_restated_default_resumes(cli, finished, tmp_path):
+  """`finished` ran without --num_envs (None in config.json); PPO's default
+  is its batch of 4 sequences, so --num_envs=4 is the same run."""
+  assert cli.strict_json(os.path.join(finished, 'config.json'))[
+      'num_envs'] is None
+  workdir = _copy(finished, tmp_path)
+  done = cli.run('train', *cli.FAST, '--num_steps=32000',
+                 '--checkpoint_every_updates=32', '--num_envs=4',
+                 '--env_config.rows=10', f'--workdir={workdir}')
+  assert done.returncode == 0, done.stderr
+  assert 'resuming at environment step 30,208' in ' '.join(
+      done.stderr.split())  # The settings are wrapped at 79 columns.
+  result = cli.strict_json(os.path.join(workdir, 'result.json'))
+  assert result['env_steps'] > 30208 and result['num_envs'] == 4
+
+
+def test_other_settings_are_refused_naming_only_the_differing_keys(
+    cli, finished, tmp_path):
+  workdir = _copy(finished, tmp_path)
+  done = cli.run('train', *cli.FAST, *_STEPS, '--config.learning_rate=0.003',
+                 '--num_envs=2', f'--workdir={workdir}')
+  assert done.returncode == 1
+  (line,) = done.stderr.strip().splitlines()
+  assert line == (
+      f"FATAL --workdir '{workdir}' holds a different experiment: "
+      f"agent_config.learning_rate (--config.learning_rate): saved 0.00025, "
+      f"now 0.003; num_envs: saved None (= 4), now 2. To resume it, rerun "
+      f"with the settings it was started with ({workdir}/config.json); to "
+      f"train these, use a new --workdir. (--helpshort lists the flags)"), (
+          line)
+  assert 'clip_epsilon' not in line  # Not the whole config.
 
 
 def test_no_restorable_checkpoint_names_the_directory(cli, finished,
