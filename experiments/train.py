@@ -325,9 +325,13 @@ def _exit_interrupted(message: str, code: int) -> None:
 def _report(result: dict, workdir: str) -> None:
   """The end of a run in words: one line for one seed; each seed's score
   and their mean with a 95% interval for several (also written to
-  <workdir>/seeds_summary.json)."""
+  <workdir>/seeds_summary.json); then a WARNING line (stderr) for each
+  warning of a result (learning that collapsed: `driver.collapse`)."""
+  warnings = console.warning_lines(result)  # The last lines (stderr).
   if 'seeds' not in result:
-    print(console.summary_line(result))
+    print(console.summary_line(result), flush=True)
+    if warnings:
+      print(warnings, file=sys.stderr)
     return
   seeds = result['seeds']
   finished = [r for r in seeds if r.get('status') == 'finished']
@@ -345,7 +349,9 @@ def _report(result: dict, workdir: str) -> None:
                     f'over seeds (rliable)'})
   print(f'{len(finished)} of {len(seeds)} seeds finished '
         f'({os.path.join(workdir, "seed_<n>", "result.json")}):')
-  print(console.seeds_summary(seeds, interval))
+  print(console.seeds_summary(seeds, interval), flush=True)
+  if warnings:
+    print(warnings, file=sys.stderr)
 
 
 def _define_flags() -> None:

@@ -108,9 +108,24 @@ def _model(result: Mapping[str, Any]) -> str:
     return 'no model exported'
   check = result.get('tflite', {})
   bar = (f' <= {check["tolerance"]:.0e}' if 'tolerance' in check else '')
-  return (f'model {path} (verified: max |TFLite - JAX| '
-          f'{check.get("max_abs_diff", float("nan")):.1e}{bar} on '
-          f'{check.get("observations_checked", 0):,} observations)')
+  matches = (f'max |TFLite - JAX| '
+             f'{check.get("max_abs_diff", float("nan")):.1e}{bar} on '
+             f'{check.get("observations_checked", 0):,} observations')
+  if result.get('warnings'):  # It plays as JAX does, which is not well.
+    return (f'model {path} (it matches JAX: {matches}; but it may not '
+            f'play well: see the WARNING)')
+  return f'model {path} (verified: {matches})'
+
+
+def warning_lines(result: Mapping[str, Any]) -> str:
+  """A `WARNING: …` line for each of a result's warnings (for several
+  seeds, each seed's, named); '' when there are none."""
+  results = result.get('seeds', [result])
+  lines = []
+  for r in results:
+    who = '' if len(results) == 1 else f' (seed {r.get("seed")})'
+    lines += [f'WARNING{who}: {w}.' for w in r.get('warnings', ())]
+  return '\n'.join(lines)
 
 
 def summary_line(result: Mapping[str, Any]) -> str:

@@ -1,7 +1,9 @@
 """The end of a run: final evaluation, export and `result.json`.
 
 Every `result.json` carries a `status`: `finished` (trained to its budget,
-evaluated, exported if asked, every periodic evaluation in `eval.csv`) or
+evaluated, exported if asked, every periodic evaluation in `eval.csv`; its
+`warnings` list says, in short strings with the evidence, if learning
+collapsed or never started: `collapse`) or
 `diverged` (stopped by the divergence guard; `divergence` says where, and a
 seed stopped only because another seed of its program diverged says which).
 Readers such as `experiments.compare` count a run only when it is
@@ -14,6 +16,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from environments import registry as env_registry
+from experiments.driver import collapse
 from experiments.driver import divergence as divergence_lib
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
@@ -173,6 +176,10 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
         num_games=config.export_check_episodes,
         input_name=env_registry.input_name(config.env), publish=publish)
     result['tflite_path'] = os.path.abspath(path)
+  # Learning that died with finite weights (`collapse`): said, not hidden.
+  result['warnings'] = collapse.warnings(
+      config, built.environment_spec, result,
+      workdir_lib.seed_workdir(config, workdir, i))
   return result
 
 

@@ -1,0 +1,55 @@
+"""Tests for experiments/driver/collapse.py."""
+
+import math
+
+from absl.testing import absltest
+
+from experiments.driver import collapse
+
+
+class CollapseTest(absltest.TestCase):
+
+  def test_healthy_runs_are_not_warned_about(self):
+    # What PPO on Plane Strike, REINFORCE on Catch and PPO on gymnax
+    # CartPole-v1 (their presets) end with.
+    for env, score, entropy, actions in (
+        ('plane_strike', 12.15, 0.55, 64), ('catch', 1.0, 0.15, 3),
+        ('gymnax:CartPole-v1', 500.0, 0.52, 2)):
+      self.assertEqual(collapse.check(env, {}, score, [1.0, entropy],
+                                      actions), [], env)
+
+  def test_a_confident_policy_that_beats_chance_is_fine(self):
+    self.assertEqual(collapse.check('catch', {}, 1.0, [0.0] * 8, 3), [])
+
+  def test_collapse_no_better_than_random_play_is_named_with_evidence(self):
+    (warning,) = collapse.check('plane_strike', {}, 57.75,
+                                [3.0] + [1e-8] * 6, 64)
+    self.assertStartsWith(warning, 'learning collapsed: the final '
+                          'evaluation\'s strikes per game 57.75 is no better '
+                          'than random play (57.8; +0% of the way to 11.9)')
+    self.assertIn('entropy fell to 1e-08 nats (of 4.16 at most)', warning)
+
+  def test_no_learning_without_collapse(self):
+    (warning,) = collapse.check('catch', {}, -0.6, [1.09] * 4, 3)
+    self.assertStartsWith(warning, 'no learning: ')
+
+  def test_collapsed_entropy_where_chance_is_unknown(self):
+    (warning,) = collapse.check('gym:CartPole-v1', {}, 9.0, [0.0] * 4, 2)
+    self.assertStartsWith(warning, 'learning may have collapsed: ')
+    self.assertEqual(collapse.check('gym:CartPole-v1', {}, 9.0, [0.3], 2),
+                     [])
+
+  def test_other_settings_and_continuous_actions_are_not_judged(self):
+    self.assertEqual(collapse.check('catch', {'rows': 5}, -1.0, [0.5], 3),
+                     [])
+    self.assertEqual(collapse.check('gymnax:Pendulum-v1', {}, -1300.0,
+                                    [-2.0], None)[0][:12], 'no learning:')
+
+  def test_final_entropy_is_the_last_quarter(self):
+    self.assertEqual(collapse.final_entropy([4, 4, 4, 4, 4, 4, 1, 0]), 0.5)
+    self.assertIsNone(collapse.final_entropy([]))
+    self.assertTrue(math.isclose(collapse.final_entropy([2.0]), 2.0))
+
+
+if __name__ == '__main__':
+  absltest.main()
