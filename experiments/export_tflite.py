@@ -17,7 +17,10 @@ up.
 """
 
 import json
+import os
 import sys
+import tempfile
+from typing import Optional
 
 from absl import app
 from absl import flags
@@ -38,6 +41,39 @@ FLAG_GROUPS = {
     'On-device training (--export=trainable)': (
         'train_optimizer', 'train_learning_rate', 'fine_tune_games'),
 }
+
+
+def _check_output(path: Optional[str]) -> None:
+  """Refuses an --output the model cannot be written at, before anything
+  is converted: a directory, a path under a file, or a folder where no file
+  can be made (the model is written beside its final name first).
+
+  Raises:
+    app.UsageError: naming --output, the path and what is wrong.
+  """
+  if path is None:
+    return
+  path = os.path.abspath(path)
+  if os.path.isdir(path):
+    raise app.UsageError(
+        f'--output={path} is a directory: name the .tflite file, e.g. '
+        f'{os.path.join(path, "model.tflite")}.')
+  existing = os.path.dirname(path)
+  while not os.path.exists(existing):
+    existing = os.path.dirname(existing)
+  if not os.path.isdir(existing):
+    raise app.UsageError(
+        f'--output={path}: {existing} is a file, not a folder, so nothing '
+        f'can be written under it. Name a path in a folder, e.g. '
+        f'/tmp/{os.path.basename(path)}.')
+  try:  # What the export will do there: make a file (and remove it).
+    with tempfile.TemporaryFile(dir=existing):
+      pass
+  except OSError as e:
+    raise app.UsageError(
+        f'--output={path}: no file can be written in {existing} '
+        f'({e.strerror or e}). Name a path in a folder you can write.'
+    ) from e
 
 
 def _define_flags() -> None:
@@ -72,6 +108,7 @@ def _define_flags() -> None:
 
 def main(argv):
   del argv
+  _check_output(flags.FLAGS.output)
   try:
     report = api.export(**flag_keywords.flag_keywords(api.export))
   except api.UsageError as e:
@@ -80,6 +117,9 @@ def main(argv):
     sys.exit(f'FATAL {e}')
   except ValueError as e:  # tflite.VerificationError, or a failed check.
     sys.exit(f'FATAL {e}')
+  except OSError as e:  # E.g. a full disk: a model is written atomically.
+    sys.exit(f'FATAL {e}. A model already at the output is intact; fix the '
+             f'cause (e.g. free disk space) and export again.')
   print(json.dumps(report, indent=2))
 
 

@@ -67,3 +67,18 @@ def test_a_diverged_or_running_workdir_is_not_exported(cli, tmp_path):
   assert 'not exported: Seed 0 diverged at environment step' in message[0]
   assert 'result.json' in message[0]
   assert not [n for n in os.listdir(workdir) if 'tflite' in n]
+
+
+def test_an_output_that_cannot_be_written_is_named_before_any_work(
+    cli, tmp_path):
+  a_file = tmp_path / 'a_file'
+  a_file.write_text('x')
+  for output, problem in (
+      (f'{a_file}/x.tflite', f'{a_file} is a file, not a folder'),
+      (str(tmp_path), 'is a directory: name the .tflite file')):
+    refused = cli.run('export_tflite', f'--workdir={tmp_path / "no_run"}',
+                      f'--output={output}')
+    assert refused.returncode == 1, refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(f'FATAL --output={output}'), line
+    assert problem in line, line
