@@ -69,3 +69,15 @@ def budget_markdown(warnings: Sequence[str]) -> List[str]:
                   '>', '> Give each environment at least its agents\' tuned '
                   'budget (`--num_steps=<env>:<steps>,...`; the default does '
                   'so), or shorten the schedules named.', '']
+
+
+def run_markdown(warnings: Sequence[Mapping[str, Any]],
+                 title: Callable[[str], str] = str) -> List[str]:
+  """Runs whose result.json warns that learning collapsed or never
+  started (`driver.collapse`), as a block, or nothing."""
+  if not warnings:
+    return []
+  return ['> **Some runs finished without learning: they count in the '
+          'statistics below, read them with that in mind.**', '>'] + [
+              f'> - {title(w["agent"])} on {w["env"]}, seed {w["seed"]}: '
+              f'{w["warning"]}' for w in warnings] + ['']

@@ -247,6 +247,14 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
       'settings': {k: comparison.get(k) for k in _SETTINGS},
       # What the budgets cut short (`budgets.warnings`), said up front.
       'budget_warnings': comparison.get('warnings', []),
+      # Finished runs whose learning collapsed or never started (each
+      # result.json's `warnings`): counted, and named.
+      'run_warnings': [
+          {'agent': agent, 'env': env, 'seed': seed, 'warning': warning}
+          for env, by_agent in runs.items()
+          for agent, by_seed in by_agent.items()
+          for seed, (result, _) in sorted(by_seed.items())
+          for warning in ((result or {}).get('warnings') or [])],
       'run_settings': settings_summary.with_defaults(run_settings(runs)),
       'bootstrap': {'reps': bootstrap_reps,
                     'confidence': statistics.CONFIDENCE,

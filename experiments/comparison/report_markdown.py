@@ -76,6 +76,7 @@ def _header(report: Mapping[str, Any]) -> List[str]:
   out += caveats.markdown(report.get('few_seeds', []),
                           report['bootstrap']['confidence'], _title)
   out += caveats.budget_markdown(report.get('budget_warnings', []))
+  out += caveats.run_markdown(report.get('run_warnings', []), _title)
   per_agent = s.get('agent_overrides') or {}
   out += ['```', report['command'], '```', '', '## Settings', '',
           f'- Agents: {_names(s["agents"], _title)}',

@@ -44,3 +44,15 @@ def test_warning_text():
   assert 'p (5 seeds)' in five
   one = '\n'.join(caveats.markdown([{'env': 'c', 'agent': 'p', 'seeds': 1}]))
   assert 'p (1 seed).' in one and 'With 1 seed or fewer' in one
+
+
+def test_budget_and_run_warnings_are_named_or_absent():
+  assert caveats.budget_markdown([]) == []
+  assert caveats.run_markdown([]) == []
+  budget = caveats.budget_markdown(['DQN on catch trains 100 steps, below'])
+  assert budget[0].startswith('> **Budgets cut some agents short')
+  assert '> - DQN on catch trains 100 steps, below' in budget
+  runs = caveats.run_markdown(
+      [{'agent': 'ppo', 'env': 'catch', 'seed': 2,
+        'warning': 'learning collapsed: entropy 0.0'}], str.upper)
+  assert '> - PPO on catch, seed 2: learning collapsed: entropy 0.0' in runs
