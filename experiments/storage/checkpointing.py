@@ -168,8 +168,9 @@ class _OrbaxCall:
 
   The output is written out when the block ends normally, and dropped when
   it raises or `drop_output()` was called (the caller says what failed, in
-  a line). Outside the main thread only the output is held (Python
-  delivers signals to the main thread).
+  a line). Outside the main thread nothing is held: Python delivers
+  signals to the main thread, and file descriptor 2 is the whole
+  process's, so two threads swapping it could lose it.
   """
 
   def __init__(self, what: str):
@@ -197,8 +198,9 @@ class _OrbaxCall:
     self._pending.append(frame)
 
   def __enter__(self) -> '_OrbaxCall':
-    if threading.current_thread() is threading.main_thread():
-      self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+    if threading.current_thread() is not threading.main_thread():
+      return self  # Its stderr is every thread's: not swapped from here.
+    self._previous = signal.signal(signal.SIGINT, self._on_sigint)
     try:
       sys.stderr.flush()
       self._stderr = os.dup(2)
