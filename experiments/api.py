@@ -35,6 +35,7 @@ from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report
 from experiments.comparison import statistics
 from experiments.driver import run as driver
+from experiments.driver import trained_run
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
 from experiments.export import trainable_run
@@ -354,8 +355,8 @@ def _export(workdir: str, output: Optional[str], seed: Optional[int],
             fine_tune_games: int) -> Dict[str, Any]:
   """`export`, once the workdir's lock is held."""
   with _bad_input():
-    built, seed, params = driver.load_trained(workdir, seed,
-                                              refuse_diverged=True)
+    built, seed, params = trained_run.load(workdir, seed,
+                                               refuse_diverged=True)
   config = built.config
   filename = workdir_lib.export_filename(config.env)
   if quantize or kind == 'trainable':  # Next to the float model.
@@ -388,6 +389,6 @@ def load_policy(workdir: str,
   an action, `policy(observations)` one per row."""
   library_logs.quiet()
   with _bad_input():
-    built, _, params = driver.load_trained(workdir, seed,
-                                           refuse_diverged=False)
+    built, _, params = trained_run.load(workdir, seed,
+                                            refuse_diverged=False)
   return evaluation.GreedyPolicy(built.agent, built.environment_spec, params)

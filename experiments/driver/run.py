@@ -11,7 +11,7 @@ below asks which one it is.
 from concurrent import futures
 import sys
 import time
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional
 
 import jax
 from jax.experimental import multihost_utils
@@ -102,49 +102,6 @@ def restore_actor_params(built: build_lib.Built, workdir: str,
                      f'{seed_list}.')
   loop = restored_loop(built, workdir)
   return None if loop is None else loop.actor_params(seed_list.index(seed))
-
-
-def load_trained(workdir: str, seed: Optional[int], refuse_diverged: bool
-                ) -> Tuple[build_lib.Built, int, Any]:
-  """(built run, seed, actor params) of `workdir`'s newest checkpoint, to
-  export or play it (`seed`: which seed of a several-seed run; default the
-  run's).
-
-  Raises:
-    ExperimentError: no run or no checkpoint in `workdir`, a sweep's
-      program, a seed the run lacks, or (`refuse_diverged`) a seed whose
-      training diverged; each named with what to do instead.
-  """
-  if not workdir:
-    raise build_lib.ExperimentError(
-        '--workdir is required: the training run to read.')
-  try:
-    config = workdir_lib.load_config(workdir)
-  except (FileNotFoundError, ValueError) as e:  # ExperimentError included.
-    raise build_lib.ExperimentError(f'--workdir: {e}') from e
-  if config.trials:
-    raise build_lib.ExperimentError(
-        f'--workdir {workdir!r} is a sweep\'s program (trials of several '
-        f'configurations): train the configuration to export on its own, '
-        f'e.g. with the preset file the sweep wrote (--preset=<file>).')
-  seed = config.seed if seed is None else seed
-  seeds = build_lib.seeds(config)
-  why = (results.divergence(config, workdir, seeds.index(seed))
-         if refuse_diverged and seed in seeds else None)
-  if why:
-    raise build_lib.ExperimentError(
-        f'--workdir: not exported: {why}. A diverged run is not shipped; '
-        f'train again in a new --workdir (e.g. with a lower learning '
-        f'rate).')
-  built = build_lib.build(config)
-  try:
-    params = restore_actor_params(built, workdir, seed)
-  except ValueError as e:
-    raise build_lib.ExperimentError(f'--seed: {e}') from e
-  if params is None:
-    raise build_lib.ExperimentError(
-        f'--workdir {workdir!r} has no checkpoint yet.')
-  return built, seed, params
 
 
 def run_experiment(config: config_lib.ExperimentConfig, workdir: str,

@@ -1,11 +1,6 @@
 """Tests for experiments/storage/checkpointing.py."""
 
 import os
-import signal
-import subprocess
-import sys
-import textwrap
-import time
 
 from absl.testing import absltest
 import chex
@@ -119,65 +114,6 @@ class DamagedCheckpointTest(absltest.TestCase):
       checkpointing.Checkpointer(directory).restore_latest(
           {'x': np.zeros(1000, np.float32)})
     self.assertEqual(sorted(os.listdir(directory)), ['3', '7'])  # Kept.
-
-
-# pylint: disable=protected-access
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))))
-
-
-class OrbaxCallTest(absltest.TestCase):
-  """What happens around each Orbax operation (`_OrbaxCall`)."""
-
-  def test_ctrl_c_is_held_until_the_operation_returns(self):
-    reached = []
-    with self.assertRaises(KeyboardInterrupt):
-      with checkpointing._OrbaxCall('testing'):
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.05)
-        reached.append(True)  # Not interrupted inside.
-    self.assertEqual(reached, [True])
-
-  def test_ctrl_c_again_inside_exits_at_once_with_130(self):
-    code = textwrap.dedent("""
-        import os, signal, time
-        from experiments.storage import checkpointing
-        with checkpointing._OrbaxCall('writing checkpoint 7 in /x'):
-          os.kill(os.getpid(), signal.SIGINT)
-          os.kill(os.getpid(), signal.SIGINT)
-          time.sleep(5)
-        print('not reached')
-    """)
-    done = subprocess.run([sys.executable, '-c', code], capture_output=True,
-                          text=True, check=False, timeout=120,
-                          cwd=_REPO)
-    self.assertEqual(done.returncode, 130)
-    self.assertEqual(done.stdout, '')
-    self.assertEqual(done.stderr.strip(), (
-        'Ctrl-C again while writing checkpoint 7 in /x: stopped at once. '
-        'Files written before are intact (a checkpoint being written is '
-        'dropped); run the same command again to resume.'))
-
-  def test_output_is_replayed_on_success_and_dropped_on_failure(self):
-    code = textwrap.dedent("""
-        import os
-        from experiments.storage import checkpointing
-        with checkpointing._OrbaxCall('ok'):
-          os.write(2, b'kept\\n')
-        try:
-          with checkpointing._OrbaxCall('failing'):
-            os.write(2, b'library noise\\n')
-            raise ValueError('x')
-        except ValueError:
-          pass
-        with checkpointing._OrbaxCall('failing') as call:
-          os.write(2, b'more noise\\n')
-          call.drop_output(settle=False)
-    """)
-    done = subprocess.run([sys.executable, '-c', code], capture_output=True,
-                          text=True, check=False, timeout=120,
-                          cwd=_REPO)
-    self.assertEqual((done.returncode, done.stderr), (0, 'kept\n'))
 
 
 class WriteErrorTest(absltest.TestCase):
