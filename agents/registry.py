@@ -76,6 +76,10 @@ class AgentEntry:
       config's schedules that a run's budget may cut short (DQN's ε decay);
       None: the agent has none. Checked against every run's budget
       (`schedule_ends`).
+    eval_epsilon: the exploration rate of its ε-greedy evaluations unless
+      `--eval_epsilon` gives one: DQN's is 0.05, the evaluation ε of DQN on
+      Atari (Mnih et al., 2015); the policy agents, which have no published
+      convention, use the same so that one protocol compares them.
   """
   name: str
   config_class: type
@@ -91,6 +95,7 @@ class AgentEntry:
   action_space: str = DISCRETE
   continuous_network: Optional[Tuple[str, str]] = None
   schedules: Optional[Callable[[Any], Mapping[str, int]]] = None
+  eval_epsilon: float = 0.05
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -109,6 +114,9 @@ class AgentEntry:
             f'{space} action spaces (continuous kinds: '
             f'{", ".join(network_registry.CONTINUOUS_KINDS)}).')
       network_registry.get(default, kind)
+    if not 0.0 <= self.eval_epsilon <= 1.0:
+      raise ValueError(f'Agent {self.name!r}: eval_epsilon must be in '
+                       f'[0, 1]; got {self.eval_epsilon!r}.')
 
   def networks(self) -> Dict[str, Tuple[str, str]]:
     """`{action space: (network kind, default network)}` it acts in."""
@@ -130,7 +138,8 @@ _BUILT_IN = (
                title='A2C', batch_splits=_no_splits),
     AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
                'mlp_q_values', dqn.make_agent, title='DQN',
-               batch_splits=dqn.batch_splits, schedules=dqn.schedules),
+               batch_splits=dqn.batch_splits, schedules=dqn.schedules,
+               eval_epsilon=0.05),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
                fit_to_budget=ppo.fit_to_budget, title='PPO',

@@ -87,6 +87,11 @@ class EnvironmentEntry:
       plane cell hit) or equal to the length (CartPole: +1 a step).
     length_statistic: the same for the mean episode length (Plane Strike:
       'strikes'); None where it tells nothing (Catch: the ball's fall).
+    evaluation: how the field evaluates on this game, the default of
+      `--eval_policy` (`EVALUATIONS`): 'greedy' (the deployable policy, as
+      our exported model plays), or 'acting' (the policy as it acts, as
+      MinAtar results are reported: sampled from a policy agent's
+      probabilities, ε-greedy for value agents).
   """
   name: str
   make_core: Optional[CoreFactory] = None
@@ -98,6 +103,7 @@ class EnvironmentEntry:
   contract_episodes: Optional[int] = None
   return_statistic: Optional[str] = 'episode_return'
   length_statistic: Optional[str] = 'episode_length'
+  evaluation: str = suites.GREEDY_EVALUATION
 
   def __post_init__(self):
     if not isinstance(self.name, str) or not self.name or ':' in self.name:
@@ -125,6 +131,10 @@ class EnvironmentEntry:
                                  episodes < 1):
       raise ValueError(f'Environment {self.name!r}: contract_episodes must '
                        f'be a positive int or None; got {episodes!r}.')
+    if self.evaluation not in suites.EVALUATIONS:
+      raise ValueError(f'Environment {self.name!r}: evaluation must be one '
+                       f'of {", ".join(suites.EVALUATIONS)}; got '
+                       f'{self.evaluation!r}.')
     names = [n for n in (self.return_statistic, self.length_statistic)
              if n is not None]
     if len(set(names)) != len(names) or not all(
@@ -302,6 +312,16 @@ def score_metric(name: str) -> str:
   """The evaluation quantity that scores `name` (return by default)."""
   reference = reference_score(name)
   return 'mean_return' if reference is None else reference.metric
+
+
+def evaluation(name: str) -> str:
+  """How the field evaluates on `name` (`EnvironmentEntry.evaluation`):
+  the entry's, or its suite's for the id (MinAtar games: 'acting')."""
+  prefix, suite_id = suites.split(name)
+  entry = get(name)
+  if entry is None:
+    return suites.SUITES[prefix].evaluation(suite_id)
+  return entry.evaluation
 
 
 def eval_episodes(name: str) -> int:

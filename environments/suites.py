@@ -31,6 +31,12 @@ GYM_PREFIX = 'gym:'
 GYMNAX_PREFIX = 'gymnax:'
 PGX_PREFIX = 'pgx:'
 
+# How the field evaluates on a game (`registry.EnvironmentEntry.evaluation`):
+# the deployable greedy policy, or the policy as it acts.
+GREEDY_EVALUATION = 'greedy'
+ACTING_EVALUATION = 'acting'
+EVALUATIONS = (GREEDY_EVALUATION, ACTING_EVALUATION)
+
 # Setting name -> keyword parameter (its default and annotation).
 Settings = Dict[str, inspect.Parameter]
 
@@ -48,6 +54,7 @@ class Suite(NamedTuple):
     references: id -> reference score, for the ids that have one.
     settings: `id -> Settings`, where the factory's signature cannot tell
       them (it takes `**kwargs`); None: the factory's keywords.
+    evaluation: `id -> how the field evaluates on it` (`EVALUATIONS`).
   """
   check_id: Callable[[str], None]
   example: str
@@ -55,6 +62,15 @@ class Suite(NamedTuple):
   make_core: Optional[Callable[..., functional.FunctionalEnvironment]] = None
   references: Mapping[str, reference_scores.ReferenceScore] = {}
   settings: Optional[Callable[[str], Settings]] = None
+  evaluation: Callable[[str], str] = lambda suite_id: GREEDY_EVALUATION
+
+
+def _minatar_acting(is_minatar: Callable[[str], bool]
+                   ) -> Callable[[str], str]:
+  """MinAtar games are reported from the acting policy (Young & Tian,
+  2019; gymnax's and PureJaxRL's baselines); the rest greedily."""
+  return lambda suite_id: (ACTING_EVALUATION if is_minatar(suite_id)
+                           else GREEDY_EVALUATION)
 
 
 def _gymnax_settings(env_id: str) -> Settings:
@@ -77,9 +93,13 @@ SUITES: Mapping[str, Suite] = {
     GYMNAX_PREFIX: Suite(gymnax_adapter.check_id, 'CartPole-v1',
                          make_core=gymnax_adapter.make_core,
                          references=gymnax_adapter.REFERENCE_SCORES,
-                         settings=_gymnax_settings),
+                         settings=_gymnax_settings,
+                         evaluation=_minatar_acting(
+                             lambda i: i.endswith('-MinAtar'))),
     PGX_PREFIX: Suite(pgx_adapter.check_id, '2048',
-                      make_core=pgx_adapter.make_core),
+                      make_core=pgx_adapter.make_core,
+                      evaluation=_minatar_acting(
+                          lambda i: i.startswith('minatar-'))),
 }
 
 

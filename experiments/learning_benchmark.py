@@ -11,7 +11,7 @@ each are in docs/benchmarks/learning.md.
 Each (agent, environment) pair of `GRID` trains with its default preset
 (settings and budget, `experiments/presets/library.py`) for each seed, then
 reports the greedy evaluation and the median over seeds next to its target.
-The runs are comparison run groups (`experiments/comparison/plan.py`): the
+The runs are comparison run groups (`experiments/comparison/run_groups.py`): the
 seeds of a pair train side by side in one compiled program, under
 WORKDIR/runs/<env>/<agent>/, and rerunning skips finished groups.
 """
@@ -30,7 +30,7 @@ from agents import registry as agent_registry
 from experiments.cli import help_text
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
-from experiments.comparison import plan
+from experiments.comparison import run_groups
 from experiments.driver import run as driver
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
@@ -129,7 +129,7 @@ def run_setting(setting: Setting, num_seeds: int,
                 root: str) -> List[Dict[str, Any]]:
   """Trains seeds 0 … num_seeds-1 of `setting` (or reads their finished
   results), one result per seed."""
-  groups = plan.groups_for(config(setting), num_seeds, root)
+  groups = run_groups.groups_for(config(setting), num_seeds, root)
   train = functools.partial(group_runner.run_group, train=driver.run_experiment)
   per_group = launchers.LocalLauncher().run(train, groups,
                                             [g.name for g in groups])

@@ -30,6 +30,7 @@ from networks import actor_critic
 from networks import actor_twin_q
 from networks import conv
 from networks import gaussian_actor_critic
+from networks import mlp
 from networks import policy
 from networks import q_network
 
@@ -63,11 +64,14 @@ class NetworkEntry:
       `hidden_sizes` None means the network's own default.
     observation_rank: the rank of one observation the network needs (3 for
       the conv networks: `[H, W, C]`); None: any (the MLPs flatten).
+    default_hidden_sizes: the widths `hidden_sizes` None means, so that a
+      run restating them (`--hidden_sizes=64,64`) is the same run.
   """
   name: str
   kind: str
   make: NetworkFactory
   observation_rank: Optional[int] = None
+  default_hidden_sizes: Tuple[int, ...] = mlp.DEFAULT_HIDDEN_SIZES
 
   def __post_init__(self):
     if self.kind not in KINDS:
@@ -104,7 +108,8 @@ def _needs_images(name: str, make: NetworkFactory) -> NetworkFactory:
 
 def _conv_entry(name: str, kind: str, make: NetworkFactory) -> NetworkEntry:
   return NetworkEntry(name, kind, _needs_images(name, make),
-                      observation_rank=conv.IMAGE_RANK)
+                      observation_rank=conv.IMAGE_RANK,
+                      default_hidden_sizes=conv.DEFAULT_HIDDEN_SIZES)
 
 
 _BUILT_IN = (
@@ -141,7 +146,8 @@ _BUILT_IN = (
                      gaussian_actor_critic.make_gaussian_actor_critic_network(
                          spec.action_dim, sizes, state_dependent_std=True))),
     NetworkEntry('mlp_actor_twin_q', ACTOR_TWIN_Q, lambda spec, sizes: (
-        actor_twin_q.make_actor_twin_q_network(spec.action_dim, sizes))),
+        actor_twin_q.make_actor_twin_q_network(spec.action_dim, sizes)),
+                 default_hidden_sizes=actor_twin_q.DEFAULT_HIDDEN_SIZES),
 )
 
 # The network of each kind that image observations get by default.

@@ -16,13 +16,16 @@ def define_protocol() -> None:
       'what the exported model does), sampled (drawn from the policy\'s '
       'probabilities; policy agents on discrete actions) or epsilon_greedy '
       '(a uniform legal action with probability --eval_epsilon, else '
-      'greedy; discrete actions). Evaluation episodes always come from the '
-      'seed\'s own evaluation stream, never its training one; result.json '
-      'and the reports record the protocol.')
+      'greedy; discrete actions). Unset: as results on the game are '
+      'reported: greedy, but on MinAtar sampled for policy agents and '
+      'epsilon_greedy for value agents. Evaluation episodes always come '
+      'from the seed\'s own evaluation stream, never its training one; '
+      'result.json and the reports record the protocol.')
   flags.DEFINE_float(
       'eval_epsilon', config_lib.ExperimentConfig.eval_epsilon,
-      '--eval_policy=epsilon_greedy\'s exploration rate, in [0, 1]; the '
-      'default is DQN\'s evaluation ε on Atari (Mnih et al., 2015).',
+      '--eval_policy=epsilon_greedy\'s exploration rate, in [0, 1]. Unset: '
+      'the agent\'s own (DQN: 0.05, its evaluation ε on Atari, Mnih et '
+      'al., 2015; the policy agents use the same).',
       lower_bound=0, upper_bound=1)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Sequence
 
 from absl import logging
 
-from experiments.comparison import plan
+from experiments.comparison import run_groups
 from experiments.comparison import run_status
 from experiments.setup import config as config_lib
 from experiments.storage import loggers
@@ -26,7 +26,7 @@ class GroupUnfinished(RuntimeError):
   """A run group that training left unfinished (not diverged)."""
 
 
-def _set_aside(group: plan.RunGroup, why: str) -> None:
+def _set_aside(group: run_groups.RunGroup, why: str) -> None:
   """Moves a group's damaged workdir aside, so that it trains afresh; not
   while another process holds it (`WorkdirLocked`)."""
   target = (f'{group.workdir}.damaged-{time.strftime("%Y%m%d-%H%M%S")}-'
@@ -41,7 +41,7 @@ def _set_aside(group: plan.RunGroup, why: str) -> None:
 TrainFn = Callable[[config_lib.ExperimentConfig, str, bool], Any]
 
 
-def run_group(group: plan.RunGroup, train: TrainFn, progress: bool = False
+def run_group(group: run_groups.RunGroup, train: TrainFn, progress: bool = False
              ) -> List[Dict[str, Any]]:
   """Trains a group with `train` (skipped if finished, resumed if not, and
   trained afresh if its logs were damaged); each seed's `result.json`.
@@ -79,9 +79,9 @@ def run_group(group: plan.RunGroup, train: TrainFn, progress: bool = False
   return [s.result for s in statuses]
 
 
-def run_pending(groups: Sequence[plan.RunGroup], launcher: Any,
+def run_pending(groups: Sequence[run_groups.RunGroup], launcher: Any,
                 train: TrainFn, progress: bool,
-                describe: Callable[[plan.RunGroup], str],
+                describe: Callable[[run_groups.RunGroup], str],
                 intro: Callable[[int], str]) -> None:
   """Trains the unfinished `groups` with `launcher` (`launchers`), after
   printing `intro(number finished already)`; `describe` names each task."""

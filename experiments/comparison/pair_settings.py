@@ -107,7 +107,8 @@ def experiment_config(agent: str, env: str, *, num_steps: int,
                       checkpoint_every_seconds: float,
                       imports: Sequence[str], presets: Sequence[str],
                       wandb_project: Optional[str] = None,
-                      eval_protocol: evaluation.Protocol = evaluation.GREEDY,
+                      eval_protocol: evaluation.Protocol = (
+                          evaluation.RUN_DEFAULT),
                       common: Mapping[str, Any],
                       per_agent: Mapping[str, Mapping[str, Any]]
                      ) -> config_lib.ExperimentConfig:

@@ -19,17 +19,17 @@ nothing).
 
 import dataclasses
 import os
-import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
+from experiments.setup import config_drift
 from experiments.setup import user_modules
 from experiments.comparison import budgets
 from experiments.comparison import pair_settings
-from experiments.comparison import run_status
+from experiments.comparison import run_groups
 from experiments.loops import evaluation
 from experiments.storage import atomic_files
 
@@ -64,7 +64,8 @@ class Comparison:
     periodic_eval_episodes: greedy episodes of each periodic evaluation.
     imports: the user's modules that register agents or environments used
       here (`--imports`).
-    eval_protocol: how every evaluation acts (`--eval_policy`).
+    eval_protocol: how every evaluation acts (`--eval_policy`); its None
+      fields: each pair's default (`setup.eval_defaults`).
     checkpoint_every_seconds, wandb_project: each run's checkpoint interval
       (wall time) and W&B project; not settings of the results (reruns may
       change them).
@@ -81,7 +82,7 @@ class Comparison:
   eval_episodes: int = 200
   periodic_eval_episodes: int = 100
   imports: Tuple[str, ...] = ()
-  eval_protocol: evaluation.Protocol = evaluation.GREEDY
+  eval_protocol: evaluation.Protocol = evaluation.RUN_DEFAULT
   checkpoint_every_seconds: float = (
       config_lib.ExperimentConfig.checkpoint_every_seconds)
   wandb_project: Optional[str] = None
@@ -137,90 +138,7 @@ class Comparison:
             'imports': list(self.imports)}
 
 
-@dataclasses.dataclass(frozen=True)
-class RunGroup:
-  """Seeds of one agent × environment that train as one program (a task).
-
-  Attributes:
-    config: the experiment config of the program (`num_seeds` seeds from
-      `seed` in the compiled loop; one seed in the Python loop).
-    workdir: the program's training workdir (absolute).
-    seed_dirs: where each seed's `result.json` and `eval.csv` land.
-  """
-  config: config_lib.ExperimentConfig
-  workdir: str
-  seed_dirs: Tuple[str, ...]
-
-  @property
-  def seeds(self) -> Tuple[int, ...]:
-    return tuple(build_lib.seeds(self.config))
-
-  @property
-  def name(self) -> str:
-    seeds = self.seeds
-    span = (f'seed {seeds[0]}' if len(seeds) == 1 else
-            f'seeds {seeds[0]}-{seeds[-1]}')
-    return f'{self.config.agent} on {self.config.env}, {span}'
-
-  def statuses(self) -> List[run_status.SeedStatus]:
-    """Each seed's state, judged from its files (`run_status.check`)."""
-    return [run_status.check(d, self.config, s)
-            for d, s in zip(self.seed_dirs, self.seeds)]
-
-  def finished(self) -> bool:
-    """Every seed finished or diverged: nothing left to train."""
-    return all(s.state in (run_status.FINISHED, run_status.DIVERGED)
-               for s in self.statuses())
-
-
-def path_safe(name: str) -> str:
-  """`name` usable in a path: `bsuite:catch/0` -> `bsuite_catch_0`."""
-  return re.sub(r'[^A-Za-z0-9.-]+', '_', name).strip('_') or 'env'
-
-
-def run_directory(env: str, agent: str, seed: Optional[int] = None) -> str:
-  """A group's (or, with `seed`, one seed's) directory, relative to the
-  workdir; environment ids become path-safe (`bsuite:catch/0` →
-  `bsuite_catch_0`)."""
-  parts = ['runs', path_safe(env), agent]
-  if seed is not None:
-    parts.append(f'seed_{seed}')
-  return os.path.join(*parts)
-
-
-def groups_for(config: config_lib.ExperimentConfig, num_seeds: int,
-               root: str, added: bool = False) -> List[RunGroup]:
-  """The groups that train seeds `config.seed` … `+ num_seeds - 1` of one
-  agent × environment under `root` (see the module docstring's layout): one
-  compiled program for them all where the environment has a JAX core, else
-  one Python-loop run per seed. `added`: seeds added to a finished
-  comparison, whose compiled program gets its own directory
-  (`runs/<env>/<agent>/seeds_<first>-<last>/`).
-
-  Raises:
-    ValueError: if the pair cannot run with these settings.
-  """
-  agent, env = config.agent, config.env
-  seeds = list(range(config.seed, config.seed + num_seeds))
-  seed_dirs = tuple(os.path.join(root, run_directory(env, agent, s))
-                    for s in seeds)
-  if env_registry.has_functional(env):
-    config = dataclasses.replace(config, num_seeds=num_seeds)
-    build_lib.make_loop(build_lib.build(config))  # Checks loop settings.
-    group_dir = os.path.join(root, run_directory(env, agent))
-    if added:
-      group_dir = os.path.join(group_dir, f'seeds_{seeds[0]}-{seeds[-1]}')
-      seed_dirs = tuple(os.path.join(group_dir, f'seed_{s}') for s in seeds)
-    if num_seeds == 1:  # A one-seed program's workdir is the seed's.
-      seed_dirs = (group_dir,) if added else seed_dirs
-      return [RunGroup(config, seed_dirs[0], seed_dirs)]
-    return [RunGroup(config, group_dir, seed_dirs)]
-  build_lib.build(config)
-  return [RunGroup(dataclasses.replace(config, seed=seed), seed_dir,
-                   (seed_dir,)) for seed, seed_dir in zip(seeds, seed_dirs)]
-
-
-def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
+def plan(comparison: Comparison, workdir: str) -> List[run_groups.RunGroup]:
   """The run groups of `comparison`, environment by environment.
 
   Raises:
@@ -272,8 +190,9 @@ def plan(comparison: Comparison, workdir: str) -> List[RunGroup]:
             per_agent=comparison.agent_overrides)
         build_lib.make_agent(config, spec)  # Refusals before any run.
         for i, (first, count) in enumerate(batches):
-          groups.extend(groups_for(dataclasses.replace(config, seed=first),
-                                   count, workdir, added=i > 0))
+          groups.extend(run_groups.groups_for(
+              dataclasses.replace(config, seed=first), count, workdir,
+              added=i > 0))
       except ValueError as e:  # ExperimentError included.
         problems.append(f'{agent} on {env}: {e}')
   if problems:
@@ -304,7 +223,8 @@ def seed_batches(comparison: Comparison,
   return batches
 
 
-def check_workdir(comparison: Comparison, groups: Sequence[RunGroup],
+def check_workdir(comparison: Comparison,
+                  groups: Sequence[run_groups.RunGroup],
                   workdir: str) -> None:
   """Refuses a workdir of another comparison; writes nothing.
 
@@ -341,7 +261,8 @@ def check_workdir(comparison: Comparison, groups: Sequence[RunGroup],
       _check_group_workdir(group)
 
 
-def prepare_workdir(comparison: Comparison, groups: Sequence[RunGroup],
+def prepare_workdir(comparison: Comparison,
+                    groups: Sequence[run_groups.RunGroup],
                     workdir: str, command: str) -> None:
   """Writes `comparison.json`, or refuses a workdir of another comparison
   (`check_workdir`)."""
@@ -371,17 +292,17 @@ def _read_json(path: str, what: str) -> Dict[str, Any]:
         f'{path} cannot be read ({e}). {what}') from e
 
 
-def _check_group_workdir(group: RunGroup) -> None:
+def _check_group_workdir(group: run_groups.RunGroup) -> None:
   path = os.path.join(group.workdir, 'config.json')
   if not os.path.exists(path):
     return
   saved = _read_json(path, 'Restore it, or move that run directory aside '
                      'to train it afresh.')
-  mismatch = config_lib.identity_mismatch(saved, group.config)
-  if mismatch:
+  differing = config_drift.differences(saved, group.config)
+  if differing:
     raise ComparisonError(
         f'{group.workdir} holds a run with other settings '
-        f'({config_lib.describe_mismatch(mismatch)}). Use a new --workdir.')
+        f'({"; ".join(differing)}). Use a new --workdir.')
 
 
 def load(workdir: str) -> Dict[str, Any]:

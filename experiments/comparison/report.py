@@ -20,6 +20,7 @@ from experiments.comparison import plots
 from experiments.comparison import programs
 from experiments.comparison import report_markdown
 from experiments.comparison import report_sections
+from experiments.comparison import run_groups
 from experiments.comparison import run_status
 from experiments.comparison import settings_summary
 from experiments.comparison import statistics
@@ -33,7 +34,7 @@ _SETTINGS = ('agents', 'envs', 'seeds', 'num_steps', 'eval_points',
              'overrides', 'agent_overrides', 'presets')
 # What each run's result.json says it trained with (`driver.results`).
 _RUN_SETTINGS = ('preset', 'agent_config', 'network', 'hidden_sizes',
-                 'num_envs')
+                 'num_envs', 'eval_protocol')
 
 
 def run_settings(runs) -> Dict[str, Dict[str, Any]]:
@@ -136,7 +137,7 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
                    reps)
     if curve:
       curves[agent] = curve
-  png = f'curves_{comparison_lib.path_safe(env)}.png'
+  png = f'curves_{run_groups.path_safe(env)}.png'
   plots.learning_curves(
       os.path.join(workdir, png), env,
       {a: tuple(np.array(c[k]) for k in ('steps', 'mean', 'low', 'high'))

@@ -15,6 +15,7 @@ from experiments.comparison import provenance_summary
 from experiments.comparison import report_tables
 from experiments.comparison import settings_summary
 from experiments.comparison import tables
+from experiments.loops import evaluation
 
 SECTIONS = ('1. Per environment', '2. Aggregate over environments with a '
             'reference', '3. Probability of improvement',
@@ -27,12 +28,20 @@ def _count(value: Any) -> str:
   return f'{value:,}' if isinstance(value, int) else str(value)
 
 
-def _protocol(settings: Mapping[str, Any]) -> str:
-  """How evaluations acted: greedy, sampled or ε-greedy (ε …)."""
-  protocol = settings.get('eval_protocol') or {'policy': 'greedy'}
-  if protocol['policy'] == 'epsilon_greedy':
-    return f'ε-greedy (ε {protocol["epsilon"]:g})'
-  return protocol['policy']
+def _protocol(report: Mapping[str, Any]) -> str:
+  """How evaluations acted: greedy, sampled or ε-greedy (ε …); where
+  each pair took its default (`setup.eval_defaults`), those of the runs."""
+  protocol = report['settings'].get('eval_protocol') or {'policy': 'greedy'}
+  if protocol.get('policy') is not None:
+    return evaluation.describe(protocol)
+  used = sorted({evaluation.describe(pair.get('eval_protocol'))
+                 for by_agent in report.get('run_settings', {}).values()
+                 for pair in by_agent.values()
+                 if pair.get('eval_protocol')})
+  if len(used) == 1:
+    return used[0]
+  return (' or '.join(used) or 'not yet known') + (
+      ' (each pair\'s default; appendix A)')
 
 
 def _budgets(num_steps: Any) -> str:
@@ -84,10 +93,10 @@ def _header(report: Mapping[str, Any]) -> List[str]:
           f'- Seeds: {", ".join(map(str, s["seeds"] or []))}',
           f'- Step budget per run: {_budgets(s["num_steps"])} environment '
           f'steps; {s["eval_points"]} periodic evaluations of '
-          f'{s["periodic_eval_episodes"]} {_protocol(s)} episodes (the '
+          f'{s["periodic_eval_episodes"]} {_protocol(report)} episodes (the '
           'learning curves)',
           f'- Final evaluation (the score): {s["eval_episodes"]} '
-          f'{_protocol(s)} episodes, from each seed\'s own evaluation '
+          f'{_protocol(report)} episodes, from each seed\'s own evaluation '
           'stream (never its training episodes)',
           '- Presets: ' + (', '.join(s.get('presets') or []) or
                            'each pair\'s default preset'),

@@ -13,12 +13,14 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from experiments.comparison import tables
+from experiments.loops import evaluation
 
 NOT_RECORDED = 'not recorded'
 # Rows above the agent config: (title, run-settings key); no defaults.
 _RUN_ROWS = (('Preset', 'preset'), ('Network', 'network'),
              ('Hidden sizes', 'hidden_sizes'),
-             ('Environments per seed', 'num_envs'))
+             ('Environments per seed', 'num_envs'),
+             ('Evaluation', 'eval_protocol'))
 
 
 def defaults(agent: str) -> Optional[Dict[str, Any]]:
@@ -117,6 +119,8 @@ def agent_table(agent: str, envs: Sequence[str],
 
 
 def _run_value(key: str, value: Any) -> str:
+  if key == 'eval_protocol':
+    return evaluation.describe(value)
   if value is None:
     return {'preset': 'none (defaults)',
             'hidden_sizes': 'network default'}.get(key, NOT_RECORDED)

@@ -12,6 +12,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments.loops import evaluation
 from experiments.setup import budget_checks
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
@@ -64,7 +65,8 @@ def describe_start(config: config_lib.ExperimentConfig, workdir: str,
     lines.append(f'environment settings: {_values(config.env_kwargs)}')
   lines.append(
       f'evaluation: {config.eval_episodes} '
-      f'{config.eval_policy.replace("_", "-")} episodes at the end'
+      f'{evaluation.describe(build_lib.eval_protocol(config))} episodes at '
+      f'the end'
       + (f'; export checked on {config.export_check_episodes} games in '
          f'TFLite' if config.export_tflite else '; no export'))
   lines.extend(f'WARNING: {w}' for w in budget_checks.warnings(config))
@@ -91,13 +93,14 @@ def _score(result: Mapping[str, Any]) -> str:
   reference = env_registry.reference_score(env)
   label = reference.label if reference else 'return'
   value = result[f'eval_{metric}']
-  protocol = result.get('eval_protocol', {}).get('policy', 'greedy')
-  protocol = protocol.replace('_', '-') + (
-      f' (ε {result["eval_protocol"]["epsilon"]:g})'
-      if 'epsilon' in result.get('eval_protocol', {}) else '')
-  identical = (' (all identical: a deterministic game and policy; more '
-               'episodes add nothing)'
-               if result.get('eval_identical_episodes') else '')
+  protocol = evaluation.describe(result.get('eval_protocol'))
+  identical = ''
+  if result.get('eval_identical_episodes'):
+    greedy = protocol == 'greedy'
+    identical = (' (all identical: a deterministic game and policy; more '
+                 'episodes add nothing)' if greedy else
+                 f' (all identical: the {protocol} draws changed nothing '
+                 f'here; more episodes may)')
   return (f'{label} {value:.2f} over {result["eval_episodes"]} {protocol} '
           f'episodes{identical}')
 

@@ -179,7 +179,9 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
   # Learning that died with finite weights (`collapse`): said, not hidden.
   result['warnings'] = collapse.warnings(
       config, built.environment_spec, result,
-      workdir_lib.seed_workdir(config, workdir, i))
+      workdir_lib.seed_workdir(config, workdir, i),
+      collapse.measured_random_play(config, built.agent,
+                                    built.environment_spec))
   return result
 
 

@@ -32,17 +32,15 @@ checkpoint-tmp…` or `.unverified-<pid>-<name>.tflite` behind; the next run
 in the workdir removes them (`remove_litter`), and nothing else.
 """
 
-import dataclasses
-import inspect
 import json
 import os
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import List, Sequence
 
 from agents import registry as agent_registry
-from environments import registry as env_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
+from experiments.setup import config_drift
 from experiments.setup import user_modules
 from experiments.storage import atomic_files
 from experiments.storage import checkpointing
@@ -193,99 +191,10 @@ def check(config: config_lib.ExperimentConfig, workdir: str) -> None:
         f'resumed. Restore config.json, or move checkpoints/ aside (or use '
         f'a new --workdir) to train from scratch.')
   if os.path.exists(path):
-    differing = differences(_read_saved(workdir), config)
+    differing = config_drift.differences(_read_saved(workdir), config)
     if differing:
       raise build_lib.ExperimentError(
           f'--workdir {workdir!r} holds a different experiment: '
           f'{"; ".join(differing)}. To resume it, rerun with the settings '
           f'it was started with ({path}); to train these, use a new '
           f'--workdir.')
-
-
-def differences(saved: Mapping[str, Any],
-                config: config_lib.ExperimentConfig) -> List[str]:
-  """How the identity settings of a saved config.json (`saved`) and
-  `config` differ, once defaults are resolved (a default restated by a flag
-  is no difference): `key: saved a, now b` for each differing key, and for
-  the agent's and the environment's settings each differing one by name
-  (`agent_config.learning_rate (--config.learning_rate): saved 0.001, now
-  0.003`). Empty when the run may resume."""
-  return [line for key, (was, now) in
-          config_lib.identity_mismatch(saved, config).items()
-          for line in _differences(config, key, was, now)]
-
-
-# Identity keys that a flag sets under another name; the agent's and the
-# environment's settings are named key by key (`_differences`).
-_FLAGS = {'agent_config': '--config', 'env_kwargs': '--env_config',
-          'trials': None}
-
-
-def _name(key: str, sub: Optional[str] = None) -> str:
-  """`agent_config.learning_rate (--config.learning_rate)`, `num_envs`."""
-  flag = _FLAGS.get(key, f'--{key}')
-  if sub is None:
-    return key if flag is None or flag == f'--{key}' else f'{key} ({flag})'
-  return f'{key}.{sub}' + ('' if flag is None else f' ({flag}.{sub})')
-
-
-def _normalised(value: Any) -> Any:
-  """JSON's view of a value (config.json holds lists, not tuples)."""
-  return json.loads(json.dumps(value, default=str))
-
-
-def _default_num_envs(config: config_lib.ExperimentConfig) -> int:
-  """What `num_envs` None means for `config` (`build.make_loop`)."""
-  if config.loop == 'python':
-    return 1
-  return build_lib.make_agent(
-      config, build_lib.environment_spec(config)).data.batch_size
-
-
-def _env_defaults(config: config_lib.ExperimentConfig) -> Dict[str, Any]:
-  parameters = env_registry.settings(config.env) or {}
-  return {name: p.default for name, p in parameters.items()
-          if p.default is not inspect.Parameter.empty}
-
-
-def _resolved(config: config_lib.ExperimentConfig, key: str,
-              value: Any) -> Any:
-  """`value` of identity key `key` as the run uses it: a setting left to
-  its default (None, or missing from the environment's settings) replaced
-  by the value it resolves to for `config`, so that a default restated by
-  a flag (e.g. --num_envs=4 where None meant 4) matches it."""
-  if key == 'num_envs' and value is None:
-    return _default_num_envs(config)
-  if key == 'network' and value is None:
-    return build_lib.network_name(dataclasses.replace(config, network=None))
-  if key == 'hidden_sizes' and value is None:
-    return dataclasses.replace(config,
-                               hidden_sizes=None).resolved_hidden_sizes()
-  if key == 'env_kwargs' and isinstance(value, Mapping):
-    return {**_env_defaults(config), **value}
-  return value
-
-
-def _differences(config: config_lib.ExperimentConfig, key: str, saved: Any,
-                 now: Any) -> List[str]:
-  """How identity key `key` differs between the saved run and `config`,
-  after resolving defaults: nothing for a restated default, one entry per
-  differing setting of the agent's config or the environment's, else one
-  for the key (`key: saved a, now b`)."""
-  given = saved, now
-  try:
-    saved, now = (_normalised(_resolved(config, key, v)) for v in given)
-  except (ValueError, TypeError, KeyError):  # Cannot resolve: as given.
-    saved, now = (_normalised(v) for v in given)
-  if saved == now:
-    return []
-  if isinstance(saved, dict) and isinstance(now, dict):
-    unset = '(unset)'
-    return [f'{_name(key, sub)}: saved {saved.get(sub, unset)!r}, now '
-            f'{now.get(sub, unset)!r}'
-            for sub in sorted(set(saved) | set(now))
-            if saved.get(sub, unset) != now.get(sub, unset)]
-  # A default is shown with what it resolved to: `None (= 4)`.
-  saved, now = (f'{r!r}' if _normalised(g) == r else f'{g!r} (= {r!r})'
-                for g, r in zip(given, (saved, now)))
-  return [f'{_name(key)}: saved {saved}, now {now}']

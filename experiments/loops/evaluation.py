@@ -54,22 +54,37 @@ class Protocol:
   """How evaluation episodes are acted in (see the module docstring).
 
   Attributes:
-    policy: one of `PROTOCOLS`.
-    epsilon: the exploration rate of `epsilon_greedy` (unused otherwise).
+    policy: one of `PROTOCOLS`; None (in settings that many runs share, as
+      a comparison's): each run's default (`setup.eval_defaults`).
+    epsilon: the exploration rate of `epsilon_greedy` (unused otherwise);
+      None: each run's default.
   """
-  policy: str = 'greedy'
-  epsilon: float = 0.0
+  policy: Optional[str] = 'greedy'
+  epsilon: Optional[float] = 0.0
 
   def __post_init__(self):
-    if self.policy not in PROTOCOLS:
+    if self.policy is not None and self.policy not in PROTOCOLS:
       raise ValueError(f'eval_policy must be one of {", ".join(PROTOCOLS)}; '
                        f'got {self.policy!r}.')
-    if not 0.0 <= self.epsilon <= 1.0:
+    if self.epsilon is not None and not 0.0 <= self.epsilon <= 1.0:
       raise ValueError(f'eval_epsilon must be in [0, 1]; got '
                        f'{self.epsilon!r}.')
 
 
 GREEDY = Protocol()
+RUN_DEFAULT = Protocol(None, None)
+
+
+def describe(protocol: Any) -> str:
+  """A protocol for people ('greedy', 'sampled', 'ε-greedy (ε 0.05)'),
+  from a `Protocol` or its JSON form (`{'policy', 'epsilon'}` as
+  `result.json` records it); None or no policy: 'greedy'."""
+  if isinstance(protocol, Protocol):
+    protocol = dataclasses.asdict(protocol)
+  policy = (protocol or {}).get('policy') or 'greedy'
+  if policy == 'epsilon_greedy':
+    return f'ε-greedy (ε {protocol["epsilon"]:g})'
+  return policy
 
 
 def policy_key(stream_key: jax.Array) -> jax.Array:

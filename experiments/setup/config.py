@@ -5,7 +5,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
-from experiments.loops import evaluation
+from experiments.setup import eval_defaults
 from experiments.setup import user_modules
 
 # Changing these makes a different experiment; the rest (budget, logging,
@@ -75,9 +75,10 @@ class ExperimentConfig:
       greedy (what the exported model does), sampled (from the policy's
       probabilities; policy agents on discrete actions) or epsilon_greedy
       (discrete actions). Episodes come from the seed's own evaluation
-      stream, never its training one.
-    eval_epsilon: epsilon_greedy's exploration rate; 0.05 by default, the
-      evaluation ε of DQN on Atari (Mnih et al., 2015).
+      stream, never its training one. None: as the field reports the game
+      (`setup.eval_defaults`: greedy, but the acting policy on MinAtar).
+    eval_epsilon: epsilon_greedy's exploration rate; None: the agent's
+      (`AgentEntry.eval_epsilon`; DQN's 0.05, Mnih et al., 2015).
     log_every_episodes: scalars go to the loggers every this many episodes
       (0: not by episodes).
     log_every_steps: ... every this many environment steps (0: not by
@@ -141,8 +142,8 @@ class ExperimentConfig:
   eval_every_episodes: Optional[int] = None
   eval_every_steps: Optional[int] = None
   periodic_eval_episodes: Optional[int] = None
-  eval_policy: str = 'greedy'
-  eval_epsilon: float = 0.05
+  eval_policy: Optional[str] = None
+  eval_epsilon: Optional[float] = None
   log_every_episodes: Optional[int] = None
   log_every_steps: Optional[int] = None
   checkpoint_every_updates: Optional[int] = None
@@ -217,7 +218,10 @@ class ExperimentConfig:
     if self.hidden_sizes is not None:
       object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
     self._check_loop()
-    evaluation.Protocol(self.eval_policy, self.eval_epsilon)  # Checks them.
+    protocol = eval_defaults.protocol(self.agent, self.env, self.eval_policy,
+                                      self.eval_epsilon)
+    object.__setattr__(self, 'eval_policy', protocol.policy)
+    object.__setattr__(self, 'eval_epsilon', protocol.epsilon)
     if not 0 <= self.seed <= MAX_SEED - (self.num_seeds - 1):
       raise ValueError(
           f'seed must be between 0 and 2^63 - 1 (an int64 PRNG seed), the '
@@ -351,6 +355,32 @@ def identity_mismatch(saved: Mapping[str, Any],
 
 
 def describe_mismatch(mismatch: Mapping[str, Tuple[Any, Any]]) -> str:
-  """`key: saved a, now b; …` for a `{key: (saved, now)}` mismatch."""
+  """`key: saved a, now b; …` for a `{key: (saved, now)}` mismatch; where
+  both values are dicts, each differing entry by name (`base.lr: saved
+  0.001, now 0.003`), so a long nested setting does not hide the change."""
   return '; '.join(f'{k}: saved {a!r}, now {b!r}'
-                   for k, (a, b) in mismatch.items())
+                   for k, (a, b) in _flat_mismatch(mismatch).items())
+
+
+class _Absent:
+  """A key one side of a mismatch lacks."""
+
+  def __repr__(self) -> str:
+    return 'unset'
+
+
+_ABSENT = _Absent()
+
+
+def _flat_mismatch(mismatch: Mapping[str, Tuple[Any, Any]]
+                  ) -> Dict[str, Tuple[Any, Any]]:
+  flat = {}
+  for key, (saved, now) in mismatch.items():
+    if isinstance(saved, Mapping) and isinstance(now, Mapping):
+      flat.update(_flat_mismatch({
+          f'{key}.{sub}': (saved.get(sub, _ABSENT), now.get(sub, _ABSENT))
+          for sub in sorted(set(saved) | set(now), key=str)
+          if saved.get(sub, _ABSENT) != now.get(sub, _ABSENT)}))
+    else:
+      flat[key] = (saved, now)
+  return flat

@@ -25,6 +25,7 @@ from experiments.comparison import figure_style
 from experiments.comparison import plots
 from experiments.comparison import run_status
 from experiments.comparison import statistics
+from experiments.loops import evaluation
 from experiments.setup import config as config_lib
 from experiments.storage import atomic_files
 from experiments.sweeps import sweep_plan
@@ -82,7 +83,9 @@ def rank(workdir: str, reps: int = statistics.DEFAULT_REPS
           'metric': metric, 'lower_is_better': lower,
           'num_steps': saved['num_steps'], 'command': saved.get('command'),
           'preset': saved.get('preset'), 'base': saved.get('base', {}),
-          'eval_policy': saved.get('eval_policy', 'greedy'),
+          'eval_protocol': evaluation.describe(
+              {'policy': saved.get('eval_policy'),
+               'epsilon': saved.get('eval_epsilon')}),
           'configurations': rows,
           'held_out': best and _held_out(workdir, best['configuration'],
                                          metric, reps),
@@ -206,7 +209,7 @@ def render(ranking: Dict[str, Any]) -> str:
   out = [f'# Sweep: {ranking["agent"]} on {ranking["env"]}', '',
          '```', ranking.get('command') or '', '```', '',
          f'{len(rows)} configurations, {ranking["num_steps"]:,} environment '
-         f'steps per run; score: final {ranking.get("eval_policy", "greedy")} '
+         f'steps per run; score: final {ranking["eval_protocol"]} '
          f'{ranking["metric"]} '
          f'({better} is better), mean over seeds with its 95% '
          f'stratified-bootstrap interval (rliable; it cannot be wider than '

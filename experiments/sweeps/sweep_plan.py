@@ -27,10 +27,11 @@ import numpy as np
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
-from experiments.comparison import plan as comparison_plan
+from experiments.comparison import run_groups
 from experiments.presets import preset as preset_lib
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
+from experiments.setup import eval_defaults
 from experiments.storage import atomic_files
 
 FILENAME = 'sweep.json'
@@ -56,7 +57,8 @@ class Sweep:
     eval_points: periodic greedy evaluations per run (learning curves).
     eval_episodes: greedy episodes of the final evaluation (the score).
     periodic_eval_episodes: greedy episodes of each periodic evaluation.
-    eval_policy, eval_epsilon: how evaluations act (`--eval_policy`).
+    eval_policy, eval_epsilon: how evaluations act (`--eval_policy`);
+      None: the run's default (`setup.eval_defaults`), resolved here.
     network, hidden_sizes, num_envs: from the preset (None: defaults).
     checkpoint_every_seconds: each program's checkpoint interval.
     wandb_project: also log every run to this Weights & Biases project.
@@ -71,14 +73,20 @@ class Sweep:
   eval_points: int = 10
   eval_episodes: int = 200
   periodic_eval_episodes: int = 100
-  eval_policy: str = 'greedy'
-  eval_epsilon: float = 0.05
+  eval_policy: Optional[str] = None
+  eval_epsilon: Optional[float] = None
   network: Optional[str] = None
   hidden_sizes: Optional[Tuple[int, ...]] = None
   num_envs: Optional[int] = None
   checkpoint_every_seconds: float = 60.0
   env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
   wandb_project: Optional[str] = None
+
+  def __post_init__(self):
+    protocol = eval_defaults.protocol(self.agent, self.env, self.eval_policy,
+                                      self.eval_epsilon)
+    object.__setattr__(self, 'eval_policy', protocol.policy)
+    object.__setattr__(self, 'eval_epsilon', protocol.epsilon)
 
   def to_dict(self) -> Dict[str, Any]:
     """The settings as saved in `sweep.json` (checked on reruns)."""
@@ -137,7 +145,7 @@ def _config(sweep: Sweep, values: Mapping[str, Any],
 
 
 def plan(sweep: Sweep, workdir: str
-        ) -> Tuple[List[comparison_plan.RunGroup], List[Lane]]:
+        ) -> Tuple[List[run_groups.RunGroup], List[Lane]]:
   """The run groups of `sweep` and where each configuration's seeds land.
 
   Raises:
@@ -161,7 +169,7 @@ def plan(sweep: Sweep, workdir: str
       for c in members:
         config = _config(sweep, sweep.configurations[c])
         directory = os.path.join(workdir, 'groups', f'config_{c}')
-        for group in _checked(lambda: comparison_plan.groups_for(
+        for group in _checked(lambda: run_groups.groups_for(
             config, sweep.num_seeds, directory)):
           lanes.append(Lane(c, group.seeds[0], len(groups),
                             os.path.relpath(group.seed_dirs[0], workdir)))
@@ -185,7 +193,7 @@ def plan(sweep: Sweep, workdir: str
       member = members[lane // sweep.num_seeds] if trials else members[0]
       lanes.append(Lane(member, seed, len(groups),
                         os.path.relpath(seed_dir, workdir)))
-    groups.append(comparison_plan.RunGroup(config, directory, seed_dirs))
+    groups.append(run_groups.RunGroup(config, directory, seed_dirs))
   return groups, lanes
 
 
@@ -199,13 +207,13 @@ def held_out_directory(workdir: str, configuration: int) -> str:
 
 
 def held_out_groups(sweep: Sweep, configuration: int, num_seeds: int,
-                    workdir: str) -> List[comparison_plan.RunGroup]:
+                    workdir: str) -> List[run_groups.RunGroup]:
   """The programs that train configuration `configuration` again on
   `num_seeds` seeds the sweep never ranked on (`sweep.num_seeds` …), so
   that its score is not the maximum of noisy estimates it was picked by."""
   config = _checked(lambda: _config(
       sweep, sweep.configurations[configuration], seed=sweep.num_seeds))
-  return _checked(lambda: comparison_plan.groups_for(
+  return _checked(lambda: run_groups.groups_for(
       config, num_seeds, held_out_directory(workdir, configuration)))
 
 
@@ -238,7 +246,7 @@ def default_max_memory_gb() -> float:
   return round(physical / 2**30 / 2, 1)
 
 
-def check_memory(groups: Sequence[comparison_plan.RunGroup],
+def check_memory(groups: Sequence[run_groups.RunGroup],
                  limit_bytes: int) -> None:
   """Refuses a compiled group whose lanes would not fit in `limit_bytes`,
   naming the group's fixed settings and the fix."""
@@ -294,7 +302,7 @@ def best_preset(sweep: Sweep, configuration: int, command: str,
                 result: str) -> preset_lib.Preset:
   """The preset of a sweep's configuration, with where it came from."""
   return preset_lib.Preset(
-      name=f'{sweep.agent}_{comparison_plan.path_safe(sweep.env)}_sweep',
+      name=f'{sweep.agent}_{run_groups.path_safe(sweep.env)}_sweep',
       agent=sweep.agent, env=sweep.env,
       config={**sweep.base, **sweep.configurations[configuration]},
       network=sweep.network, hidden_sizes=sweep.hidden_sizes,

@@ -10,6 +10,7 @@ from absl.testing import absltest
 import pytest
 
 from experiments.comparison import plan as comparison_lib
+from experiments.comparison import run_groups
 from experiments.driver import results as results_lib
 from experiments.driver import run as driver
 from experiments.comparison import group_runner
@@ -30,7 +31,7 @@ def _metrics(results):
            if k not in results_lib.CIRCUMSTANCE_KEYS} for r in results]
 
 
-def _fail_midway_once(group: comparison_lib.RunGroup) -> list:
+def _fail_midway_once(group: run_groups.RunGroup) -> list:
   """Trains half the budget, checkpoints, then dies; the retry finishes.
 
   The first attempt leaves a marker in the group's directory, as a

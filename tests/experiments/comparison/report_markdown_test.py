@@ -138,3 +138,19 @@ def test_left_out_runs_are_listed_and_the_report_says_incomplete():
   assert 'section 7 lists them' in text
   assert ('- DQN on Plane Strike, seed 1: **diverged**: diverged: loss = '
           'nan (`runs/plane_strike/dqn/seed_1`)' in text)
+
+
+def test_protocol_is_stated_as_given_or_as_each_pair_took_it():
+  report = _report()
+  report['settings']['eval_protocol'] = {'policy': 'epsilon_greedy',
+                                         'epsilon': 0.1}
+  text = report_markdown.render(report, '/w')
+  assert '200 ε-greedy (ε 0.1) episodes' in text
+  report['settings']['eval_protocol'] = {'policy': None, 'epsilon': None}
+  report['run_settings'] = {'gymnax:Breakout-MinAtar': {
+      'ppo': {'eval_protocol': {'policy': 'sampled'}},
+      'dqn': {'eval_protocol': {'policy': 'epsilon_greedy',
+                                'epsilon': 0.05}}}}
+  text = report_markdown.render(report, '/w')
+  assert ('200 sampled or ε-greedy (ε 0.05) (each pair\'s default; '
+          'appendix A) episodes') in text

@@ -13,6 +13,7 @@ import pytest
 
 from environments import registry as env_registry
 from experiments.comparison import plan as comparison_lib
+from experiments.comparison import run_groups
 from experiments.comparison import report
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -50,7 +51,7 @@ def _make_workdir(root, agents=AGENTS, envs=ENVS, seeds=(0, 1, 2),
     metric = env_registry.score_metric(env)
     for agent in agents:
       for seed in seeds:
-        directory = f'runs/{comparison_lib.path_safe(env)}/{agent}/seed_{seed}'
+        directory = f'runs/{run_groups.path_safe(env)}/{agent}/seed_{seed}'
         runs.append({'agent': agent, 'env': env, 'seed': seed,
                      'directory': directory})
         path = os.path.join(root, directory)

@@ -5,6 +5,8 @@ import math
 from absl.testing import absltest
 
 from experiments.driver import collapse
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
 
 
 class CollapseTest(absltest.TestCase):
@@ -39,11 +41,30 @@ class CollapseTest(absltest.TestCase):
     self.assertEqual(collapse.check('gym:CartPole-v1', {}, 9.0, [0.3], 2),
                      [])
 
-  def test_other_settings_and_continuous_actions_are_not_judged(self):
+  def test_other_settings_without_a_measurement_are_not_judged(self):
     self.assertEqual(collapse.check('catch', {'rows': 5}, -1.0, [0.5], 3),
                      [])
     self.assertEqual(collapse.check('gymnax:Pendulum-v1', {}, -1300.0,
                                     [-2.0], None)[0][:12], 'no learning:')
+
+  def test_random_play_is_measured_at_the_runs_own_settings(self):
+    def measured(env_kwargs):
+      config = config_lib.ExperimentConfig(agent='reinforce', env='catch',
+                                           env_kwargs=env_kwargs)
+      built = build_lib.build(config)
+      return collapse.measured_random_play(config, built.agent,
+                                           built.environment_spec)
+    self.assertIsNone(measured({}))  # The reference's, measured already.
+    default = measured({'rows': 10})  # The default, restated: measured.
+    self.assertAlmostEqual(default.mean, -0.602, delta=5 * max(
+        default.standard_error, 0.01))
+    short = measured({'columns': 2})  # Two columns: often caught.
+    self.assertGreater(short.mean, default.mean + 0.1)
+    (warning,) = collapse.check('catch', {'columns': 2}, short.mean, [1.0], 3,
+                                short)
+    self.assertIn('measured at these settings', warning)
+    self.assertEqual(collapse.check('catch', {'columns': 2}, 1.0, [0.5], 3,
+                                    short), [])
 
   def test_final_entropy_is_the_last_quarter(self):
     self.assertEqual(collapse.final_entropy([4, 4, 4, 4, 4, 4, 1, 0]), 0.5)

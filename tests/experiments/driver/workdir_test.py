@@ -1,6 +1,5 @@
 """Tests for experiments/driver/workdir.py."""
 
-import dataclasses
 import json
 import os
 
@@ -84,32 +83,6 @@ class WorkdirTest(absltest.TestCase):
                      'planestrike.tflite')
     self.assertEqual(workdir_lib.export_filename('gym:CartPole-v1'),
                      'gymcartpolev1.tflite')
-
-  def test_restated_defaults_are_no_difference(self):
-    saved = config_lib.ExperimentConfig(env='catch', agent='ppo',
-                                        num_steps=100).to_dict()
-    restated = config_lib.ExperimentConfig(
-        env='catch', agent='ppo', num_steps=200, num_envs=4,
-        network='mlp_actor_critic', env_kwargs={'rows': 10})
-    self.assertEqual(workdir_lib.differences(saved, restated), [])
-    python = config_lib.ExperimentConfig(env='catch', loop='python',
-                                         num_envs=1)
-    self.assertEqual(workdir_lib.differences(
-        config_lib.ExperimentConfig(env='catch', loop='python').to_dict(),
-        python), [])
-
-  def test_differences_name_each_setting(self):
-    saved = config_lib.ExperimentConfig(env='catch', agent='ppo').to_dict()
-    other = config_lib.ExperimentConfig(
-        env='catch', agent='ppo', num_envs=2, env_kwargs={'rows': 12},
-        agent_config=dataclasses.replace(
-            config_lib.ExperimentConfig(agent='ppo').agent_config,
-            learning_rate=0.003))
-    self.assertEqual(workdir_lib.differences(saved, other), [
-        'env_kwargs.rows (--env_config.rows): saved 10, now 12',
-        'agent_config.learning_rate (--config.learning_rate): saved '
-        '0.00025, now 0.003',
-        'num_envs: saved None (= 4), now 2'])
 
   def test_litter_of_a_killed_process_is_removed_and_nothing_else(self):
     workdir = self.create_tempdir().full_path

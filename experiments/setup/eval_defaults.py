@@ -1,0 +1,34 @@
+"""Each run's default evaluation protocol: what its field reports.
+
+`--eval_policy` unset plays evaluations as results on the game are usually
+reported (`environments.registry.evaluation`): greedily, as the exported
+model plays, on most games; on MinAtar as the policy acts, sampled from a
+policy agent's probabilities and ε-greedy for a value agent. `--eval_epsilon`
+unset is the agent's own evaluation ε (`AgentEntry.eval_epsilon`).
+"""
+
+from typing import Optional
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from environments import suites
+from experiments.loops import evaluation
+from networks import registry as network_registry
+
+
+def protocol(agent: str, env: str, policy: Optional[str] = None,
+             epsilon: Optional[float] = None) -> evaluation.Protocol:
+  """The protocol of `agent` on `env`: `policy` and `epsilon` where given,
+  else their defaults (see the module docstring)."""
+  entry = agent_registry.get(agent)
+  if epsilon is None:
+    epsilon = entry.eval_epsilon
+  if policy is None:
+    policy = 'greedy'
+    if (env_registry.evaluation(env) == suites.ACTING_EVALUATION and
+        entry.action_space == agent_registry.DISCRETE):
+      policy = ('epsilon_greedy'
+                if entry.network_kind == network_registry.Q_VALUES
+                else 'sampled')
+  return evaluation.Protocol(policy, epsilon)
+
