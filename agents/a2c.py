@@ -3,9 +3,11 @@
 Learns from fixed-length unrolls: λ-returns bootstrapped from the critic
 (`rlax.lambda_returns`), `rlax.policy_gradient_loss` on the advantages,
 `rlax.entropy_loss`, and a squared-error value loss. Returns are cut at
-episode ends; truncated episodes are treated as ends too (their next
-observation is not in the unroll). Illegal actions are masked when acting
-and in the losses.
+terminations and bootstrap through time limits from the value of the
+observation the limit cut off (`returns.with_time_limit_values`). Illegal
+actions are masked when acting and in the losses. A recurrent network
+(`networks.recurrent`) acts with its state and the loss replays each
+sequence from the state it began with (`agents.recurrent_policy`).
 """
 
 import dataclasses
@@ -24,8 +26,10 @@ from agents import data_parallel
 from agents import masked_forward
 from agents import optimizers
 from agents import policy_gradient
+from agents import recurrent_policy
 from agents import returns as returns_lib
 from environments import specs
+from networks import recurrent as recurrent_lib
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +46,10 @@ class A2CConfig:
     entropy_cost: weight of the entropy bonus.
     value_cost: weight of the value loss.
     max_grad_norm: clip gradients to this global norm; None disables.
+    bootstrap_time_limits: bootstrap through time limits from the value of
+      the observation they cut off (`returns.with_time_limit_values`);
+      False stops returns there as at terminations, as PureJaxRL and most
+      single-file scripts do (to compare with them).
   """
   learning_rate: float = 1e-3
   discount: float = 0.99
@@ -51,6 +59,7 @@ class A2CConfig:
   entropy_cost: float = 0.01
   value_cost: float = 0.5
   max_grad_norm: Optional[float] = 0.5
+  bootstrap_time_limits: bool = True
 
   def __post_init__(self):
     config_checks.check_unit_interval(self, 'discount', 'td_lambda')
@@ -62,10 +71,15 @@ class A2CConfig:
 def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
-  """A2C around an actor-critic `network` (obs -> (logits, values))."""
+  """A2C around an actor-critic `network` (obs -> (logits, values)), or
+  a recurrent one (`networks.recurrent.RecurrentNetwork`)."""
   optimizer = optimizers.make_optimizer(config.learning_rate,
                                         max_grad_norm=config.max_grad_norm)
-  forward = masked_forward.masked_actor_critic(network, environment_spec)
+  recurrent = recurrent_lib.is_recurrent(network)
+  if recurrent:
+    recurrent_policy.check_environment(environment_spec, 'A2C')
+  else:
+    forward = masked_forward.masked_actor_critic(network, environment_spec)
 
   def init(key: jax.Array) -> agent_lib.TrainingState:
     return agent_lib.init_training_state(
@@ -80,12 +94,27 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
              ) -> Tuple[jax.Array, agent_lib.Metrics]:
     t, b = trajectory.actions.shape
     flat = agent_lib.flatten_steps
-    logits, values = forward(params, flat(trajectory.observations))
-    values = values.reshape(t, b)
-    _, final_values = forward(params, trajectory.final_observations)
+    next_observations = returns_lib.next_observations(trajectory)
+    # v(o_{t+1}) of each step's own episode: the last one is the unroll's
+    # bootstrap, those at time limits are added to the rewards there.
+    if recurrent:
+      logits, values, final_state = recurrent_policy.replay(
+          network, environment_spec, params, trajectory.observations,
+          trajectory.extras)
+      logits = flat(logits)
+      next_values = recurrent_policy.next_values(
+          network, params, next_observations, trajectory.extras, final_state)
+    else:
+      logits, values = forward(params, flat(trajectory.observations))
+      values = values.reshape(t, b)
+      _, next_values = forward(params, flat(next_observations))
+    next_values = jax.lax.stop_gradient(next_values.reshape(t, b))
+    final_values = next_values[-1]
     returns = jax.vmap(rlax.lambda_returns, in_axes=(1, 1, 1, None),
                        out_axes=1)(
-                           trajectory.rewards,
+                           returns_lib.with_time_limit_values(
+                               trajectory.rewards, trajectory, next_values,
+                               config.discount),
                            returns_lib.continuation_discounts(
                                trajectory, config.discount),
                            returns_lib.bootstrapped_values(values,
@@ -109,6 +138,8 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
   ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
     chex.assert_rank([trajectory.actions, trajectory.rewards,
                       trajectory.mask], 2)
+    trajectory = returns_lib.time_limits_as_ends(
+        trajectory, config.bootstrap_time_limits)
     grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params,
                                                      trajectory)
     # Each device's loss is its share of the whole batch's mean.
@@ -116,6 +147,16 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
     metrics = dict(metrics, grad_norm=optax.global_norm(grads))
     return agent_lib.apply_gradients(optimizer, state, grads), metrics
 
+  if recurrent:
+    return agent_lib.Agent(
+        init=init,
+        actor_params=lambda state: state.params,
+        act=recurrent_policy.stateless(),
+        update=update,
+        deployable_policy=recurrent_policy.stateless(),
+        data=agent_lib.DataRequirements(batch_size=config.batch_size,
+                                        unroll_length=config.unroll_length),
+        recurrence=recurrent_policy.recurrence(network, environment_spec))
   return agent_lib.Agent(
       init=init,
       actor_params=lambda state: state.params,

@@ -12,6 +12,11 @@ jitted `lax.scan`).
     learner_state, metrics = agent.update(learner_state, trajectory)
     outputs = agent.deployable_policy(params, observations)
 
+A recurrent agent (a policy with memory) carries a state per environment
+from step to step (`Recurrence`): loops keep it, flag each episode's first
+step (which resets it) and act through `act_with_state`, which serves
+feed-forward agents too (their state is empty).
+
 `deployable_policy` is what the TFLite export converts and greedy
 evaluation plays (`agents.greedy`): over discrete actions, `[N, A]` action
 probabilities, of which greedy play takes the most probable legal action;
@@ -39,6 +44,10 @@ class Trajectory(NamedTuple):
 
   Step `t` of sequence `b` is: observe `observations[t]`, take `actions[t]`,
   receive `rewards[t]` and `discounts[t]` (0 at termination, else 1).
+  An episode that ends (`last[t]`) with a discount above 0 was cut by a
+  time limit, not ended by the game (`returns.time_limits`): its value
+  goes on past the cut, so agents bootstrap there from the value of
+  `next_observations[t]`, the observation the limit cut off.
 
   Attributes:
     observations: `[T, B, *obs_shape]`, o_t.
@@ -53,6 +62,13 @@ class Trajectory(NamedTuple):
     final_observations: `[B, *obs_shape]`, the observation after the last
       step, for agents that bootstrap from a value.
     extras: per-step actor outputs, `[T, B, ...]` each.
+    next_observations: `[T, B, *obs_shape]`, o_{t+1} of step t's own
+      episode: `observations[t + 1]` inside an episode, the last
+      observation of an episode where it ends (the one a time limit cut
+      off), `final_observations` at t = T - 1. The loops fill it for
+      fixed-length unrolls; None in whole-episode batches, where no agent
+      bootstraps, and in trajectories made without it, where time limits
+      then count as terminations (`returns.next_observations`).
   """
   observations: jax.Array
   actions: jax.Array
@@ -62,6 +78,7 @@ class Trajectory(NamedTuple):
   mask: jax.Array
   final_observations: jax.Array
   extras: Extras
+  next_observations: Optional[jax.Array] = None
 
 
 def flatten_steps(x: jax.Array) -> jax.Array:
@@ -85,6 +102,27 @@ class DataRequirements:
   unroll_length: Optional[int] = None
 
 
+RecurrentState = Any  # A pytree with a leading environment axis; () if none.
+
+
+class Recurrence(NamedTuple):
+  """How a recurrent agent acts step by step (`Agent.recurrence`).
+
+  Attributes:
+    initial_state: `n -> state` of n environments (each episode's first
+      step resets to it).
+    act: `(params, key, observations [N, ...], first [N], state) ->
+      (actions, extras, state)`; `first` flags observations that begin an
+      episode. The extras keep what the update replays sequences from:
+      each step's `first` and the state it started from (`core_state`).
+    deployable_policy: `(params, observations, first, state) -> (outputs,
+      state)`, `Agent.deployable_policy` with the state threaded.
+  """
+  initial_state: Callable[[int], RecurrentState]
+  act: Callable[..., Tuple[jax.Array, Extras, RecurrentState]]
+  deployable_policy: Callable[..., Tuple[jax.Array, RecurrentState]]
+
+
 @dataclasses.dataclass(frozen=True)
 class Agent(Generic[LearnerState]):
   """Pure functions of one agent; see the module docstring.
@@ -102,6 +140,9 @@ class Agent(Generic[LearnerState]):
       or `[N, action_dim]` deterministic continuous actions (see the
       module docstring).
     data: how experience must be batched for `update`.
+    recurrence: a recurrent agent's stepwise acting (its `act` and
+      `deployable_policy` then refuse to run without a state); None for a
+      feed-forward agent.
   """
   init: Callable[[jax.Array], LearnerState]
   actor_params: Callable[[LearnerState], Params]
@@ -109,6 +150,36 @@ class Agent(Generic[LearnerState]):
   update: Callable[[LearnerState, Trajectory], Tuple[LearnerState, Metrics]]
   deployable_policy: Callable[[Params, jax.Array], jax.Array]
   data: DataRequirements
+  recurrence: Optional[Recurrence] = None
+
+
+def initial_state(agent: Agent, n: int) -> RecurrentState:
+  """The state n environments start with: the recurrent agent's, else ()."""
+  return () if agent.recurrence is None else agent.recurrence.initial_state(n)
+
+
+def act_with_state(agent: Agent, params: Params, key: jax.Array,
+                   observations: jax.Array, first: jax.Array,
+                   state: RecurrentState
+                  ) -> Tuple[jax.Array, Extras, RecurrentState]:
+  """`(actions, extras, state)` of any agent: a recurrent one threads its
+  state (reset where `first`), a feed-forward one acts as `act` does."""
+  if agent.recurrence is None:
+    actions, extras = agent.act(params, key, observations)
+    return actions, extras, state
+  return agent.recurrence.act(params, key, observations, first, state)
+
+
+def deployable_with_state(agent: Agent, params: Params,
+                          observations: jax.Array, first: jax.Array,
+                          state: RecurrentState
+                         ) -> Tuple[jax.Array, RecurrentState]:
+  """`(deployable outputs, state)` of any agent (`act_with_state`'s
+  counterpart for `deployable_policy`)."""
+  if agent.recurrence is None:
+    return agent.deployable_policy(params, observations), state
+  return agent.recurrence.deployable_policy(params, observations, first,
+                                            state)
 
 
 def init_params(network: hk.Transformed, observation_spec: Any,

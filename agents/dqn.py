@@ -19,10 +19,10 @@ environment steps each of the `config.num_actors` environments takes between
 updates, and each update takes `config.sgd_steps_per_update` SGD steps. Acting is ε-greedy over legal
 actions, with ε decaying linearly in the number of environment steps.
 
-Truncated episodes (time limits) are treated as terminations: the bootstrap
-discount is `discounts[t] * (1 - last[t])`, because in a sequence that spans
-episode boundaries the observation after a truncated step is not stored
-(`observations[t + 1]` is already the next episode's first one).
+A time limit is not a termination: each transition's next observation is
+that of its own episode (at a time limit, the observation it cut off) and
+its bootstrap discount the environment's (0 at a termination only), so the
+targets bootstrap through time limits (`replay.trajectory_transitions`).
 
 Split over devices (`agents.data_parallel`), every device inserts the whole
 batch into its replay and draws the same sample, and computes the loss of
@@ -46,6 +46,7 @@ from agents import config_checks
 from agents import data_parallel
 from agents import optimizers
 from agents import replay as replay_lib
+from agents import returns as returns_lib
 from environments import specs
 
 LOSSES = ('huber', 'l2')
@@ -82,6 +83,10 @@ class DQNConfig:
     epsilon_end: exploration rate after `epsilon_decay_steps`.
     epsilon_decay_steps: environment steps of the linear ε decay.
     max_grad_norm: clip gradients to this global norm; None disables.
+    bootstrap_time_limits: bootstrap through time limits from the value of
+      the observation they cut off (`returns.with_time_limit_values`);
+      False stops returns there as at terminations, as PureJaxRL and most
+      single-file scripts do (to compare with them).
   """
   learning_rate: float = 1e-3
   discount: float = 0.99
@@ -98,6 +103,7 @@ class DQNConfig:
   epsilon_end: float = 0.05
   epsilon_decay_steps: int = 1_000
   max_grad_norm: Optional[float] = 10.0
+  bootstrap_time_limits: bool = True
 
   def __post_init__(self):
     config_checks.check_positive(self, 'learning_rate')
@@ -291,6 +297,8 @@ def make_agent(config: DQNConfig,
     chex.assert_shape(trajectory.final_observations,
                       trajectory.actions.shape[1:] +
                       tuple(observation_spec.shape))
+    trajectory = returns_lib.time_limits_as_ends(
+        trajectory, config.bootstrap_time_limits)
     # Split over devices: every device inserts the whole batch, so that each
     # holds the replay of one device with the whole batch.
     trajectory = data_parallel.gather(

@@ -13,7 +13,7 @@ deployable outputs:
 `policy_head` picks one from the environment's action spec.
 """
 
-from typing import Any, Callable, NamedTuple, Tuple
+from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import haiku as hk
 import jax
@@ -52,17 +52,20 @@ def categorical_log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
   return jnp.sum(one_hot * jax.nn.log_softmax(logits), axis=-1)
 
 
-def categorical_head(network: hk.Transformed,
+def categorical_head(network: Optional[hk.Transformed],
                      environment_spec: specs.EnvironmentSpec) -> PolicyHead:
-  """Masked logits of an actor-critic `network` (obs -> (logits, values))."""
+  """Masked logits of an actor-critic `network` (obs -> (logits, values));
+  None: the distribution alone, for a recurrent network, whose forward
+  passes carry a state (`agents.recurrent_policy`)."""
   return PolicyHead(
-      forward=masked_forward.masked_actor_critic(network, environment_spec),
+      forward=network and masked_forward.masked_actor_critic(
+          network, environment_spec),
       sample=lambda key, logits: jax.random.categorical(
           key, logits).astype(jnp.int32),
       log_prob=categorical_log_prob,
       entropy_loss=lambda logits: rlax.entropy_loss(
           logits, jnp.ones(logits.shape[:-1])),
-      deployable_policy=masked_forward.policy_probabilities(
+      deployable_policy=network and masked_forward.policy_probabilities(
           network, environment_spec, has_values=True))
 
 

@@ -6,7 +6,9 @@ ones (`agents.policy_heads`; optionally tanh-squashed into the bounds).
 Only the distribution differs; every loss and update below is shared.
 
 Per update: GAE advantages (`rlax.truncated_generalized_advantage_estimation`)
-from the values recorded while acting, then several epochs of shuffled
+from the values recorded while acting (cut at terminations; at a time
+limit bootstrapped from the value of the observation it cut off,
+`returns.with_time_limit_values`), then several epochs of shuffled
 minibatches of the clipped surrogate (`rlax.clipped_surrogate_pg_loss`), a
 clipped value loss and an entropy bonus, with global-norm gradient clipping
 and optional linear learning-rate annealing. All of it is one pure function,
@@ -17,6 +19,11 @@ batch and draws the same shuffles, then computes the loss and gradients of
 its share of each minibatch; gradients, advantage statistics and metrics
 are averaged over devices. The minibatches are therefore those of one
 device holding the whole batch, and so are the updates (to float rounding).
+
+With a recurrent network (`networks.recurrent`, discrete actions) PPO acts
+step by step with its state (`agents.recurrent_policy`) and its minibatches
+are whole sequences, each replayed from the state it began with, so
+`num_minibatches` must divide `batch_size`.
 """
 
 import dataclasses
@@ -34,8 +41,10 @@ from agents import config_checks
 from agents import data_parallel
 from agents import optimizers
 from agents import policy_heads
+from agents import recurrent_policy
 from agents import returns as returns_lib
 from environments import specs
+from networks import recurrent as recurrent_lib
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +69,8 @@ class PPOConfig:
     unroll_length: steps per sequence (T).
     batch_size: sequences per update (B).
     num_epochs: passes over each batch.
-    num_minibatches: minibatches per epoch; must divide T·B.
+    num_minibatches: minibatches per epoch; must divide T·B (with a
+      recurrent network, whose minibatches are whole sequences: B).
     normalize_advantages: standardise advantages per minibatch.
     reward_scale: rewards are multiplied by this before the returns and
       advantages (continuous-control tasks such as Pendulum, whose rewards
@@ -68,6 +78,10 @@ class PPOConfig:
     squash_actions: continuous actions only: a tanh-squashed Gaussian
       rescaled into the action bounds (which must be finite), instead of a
       plain Gaussian whose samples the environment clips.
+    bootstrap_time_limits: bootstrap through time limits from the value of
+      the observation they cut off (`returns.with_time_limit_values`);
+      False stops returns there as at terminations, as PureJaxRL and most
+      single-file scripts do (to compare with them).
   """
   learning_rate: float = 2.5e-4
   learning_rate_decay_updates: Optional[int] = None
@@ -86,6 +100,7 @@ class PPOConfig:
   normalize_advantages: bool = True
   reward_scale: float = 1.0
   squash_actions: bool = False
+  bootstrap_time_limits: bool = True
 
   def __post_init__(self):
     config_checks.check_unit_interval(self, 'discount', 'gae_lambda')
@@ -160,8 +175,17 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
   """PPO around an actor-critic `network`: obs -> (logits, values) over
-  discrete actions, obs -> (means, log_stds, values) over continuous ones.
+  discrete actions, obs -> (means, log_stds, values) over continuous ones;
+  or a recurrent actor-critic (`networks.recurrent.RecurrentNetwork`).
   """
+  recurrent = recurrent_lib.is_recurrent(network)
+  if recurrent:
+    recurrent_policy.check_environment(environment_spec, 'PPO')
+    if config.batch_size % config.num_minibatches:
+      raise ValueError(
+          f'PPOConfig.num_minibatches ({config.num_minibatches}) must divide '
+          f'batch_size ({config.batch_size}) with a recurrent network: its '
+          f'minibatches are whole sequences.')
   decay_steps = None  # Optimizer steps: one per minibatch of each epoch.
   if config.learning_rate_decay_updates is not None:
     decay_steps = (config.learning_rate_decay_updates * config.num_epochs *
@@ -172,8 +196,9 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
   if config.squash_actions and not environment_spec.is_continuous:
     raise ValueError('PPOConfig.squash_actions applies to continuous '
                      'actions; this environment\'s are discrete.')
-  head = policy_heads.policy_head(network, environment_spec,
-                                  config.squash_actions)
+  head = (policy_heads.categorical_head(None, environment_spec) if recurrent
+          else policy_heads.policy_head(network, environment_spec,
+                                        config.squash_actions))
   forward = head.forward
 
   def init(key: jax.Array) -> agent_lib.TrainingState:
@@ -186,8 +211,20 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
     return actions, {'log_prob': head.log_prob(outputs, actions),
                      'value': values}
 
+  def outputs_of(params, batch):
+    """Policy outputs and values of a minibatch's steps `[M]`, and the
+    minibatch with each field `[M, ...]`: a recurrent network's sequences
+    `[T, b]` are replayed, then flattened."""
+    if not recurrent:
+      return forward(params, batch['observations']), batch
+    logits, values, _ = recurrent_policy.replay(
+        network, environment_spec, params, batch['observations'],
+        batch['extras'])
+    flat = agent_lib.flatten_steps
+    return (flat(logits), flat(values)), jax.tree.map(flat, batch)
+
   def minibatch_loss(params, batch):
-    outputs, values = forward(params, batch['observations'])
+    (outputs, values), batch = outputs_of(params, batch)
     ratios = jnp.exp(head.log_prob(outputs, batch['actions']) -
                      batch['log_prob'])
     advantages = batch['advantages']
@@ -225,12 +262,30 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
       state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
   ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
     chex.assert_rank([trajectory.rewards, trajectory.mask], 2)
-    _, final_values = forward(state.params, trajectory.final_observations)
+    trajectory = returns_lib.time_limits_as_ends(
+        trajectory, config.bootstrap_time_limits)
     values = trajectory.extras['value']
+    # v(o_{t+1}) of each step's own episode: the last one is the unroll's
+    # bootstrap, those at time limits are added to the rewards there.
+    next_observations = returns_lib.next_observations(trajectory)
+    if recurrent:
+      *_, final_state = recurrent_policy.replay(
+          network, environment_spec, state.params, trajectory.observations,
+          trajectory.extras)
+      next_values = recurrent_policy.next_values(
+          network, state.params, next_observations, trajectory.extras,
+          final_state)
+    else:
+      _, next_values = forward(state.params,
+                               agent_lib.flatten_steps(next_observations))
+      next_values = next_values.reshape(values.shape)
+    final_values = next_values[-1]
     advantages = jax.vmap(
         rlax.truncated_generalized_advantage_estimation,
         in_axes=(1, 1, None, 1), out_axes=1)(
-            trajectory.rewards * config.reward_scale,
+            returns_lib.with_time_limit_values(
+                trajectory.rewards * config.reward_scale, trajectory,
+                next_values, config.discount),
             returns_lib.continuation_discounts(trajectory, config.discount),
             config.gae_lambda,
             returns_lib.values_with_final(values, final_values))
@@ -244,19 +299,28 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
         'value': values,
         'advantages': advantages,
         'returns': advantages + values,
+        **({'extras': {k: trajectory.extras[k] for k in (
+            recurrent_policy.FIRST, recurrent_policy.CORE_STATE)}}
+           if recurrent else {}),
     }, axis=1)
     t, b = data['advantages'].shape
     if (t * b) % config.num_minibatches:
       raise ValueError(f'num_minibatches ({config.num_minibatches}) must '
                        f'divide the batch of {t} x {b} steps.')
-    data = jax.tree.map(agent_lib.flatten_steps, data)
+    if recurrent:  # Minibatches of whole sequences: [T, B] -> [M, T, b].
+      count = b
+      pick = lambda x, order: jnp.moveaxis(x[:, order], 1, 0)
+    else:  # Minibatches of steps: [T·B] -> [M, m].
+      count = t * b
+      data = jax.tree.map(agent_lib.flatten_steps, data)
+      pick = lambda x, order: x[order]
 
     def epoch(carry, key):
-      order = jax.random.permutation(key, t * b).reshape(
+      order = jax.random.permutation(key, count).reshape(
           config.num_minibatches, -1)
       # This device's share of each minibatch.
       order = data_parallel.share(order, axis=1)
-      minibatches = jax.tree.map(lambda x: x[order], data)
+      minibatches = jax.tree.map(lambda x: pick(x, order), data)
       return jax.lax.scan(sgd_step, carry, minibatches)
 
     key, epochs_key = jax.random.split(state.key)
@@ -268,6 +332,16 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                                         state.updates + 1)
     return new_state, metrics
 
+  if recurrent:
+    return agent_lib.Agent(
+        init=init,
+        actor_params=lambda state: state.params,
+        act=recurrent_policy.stateless(),
+        update=update,
+        deployable_policy=recurrent_policy.stateless(),
+        data=agent_lib.DataRequirements(batch_size=config.batch_size,
+                                        unroll_length=config.unroll_length),
+        recurrence=recurrent_policy.recurrence(network, environment_spec))
   return agent_lib.Agent(
       init=init,
       actor_params=lambda state: state.params,

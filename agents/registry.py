@@ -80,6 +80,8 @@ class AgentEntry:
       `--eval_epsilon` gives one: DQN's is 0.05, the evaluation ε of DQN on
       Atari (Mnih et al., 2015); the policy agents, which have no published
       convention, use the same so that one protocol compares them.
+    recurrent: it can use a recurrent network (`NetworkEntry.recurrent`),
+      carrying a state through `Agent.recurrence`; others refuse one.
   """
   name: str
   config_class: type
@@ -96,6 +98,7 @@ class AgentEntry:
   continuous_network: Optional[Tuple[str, str]] = None
   schedules: Optional[Callable[[Any], Mapping[str, int]]] = None
   eval_epsilon: float = 0.05
+  recurrent: bool = False
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -135,20 +138,20 @@ def _no_splits(config: Any) -> Mapping[str, int]:
 _BUILT_IN = (
     AgentEntry('a2c', a2c.A2CConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', a2c.make_agent, trainable_on_device=True,
-               title='A2C', batch_splits=_no_splits),
+               title='A2C', batch_splits=_no_splits, recurrent=True),
     AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
                'mlp_q_values', dqn.make_agent, title='DQN',
                batch_splits=dqn.batch_splits, schedules=dqn.schedules,
                eval_epsilon=0.05),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
-               fit_to_budget=ppo.fit_to_budget, title='PPO',
+               fit_to_budget=ppo.fit_to_budget, title='PPO', recurrent=True,
                batch_splits=ppo.batch_splits, schedules=ppo.schedules,
                continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
                                    'mlp_gaussian_actor_critic')),
     AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
                'mlp_policy', reinforce.make_agent, trainable_on_device=True,
-               title='REINFORCE', batch_splits=_no_splits),
+               title='REINFORCE', batch_splits=_no_splits, recurrent=True),
     AgentEntry('sac', sac.SACConfig, network_registry.ACTOR_TWIN_Q,
                'mlp_actor_twin_q', sac.make_agent, title='SAC',
                batch_splits=sac.batch_splits, action_space=CONTINUOUS),
@@ -307,6 +310,15 @@ def network_entry(name: str, network: Optional[str] = None,
       chosen.check_observations(observations)
   except ValueError as e:
     raise ValueError(f'Agent {name!r}: {e}') from e
+  if chosen.recurrent and not entry.recurrent:
+    able = [n for n in names() if get(n).recurrent]
+    plain = [n for n in network_registry.names(chosen.kind)
+             if not network_registry.get(n).recurrent]
+    raise ValueError(
+        f'Agent {name!r} cannot use the recurrent network {chosen.name!r} '
+        f'(it keeps no state between steps); agents that can: '
+        f'{", ".join(able)}. Feed-forward networks for {name}: '
+        f'{", ".join(plain)}.')
   return chosen
 
 

@@ -21,8 +21,10 @@ from agents import data_parallel
 from agents import masked_forward
 from agents import optimizers
 from agents import policy_gradient
+from agents import recurrent_policy
 from agents import returns as returns_lib
 from environments import specs
+from networks import recurrent as recurrent_lib
 
 BASELINES = ('none', 'batch_mean')
 
@@ -62,11 +64,17 @@ def make_agent(config: ReinforceConfig,
                environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
-  """Builds REINFORCE around a policy `network` (observations → logits)."""
+  """Builds REINFORCE around a policy `network` (observations → logits),
+  or a recurrent one (`networks.recurrent.RecurrentNetwork`), which acts
+  with its state and whose loss replays each episode from its start."""
   optimizer = optimizers.make_optimizer(config.learning_rate,
                                         name=config.optimizer,
                                         max_grad_norm=config.max_grad_norm)
-  logits_fn = masked_forward.masked_policy(network, environment_spec)
+  recurrent = recurrent_lib.is_recurrent(network)
+  if recurrent:
+    recurrent_policy.check_environment(environment_spec, 'REINFORCE')
+  else:
+    logits_fn = masked_forward.masked_policy(network, environment_spec)
 
   def init(key: jax.Array) -> agent_lib.TrainingState:
     return agent_lib.init_training_state(
@@ -84,7 +92,13 @@ def make_agent(config: ReinforceConfig,
   def loss_fn(params: hk.Params, trajectory: agent_lib.Trajectory,
               advantages: jax.Array) -> Tuple[jax.Array, agent_lib.Metrics]:
     flat = agent_lib.flatten_steps
-    logits = logits_fn(params, flat(trajectory.observations))
+    if recurrent:
+      logits, _, _ = recurrent_policy.replay(
+          network, environment_spec, params, trajectory.observations,
+          trajectory.extras)
+      logits = flat(logits)
+    else:
+      logits = logits_fn(params, flat(trajectory.observations))
     pg_loss, entropy_loss = policy_gradient.masked_losses(
         logits, flat(trajectory.actions), flat(advantages),
         flat(trajectory.mask))
@@ -119,6 +133,15 @@ def make_agent(config: ReinforceConfig,
                          config.entropy_cost * -metrics['entropy'])
     return agent_lib.apply_gradients(optimizer, state, grads), metrics
 
+  if recurrent:
+    return agent_lib.Agent(
+        init=init,
+        actor_params=actor_params,
+        act=recurrent_policy.stateless(),
+        update=update,
+        deployable_policy=recurrent_policy.stateless(),
+        data=agent_lib.DataRequirements(batch_size=config.batch_size),
+        recurrence=recurrent_policy.recurrence(network, environment_spec))
   return agent_lib.Agent(
       init=init,
       actor_params=actor_params,

@@ -96,17 +96,18 @@ def trajectory_transitions(trajectory: agent_lib.Trajectory
                           ) -> Tuple[Transitions, jax.Array]:
   """Flattens a `[T, B]` trajectory into `T·B` transitions and a valid mask.
 
-  The next observation of step t is `observations[t + 1]`, or
-  `final_observations` for t = T - 1. The bootstrap discount is
-  `discounts[t] * (1 - last[t])`: zero at every episode end, truncations
-  included, since at an end `observations[t + 1]` belongs to the next
-  episode. Returns (transitions [T·B], valid bool [T·B] = mask > 0).
+  The next observation of step t is that of its own episode
+  (`next_observations`: at a time limit, the observation it cut off), and
+  the bootstrap discount is the environment's `discounts[t]`: zero at a
+  termination only, so targets bootstrap through time limits
+  (`returns.bootstrap_discounts`; a trajectory without `next_observations`
+  stops them at every episode end). Returns (transitions [T·B], valid
+  bool [T·B] = mask > 0).
   """
   observations = jnp.asarray(trajectory.observations)
-  next_observations = jnp.concatenate(
-      [observations[1:], jnp.asarray(trajectory.final_observations)[None]])
+  next_observations = returns_lib.next_observations(trajectory)
   # γ = 1 here: the loss applies `config.discount` to these.
-  discounts = returns_lib.continuation_discounts(trajectory, 1.0)
+  discounts = returns_lib.bootstrap_discounts(trajectory)
   flat = agent_lib.flatten_steps
   transitions = Transitions(
       observations=flat(observations),

@@ -5,7 +5,11 @@ The return arithmetic the agents share, on `[T, B]` time-major trajectories
 rewards as a NumPy array (what on-device training feeds its model). Returns
 never flow across an episode end: `last` cuts them, truncations included,
 because the step after a truncation in a sequence already belongs to the
-next episode.
+next episode. A time limit is not the end of the world, though: at one
+(`time_limits`), `with_time_limit_values` adds the discounted value of the
+observation the limit cut off to the reward, so GAE, λ-returns and TD
+targets bootstrap through it as if the episode had gone on, and stop only
+at terminations.
 """
 
 import chex
@@ -22,6 +26,62 @@ def continuation_discounts(trajectory: agent_lib.Trajectory,
   """`[T, B]` γ·d_{t+1}, zero where an episode ended (no bootstrapping)."""
   return discount * trajectory.discounts * (
       1.0 - jnp.asarray(trajectory.last, jnp.float32))
+
+
+def time_limits(trajectory: agent_lib.Trajectory) -> jax.Array:
+  """bool `[T, B]`: step t ended its episode by a time limit (truncation:
+  `last` with a discount above 0; a termination has discount 0)."""
+  return jnp.logical_and(jnp.asarray(trajectory.last, bool),
+                         jnp.asarray(trajectory.discounts) > 0)
+
+
+def next_observations(trajectory: agent_lib.Trajectory) -> jax.Array:
+  """`[T, B, ...]` o_{t+1} of each step: `trajectory.next_observations`,
+  or for a trajectory without them (made by hand, or by a loop of one's
+  own), `observations[1:]` then `final_observations`. Those hold the next
+  episode's first observation after an end, so without the loop's
+  `next_observations` time limits count as terminations
+  (`with_time_limit_values`, `bootstrap_discounts`)."""
+  if trajectory.next_observations is not None:
+    return jnp.asarray(trajectory.next_observations)
+  observations = jnp.asarray(trajectory.observations)
+  return jnp.concatenate(
+      [observations[1:], jnp.asarray(trajectory.final_observations)[None]])
+
+
+def time_limits_as_ends(trajectory: agent_lib.Trajectory,
+                        bootstrap_time_limits: bool
+                       ) -> agent_lib.Trajectory:
+  """`trajectory` as an agent's `bootstrap_time_limits` setting reads it:
+  as it is, or without `next_observations`, so that time limits stop
+  returns as terminations do."""
+  if bootstrap_time_limits:
+    return trajectory
+  return trajectory._replace(next_observations=None)
+
+
+def bootstrap_discounts(trajectory: agent_lib.Trajectory) -> jax.Array:
+  """`[T, B]` discounts of one-step targets from `next_observations`:
+  the environment's (0 at terminations only), or, without the loop's
+  `next_observations`, 0 at every episode end (time limits included)."""
+  if trajectory.next_observations is not None:
+    return jnp.asarray(trajectory.discounts, jnp.float32)
+  return continuation_discounts(trajectory, 1.0)
+
+
+def with_time_limit_values(rewards: jax.Array,
+                           trajectory: agent_lib.Trajectory,
+                           next_values: jax.Array,
+                           discount: float) -> jax.Array:
+  """`[T, B]` rewards with γ·d_{t+1}·v(next_observations[t]) added where
+  step t hit a time limit (`time_limits`), so that a return cut there by
+  `continuation_discounts` still counts the value the episode would have
+  gone on to (the bootstrap a truncated episode is owed). Without the
+  loop's `next_observations`, `rewards` as they are."""
+  if trajectory.next_observations is None:
+    return rewards
+  bootstrap = discount * trajectory.discounts * next_values
+  return rewards + jnp.where(time_limits(trajectory), bootstrap, 0.0)
 
 
 def bootstrapped_values(values: jax.Array,

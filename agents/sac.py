@@ -19,8 +19,9 @@ uniformly sampled minibatch:
   3. temperature: `−α (log π(a|s) + target_entropy)` (log-probs held fixed);
   4. target critics: `Q̄ ← τ Q + (1 − τ) Q̄` (`optax.incremental_update`).
 
-Episode ends are terminations for the bootstrap (`d = 0`), truncations
-included (as DQN: the observation after a truncated step is not stored).
+Terminations stop the bootstrap (`d = 0`); time limits do not (as DQN:
+each transition's next observation is its own episode's, the one a time
+limit cut off: `replay.trajectory_transitions`).
 
 Split over devices (`agents.data_parallel`), as DQN: every device inserts
 the whole batch and draws the same minibatch and noise, computes the losses
@@ -43,6 +44,7 @@ from agents import data_parallel
 from agents import gaussian_policies
 from agents import optimizers
 from agents import replay as replay_lib
+from agents import returns as returns_lib
 from environments import specs
 from networks import actor_twin_q
 
@@ -72,6 +74,10 @@ class SACConfig:
     target_entropy: the entropy α is tuned towards; None: −action_dim.
     max_grad_norm: clip each network's gradients to this global norm;
       None disables.
+    bootstrap_time_limits: bootstrap through time limits from the value of
+      the observation they cut off (`returns.with_time_limit_values`);
+      False stops returns there as at terminations, as PureJaxRL and most
+      single-file scripts do (to compare with them).
   """
   actor_learning_rate: float = 3e-4
   critic_learning_rate: float = 3e-4
@@ -88,6 +94,7 @@ class SACConfig:
   learn_temperature: bool = True
   target_entropy: Optional[float] = None
   max_grad_norm: Optional[float] = None
+  bootstrap_time_limits: bool = True
 
   def __post_init__(self):
     config_checks.check_positive(self, 'actor_learning_rate',
@@ -264,6 +271,8 @@ def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,
             ) -> Tuple[SACState, agent_lib.Metrics]:
     chex.assert_rank([trajectory.rewards, trajectory.discounts,
                       trajectory.last, trajectory.mask], 2)
+    trajectory = returns_lib.time_limits_as_ends(
+        trajectory, config.bootstrap_time_limits)
     chex.assert_shape(trajectory.actions,
                       trajectory.rewards.shape + (action_dim,))
     # Split over devices: every device inserts the whole batch.

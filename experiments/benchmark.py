@@ -52,9 +52,10 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     Plane Strike and PPO's preset, steps per second relative to 1 device,
     peak memory.
   compiled: loop_speed, ppo_cartpole, time_to_model, seeds and devices.
-  peers_gymnax_cartpole, peers_breakout_minatar, peers_sac_pendulum,
-    peers_python_loop: ours beside PureJaxRL, rejax and SBX, installed in
-    their own environment; see `experiments/peer_benchmarks.py`.
+  peers_gymnax_cartpole, peers_breakout_minatar, peers_ppo_rnn,
+    peers_sac_pendulum, peers_python_loop: ours beside PureJaxRL, rejax
+    and SBX, installed in their own environment; see
+    `experiments/peer_benchmarks.py`.
 """
 
 import csv
@@ -320,8 +321,9 @@ def _define_flags() -> None:
                       'peers_*: the interpreter of the peers\' environment '
                       '(scripts/setup_peer_venv.sh makes it).')
   flags.DEFINE_string('purejaxrl_source', None,
-                      'peers_gymnax_cartpole, peers_breakout_minatar: a '
-                      'checkout of github.com/luchris429/purejaxrl.')
+                      'peers_gymnax_cartpole, peers_breakout_minatar, '
+                      'peers_ppo_rnn: a checkout of '
+                      'github.com/luchris429/purejaxrl.')
   flags.DEFINE_list('minatar_steps', ['1000000', '10000000'],
                     'peers_breakout_minatar: training steps of each '
                     'comparison.')

@@ -57,6 +57,10 @@ TABLES: Dict[str, Table] = {
     'dqn_classic_control_learning': (
         result_tables.dqn_classic_control,
         ('dqn_classic_control_learning.json',)),
+    'time_limits': (result_tables.time_limits,
+                    ('time_limit_bootstrap_learning.json',)),
+    'memory_chain': (result_tables.memory_chain,
+                     ('memory_chain_learning.json',)),
     'quantized': (result_tables.quantized,
                   ('export_int8_dynamic.json', 'export_float16.json')),
     'trainable': (result_tables.trainable,

@@ -20,6 +20,10 @@ ours, through `scripts/peer_programs.py`; PureJaxRL is a checkout
   peers_breakout_minatar: PPO on Breakout-MinAtar in PureJaxRL's MinAtar
     setting (our `ppo_breakout_minatar` preset), `--minatar_steps` each:
     ours against PureJaxRL.
+  peers_ppo_rnn: a recurrent PPO on gymnax CartPole-v1 in PureJaxRL's
+    `ppo_rnn.py` setting (our `ppo_rnn_gymnax_cartpole` preset: its GRU
+    network, 500k steps): training steps per second of ours and of
+    PureJaxRL's `ppo_rnn.py` with the same settings.
   peers_sac_pendulum: SAC on gymnax Pendulum-v1, 256-256 networks, batch
     256, one SGD step per environment step, `--sac_steps` steps: ours
     against rejax's SAC with the same sizes.
@@ -45,7 +49,7 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER_PROGRAMS = os.path.join(_REPO, 'scripts', 'peer_programs.py')
 DEFAULT_PEER_PYTHON = os.path.join(_REPO, '.venv-peers', 'bin', 'python')
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
-          'peers_sac_pendulum', 'peers_python_loop')
+          'peers_ppo_rnn', 'peers_sac_pendulum', 'peers_python_loop')
 # Training alone: no periodic evaluation, a short final one, no export.
 _TRAINING_ONLY = dict(eval_every_steps=0, eval_every_episodes=0,
                       eval_episodes=10, export_tflite=False)
@@ -68,7 +72,8 @@ def check_setup(peer_python: str, purejaxrl_source: str,
     raise PeerSetupError(
         f'--peer_python: {peer_python} is not an interpreter; make the '
         f'peers\' environment with scripts/setup_peer_venv.sh.')
-  needs_purejaxrl = {'peers_gymnax_cartpole', 'peers_breakout_minatar'}
+  needs_purejaxrl = {'peers_gymnax_cartpole', 'peers_breakout_minatar',
+                     'peers_ppo_rnn'}
   if needs_purejaxrl & set(suites) and not os.path.isfile(
       os.path.join(purejaxrl_source or '', 'purejaxrl', 'ppo.py')):
     raise PeerSetupError(
@@ -134,7 +139,7 @@ class Peers:
       figures = self._peer(program, seed, source=self._source)
       figures['seconds'] = figures['process_seconds']
       return figures
-    if program == 'purejaxrl_ppo':
+    if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):
       return self._peer(program, seed, source=self._source,
                         settings=settings['config'])
     return self._peer(program, seed, algorithm=settings['algorithm'],
@@ -210,6 +215,27 @@ def breakout_minatar(root: str, repeats: int, run: scaling_benchmarks.Runner,
   return report
 
 
+def ppo_rnn(root: str, repeats: int,
+            run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+  """A GRU PPO on gymnax CartPole-v1, PureJaxRL `ppo_rnn.py`'s setting."""
+  steps = 500_000
+  config = purejaxrl_ppo_settings('CartPole-v1', steps, 4, 2.5e-4, 4, 'relu')
+  del config['ACTIVATION']  # ppo_rnn.py's network is ReLU, not a setting.
+  runs = scaling_benchmarks.measure(root, {
+      'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset='ppo_rnn_gymnax_cartpole',
+          **_TRAINING_ONLY)),
+      'purejaxrl': scaling_benchmarks.Measurement(dict(
+          program='purejaxrl_ppo_rnn', config=config)),
+  }, repeats, run)
+  _ratios(runs, 'ours', 'steps_per_second', ('purejaxrl',), 'speed')
+  return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches of '
+                     'whole sequences, lr 2.5e-4 annealed, a 128 ReLU '
+                     'embedding, a 128 GRU, 128-ReLU actor and critic '
+                     'heads, 500k steps',
+          **scaling_benchmarks.summary(runs)}
+
+
 def sac_pendulum(root: str, repeats: int, run: scaling_benchmarks.Runner,
                  steps: int) -> Dict[str, Any]:
   """SAC on gymnax Pendulum-v1: ours and rejax's, the same sizes."""
@@ -270,6 +296,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),
+      'peers_ppo_rnn': lambda: ppo_rnn(root, f.seeds, run),
       'peers_sac_pendulum': lambda: sac_pendulum(root, f.seeds, run,
                                                  f.sac_steps),
       'peers_python_loop': lambda: python_loop(

@@ -27,7 +27,7 @@ import numpy as np
 from agents import greedy
 from environments import plane_strike
 from experiments.cli import help_text
-from experiments.export import tflite
+from experiments.export import litert_policies
 
 SIZE = 8
 COLUMNS = 'ABCDEFGH'
@@ -183,7 +183,7 @@ def play(game: Game, read: Callable[[str], str] = input,
   return game.winner
 
 
-def check_contract(policy: tflite.TFLitePolicy, path: str) -> None:
+def check_contract(policy: litert_policies.TFLitePolicy, path: str) -> None:
   """Raises `app.UsageError` unless the model maps [1,8,8] to [1,64] f32."""
   (i_type, i_shape), (o_type, o_shape) = (
       (np.dtype(d['dtype']).name, [int(n) for n in d['shape']])
@@ -196,7 +196,7 @@ def check_contract(policy: tflite.TFLitePolicy, path: str) -> None:
         f'{_FIX}.')
 
 
-def load_policy(path: Optional[str]) -> tflite.TFLitePolicy:
+def load_policy(path: Optional[str]) -> litert_policies.TFLitePolicy:
   """The model at `path`, or `app.UsageError` naming --agent_model."""
   if not path:
     raise app.UsageError(f'--agent_model is required: the .tflite policy to '
@@ -204,7 +204,7 @@ def load_policy(path: Optional[str]) -> tflite.TFLitePolicy:
   if not os.path.isfile(path):
     raise app.UsageError(f'--agent_model {path!r} is not a file; {_FIX}.')
   try:
-    policy = tflite.TFLitePolicy(path)
+    policy = litert_policies.TFLitePolicy(path)
   except (ValueError, RuntimeError) as e:  # What LiteRT raises.
     raise app.UsageError(f'--agent_model {path!r} cannot be loaded as a '
                          f'one-input, one-output .tflite model ({e}); '

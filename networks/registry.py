@@ -33,6 +33,7 @@ from networks import gaussian_actor_critic
 from networks import mlp
 from networks import policy
 from networks import q_network
+from networks import recurrent
 
 POLICY = 'policy'  # observations [N, ...] -> logits [N, A].
 ACTOR_CRITIC = 'actor_critic'  # -> (logits [N, A], values [N]).
@@ -66,12 +67,16 @@ class NetworkEntry:
       the conv networks: `[H, W, C]`); None: any (the MLPs flatten).
     default_hidden_sizes: the widths `hidden_sizes` None means, so that a
       run restating them (`--hidden_sizes=64,64`) is the same run.
+    recurrent: `make` builds a `recurrent.RecurrentNetwork` (a policy with
+      memory), which only agents that carry a state can use
+      (`AgentEntry.recurrent`).
   """
   name: str
   kind: str
   make: NetworkFactory
   observation_rank: Optional[int] = None
   default_hidden_sizes: Tuple[int, ...] = mlp.DEFAULT_HIDDEN_SIZES
+  recurrent: bool = False
 
   def __post_init__(self):
     if self.kind not in KINDS:
@@ -148,6 +153,26 @@ _BUILT_IN = (
     NetworkEntry('mlp_actor_twin_q', ACTOR_TWIN_Q, lambda spec, sizes: (
         actor_twin_q.make_actor_twin_q_network(spec.action_dim, sizes)),
                  default_hidden_sizes=actor_twin_q.DEFAULT_HIDDEN_SIZES),
+    # Policies with memory: an MLP torso, an LSTM or GRU core, two heads.
+    NetworkEntry('lstm_actor_critic', ACTOR_CRITIC, lambda spec, sizes: (
+        recurrent.make_recurrent_actor_critic_network(
+            spec.num_actions, sizes, recurrent.LSTM)), recurrent=True),
+    NetworkEntry('gru_actor_critic', ACTOR_CRITIC, lambda spec, sizes: (
+        recurrent.make_recurrent_actor_critic_network(
+            spec.num_actions, sizes, recurrent.GRU)), recurrent=True),
+    # PureJaxRL ppo_rnn.py's: a 128 ReLU embedding, a 128 GRU, and a
+    # 128-ReLU layer before each head.
+    NetworkEntry('gru_actor_critic_relu_heads', ACTOR_CRITIC,
+                 lambda spec, sizes: (
+                     recurrent.make_recurrent_actor_critic_relu_heads_network(
+                         spec.num_actions, sizes)),
+                 default_hidden_sizes=(128, 128), recurrent=True),
+    NetworkEntry('lstm_policy', POLICY, lambda spec, sizes: (
+        recurrent.make_recurrent_policy_network(
+            spec.num_actions, sizes, recurrent.LSTM)), recurrent=True),
+    NetworkEntry('gru_policy', POLICY, lambda spec, sizes: (
+        recurrent.make_recurrent_policy_network(
+            spec.num_actions, sizes, recurrent.GRU)), recurrent=True),
 )
 
 # The network of each kind that image observations get by default.

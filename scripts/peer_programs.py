@@ -5,11 +5,13 @@ Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 never this project. Prints one JSON line:
 
   python scripts/peer_programs.py purejaxrl_ppo --source=DIR --settings=JSON
+  python scripts/peer_programs.py purejaxrl_ppo_rnn --source=DIR --settings=JSON
   python scripts/peer_programs.py purejaxrl_script --source=DIR
   python scripts/peer_programs.py rejax --algorithm=ppo --settings=JSON
   python scripts/peer_programs.py sbx --algorithm=ppo --settings=JSON
 
-`purejaxrl_ppo` and `rejax` compile the program for one seed, then run it
+`purejaxrl_ppo`, `purejaxrl_ppo_rnn` and `rejax` compile the program for
+one seed, then run it
 once: compile and training seconds apart, as our suites report them.
 `purejaxrl_script` runs PureJaxRL's `ppo.py` as its author ships it (its
 `__main__`, printing muted), for the whole script's peak memory; the caller
@@ -64,6 +66,56 @@ def purejaxrl_ppo(source: str, settings: dict, seed: int) -> dict:
           'peak_memory_mib': _peak_memory_mib()}
 
 
+def _scanned_gru(ppo_rnn):
+  """`ppo_rnn.ScannedRNN` in today's flax API: `ppo_rnn.py` calls
+  `nn.GRUCell()` without its `features` and the static
+  `GRUCell.initialize_carry(key, batch, size)`, both gone from flax. The
+  same arithmetic: a 128-unit GRU cell, reset to zeros where `resets`."""
+  import functools  # pylint: disable=g-import-not-at-top
+  import flax.linen as nn  # pylint: disable=g-import-not-at-top
+  import jax.numpy as jnp  # pylint: disable=g-import-not-at-top
+
+  class ScannedRNN(nn.Module):
+
+    @functools.partial(nn.scan, variable_broadcast='params', in_axes=0,
+                       out_axes=0, split_rngs={'params': False})
+    @nn.compact
+    def __call__(self, carry, x):
+      ins, resets = x
+      carry = jnp.where(resets[:, None],
+                        self.initialize_carry(ins.shape[0], ins.shape[1]),
+                        carry)
+      return nn.GRUCell(features=ins.shape[1])(carry, ins)
+
+    @staticmethod
+    def initialize_carry(batch_size, hidden_size):
+      return jnp.zeros((batch_size, hidden_size))
+
+  ppo_rnn.ScannedRNN = ScannedRNN
+
+
+def purejaxrl_ppo_rnn(source: str, settings: dict, seed: int) -> dict:
+  """PureJaxRL's `ppo_rnn.make_train` (its GRU PPO) with `settings`, its
+  GRU ported to today's flax (`_scanned_gru`)."""
+  import jax  # pylint: disable=g-import-not-at-top
+  sys.path.insert(0, os.path.join(source, 'purejaxrl'))
+  import ppo_rnn  # pylint: disable=g-import-not-at-top
+  _scanned_gru(ppo_rnn)
+  config = dict(settings, DEBUG=False)
+  compile_seconds, seconds, out = _timed(ppo_rnn.make_train(config),
+                                         jax.random.PRNGKey(seed))
+  info = out['metric']
+  finished = info['returned_episode']
+  last = jax.device_get((info['returned_episode_returns'][-1] *
+                         finished[-1]).sum() / max(finished[-1].sum(), 1))
+  steps = int(config['NUM_UPDATES'] * config['NUM_STEPS'] *
+              config['NUM_ENVS'])
+  return {'env_steps': steps, 'compile_seconds': compile_seconds,
+          'train_seconds': seconds, 'steps_per_second': steps / seconds,
+          'last_update_return': float(last),
+          'peak_memory_mib': _peak_memory_mib()}
+
+
 def purejaxrl_script(source: str) -> dict:
   """PureJaxRL's `ppo.py` as shipped (its `__main__`), output muted."""
   directory = os.path.join(source, 'purejaxrl')
@@ -108,6 +160,7 @@ def sbx(algorithm: str, settings: dict, seed: int) -> dict:
 def main() -> None:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument('program', choices=('purejaxrl_ppo',
+                                          'purejaxrl_ppo_rnn',
                                           'purejaxrl_script', 'rejax',
                                           'sbx'))
   parser.add_argument('--source', help='a checkout of luchris429/purejaxrl')
@@ -118,6 +171,8 @@ def main() -> None:
   settings = json.loads(args.settings)
   if args.program == 'purejaxrl_ppo':
     figures = purejaxrl_ppo(args.source, settings, args.seed)
+  elif args.program == 'purejaxrl_ppo_rnn':
+    figures = purejaxrl_ppo_rnn(args.source, settings, args.seed)
   elif args.program == 'purejaxrl_script':
     figures = purejaxrl_script(args.source)
   elif args.program == 'sbx':

@@ -107,6 +107,43 @@ def dqn_classic_control() -> List[str]:
                    'train s (3 seeds in one program)'], rows)
 
 
+def time_limits() -> List[str]:
+  """Bootstrapping through time limits against stopping there."""
+  rows = []
+  for row in md.load('time_limit_bootstrap_learning.json')['results']:
+    arms = row['arms']
+    on, off = arms['bootstrap'], arms['as_terminations']
+    rows.append([
+        row['env'], row['agent'], _budget(row), _target(row['target']),
+        f'**{short(on["median_return"])}**',
+        md.runs([r['eval_mean_return'] for r in on['per_seed']], short),
+        f'**{short(off["median_return"])}**',
+        md.runs([r['eval_mean_return'] for r in off['per_seed']], short),
+        md.num(on['median_return'] - off['median_return'], 1, sign=True)])
+  return md.table(['environment', 'agent', 'budget', 'target',
+                   'bootstrapped: median of 3', 'per seed (0, 1, 2)',
+                   'as terminations: median of 3', 'per seed (0, 1, 2)',
+                   'difference of medians'], rows)
+
+
+def memory_chain() -> List[str]:
+  """A recurrent PPO against a feed-forward one, per memory length."""
+  rows = []
+  for row in md.load('memory_chain_learning.json')['results']:
+    cells = [str(row['memory_length']), _budget(row)]
+    for arm in ('lstm', 'feed_forward'):
+      result = row['arms'][arm]
+      cells += [f'**{short(result["median_return"])}**',
+                md.runs([r['eval_mean_return'] for r in result['per_seed']],
+                        short),
+                f'{result["seeds_solved"]} of {len(result["per_seed"])}']
+    rows.append(cells)
+  return md.table(['memory length', 'budget', 'LSTM: median of 3',
+                   'per seed (0, 1, 2)', 'seeds solved (≥ 0.9)',
+                   'feed-forward: median of 3', 'per seed (0, 1, 2)',
+                   'seeds solved (≥ 0.9)'], rows)
+
+
 def quantized() -> List[str]:
   models = [md.load('export_int8_dynamic.json'),
             md.load('export_float16.json')]

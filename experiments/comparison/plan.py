@@ -26,6 +26,7 @@ from environments import registry as env_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import config_drift
+from experiments.setup import eval_defaults
 from experiments.setup import user_modules
 from experiments.comparison import budgets
 from experiments.comparison import pair_settings
@@ -239,6 +240,7 @@ def check_workdir(comparison: Comparison,
     saved.setdefault('agent_overrides', {})
     saved.setdefault('presets', ['none'])
     saved.setdefault('eval_protocol', dataclasses.asdict(evaluation.GREEDY))
+    saved['eval_protocol'] = _as_now(saved['eval_protocol'], comparison)
     if not isinstance(saved.get('num_steps'), Mapping):
       saved['num_steps'] = {env: saved.get('num_steps')
                             for env in saved.get('envs', [])}
@@ -259,6 +261,23 @@ def check_workdir(comparison: Comparison,
           f'Use a new --workdir, or the same settings to resume this one.')
     for group in groups:  # Each run's own config must match too.
       _check_group_workdir(group)
+
+
+def _as_now(saved: Mapping[str, Any],
+            comparison: Comparison) -> Dict[str, Any]:
+  """A saved protocol as `comparison` states its own, where they mean the
+  same runs: ε counts for ε-greedy only, and greedy given for every pair
+  (comparisons written before each pair took its own default saved that)
+  is the default where every pair's default is greedy."""
+  now = dataclasses.asdict(comparison.eval_protocol)
+  policy = saved.get('policy')
+  if policy == now['policy'] and policy != 'epsilon_greedy':
+    return now
+  if policy == 'greedy' and now['policy'] is None and all(
+      eval_defaults.protocol(agent, env).policy == 'greedy'
+      for agent in comparison.agents for env in comparison.envs):
+    return now
+  return dict(saved)
 
 
 def prepare_workdir(comparison: Comparison,

@@ -97,8 +97,8 @@ def _score(result: Mapping[str, Any]) -> str:
   identical = ''
   if result.get('eval_identical_episodes'):
     greedy = protocol == 'greedy'
-    identical = (' (all identical: a deterministic game and policy; more '
-                 'episodes add nothing)' if greedy else
+    identical = (' (all identical: on a deterministic game more episodes '
+                 'would add nothing)' if greedy else
                  f' (all identical: the {protocol} draws changed nothing '
                  f'here; more episodes may)')
   return (f'{label} {value:.2f} over {result["eval_episodes"]} {protocol} '

@@ -163,7 +163,8 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
       'eval_episodes': config.eval_episodes,
       'eval_mean_return': float(final['mean_return'][i]),
       'eval_mean_episode_length': float(final['mean_episode_length'][i]),
-      # Every final episode the same: a deterministic game and policy.
+      # Every final episode the same (a deterministic game, or a policy
+      # that always wins the same way).
       'eval_identical_episodes': bool(final['identical_episodes'][i]),
       'tflite_path': None,
   }

@@ -28,6 +28,8 @@ from agents import agent as agent_lib
 from agents import greedy
 from environments import continuous_actions
 from environments import specs
+from experiments.export import litert_policies
+from experiments.export import recurrent_tflite
 from experiments.storage import atomic_files
 
 
@@ -107,6 +109,10 @@ def to_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
   model's inputs and outputs stay float32 in every mode.
   """
   _check_quantize(quantize)
+  if agent.recurrence is not None:
+    return recurrent_tflite.to_tflite(
+        agent, params, environment_spec,
+        lambda converter: _set_quantization(converter, quantize), input_name)
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from jax.experimental import jax2tf  # pylint: disable=g-import-not-at-top
 
@@ -120,6 +126,13 @@ def to_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
       autograph=False)
   converter = tf.lite.TFLiteConverter.from_concrete_functions(
       [tf_fn.get_concrete_function()], tf_fn)
+  _set_quantization(converter, quantize)
+  return converter.convert()
+
+
+def _set_quantization(converter: Any, quantize: Optional[str]) -> None:
+  """Sets `converter` to store the weights as `quantize` says."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
   if quantize is not None:
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
   if quantize == 'float16':
@@ -132,33 +145,14 @@ def to_tflite(agent: agent_lib.Agent, params: agent_lib.Params,
     # comparison policies per-channel agrees slightly more (0.968..0.996 vs
     # 0.946..0.992).
     converter._experimental_disable_per_channel = True  # pylint: disable=protected-access
-  return converter.convert()
-
-
-class TFLitePolicy:
-  """Runs an exported policy in the LiteRT interpreter, as the app does."""
-
-  def __init__(self, path: str):
-    from ai_edge_litert import interpreter  # pylint: disable=g-import-not-at-top
-    self._interpreter = interpreter.Interpreter(model_path=path)
-    self._interpreter.allocate_tensors()
-    (self.input_details,) = self._interpreter.get_input_details()
-    (self.output_details,) = self._interpreter.get_output_details()
-
-  def __call__(self, observation: np.ndarray) -> np.ndarray:
-    """`[*obs_shape]` observation -> `[A]` probabilities (or
-    `[action_dim]` actions)."""
-    batch = np.asarray(observation, np.float32)[None]
-    self._interpreter.set_tensor(self.input_details['index'], batch)
-    self._interpreter.invoke()
-    return self._interpreter.get_tensor(self.output_details['index'])[0]
 
 
 def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
            environment_spec: specs.EnvironmentSpec,
            environment: dm_env.Environment, num_games: int = 1000,
            num_random_boards: int = 1000, seed: int = 0,
-           max_steps: int = MAX_CHECK_STEPS) -> Dict[str, Any]:
+           max_steps: int = MAX_CHECK_STEPS,
+           input_name: str = DEFAULT_INPUT_NAME) -> Dict[str, Any]:
   """Checks the exported model against JAX and plays it as the app does.
 
   Plays `num_games` greedy games through the interpreter (`greedy.
@@ -172,9 +166,15 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
     `max_abs_diff`, `observations_checked`, `games` (completed),
     `mean_return` and `mean_episode_length` over them (for Plane Strike:
     the mean strikes per game; None if no game completed), `tolerance`
-    is added by `export_and_verify`.
+    is added by `export_and_verify`. A recurrent agent's model is checked
+    with its state threaded (`recurrent_tflite.verify`).
   """
-  policy = TFLitePolicy(path)
+  if agent.recurrence is not None:
+    return {**recurrent_tflite.verify(
+        path, agent, params, environment_spec, environment, num_games,
+        num_random_boards, seed, max_steps, input_name),
+            'size_bytes': os.path.getsize(path)}
+  policy = litert_policies.TFLitePolicy(path)
   expected_shape = (1,) + tuple(environment_spec.observations.shape)
   output_size = greedy.output_size(environment_spec)
   if (tuple(policy.input_details['shape']) != expected_shape or
@@ -264,7 +264,7 @@ def _float_reference(agent: agent_lib.Agent, params: agent_lib.Params,
       f.write(to_tflite(agent, params, environment_spec,
                         input_name=input_name))
     reference = verify(path, agent, params, environment_spec, environment,
-                       num_games=num_games)
+                       num_games=num_games, input_name=input_name)
   return {
       'float_size_bytes': reference['size_bytes'],
       'size_ratio': report['size_bytes'] / reference['size_bytes'],
@@ -350,7 +350,7 @@ def _checked(unverified: str, path: str, agent: agent_lib.Agent,
   VerificationError."""
   try:
     report = verify(unverified, agent, params, environment_spec, fresh(),
-                    num_games=num_games)
+                    num_games=num_games, input_name=input_name)
   except RuntimeError as e:  # The interpreter refuses the model.
     raise VerificationError(
         f'The model for {path} does not run in the TFLite interpreter '

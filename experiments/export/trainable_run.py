@@ -51,6 +51,12 @@ def export(built: Any, params: Any, path: str,
         f'--export=trainable: on-device training is built for discrete '
         f'action probabilities; {config.env!r} has continuous actions. '
         f'Export the deterministic policy instead (--export=plain).')
+  if built.agent.recurrence is not None:
+    raise NotTrainable(
+        f'--export=trainable: on-device training is built for policies '
+        f'without memory; {config.network or "this network"} carries a '
+        f'state. Export the policy with its state in and out instead '
+        f'(--export=plain).')
   if not agent_registry.get(config.agent).trainable_on_device:
     trainable_agents = [n for n in agent_registry.names()
                         if agent_registry.get(n).trainable_on_device]

@@ -1,13 +1,15 @@
 """Actors: pick actions with the latest params, for one environment
 (`Actor`) or N side by side (`BatchedActor`).
 
+A recurrent agent's state stays with the actor, on the device, and resets
+at each episode's first step (step 0), as in the compiled loop.
+
 Action keys are addressed by position, not drawn from a chain of splits:
 step `t` of training episode `e` acts with `step_key(key, e, t)`. The
 compiled loop derives the same key for the same (episode, step) however many
 environments run side by side, so both loops sample the same actions.
 """
 
-import functools
 from typing import Tuple, Union
 
 import jax
@@ -33,12 +35,14 @@ class Actor:
   def __init__(self, agent: agent_lib.Agent, params: agent_lib.Params,
                key: jax.Array, next_episode: int = 0):
 
-    def act(params, key, episode, step, observation):
-      actions, extras = agent.act(params, step_key(key, episode, step),
-                                  observation[None])
-      return actions[0], jax.tree.map(lambda x: x[0], extras)
+    def act(params, key, episode, step, observation, state):
+      actions, extras, state = agent_lib.act_with_state(
+          agent, params, step_key(key, episode, step), observation[None],
+          (step == 0)[None], state)
+      return actions[0], jax.tree.map(lambda x: x[0], extras), state
 
     self._act = jax.jit(act)
+    self._state = agent_lib.initial_state(agent, 1)
     self._params = params
     self._key = key
     self._next_episode = next_episode
@@ -56,8 +60,9 @@ class Actor:
     """An int discrete action, or a float32 `[action_dim]` continuous one."""
     if self._episode is None:
       raise RuntimeError('Call start_episode before the first action.')
-    action, extras = self._act(self._params, self._key, self._episode,
-                               np.int32(self._step), observation)
+    action, extras, self._state = self._act(
+        self._params, self._key, self._episode, np.int32(self._step),
+        observation, self._state)
     self._step += 1
     return continuous_actions.host_action(action), extras
 
@@ -108,26 +113,36 @@ class BatchedActor:
   def __init__(self, agent: agent_lib.Agent, params: agent_lib.Params,
                key: jax.Array):
 
-    def act(params, key, episodes, steps, observations):
+    def act(params, key, episodes, steps, observations, state):
       keys = jax.vmap(step_key, (None, 0, 0))(key, episodes, steps)
-      actions, extras = jax.vmap(
-          lambda k, obs: agent.act(params, k, obs[None]))(keys, observations)
-      return actions[:, 0], jax.tree.map(lambda x: x[:, 0], extras)
 
-    def packed(params, key, data, layout):
+      def one(k, obs, first, state):
+        actions, extras, state = agent_lib.act_with_state(
+            agent, params, k, obs[None], first[None],
+            jax.tree.map(lambda x: x[None], state))
+        return jax.tree.map(lambda x: x[0], (actions, extras, state))
+
+      actions, extras, state = jax.vmap(one)(keys, observations, steps == 0,
+                                             state)
+      return (actions, extras), state
+
+    def packed(params, key, data, layout, state):
       n, shape, dtype = layout
       ints = _from_bytes(data[:8 * n], np.dtype(np.int32), (2, n))
       observations = _from_bytes(data[8 * n:], np.dtype(dtype), shape)
-      return act(params, key, ints[0], ints[1], observations)
+      return act(params, key, ints[0], ints[1], observations, state)
 
-    def act_bytes(params, key, data, layout):
+    def act_bytes(params, key, data, layout, state):
+      out, state = packed(params, key, data, layout, state)
       return jnp.concatenate(
-          [_as_bytes(x) for x in jax.tree.leaves(packed(params, key, data,
-                                                        layout))])
+          [_as_bytes(x) for x in jax.tree.leaves(out)]), state
 
-    self._shapes = lambda params, key, data, layout: jax.eval_shape(
-        functools.partial(packed, layout=layout), params, key, data)
+    self._shapes = lambda params, key, data, layout, state: jax.eval_shape(
+        lambda *args: packed(*args[:3], layout, args[3]), params, key, data,
+        state)[0]
     self._act = jax.jit(act_bytes, static_argnums=3)
+    self._agent = agent
+    self._state = None  # A recurrent agent's, once N is known.
     self._inputs = None  # The input layout `_outputs` describes.
     self._outputs = None  # (treedef, [(offset, size, dtype, shape)]).
     self._params = params
@@ -146,7 +161,9 @@ class BatchedActor:
         np.asarray(steps, np.int32).view(np.uint8),
         observations.reshape(-1).view(np.uint8)])
     layout = (len(episodes), observations.shape, observations.dtype.str)
-    args = (self._params, self._key, data, layout)
+    if self._state is None:
+      self._state = agent_lib.initial_state(self._agent, len(episodes))
+    args = (self._params, self._key, data, layout, self._state)
     if layout != self._inputs:  # Where each output lies in the bytes.
       out = self._shapes(*args)
       fields, offset = [], 0
@@ -155,7 +172,8 @@ class BatchedActor:
         fields.append((offset, size, np.dtype(leaf.dtype), leaf.shape))
         offset += size
       self._inputs, self._outputs = layout, (jax.tree.structure(out), fields)
-    return self._act(*args)
+    packed, self._state = self._act(*args)
+    return packed
 
   def fetch(self, packed: jax.Array) -> Tuple[np.ndarray, agent_lib.Extras]:
     """Actions (`[N]`, or `[N, action_dim]`) and extras (`[N, ...]` each)

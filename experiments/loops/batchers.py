@@ -182,8 +182,9 @@ class SequenceBatcher:
 
   Sequences run across episode boundaries: if step t ends an episode
   (`last[t]`), `observations[t + 1]` is the next episode's FIRST
-  observation. `final_observations` is the observation after each
-  sequence's last step. Consecutive sequences of the one environment form
+  observation, and `next_observations[t]` the one the episode ended on (a
+  time limit's cut-off one). `final_observations` is the observation after
+  each sequence's last step. Consecutive sequences of the one environment form
   the batch; `mask` is all ones.
   """
 
@@ -204,13 +205,14 @@ class SequenceBatcher:
               timestep: dm_env.TimeStep) -> None:
     if self._pending is None:
       raise RuntimeError('observe_first must be called at the episode start.')
-    self._steps.append((self._pending, action, timestep.reward,
-                        timestep.discount, timestep.last(), extras))
     observation = np.asarray(timestep.observation)
+    self._steps.append((self._pending, action, timestep.reward,
+                        timestep.discount, timestep.last(), extras,
+                        observation))
     self._pending = None if timestep.last() else observation
     if len(self._steps) == self._unroll_length:
-      observations, actions, rewards, discounts, last, extras = zip(
-          *self._steps)
+      (observations, actions, rewards, discounts, last, extras,
+       next_observations) = zip(*self._steps)
       self._sequences.append(dict(
           observations=np.stack(observations),
           actions=continuous_actions.host_actions(actions),
@@ -219,6 +221,7 @@ class SequenceBatcher:
           last=np.asarray(last, bool),
           mask=np.ones(self._unroll_length, np.float32),
           final_observations=observation,
+          next_observations=np.stack(next_observations),
           extras=stack_extras(list(extras))))
       self._steps = []
 
@@ -236,7 +239,8 @@ class SequenceBatcher:
     check_settings(state, batch_size=self._batch_size,
                     unroll_length=self._unroll_length)
     self._pending = _host_copy(state['pending'])
-    self._steps = _host_copy(list(state['steps']))
+    self._steps = _with_next_observations(
+        _host_copy(list(state['steps'])), self._pending)
     self._sequences = _host_copy(list(state['sequences']))
 
   def pop_batch(self) -> agent_lib.Trajectory:
@@ -249,9 +253,39 @@ class SequenceBatcher:
     return stack_sequences(sequences)
 
 
+def _with_next_observations(steps: List[tuple],
+                            pending: Optional[np.ndarray]) -> List[tuple]:
+  """Steps of a checkpoint written before steps kept their next
+  observation, with it: the following step's (or `pending`), else (an
+  episode's end, whose own was not kept) the step's own observation."""
+  out = []
+  for i, step in enumerate(steps):
+    if len(step) == 7:
+      out.append(tuple(step))
+      continue
+    following = steps[i + 1][0] if i + 1 < len(steps) else pending
+    last = step[4]
+    out.append(tuple(step) + (
+        step[0] if last or following is None else following,))
+  return out
+
+
+def _next_observations(sequence: dict) -> np.ndarray:
+  """A sequence's next observations; for one saved before sequences kept
+  them, its observations shifted by one and its final observation (at a
+  time limit inside it, the next episode's first: one batch bootstraps
+  there as before)."""
+  if 'next_observations' in sequence:
+    return sequence['next_observations']
+  return np.concatenate([sequence['observations'][1:],
+                         np.asarray(sequence['final_observations'])[None]])
+
+
 def stack_sequences(sequences: List[dict]) -> agent_lib.Trajectory:
   """Unrolls (dicts of `Trajectory` fields, each `[T, ...]`; the final
   observation `[...]`) as one time-major batch `[T, B, ...]`."""
+  sequences = [dict(s, next_observations=_next_observations(s))
+               for s in sequences]
   stack = lambda *xs: np.stack(xs, axis=1)
   batch = jax.tree.map(stack, *sequences)
   batch['final_observations'] = np.stack(

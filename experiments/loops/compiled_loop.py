@@ -157,13 +157,13 @@ class CompiledLoop:
     """
     learner_key, actor_key = jax.random.split(key)
     learner = self.agent.init(learner_key)
-    envs = env_slots.start(self.core, env_key, self.num_envs)
+    envs = env_slots.start(self.core, env_key, self.num_envs, self.agent)
     pending = {}
     if self.episodic:
-      actions, extras = jax.eval_shape(
+      actions, extras, _ = jax.eval_shape(
           lambda: env_slots.act(self.agent, self.agent.actor_params(learner),
                                 jnp.zeros((self.num_envs, 2), jnp.uint32),
-                                envs.observations))
+                                envs.observations, None, envs.core_states))
       one = lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype)
       pending = episode_collection.empty_pending(
           self.agent.data.batch_size, self.buckets[-1],
@@ -191,7 +191,7 @@ class CompiledLoop:
         final_observations=final.reshape((-1,) + final.shape[2:]),
         **{name: _env_major(split[name]) for name in (
             'observations', 'actions', 'rewards', 'discounts', 'last',
-            'extras')})
+            'extras', 'next_observations')})
     last = steps['last']
     stats = dict(episodes=last.sum(dtype=jnp.int32),
                  return_sum=jnp.where(last, steps['returns'], 0.0).sum(),

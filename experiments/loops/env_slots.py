@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, Tuple
 import jax
 import jax.numpy as jnp
 
+from agents import agent as agent_lib
 from agents import data_parallel
 from environments import functional
 from experiments.loops import actor as actor_lib
@@ -26,6 +27,9 @@ class EnvSlots(NamedTuple):
   episode_steps: jax.Array  # int32, steps taken in the current episode.
   episodes_started: jax.Array  # int32, episodes begun by this environment.
   returns: jax.Array  # float32, return of the current episode so far.
+  # A recurrent agent's state (`Agent.recurrence`), carried from step to
+  # step (an episode's first step resets it); () for a feed-forward agent.
+  core_states: Any = ()
 
 
 def where(condition: jax.Array, x: Any, y: Any) -> Any:
@@ -50,20 +54,33 @@ def reset_keys(env_key: jax.Array, episode_ids: jax.Array) -> jax.Array:
 
 
 def start(core: functional.FunctionalEnvironment, env_key: jax.Array,
-          num_envs: int) -> EnvSlots:
-  """All `num_envs` environments of a seed, each in its first episode."""
+          num_envs: int, agent: Any = None) -> EnvSlots:
+  """All `num_envs` environments of a seed, each in its first episode
+  (with `agent`'s initial recurrent state, if it has one)."""
   ids = jnp.arange(num_envs, dtype=jnp.int32)
   states, timesteps = jax.vmap(core.reset)(reset_keys(env_key, ids))
   zeros = jnp.zeros(num_envs, jnp.int32)
+  core_states = () if agent is None else agent_lib.initial_state(agent,
+                                                                 num_envs)
   return EnvSlots(states, timesteps.observation, ids, zeros, zeros + 1,
-                  jnp.zeros(num_envs, jnp.float32))
+                  jnp.zeros(num_envs, jnp.float32), core_states)
 
 
-def act(agent, params, keys: jax.Array, observations: jax.Array):
-  """One action per environment, each with its own key."""
-  actions, extras = jax.vmap(
-      lambda key, obs: agent.act(params, key, obs[None]))(keys, observations)
-  return actions[:, 0], jax.tree.map(lambda x: x[:, 0], extras)
+def act(agent, params, keys: jax.Array, observations: jax.Array,
+        first: Any = None, core_states: Any = ()):
+  """One action per environment, each with its own key (and state):
+  `(actions, extras, core_states)`."""
+  if first is None:
+    first = jnp.zeros(observations.shape[0], bool)
+
+  def one(key, obs, is_first, state):
+    actions, extras, state = agent_lib.act_with_state(
+        agent, params, key, obs[None], is_first[None],
+        jax.tree.map(lambda x: x[None], state))
+    return actions[0], jax.tree.map(lambda x: x[0], extras), jax.tree.map(
+        lambda x: x[0], state)
+
+  return jax.vmap(one)(keys, observations, first, core_states)
 
 
 def step(core: functional.FunctionalEnvironment, agent, params,
@@ -80,7 +97,9 @@ def step(core: functional.FunctionalEnvironment, agent, params,
   n = envs.observations.shape[0]
   keys = jax.vmap(actor_lib.step_key, (None, 0, 0))(
       actor_key, envs.episode_ids, envs.episode_steps)
-  actions, extras = act(agent, params, keys, envs.observations)
+  actions, extras, core_states = act(agent, params, keys, envs.observations,
+                                     envs.episode_steps == 0,
+                                     envs.core_states)
   states, timesteps = jax.vmap(core.step)(envs.states, actions)
   last = timesteps.step_type == functional.LAST
   returns = envs.returns + timesteps.reward
@@ -94,7 +113,7 @@ def step(core: functional.FunctionalEnvironment, agent, params,
       episode_ids=jnp.where(last, next_ids, envs.episode_ids),
       episode_steps=jnp.where(last, 0, envs.episode_steps + 1),
       episodes_started=envs.episodes_started + last.astype(jnp.int32),
-      returns=jnp.where(last, 0.0, returns))
+      returns=jnp.where(last, 0.0, returns), core_states=core_states)
   record = dict(observations=envs.observations, actions=actions,
                 rewards=timesteps.reward, discounts=timesteps.discount,
                 last=last, next_observations=timesteps.observation,

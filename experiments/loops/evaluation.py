@@ -17,7 +17,7 @@ alike; each evaluation reports whether all its episodes were identical
 """
 
 import dataclasses
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import dm_env
 import jax
@@ -30,18 +30,6 @@ from environments import continuous_actions
 from environments import episode_streams
 from environments import functional
 from environments import specs
-
-
-def greedy_actions(agent: agent_lib.Agent,
-                   environment_spec: specs.EnvironmentSpec,
-                   params: agent_lib.Params,
-                   observations: jax.Array) -> jax.Array:
-  """`[N]` greedy actions of the deployable policy (`greedy.greedy_play`:
-  the most probable legal action, or the deterministic continuous one)."""
-  observations = jnp.asarray(observations)
-  return greedy.greedy_play(environment_spec,
-                            agent.deployable_policy(params, observations),
-                            observations)
 
 
 PROTOCOLS = ('greedy', 'sampled', 'epsilon_greedy')
@@ -105,9 +93,33 @@ def protocol_actions(agent: agent_lib.Agent,
                      protocol: Protocol, params: agent_lib.Params,
                      observations: jax.Array, keys: jax.Array) -> jax.Array:
   """`[N]` actions of `protocol` for `[N, ...]` observations (`keys`:
-  `step_keys`; unused when greedy)."""
+  `step_keys`; unused when greedy) of a feed-forward agent."""
+  actions, _ = protocol_step(agent, environment_spec, protocol, params,
+                             observations, keys)
+  return actions
+
+
+def protocol_step(agent: agent_lib.Agent,
+                  environment_spec: specs.EnvironmentSpec,
+                  protocol: Protocol, params: agent_lib.Params,
+                  observations: jax.Array, keys: jax.Array,
+                  first: Optional[jax.Array] = None,
+                  state: agent_lib.RecurrentState = ()
+                 ) -> Tuple[jax.Array, agent_lib.RecurrentState]:
+  """`protocol_actions` of any agent, a recurrent one's state threaded:
+  `(actions [N], state)`; `first` flags the episodes' first steps."""
   observations = jnp.asarray(observations)
-  outputs = agent.deployable_policy(params, observations)
+  if first is None:
+    first = jnp.zeros(observations.shape[0], bool)
+  outputs, state = agent_lib.deployable_with_state(agent, params,
+                                                   observations, first, state)
+  return _protocol_choice(environment_spec, protocol, outputs, observations,
+                          keys), state
+
+
+def _protocol_choice(environment_spec: specs.EnvironmentSpec,
+                     protocol: Protocol, outputs: jax.Array,
+                     observations: jax.Array, keys: jax.Array) -> jax.Array:
   chosen = greedy.greedy_play(environment_spec, outputs, observations)
   if protocol.policy == 'greedy':
     return chosen
@@ -123,19 +135,22 @@ def protocol_actions(agent: agent_lib.Agent,
 
 
 # Jitted `(params, observations [N, ...], draws key, episodes [N],
-# steps [N]) -> actions [N]`: the protocol's draws for step `steps[i]` of
-# episode `episodes[i]` come from the `draws` key (`policy_key`).
-BatchedPolicy = Callable[[agent_lib.Params, Any, Any, Any, Any], jax.Array]
+# steps [N], state) -> (actions [N], state)`: the protocol's draws for step
+# `steps[i]` of episode `episodes[i]` come from the `draws` key
+# (`policy_key`); a recurrent agent's state (() for others: `agent_lib.
+# initial_state`) resets where `steps` is 0.
+BatchedPolicy = Callable[[agent_lib.Params, Any, Any, Any, Any, Any],
+                         Tuple[jax.Array, Any]]
 
 
 def make_batched_policy(agent: agent_lib.Agent,
                         environment_spec: specs.EnvironmentSpec,
                         protocol: Protocol = GREEDY) -> BatchedPolicy:
-  """Jitted `protocol_actions` of a batch of observations; compiled once
+  """Jitted `protocol_step` of a batch of observations; compiled once
   per batch size."""
-  return jax.jit(lambda params, observations, draws, episodes, steps: (
-      protocol_actions(agent, environment_spec, protocol, params,
-                       observations, step_keys(draws, episodes, steps))))
+  return jax.jit(lambda params, observations, draws, episodes, steps, state: (
+      protocol_step(agent, environment_spec, protocol, params, observations,
+                    step_keys(draws, episodes, steps), steps == 0, state)))
 
 
 def _identical(returns: Sequence[float], lengths: Sequence[int]) -> float:
@@ -145,10 +160,13 @@ def _identical(returns: Sequence[float], lengths: Sequence[int]) -> float:
 
 
 class GreedyPolicy:
-  """A trained policy's greedy actions (`greedy_actions`), compiled.
+  """A trained policy's greedy actions, compiled.
 
   `policy(observation)` gives one action; `policy(observations)` with a
-  leading batch axis gives one per observation (NumPy arrays).
+  leading batch axis gives one per observation (NumPy arrays). A policy
+  with memory (a recurrent agent) remembers the observations it was given
+  since its episodes began: call `reset()` when they begin anew (the first
+  call, and a call with another batch size, begin them too).
   """
 
   def __init__(self, agent: agent_lib.Agent,
@@ -156,15 +174,29 @@ class GreedyPolicy:
                params: agent_lib.Params):
     self.environment_spec = environment_spec
     self.params = params
-    self._act = jax.jit(lambda params, observations: greedy_actions(
-        agent, environment_spec, params, observations))
+    self._agent = agent
+    self._act = jax.jit(lambda params, observations, first, state: (
+        protocol_step(agent, environment_spec, GREEDY, params, observations,
+                      jnp.zeros((observations.shape[0], 2), jnp.uint32),
+                      first, state)))
+    self._state = None  # Of the episodes under way; None: begin anew.
+
+  def reset(self) -> None:
+    """The next call begins new episodes (a recurrent policy forgets)."""
+    self._state = None
 
   def __call__(self, observations: Any) -> np.ndarray:
     spec = self.environment_spec.observations
     observations = np.asarray(observations, spec.dtype)
     single = observations.shape == tuple(spec.shape)
     batch = observations[None] if single else observations
-    actions = np.asarray(self._act(self.params, batch))
+    n = batch.shape[0]
+    begin = self._state is None or any(
+        x.shape[0] != n for x in jax.tree.leaves(self._state))
+    state = agent_lib.initial_state(self._agent, n) if begin else self._state
+    actions, self._state = self._act(self.params, batch,
+                                     np.full(n, begin), state)
+    actions = np.asarray(actions)
     return actions[0] if single else actions
 
 
@@ -187,10 +219,11 @@ def evaluate_core(core: functional.FunctionalEnvironment,
   draws = policy_key(env_key)
 
   def body(carry):
-    t, states, observations, done, returns, lengths = carry
-    actions = protocol_actions(
+    t, states, observations, done, returns, lengths, core_states = carry
+    actions, core_states = protocol_step(
         agent, environment_spec, protocol, params, observations,
-        step_keys(draws, episodes, jnp.full_like(episodes, t)))
+        step_keys(draws, episodes, jnp.full_like(episodes, t)),
+        jnp.full(num_episodes, t == 0), core_states)
     new_states, timesteps = jax.vmap(core.step)(states, actions)
     live = ~done
     keep = lambda a, b: jnp.where(
@@ -199,12 +232,14 @@ def evaluate_core(core: functional.FunctionalEnvironment,
     returns = returns + jnp.where(live, timesteps.reward, 0.0)
     lengths = lengths + live.astype(jnp.int32)
     done = done | (timesteps.step_type == functional.LAST)
-    return t + 1, states, timesteps.observation, done, returns, lengths
+    return (t + 1, states, timesteps.observation, done, returns, lengths,
+            core_states)
 
   carry = (jnp.zeros((), jnp.int32), states, first.observation,
            jnp.zeros(num_episodes, bool), jnp.zeros(num_episodes, jnp.float32),
-           jnp.zeros(num_episodes, jnp.int32))
-  *_, returns, lengths = jax.lax.while_loop(
+           jnp.zeros(num_episodes, jnp.int32),
+           agent_lib.initial_state(agent, num_episodes))
+  *_, returns, lengths, _ = jax.lax.while_loop(
       lambda c: (c[0] < core.max_episode_steps) & ~jnp.all(c[3]), body, carry)
   identical = ((num_episodes > 1) & jnp.all(returns == returns[0]) &
                jnp.all(lengths == lengths[0]))
@@ -229,13 +264,15 @@ def evaluate(environment: dm_env.Environment, agent: agent_lib.Agent,
       agent, specs.make_environment_spec(environment))
   draws = policy_key(jax.random.PRNGKey(stream))
   returns, lengths = [], []
+  state = agent_lib.initial_state(agent, 1)
   for episode in range(first_episode, first_episode + num_episodes):
     timestep = environment.reset()
     episode_return, length = 0.0, 0
     while not timestep.last():
-      timestep = environment.step(continuous_actions.host_action(act(
+      actions, state = act(
           params, np.asarray(timestep.observation)[None], draws,
-          np.array([episode], np.int32), np.array([length], np.int32))[0]))
+          np.array([episode], np.int32), np.array([length], np.int32), state)
+      timestep = environment.step(continuous_actions.host_action(actions[0]))
       episode_return += float(timestep.reward)
       length += 1
     returns.append(episode_return)
@@ -276,11 +313,14 @@ def evaluate_streams(environments: Sequence[episode_streams.EpisodeStream],
     observations.append(environment.reset().observation)
     playing.append(i)
   next_episode = len(environments)
+  state = agent_lib.initial_state(agent, len(environments))
   while any(episode >= 0 for episode in playing):
-    actions = np.asarray(act(
+    actions, state = act(
         params, np.stack(observations), draws,
         np.array([first_episode + max(e, 0) for e in playing], np.int32),
-        np.array([lengths[e] if e >= 0 else 0 for e in playing], np.int32)))
+        np.array([lengths[e] if e >= 0 else 0 for e in playing], np.int32),
+        state)
+    actions = np.asarray(actions)
     for i, environment in enumerate(environments):
       episode = playing[i]
       if episode < 0:

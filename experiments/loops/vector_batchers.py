@@ -72,6 +72,7 @@ class VectorSequenceBatcher:
           rewards=block.rewards[:, i], discounts=block.discounts[:, i],
           last=block.last[:, i], mask=ones,
           final_observations=step.next_observations[i],
+          next_observations=block.next_observations[:, i],
           extras=jax.tree.map(lambda x, i=i: x[:, i], block.extras)))
 
   def discard_partial(self) -> None:

@@ -199,5 +199,24 @@ DQN_CLASSIC_CONTROL = (
            result='greedy return -142.45 / -103.26 / -156.04 (seeds 0-2)'),
 )
 
+# A policy with memory for gymnax's MemoryChain (remember the first
+# observation's context until the query at the end).
+MEMORY = (
+    Preset('ppo_memory_chain', 'ppo', 'gymnax:MemoryChain-bsuite',
+           {'learning_rate': 1e-3}, network='lstm_actor_critic',
+           num_steps=200_000, default=True,
+           source='tuned on this 2-core CPU (the PPO defaults with lr 1e-3 '
+           'and a 64-64 LSTM actor-critic); measured by python -m '
+           'experiments.memory_benchmark --seeds=3'),
+    Preset('ppo_rnn_gymnax_cartpole', 'ppo', 'gymnax:CartPole-v1',
+           {'anneal_learning_rate': True},
+           network='gru_actor_critic_relu_heads', num_steps=500_000,
+           source='PureJaxRL ppo_rnn.py CartPole-v1 config (4 envs x 128 '
+           'steps, 4 epochs x 4 minibatches of whole sequences, lr 2.5e-4 '
+           'annealed, a 128 ReLU embedding, a 128 GRU, 128-ReLU actor and '
+           'critic heads); measured by python -m experiments.benchmark '
+           '--suites=peers_ppo_rnn'),
+)
+
 PRESETS = (CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX + DQN_CLASSIC_CONTROL
-           + CONTINUOUS)
+           + CONTINUOUS + MEMORY)

@@ -31,6 +31,10 @@ _AGENTS = {
     'a2c': ('catch', dict(unroll_length=8, batch_size=_BATCH)),
     'ppo': ('catch', dict(unroll_length=8, batch_size=_BATCH,
                           num_minibatches=2, num_epochs=2)),
+    # A recurrent PPO: minibatches of whole sequences, replayed from the
+    # states they began with (`_NETWORKS`).
+    'ppo_lstm': ('catch', dict(unroll_length=8, batch_size=_BATCH,
+                               num_minibatches=2, num_epochs=2)),
     'dqn': ('catch', dict(update_period=4, num_actors=_BATCH, batch_size=8,
                           min_replay_size=8, target_update_period=2,
                           epsilon_decay_steps=50)),
@@ -46,6 +50,7 @@ _AGENTS = {
 # Environment settings: Pendulum episodes of 5 steps, so that episodes end
 # (truncated) inside the sequences.
 _ENV_KWARGS = {'gymnax:Pendulum-v1': dict(max_steps_in_episode=5)}
+_NETWORKS = {'ppo_lstm': 'lstm_actor_critic'}
 
 
 def _on_data_axis(fn, size):
@@ -159,7 +164,9 @@ def _split(trajectory: agent_lib.Trajectory, d: int) -> agent_lib.Trajectory:
       last=time_major(trajectory.last),
       mask=time_major(trajectory.mask),
       final_observations=final.reshape((d, -1) + final.shape[1:]),
-      extras=jax.tree.map(time_major, trajectory.extras))
+      extras=jax.tree.map(time_major, trajectory.extras),
+      next_observations=(None if trajectory.next_observations is None else
+                         time_major(trajectory.next_observations)))
 
 
 def _trim(trajectory: agent_lib.Trajectory) -> agent_lib.Trajectory:
@@ -185,7 +192,7 @@ def _whole_batch_run(name):
   agent_name = name.split('_')[0]
   agent = agent_registry.make_agent(
       agent_name, agent_registry.make_config(agent_name, **overrides), spec,
-      hidden_sizes=(16,))
+      hidden_sizes=(16,), network=_NETWORKS.get(name))
   loop = compiled_loop.CompiledLoop(
       agent, env_registry.make_functional(env, **env_kwargs), _BATCH)
   loop_state = loop.init(jax.random.PRNGKey(3), jax.random.PRNGKey(4))

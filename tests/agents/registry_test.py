@@ -107,7 +107,7 @@ class RegistryTest(absltest.TestCase):
     spec = specs.make_environment_spec(plane_strike.make_environment())
     pattern = (r"Agent 'reinforce': Network 'conv_policy' needs "
                r'observations of rank 3.*shape \(8, 8\).*Valid choices '
-               r'here: mlp_policy')
+               r'here: gru_policy, lstm_policy, mlp_policy')
     with self.assertRaisesRegex(ValueError, pattern):
       registry.network_entry('reinforce', 'conv_policy', spec)
     with self.assertRaisesRegex(ValueError, pattern):

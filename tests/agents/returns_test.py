@@ -34,6 +34,42 @@ def _loop_returns(rewards, discount):
   return np.asarray(result)
 
 
+class TimeLimitsTest(absltest.TestCase):
+  # One sequence: a time limit cuts its episode at t = 1 (discount 1), the
+  # next episode terminates at t = 2 (discount 0).
+
+  def _cut(self, with_next=True):
+    trajectory = _trajectory([[1.0], [2.0], [3.0]], [[1], [1], [0]],
+                             [[False], [True], [True]])
+    next_observations = np.array([[[10.0]], [[11.0]], [[12.0]]], np.float32)
+    return trajectory._replace(
+        next_observations=next_observations if with_next else None)
+
+  def test_time_limits_are_ends_with_a_discount(self):
+    np.testing.assert_array_equal(returns.time_limits(self._cut())[:, 0],
+                                  [False, True, False])
+
+  def test_the_value_cut_off_is_added_where_the_limit_fell(self):
+    next_values = np.array([[5.0], [7.0], [9.0]], np.float32)
+    np.testing.assert_allclose(
+        returns.with_time_limit_values(
+            self._cut().rewards, self._cut(), next_values, 0.5)[:, 0],
+        [1.0, 2.0 + 0.5 * 7.0, 3.0])
+    np.testing.assert_array_equal(
+        returns.with_time_limit_values(self._cut(False).rewards,
+                                       self._cut(False), next_values, 0.5),
+        self._cut().rewards)
+
+  def test_one_step_targets_stop_at_terminations_only(self):
+    np.testing.assert_array_equal(
+        returns.bootstrap_discounts(self._cut())[:, 0], [1, 1, 0])
+    np.testing.assert_array_equal(
+        returns.next_observations(self._cut())[:, 0, 0], [10, 11, 12])
+    # Without the loop's next observations: every end stops them.
+    np.testing.assert_array_equal(
+        returns.bootstrap_discounts(self._cut(False))[:, 0], [1, 0, 0])
+
+
 class ContinuationDiscountsTest(absltest.TestCase):
 
   def test_zero_at_episode_ends_and_terminations(self):

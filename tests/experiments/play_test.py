@@ -14,6 +14,7 @@ from agents import registry as agent_registry
 from environments import plane_strike
 from environments import registry as env_registry
 from environments import specs
+from experiments.export import litert_policies
 from experiments.export import tflite as export_tflite
 from experiments import play
 
@@ -234,7 +235,7 @@ def test_cli_plays_a_full_game(full_game, model_path):
   hidden_right = ''.join(l[30:] for b in hidden for l in b.splitlines())
   assert '#' not in hidden_right and '#' in revealed
   # The same game through the logic API: same strikes, only untried cells.
-  game = play.Game(export_tflite.TFLitePolicy(model_path), seed=0)
+  game = play.Game(litert_policies.TFLitePolicy(model_path), seed=0)
   for (cell, outcome), (agent_cell, agent_outcome) in zip(
       yours, agents + [(None, None)]):
     assert game.strike_agent_board(play.parse_cell(cell)) == (

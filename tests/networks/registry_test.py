@@ -31,11 +31,16 @@ class NetworkRegistryTest(absltest.TestCase):
 
   def test_built_in_networks_by_kind(self):
     self.assertEqual(registry.names(registry.POLICY),
-                     ('conv_policy', 'mlp_policy'))
+                     ('conv_policy', 'gru_policy', 'lstm_policy',
+                      'mlp_policy'))
     self.assertEqual(registry.names(registry.ACTOR_CRITIC),
-                     ('conv_actor_critic', 'mlp_actor_critic',
+                     ('conv_actor_critic', 'gru_actor_critic',
+                      'lstm_actor_critic', 'mlp_actor_critic',
                       'mlp_separate_actor_critic',
                       'mlp_separate_actor_critic_relu'))
+    self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
+                     ['gru_actor_critic', 'gru_policy', 'lstm_actor_critic',
+                      'lstm_policy'])
     self.assertEqual(registry.names(registry.Q_VALUES),
                      ('conv_q_values', 'mlp_q_values'))
 
@@ -89,9 +94,11 @@ class NetworkRegistryTest(absltest.TestCase):
 
   def test_conv_network_refuses_non_images(self):
     vector = _spec()  # Catch: [10, 5] boards, rank 2.
-    for name, valid in (('conv_policy', 'mlp_policy'),
+    for name, valid in (('conv_policy',
+                         'gru_policy, lstm_policy, mlp_policy'),
                         ('conv_q_values', 'mlp_q_values'),
                         ('conv_actor_critic',
+                         'gru_actor_critic, lstm_actor_critic, '
                          'mlp_actor_critic, mlp_separate_actor_critic, '
                          'mlp_separate_actor_critic_relu')):
       pattern = (rf"Network '{name}' needs observations of rank 3.*"

@@ -84,8 +84,21 @@ class CompiledExperimentTest(absltest.TestCase):
 
   @pytest.mark.slow
   def test_interrupted_run_resumes_bit_for_bit(self):
+    self._check_resumes_bit_for_bit(_config(), updates=10)
+
+  @pytest.mark.slow
+  def test_interrupted_recurrent_run_resumes_bit_for_bit(self):
+    # Each environment's recurrent state is part of the loop's state.
+    self._check_resumes_bit_for_bit(_config(
+        agent='ppo', network='lstm_actor_critic', num_episodes=None,
+        num_steps=320, agent_config=agent_registry.make_config(
+            'ppo', unroll_length=8, batch_size=4, num_minibatches=2),
+        eval_every_episodes=None, log_every_episodes=None,
+        eval_every_steps=64, log_every_steps=32), updates=10)
+
+  def _check_resumes_bit_for_bit(self, config, updates):
     straight = self.create_tempdir().full_path
-    driver.run_experiment(_config(), straight, progress=False)
+    driver.run_experiment(config, straight, progress=False)
 
     interrupted = self.create_tempdir().full_path
     real_run_rows = compiled_training.CompiledTraining.run_rows
@@ -100,12 +113,12 @@ class CompiledExperimentTest(absltest.TestCase):
     with mock.patch.object(compiled_training.CompiledTraining, 'run_rows',
                            run_rows):
       with self.assertRaises(KeyboardInterrupt):
-        driver.run_experiment(_config(), interrupted, progress=False)
-    resumed = driver.run_experiment(_config(), interrupted,
+        driver.run_experiment(config, interrupted, progress=False)
+    resumed = driver.run_experiment(config, interrupted,
                                         progress=False)
-    self.assertEqual(resumed['updates'], 10)
-    chex.assert_trees_all_equal(_final_state(_config(), straight),
-                                _final_state(_config(), interrupted))
+    self.assertEqual(resumed['updates'], updates)
+    chex.assert_trees_all_equal(_final_state(config, straight),
+                                _final_state(config, interrupted))
     with open(os.path.join(straight, 'result.json')) as f:
       expected = json.load(f)
     for key in ('env_steps', 'episodes', 'eval_mean_return'):

@@ -7,8 +7,10 @@ import os
 from unittest import mock
 
 from absl.testing import absltest
+import chex
 import pytest
 
+from agents import registry as agent_registry
 from agents import reinforce
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
@@ -97,6 +99,42 @@ class ExperimentTest(absltest.TestCase):
     self.assertEqual(int(counters['updates'][0]), 2)
     resumed = driver.run_experiment(config, workdir, progress=False)
     self.assertEqual(resumed['episodes'], 48)
+
+  @pytest.mark.slow
+  def test_interrupted_recurrent_run_resumes_as_if_straight(self):
+    # A part-filled unroll (its steps' recurrent states in their extras)
+    # is saved with the checkpoint; the actor's state restarts with the
+    # next episode, as it would have.
+    config = _config(
+        agent='ppo', env='catch', network='lstm_actor_critic',
+        agent_config=agent_registry.make_config(
+            'ppo', unroll_length=7, batch_size=2, num_minibatches=2),
+        hidden_sizes=(8,), num_episodes=None, num_steps=180,
+        eval_every_episodes=None, log_every_episodes=None,
+        eval_every_steps=90, log_every_steps=45, checkpoint_every_updates=3)
+    straight = self.create_tempdir().full_path
+    expected = driver.run_experiment(config, straight, progress=False)
+    interrupted = self.create_tempdir().full_path
+    real_run_episode = environment_loop.EnvironmentLoop.run_episode
+    calls = []
+
+    def run_episode(loop):
+      calls.append(1)
+      if len(calls) > 9:
+        raise KeyboardInterrupt
+      return real_run_episode(loop)
+
+    with mock.patch.object(environment_loop.EnvironmentLoop, 'run_episode',
+                           run_episode):
+      with self.assertRaises(KeyboardInterrupt):
+        driver.run_experiment(config, interrupted, progress=False)
+    resumed = driver.run_experiment(config, interrupted, progress=False)
+    for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
+      self.assertEqual(resumed[key], expected[key])
+    chex.assert_trees_all_equal(
+        driver.restored_loop(build_lib.build(config), straight).actor_params(0),
+        driver.restored_loop(build_lib.build(config),
+                             interrupted).actor_params(0))
 
   def test_rerun_of_finished_run_trains_no_more(self):
     workdir = self.create_tempdir().full_path

@@ -10,6 +10,7 @@ import numpy as np
 
 from agents import registry
 from environments import specs
+from experiments.export import litert_policies
 from experiments.export import tflite as export_tflite
 
 _SHAPE = (10, 10, 4)  # MinAtar-like: 10x10, 4 channels of 0/1.
@@ -67,7 +68,7 @@ class ConvExportTest(absltest.TestCase):
                      (3, 3, 4, 16))
 
   def test_signature_is_one_image_to_probabilities(self):
-    policy = export_tflite.TFLitePolicy(self.path)
+    policy = litert_policies.TFLitePolicy(self.path)
     self.assertEqual(tuple(policy.input_details['shape']), (1,) + _SHAPE)
     self.assertEqual(tuple(policy.output_details['shape']),
                      (1, _NUM_ACTIONS))
@@ -82,7 +83,7 @@ class ConvExportTest(absltest.TestCase):
     self.assertEqual(self.report['mean_episode_length'], 5.0)
 
   def test_matches_jax_on_fresh_images(self):
-    policy = export_tflite.TFLitePolicy(self.path)
+    policy = litert_policies.TFLitePolicy(self.path)
     images = (np.random.default_rng(2).random((50,) + _SHAPE) < 0.5).astype(
         np.float32)
     tflite = np.stack([policy(image) for image in images])

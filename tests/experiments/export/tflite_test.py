@@ -17,6 +17,7 @@ import pytest
 from agents import registry
 from environments import plane_strike
 from environments import specs
+from experiments.export import litert_policies
 from experiments.export import tflite as export_tflite
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -38,7 +39,7 @@ def _random_boards(count, seed=0):
 def _check_app_contract(test, path):
   """The Android app's model: float32 [1, 8, 8] in, float32 [1, 64] out,
   probabilities over untried cells only."""
-  policy = export_tflite.TFLitePolicy(path)
+  policy = litert_policies.TFLitePolicy(path)
   test.assertEqual(tuple(policy.input_details['shape']), (1, 8, 8))
   test.assertEqual(tuple(policy.output_details['shape']), (1, 64))
   test.assertEqual(policy.input_details['dtype'], np.float32)
@@ -74,7 +75,7 @@ class ExportTest(absltest.TestCase):
     _check_app_contract(self, self.path)
 
   def test_matches_jax_on_1000_random_boards(self):
-    policy = export_tflite.TFLitePolicy(self.path)
+    policy = litert_policies.TFLitePolicy(self.path)
     boards = _random_boards(1000, seed=2)
     tflite = np.stack([policy(b) for b in boards])
     expected = np.asarray(self.agent.deployable_policy(self.params, boards))
@@ -159,7 +160,7 @@ class QuantizedExportTest(parameterized.TestCase):
     self.assertLessEqual(report['max_abs_diff'], bar.max_abs_diff)
     self.assertGreaterEqual(report['greedy_agreement'],
                             bar.min_greedy_agreement)
-    policy = export_tflite.TFLitePolicy(self._path(quantize))
+    policy = litert_policies.TFLitePolicy(self._path(quantize))
     boards = _random_boards(200, seed=2)
     tflite = np.stack([policy(b) for b in boards])
     expected = np.asarray(self.agent.deployable_policy(self.params, boards))
@@ -232,7 +233,7 @@ class ExportCommandTest(parameterized.TestCase):
     self.assertTrue(os.path.exists(report['tflite_path']))
     self.assertLessEqual(report['max_abs_diff'], 1e-5)
     # Plane Strike's registry entry names the input as the app's model does.
-    policy = export_tflite.TFLitePolicy(report['tflite_path'])
+    policy = litert_policies.TFLitePolicy(report['tflite_path'])
     self.assertIn('board', policy.input_details['name'])
 
 

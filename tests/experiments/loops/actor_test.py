@@ -106,7 +106,7 @@ class BatchedActorTest(parameterized.TestCase):
           'small': observations.astype(jnp.int8),
           'pair': jnp.stack([total, -total], -1)}
 
-    agent = types.SimpleNamespace(act=act)
+    agent = types.SimpleNamespace(act=act, recurrence=None)
     key = jax.random.PRNGKey(4)
     actor = actor_lib.BatchedActor(agent, jnp.float32(0.5), key)
     observations = (np.arange(15).reshape(5, 3) % 3).astype(dtype)

@@ -39,9 +39,10 @@ class EvaluationTest(absltest.TestCase):
         agent, specs.make_environment_spec(env))
     boards = np.zeros((2, 8, 8), np.float32)
     boards[1, 7, 7] = -1.0
-    self.assertEqual(list(np.asarray(greedy(
-        params, boards, jax.random.PRNGKey(0), np.zeros(2, np.int32),
-        np.zeros(2, np.int32)))), [63, 62])
+    actions, state = greedy(params, boards, jax.random.PRNGKey(0),
+                            np.zeros(2, np.int32), np.zeros(2, np.int32), ())
+    self.assertEqual(list(np.asarray(actions)), [63, 62])
+    self.assertEqual(state, ())  # A feed-forward agent keeps no state.
 
   def test_compiled_evaluation_plays_the_same_games(self):
     env = plane_strike.make_environment(seed=4)

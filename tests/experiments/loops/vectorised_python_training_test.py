@@ -72,12 +72,12 @@ class _Counting(dm_env.Environment):
     return dm_specs.DiscreteArray(2)
 
 
-def _agent(name, environment=None, **overrides):
+def _agent(name, environment=None, network=None, **overrides):
   environment = environment or _Counting(0)
   spec = specs.make_environment_spec(environment)
   return agent_registry.make_agent(
       name, agent_registry.make_config(name, **overrides), spec,
-      hidden_sizes=(8,))
+      hidden_sizes=(8,), network=network)
 
 
 def _ppo(**overrides):
@@ -241,14 +241,18 @@ class BatchesTest(parameterized.TestCase):
     np.testing.assert_array_equal(calls[0][0], np.arange(_N))
     np.testing.assert_array_equal(calls[1][1], np.ones(_N))
 
-  @parameterized.named_parameters(('ppo', 'ppo', {'unroll_length': 8}),
-                                  ('reinforce', 'reinforce',
-                                   {'batch_size': 4}))
-  def test_first_batch_is_the_compiled_loops(self, name, overrides):
+  @parameterized.named_parameters(
+      ('ppo', 'ppo', {'unroll_length': 8}),
+      ('reinforce', 'reinforce', {'batch_size': 4}),
+      # A recurrent PPO: the same states too (in its extras).
+      ('ppo_lstm', 'ppo', {'unroll_length': 8}, 'lstm_actor_critic'))
+  def test_first_batch_is_the_compiled_loops(self, name, overrides,
+                                             network=None):
     # Same seed, N environments: the compiled loop plays the same episodes
     # with the same action keys and cuts the same batch.
     seed = 3
-    agent = _agent(name, env_registry.make_environment('catch'), **overrides)
+    agent = _agent(name, env_registry.make_environment('catch'), network,
+                   **overrides)
     loop = _loop(agent, make_environment=lambda s: env_registry
                  .make_environment('catch', seed=s), seed=seed)
     with _Recorder() as recorder:

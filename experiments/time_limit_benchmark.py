@@ -1,0 +1,127 @@
+r"""What bootstrapping through time limits changes; prints JSON.
+
+  python -m experiments.time_limit_benchmark --seeds=3 \
+      --output=benchmarks/time_limit_bootstrap_learning.json
+
+Each pair of `PAIRS` (games whose episodes end by a time limit: every
+Pendulum episode, CartPole and Brax's pole balancing once they are
+solved) trains with its default preset twice per seed: as the agents
+learn by default, bootstrapping through time limits from the value of the
+observation they cut off, and with `bootstrap_time_limits=False`, which
+stops returns there as at terminations (as PureJaxRL and most single-file
+scripts do). Both arms are otherwise the same runs (seeds, settings,
+budget), trained side by side in one compiled program per arm
+(`experiments/comparison/run_groups.py`); the table is in
+docs/benchmarks/learning.md.
+"""
+
+import dataclasses
+import functools
+import json
+import os
+import tempfile
+import time
+from typing import Any, Dict, List
+
+from absl import flags
+import numpy as np
+
+from experiments import learning_benchmark
+from experiments.cli import help_text
+from experiments.comparison import group_runner
+from experiments.comparison import launchers
+from experiments.comparison import run_groups
+from experiments.driver import run as driver
+from experiments.setup import library_logs
+from experiments.storage import atomic_files
+
+PAIRS = (
+    learning_benchmark.find('gymnax:Pendulum-v1', 'ppo'),
+    learning_benchmark.find('gymnax:Pendulum-v1', 'sac'),
+    learning_benchmark.find('gymnax:CartPole-v1', 'dqn'),
+    learning_benchmark.Setting('gymnax:CartPole-v1', 'ppo', eval_episodes=20,
+                               min_return=475.0),
+    learning_benchmark.find('brax:inverted_pendulum', 'ppo'),
+)
+# Each arm: the value of every agent's `bootstrap_time_limits`.
+ARMS = {'bootstrap': True, 'as_terminations': False}
+
+
+def run_arm(setting: learning_benchmark.Setting, bootstrap: bool,
+            num_seeds: int, root: str) -> List[Dict[str, Any]]:
+  """Seeds 0 … num_seeds-1 of `setting`'s preset with
+  `bootstrap_time_limits=bootstrap`, one result per seed."""
+  config = learning_benchmark.config(setting)
+  config = dataclasses.replace(
+      config, export_tflite=False, agent_config=dataclasses.replace(
+          config.agent_config, bootstrap_time_limits=bootstrap))
+  groups = run_groups.groups_for(config, num_seeds, root)
+  train = functools.partial(group_runner.run_group,
+                            train=driver.run_experiment)
+  per_group = launchers.LocalLauncher().run(train, groups,
+                                            [g.name for g in groups])
+  return [result for results in per_group for result in results]
+
+
+def _arm_row(setting: learning_benchmark.Setting,
+             results: List[Dict[str, Any]]) -> Dict[str, Any]:
+  scored = [r for r in results if r.get('status') != 'diverged']
+  returns = [r['eval_mean_return'] for r in scored]
+  return {
+      'median_return': float(np.median(returns)) if returns else None,
+      'mean_return': float(np.mean(returns)) if returns else None,
+      'target_met_by_median': bool(returns) and setting.met(
+          {'eval_mean_return': float(np.median(returns))}),
+      'per_seed': [{k: r[k] for k in ('seed', 'eval_mean_return',
+                                      'env_steps', 'wall_seconds')}
+                   for r in scored],
+      'diverged_seeds': [r['seed'] for r in results
+                         if r.get('status') == 'diverged'],
+  }
+
+
+FLAG_GROUPS = {
+    'What to run': ('only', 'seeds'),
+    'Output': ('output', 'workdir'),
+}
+
+
+def _define_flags() -> None:
+  flags.DEFINE_integer('seeds', 3, 'Seeds per pair and arm (0..N-1).',
+                       lower_bound=1)
+  flags.DEFINE_list('only', None, 'Run only these pairs, e.g. '
+                    'gymnax:Pendulum-v1/ppo.')
+  flags.DEFINE_string('output', None, 'Also write the JSON here.')
+  flags.DEFINE_string('workdir', None, 'Root of the runs; default a temp '
+                      'dir.')
+
+
+def main(argv):
+  del argv
+  library_logs.quiet()
+  root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='time-limits-')
+  only = set(flags.FLAGS.only or ())
+  rows = []
+  for setting in PAIRS:
+    if only and f'{setting.env}/{setting.agent}' not in only:
+      continue
+    start = time.perf_counter()
+    arms = {arm: _arm_row(setting, run_arm(
+        setting, bootstrap, flags.FLAGS.seeds, os.path.join(root, arm)))
+            for arm, bootstrap in ARMS.items()}
+    rows.append({
+        'env': setting.env, 'agent': setting.agent,
+        'preset': setting.preset.name,
+        'budget_steps': setting.preset.num_steps,
+        'target': setting.target, 'arms': arms,
+        'seconds': time.perf_counter() - start})
+    print(json.dumps(rows[-1]), flush=True)
+  text = json.dumps({'seeds': flags.FLAGS.seeds, 'results': rows}, indent=2)
+  print(text)
+  if flags.FLAGS.output:
+    atomic_files.write_bytes(flags.FLAGS.output, (text + '\n').encode())
+
+
+if __name__ == '__main__':
+  _define_flags()
+  help_text.run(main, FLAG_GROUPS, __doc__)

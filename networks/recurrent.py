@@ -1,0 +1,167 @@
+"""Recurrent networks: a torso, an LSTM or GRU core, and a kind's heads.
+
+A recurrent network carries a state from step to step, so a policy can
+remember what it saw (a partially observable game: gymnax's
+`MemoryChain-bsuite`, bsuite's `memory_len`). Each episode starts from the
+initial state: an observation flagged `first` resets the state before the
+core reads it (`hk.ResetCore`). The pure functions of one set of params:
+
+    params = network.init(key, observations [N, ...])
+    outputs, state = network.step(params, observations [N, ...], first [N],
+                                  state)
+    outputs, state = network.unroll(params, observations [T, N, ...],
+                                    first [T, N], state)
+    state = network.initial_state(n)
+
+`outputs` are those of the feed-forward network of the same kind (an
+actor-critic's `(logits, values)`, a policy's logits), with leading `[N]`
+or `[T, N]`; `unroll`
+is `step` scanned over T (`hk.dynamic_unroll`), so the learner replays a
+sequence exactly as the actor played it. `hidden_sizes` are the torso's
+widths and then the core's size: (64, 64) is one 64-unit dense layer and a
+64-unit core.
+"""
+
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
+
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+from networks import actor_critic
+from networks import mlp
+
+LSTM = 'lstm'
+GRU = 'gru'
+CORES = (LSTM, GRU)
+
+RecurrentState = Any  # `hk.LSTMState` or a GRU's `[N, size]` array.
+
+
+class RecurrentNetwork(NamedTuple):
+  """The pure functions of a recurrent network (module docstring)."""
+  init: Callable[[jax.Array, jax.Array], hk.Params]
+  step: Callable[[hk.Params, jax.Array, jax.Array, RecurrentState],
+                 Tuple[Any, RecurrentState]]
+  unroll: Callable[[hk.Params, jax.Array, jax.Array, RecurrentState],
+                   Tuple[Any, RecurrentState]]
+  initial_state: Callable[[int], RecurrentState]
+
+
+def is_recurrent(network: Any) -> bool:
+  """Whether `network` (a built network) carries a recurrent state."""
+  return isinstance(network, RecurrentNetwork)
+
+
+def _initial_state(core: str, size: int) -> Callable[[int], RecurrentState]:
+
+  def initial_state(n: int) -> RecurrentState:
+    zeros = jnp.zeros((n, size), jnp.float32)
+    return hk.LSTMState(hidden=zeros, cell=zeros) if core == LSTM else zeros
+
+  return initial_state
+
+
+def make_recurrent_actor_critic_network(
+    num_actions: int,
+    hidden_sizes: Optional[Sequence[int]] = None,
+    core: str = LSTM,
+    activation: Callable[[jax.Array], jax.Array] = jax.nn.tanh,
+) -> RecurrentNetwork:
+  """An MLP torso, a `core` (LSTM or GRU) and policy and value heads.
+
+  Args:
+    num_actions: number of discrete actions.
+    hidden_sizes: the torso's widths, then the core's size; default
+      (64, 64). One size alone is the core's, on the flat observation.
+    core: 'lstm' or 'gru'.
+    activation: the torso's activation (tanh, as the feed-forward PPO's).
+
+  Returns:
+    A `RecurrentNetwork` whose outputs are `(logits, values)`.
+  """
+  return _make(num_actions, hidden_sizes, core, activation, with_value=True)
+
+
+def make_recurrent_policy_network(
+    num_actions: int,
+    hidden_sizes: Optional[Sequence[int]] = None,
+    core: str = LSTM,
+    activation: Callable[[jax.Array], jax.Array] = jax.nn.tanh,
+) -> RecurrentNetwork:
+  """`make_recurrent_actor_critic_network` without the value head: its
+  outputs are the logits."""
+  return _make(num_actions, hidden_sizes, core, activation, with_value=False)
+
+
+def make_recurrent_actor_critic_relu_heads_network(
+    num_actions: int, hidden_sizes: Optional[Sequence[int]] = None
+) -> RecurrentNetwork:
+  """PureJaxRL `ppo_rnn.py`'s network: a ReLU embedding, a GRU, and an
+  actor and a critic of one ReLU layer each as wide as the GRU; default
+  (128, 128): a 128 embedding and a 128 GRU."""
+  sizes = tuple(hidden_sizes or (128, 128))
+  return _make(num_actions, sizes, GRU, jax.nn.relu, with_value=True,
+               head_sizes=sizes[-1:])
+
+
+def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]], core: str,
+          activation: Callable[[jax.Array], jax.Array], with_value: bool,
+          head_sizes: Sequence[int] = ()) -> RecurrentNetwork:
+  """The torso, the core, and the heads, each head behind `head_sizes`
+  layers of its own (none: straight off the core)."""
+  if core not in CORES:
+    raise ValueError(f'core must be one of {CORES}; got {core!r}.')
+  sizes = tuple(mlp.DEFAULT_HIDDEN_SIZES if hidden_sizes is None
+                else hidden_sizes)
+  torso_sizes, core_size = sizes[:-1], sizes[-1]
+  orthogonal = hk.initializers.Orthogonal
+  zero = hk.initializers.Constant(0.0)
+
+  def modules():
+    torso = hk.Sequential([
+        hk.Flatten(preserve_dims=1),
+        hk.nets.MLP(torso_sizes, activation=activation, activate_final=True,
+                    w_init=orthogonal(actor_critic.HIDDEN_INIT_SCALE),
+                    b_init=zero, name='torso'),
+    ]) if torso_sizes else hk.Flatten(preserve_dims=1)
+    cell = (hk.LSTM(core_size, name='lstm') if core == LSTM else
+            hk.GRU(core_size, name='gru'))
+    def head(size, scale, name):
+      layers = [hk.nets.MLP(head_sizes, activation=activation,
+                            activate_final=True, w_init=orthogonal(2.0),
+                            b_init=zero, name=f'{name}_torso')
+                ] if head_sizes else []
+      return hk.Sequential(layers + [hk.Linear(
+          size, name=name, w_init=orthogonal(scale), b_init=zero)])
+
+    policy = head(num_actions, actor_critic.POLICY_INIT_SCALE, 'policy')
+    value = with_value and head(1, actor_critic.VALUE_INIT_SCALE, 'value')
+    heads = ((lambda h: (policy(h), value(h)[..., 0])) if with_value
+             else policy)
+    return torso, hk.ResetCore(cell), heads
+
+  def transformed():
+    torso, reset_core, heads = modules()
+
+    def step(observations, first, state):
+      features = torso(observations.astype(jnp.float32))
+      hidden, state = reset_core((features, first), state)
+      return heads(hidden), state
+
+    def unroll(observations, first, state):
+      features = hk.BatchApply(torso)(observations.astype(jnp.float32))
+      hidden, state = hk.dynamic_unroll(reset_core, (features, first), state)
+      return hk.BatchApply(heads)(hidden), state
+
+    def init(observations):
+      n = observations.shape[0]
+      return step(observations, jnp.ones(n, bool),
+                  _initial_state(core, core_size)(n))
+
+    return init, (step, unroll)
+
+  network = hk.without_apply_rng(hk.multi_transform(transformed))
+  step, unroll = network.apply
+  return RecurrentNetwork(init=network.init, step=step, unroll=unroll,
+                          initial_state=_initial_state(core, core_size))
