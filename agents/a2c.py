@@ -94,20 +94,25 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
              ) -> Tuple[jax.Array, agent_lib.Metrics]:
     t, b = trajectory.actions.shape
     flat = agent_lib.flatten_steps
-    next_observations = returns_lib.next_observations(trajectory)
     # v(o_{t+1}) of each step's own episode: the last one is the unroll's
-    # bootstrap, those at time limits are added to the rewards there.
+    # bootstrap, those at time limits are added to the rewards there
+    # (without `next_observations`, time limits as ends: the last alone).
     if recurrent:
       logits, values, final_state = recurrent_policy.replay(
           network, environment_spec, params, trajectory.observations,
           trajectory.extras)
       logits = flat(logits)
       next_values = recurrent_policy.next_values(
-          network, params, next_observations, trajectory.extras, final_state)
+          network, params, returns_lib.next_observations(trajectory),
+          trajectory.extras, final_state)
     else:
       logits, values = forward(params, flat(trajectory.observations))
       values = values.reshape(t, b)
-      _, next_values = forward(params, flat(next_observations))
+      if trajectory.next_observations is None:
+        _, final_values = forward(params, trajectory.final_observations)
+        next_values = jnp.zeros((t, b)).at[-1].set(final_values)
+      else:
+        _, next_values = forward(params, flat(trajectory.next_observations))
     next_values = jax.lax.stop_gradient(next_values.reshape(t, b))
     final_values = next_values[-1]
     returns = jax.vmap(rlax.lambda_returns, in_axes=(1, 1, 1, None),

@@ -211,6 +211,32 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
     return actions, {'log_prob': head.log_prob(outputs, actions),
                      'value': values}
 
+  def bootstrap_values(params, trajectory):
+    """`(next_values [T, B], final_values [B])`: v(o_{t+1}) of each step's
+    own episode (added to the rewards at time limits) and the unroll's last
+    one. Without `next_observations` (time limits as ends) only the last
+    is needed, so only it is computed."""
+    if recurrent:
+      after = recurrent_policy.final_state(network, params,
+                                           trajectory.observations,
+                                           trajectory.extras)
+      if trajectory.next_observations is None:
+        (_, final_values), _ = network.step(
+            params, trajectory.final_observations,
+            jnp.zeros(trajectory.rewards.shape[1], bool), after)
+        return None, final_values
+      next_values = recurrent_policy.next_values(
+          network, params, trajectory.next_observations, trajectory.extras,
+          after)
+      return next_values, next_values[-1]
+    if trajectory.next_observations is None:
+      _, final_values = forward(params, trajectory.final_observations)
+      return None, final_values
+    _, next_values = forward(
+        params, agent_lib.flatten_steps(trajectory.next_observations))
+    next_values = next_values.reshape(trajectory.rewards.shape)
+    return next_values, next_values[-1]
+
   def outputs_of(params, batch):
     """Policy outputs and values of a minibatch's steps `[M]`, and the
     minibatch with each field `[M, ...]`: a recurrent network's sequences
@@ -265,21 +291,7 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
     trajectory = returns_lib.time_limits_as_ends(
         trajectory, config.bootstrap_time_limits)
     values = trajectory.extras['value']
-    # v(o_{t+1}) of each step's own episode: the last one is the unroll's
-    # bootstrap, those at time limits are added to the rewards there.
-    next_observations = returns_lib.next_observations(trajectory)
-    if recurrent:
-      *_, final_state = recurrent_policy.replay(
-          network, environment_spec, state.params, trajectory.observations,
-          trajectory.extras)
-      next_values = recurrent_policy.next_values(
-          network, state.params, next_observations, trajectory.extras,
-          final_state)
-    else:
-      _, next_values = forward(state.params,
-                               agent_lib.flatten_steps(next_observations))
-      next_values = next_values.reshape(values.shape)
-    final_values = next_values[-1]
+    next_values, final_values = bootstrap_values(state.params, trajectory)
     advantages = jax.vmap(
         rlax.truncated_generalized_advantage_estimation,
         in_axes=(1, 1, None, 1), out_axes=1)(

@@ -92,6 +92,18 @@ def replay(network: recurrent.RecurrentNetwork,
   return _masked(environment_spec, observations, logits), values, final
 
 
+def final_state(network: recurrent.RecurrentNetwork, params,
+                observations: jax.Array, extras: agent_lib.Extras
+               ) -> agent_lib.RecurrentState:
+  """The state after the last step of sequences acted with `extras`: the
+  last step taken again from the state it started from (one step, not a
+  replay of the sequence)."""
+  _, state = network.step(
+      params, observations[-1], extras[FIRST][-1],
+      jax.tree.map(lambda x: x[-1], extras[CORE_STATE]))
+  return state
+
+
 def next_values(network: recurrent.RecurrentNetwork, params,
                 next_observations: jax.Array, extras: agent_lib.Extras,
                 final_state: agent_lib.RecurrentState) -> jax.Array:

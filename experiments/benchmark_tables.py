@@ -34,6 +34,7 @@ TABLES: Dict[str, Table] = {
     'ppo_breakout_minatar': (speed_tables.ppo_breakout_minatar,
                              ('ppo_breakout_minatar_speed.json',)),
     'sac_pendulum': (speed_tables.sac_pendulum, ('sac_pendulum_speed.json',)),
+    'ppo_rnn': (speed_tables.ppo_rnn, ('ppo_rnn_peers_speed.json',)),
     'python_loop': (speed_tables.python_loop, ('python_loop_speed.json',)),
     'python_loop_num_envs': (speed_tables.python_loop_num_envs,
                              ('python_loop_num_envs_speed.json',)),

@@ -222,17 +222,25 @@ def ppo_rnn(root: str, repeats: int,
   config = purejaxrl_ppo_settings('CartPole-v1', steps, 4, 2.5e-4, 4, 'relu')
   del config['ACTIVATION']  # ppo_rnn.py's network is ReLU, not a setting.
   runs = scaling_benchmarks.measure(root, {
+      # PureJaxRL's arithmetic: time limits end the returns.
       'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset='ppo_rnn_gymnax_cartpole',
+          agent_config={'bootstrap_time_limits': False}, **_TRAINING_ONLY)),
+      # As by default: bootstrapping through time limits, which takes the
+      # value of every step's next observation.
+      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
           program='ours', preset='ppo_rnn_gymnax_cartpole',
           **_TRAINING_ONLY)),
       'purejaxrl': scaling_benchmarks.Measurement(dict(
           program='purejaxrl_ppo_rnn', config=config)),
   }, repeats, run)
-  _ratios(runs, 'ours', 'steps_per_second', ('purejaxrl',), 'speed')
+  for ours in ('ours', 'ours_bootstrapping'):
+    _ratios(runs, ours, 'steps_per_second', ('purejaxrl',), 'speed')
   return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches of '
                      'whole sequences, lr 2.5e-4 annealed, a 128 ReLU '
                      'embedding, a 128 GRU, 128-ReLU actor and critic '
-                     'heads, 500k steps',
+                     'heads, 500k steps; ours as PureJaxRL (time limits '
+                     'end the returns) and as by default (bootstrapped)',
           **scaling_benchmarks.summary(runs)}
 
 

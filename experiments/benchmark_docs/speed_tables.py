@@ -97,6 +97,30 @@ def ppo_breakout_minatar() -> List[str]:
        'return: ours greedy / PureJaxRL\'s last update, medians'], rows)
 
 
+def ppo_rnn() -> List[str]:
+  """A GRU PPO beside PureJaxRL's `ppo_rnn.py`, one row per program."""
+  suite = md.load('ppo_rnn_peers_speed.json')['peers_ppo_rnn']
+  med, run = suite['median'], suite['runs']
+  rows = []
+  for name, title, score in (
+      ('ours', 'ours, time limits as ends (PureJaxRL\'s arithmetic)',
+       'greedy_return'),
+      ('ours_bootstrapping', 'ours, bootstrapping time limits (default)',
+       'greedy_return'),
+      ('purejaxrl', 'PureJaxRL `ppo_rnn.py`', 'last_update_return')):
+    ratio = med[name].get('speed_over_purejaxrl')
+    rows.append([
+        title,
+        md.with_runs(med[name]['steps_per_second'],
+                     [r['steps_per_second'] for r in run[name]], _int),
+        f'**{_two(ratio)}**' if ratio else '',
+        _one(med[name]['compile_seconds']), _one(med[name][score])])
+  return md.table(['', 'training steps/s, median (rounds)',
+                   'over PureJaxRL, median of the rounds\' ratios',
+                   'compile s',
+                   'return: ours greedy / PureJaxRL\'s last update'], rows)
+
+
 def sac_pendulum() -> List[str]:
   suite = md.load('sac_pendulum_speed.json')['peers_sac_pendulum']
   med, run = suite['median'], suite['runs']

@@ -61,6 +61,10 @@ class RecurrentPPOTest(absltest.TestCase):
         network, spec, params, observations, extras)
     chex.assert_trees_all_close(values, extras['value'], atol=1e-5)
     chex.assert_trees_all_close(replayed_final, final, atol=1e-5)
+    # The state after the last step, from that step alone.
+    chex.assert_trees_all_close(
+        recurrent_policy.final_state(network, params, observations, extras),
+        final, atol=1e-5)
 
   def test_update_learns_from_sequences(self):
     agent, spec = _agent()
