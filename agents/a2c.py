@@ -152,16 +152,11 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
     metrics = dict(metrics, grad_norm=optax.global_norm(grads))
     return agent_lib.apply_gradients(optimizer, state, grads), metrics
 
+  data = agent_lib.DataRequirements(batch_size=config.batch_size,
+                                    unroll_length=config.unroll_length)
   if recurrent:
-    return agent_lib.Agent(
-        init=init,
-        actor_params=lambda state: state.params,
-        act=recurrent_policy.stateless(),
-        update=update,
-        deployable_policy=recurrent_policy.stateless(),
-        data=agent_lib.DataRequirements(batch_size=config.batch_size,
-                                        unroll_length=config.unroll_length),
-        recurrence=recurrent_policy.recurrence(network, environment_spec))
+    return recurrent_policy.agent(init, lambda state: state.params, update,
+                                  data, network, environment_spec)
   return agent_lib.Agent(
       init=init,
       actor_params=lambda state: state.params,
@@ -169,5 +164,4 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
       update=update,
       deployable_policy=masked_forward.policy_probabilities(
           network, environment_spec, has_values=True),
-      data=agent_lib.DataRequirements(batch_size=config.batch_size,
-                                      unroll_length=config.unroll_length))
+      data=data)

@@ -344,21 +344,15 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                                         state.updates + 1)
     return new_state, metrics
 
+  data = agent_lib.DataRequirements(batch_size=config.batch_size,
+                                    unroll_length=config.unroll_length)
   if recurrent:
-    return agent_lib.Agent(
-        init=init,
-        actor_params=lambda state: state.params,
-        act=recurrent_policy.stateless(),
-        update=update,
-        deployable_policy=recurrent_policy.stateless(),
-        data=agent_lib.DataRequirements(batch_size=config.batch_size,
-                                        unroll_length=config.unroll_length),
-        recurrence=recurrent_policy.recurrence(network, environment_spec))
+    return recurrent_policy.agent(init, lambda state: state.params, update,
+                                  data, network, environment_spec)
   return agent_lib.Agent(
       init=init,
       actor_params=lambda state: state.params,
       act=act,
       update=update,
       deployable_policy=head.deployable_policy,
-      data=agent_lib.DataRequirements(batch_size=config.batch_size,
-                                      unroll_length=config.unroll_length))
+      data=data)

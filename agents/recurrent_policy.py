@@ -121,10 +121,12 @@ def next_values(network: recurrent.RecurrentNetwork, params,
   return values.reshape(t, b)
 
 
-def stateless():
-  """A recurrent agent's `act` and `deployable_policy`: they need a state,
-  so they refuse to run without one (`Agent.recurrence` has the ones that
-  take it; `agent.act_with_state` serves every agent)."""
+def agent(init, actor_params, update, data: agent_lib.DataRequirements,
+          network: recurrent.RecurrentNetwork,
+          environment_spec: specs.EnvironmentSpec) -> agent_lib.Agent:
+  """An agent that acts with `network`'s state (`Agent.recurrence`); its
+  plain `act` and `deployable_policy` need a state, so they refuse to run
+  without one (`agent.act_with_state` serves every agent)."""
 
   def refuse(*args, **kwargs):
     del args, kwargs
@@ -132,4 +134,7 @@ def stateless():
                     'agent.recurrence (or agents.agent.act_with_state / '
                     'deployable_with_state, which serve every agent).')
 
-  return refuse
+  return agent_lib.Agent(
+      init=init, actor_params=actor_params, act=refuse, update=update,
+      deployable_policy=refuse, data=data,
+      recurrence=recurrence(network, environment_spec))

@@ -134,14 +134,10 @@ def make_agent(config: ReinforceConfig,
     return agent_lib.apply_gradients(optimizer, state, grads), metrics
 
   if recurrent:
-    return agent_lib.Agent(
-        init=init,
-        actor_params=actor_params,
-        act=recurrent_policy.stateless(),
-        update=update,
-        deployable_policy=recurrent_policy.stateless(),
-        data=agent_lib.DataRequirements(batch_size=config.batch_size),
-        recurrence=recurrent_policy.recurrence(network, environment_spec))
+    return recurrent_policy.agent(
+        init, actor_params, update,
+        agent_lib.DataRequirements(batch_size=config.batch_size), network,
+        environment_spec)
   return agent_lib.Agent(
       init=init,
       actor_params=actor_params,

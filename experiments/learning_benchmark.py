@@ -21,7 +21,7 @@ import functools
 import json
 import tempfile
 import time
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Optional
 
 from absl import flags
 import numpy as np
@@ -125,15 +125,42 @@ def config(setting: Setting) -> config_lib.ExperimentConfig:
       log_every_episodes=100, export_tflite=setting.export_tflite)
 
 
-def run_setting(setting: Setting, num_seeds: int,
-                root: str) -> List[Dict[str, Any]]:
-  """Trains seeds 0 … num_seeds-1 of `setting` (or reads their finished
-  results), one result per seed."""
-  groups = run_groups.groups_for(config(setting), num_seeds, root)
+def run_seeds(config_0: config_lib.ExperimentConfig, num_seeds: int,
+              root: str) -> List[Dict[str, Any]]:
+  """Trains seeds 0 … num_seeds-1 of seed 0's `config_0` under `root`
+  (or reads their finished results), one result per seed."""
+  groups = run_groups.groups_for(config_0, num_seeds, root)
   train = functools.partial(group_runner.run_group, train=driver.run_experiment)
   per_group = launchers.LocalLauncher().run(train, groups,
                                             [g.name for g in groups])
   return [result for results in per_group for result in results]
+
+
+def run_setting(setting: Setting, num_seeds: int,
+                root: str) -> List[Dict[str, Any]]:
+  """`run_seeds` of `setting`'s config."""
+  return run_seeds(config(setting), num_seeds, root)
+
+
+def per_seed(results: List[Dict[str, Any]]) -> Dict[str, Any]:
+  """The seeds' figures (`per_seed`, diverged seeds left out) and the
+  seeds that diverged (`diverged_seeds`: listed, never scored)."""
+  return {
+      'per_seed': [{k: r[k] for k in ('seed', 'eval_mean_return',
+                                      'env_steps', 'wall_seconds')}
+                   for r in results if r.get('status') != 'diverged'],
+      'diverged_seeds': [r['seed'] for r in results
+                         if r.get('status') == 'diverged'],
+  }
+
+
+def write_output(num_seeds: int, rows: List[Dict[str, Any]],
+                 output: Optional[str]) -> None:
+  """Prints the benchmark's JSON, and writes it to `output` if given."""
+  text = json.dumps({'seeds': num_seeds, 'results': rows}, indent=2)
+  print(text)
+  if output:
+    atomic_files.write_bytes(output, (text + '\n').encode())
 
 
 def _median(values) -> Optional[float]:
@@ -203,10 +230,7 @@ def main(argv):
     print(json.dumps({k: row[k] for k in ('env', 'agent', 'median',
                                            'target', 'target_met_by_median')
                       }), flush=True)
-  text = json.dumps({'seeds': flags.FLAGS.seeds, 'results': rows}, indent=2)
-  print(text)
-  if flags.FLAGS.output:
-    atomic_files.write_bytes(flags.FLAGS.output, (text + '\n').encode())
+  write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
 
 
 if __name__ == '__main__':

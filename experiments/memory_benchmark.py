@@ -14,8 +14,6 @@ budget, each arm's seeds in one compiled program
 docs/benchmarks/learning.md.
 """
 
-import dataclasses
-import functools
 import json
 import os
 import tempfile
@@ -26,15 +24,11 @@ from absl import flags
 import numpy as np
 
 from agents import registry as agent_registry
+from experiments import learning_benchmark
 from experiments.cli import help_text
-from experiments.comparison import group_runner
-from experiments.comparison import launchers
-from experiments.comparison import run_groups
-from experiments.driver import run as driver
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
-from experiments.storage import atomic_files
 
 ENV = 'gymnax:MemoryChain-bsuite'
 PRESET = 'ppo_memory_chain'
@@ -59,13 +53,8 @@ def config(network: str, memory_length: int) -> config_lib.ExperimentConfig:
 def run_arm(network: str, memory_length: int, num_seeds: int,
             root: str) -> List[Dict[str, Any]]:
   """Seeds 0 … num_seeds-1 of one arm, one result per seed."""
-  groups = run_groups.groups_for(config(network, memory_length), num_seeds,
-                                 root)
-  train = functools.partial(group_runner.run_group,
-                            train=driver.run_experiment)
-  per_group = launchers.LocalLauncher().run(train, groups,
-                                            [g.name for g in groups])
-  return [result for results in per_group for result in results]
+  return learning_benchmark.run_seeds(config(network, memory_length),
+                                      num_seeds, root)
 
 
 def _arm_row(results: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -74,11 +63,7 @@ def _arm_row(results: List[Dict[str, Any]]) -> Dict[str, Any]:
   return {
       'median_return': float(np.median(returns)) if returns else None,
       'seeds_solved': sum(r >= 0.9 for r in returns),
-      'per_seed': [{k: r[k] for k in ('seed', 'eval_mean_return',
-                                      'env_steps', 'wall_seconds')}
-                   for r in results if r.get('status') != 'diverged'],
-      'diverged_seeds': [r['seed'] for r in results
-                         if r.get('status') == 'diverged'],
+      **learning_benchmark.per_seed(results),
   }
 
 
@@ -114,10 +99,7 @@ def main(argv):
                  'budget_steps': preset.num_steps, 'arms': arms,
                  'seconds': time.perf_counter() - start})
     print(json.dumps(rows[-1]), flush=True)
-  text = json.dumps({'seeds': flags.FLAGS.seeds, 'results': rows}, indent=2)
-  print(text)
-  if flags.FLAGS.output:
-    atomic_files.write_bytes(flags.FLAGS.output, (text + '\n').encode())
+  learning_benchmark.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
 
 
 if __name__ == '__main__':

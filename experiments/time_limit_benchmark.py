@@ -16,7 +16,6 @@ docs/benchmarks/learning.md.
 """
 
 import dataclasses
-import functools
 import json
 import os
 import tempfile
@@ -28,12 +27,7 @@ import numpy as np
 
 from experiments import learning_benchmark
 from experiments.cli import help_text
-from experiments.comparison import group_runner
-from experiments.comparison import launchers
-from experiments.comparison import run_groups
-from experiments.driver import run as driver
 from experiments.setup import library_logs
-from experiments.storage import atomic_files
 
 PAIRS = (
     learning_benchmark.find('gymnax:Pendulum-v1', 'ppo'),
@@ -55,12 +49,7 @@ def run_arm(setting: learning_benchmark.Setting, bootstrap: bool,
   config = dataclasses.replace(
       config, export_tflite=False, agent_config=dataclasses.replace(
           config.agent_config, bootstrap_time_limits=bootstrap))
-  groups = run_groups.groups_for(config, num_seeds, root)
-  train = functools.partial(group_runner.run_group,
-                            train=driver.run_experiment)
-  per_group = launchers.LocalLauncher().run(train, groups,
-                                            [g.name for g in groups])
-  return [result for results in per_group for result in results]
+  return learning_benchmark.run_seeds(config, num_seeds, root)
 
 
 def _arm_row(setting: learning_benchmark.Setting,
@@ -72,11 +61,7 @@ def _arm_row(setting: learning_benchmark.Setting,
       'mean_return': float(np.mean(returns)) if returns else None,
       'target_met_by_median': bool(returns) and setting.met(
           {'eval_mean_return': float(np.median(returns))}),
-      'per_seed': [{k: r[k] for k in ('seed', 'eval_mean_return',
-                                      'env_steps', 'wall_seconds')}
-                   for r in scored],
-      'diverged_seeds': [r['seed'] for r in results
-                         if r.get('status') == 'diverged'],
+      **learning_benchmark.per_seed(results),
   }
 
 
@@ -116,10 +101,7 @@ def main(argv):
         'target': setting.target, 'arms': arms,
         'seconds': time.perf_counter() - start})
     print(json.dumps(rows[-1]), flush=True)
-  text = json.dumps({'seeds': flags.FLAGS.seeds, 'results': rows}, indent=2)
-  print(text)
-  if flags.FLAGS.output:
-    atomic_files.write_bytes(flags.FLAGS.output, (text + '\n').encode())
+  learning_benchmark.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
 
 
 if __name__ == '__main__':

@@ -47,13 +47,20 @@ def _timed(train, rng):
 
 def purejaxrl_ppo(source: str, settings: dict, seed: int) -> dict:
   """PureJaxRL's `ppo.make_train` with `settings` (its config keys)."""
-  import jax  # pylint: disable=g-import-not-at-top
   sys.path.insert(0, os.path.join(source, 'purejaxrl'))
   import ppo  # pylint: disable=g-import-not-at-top
+  return _purejaxrl(ppo.make_train, 'metrics', settings, seed)
+
+
+def _purejaxrl(make_train, metrics_key: str, settings: dict,
+               seed: int) -> dict:
+  """Times a PureJaxRL `make_train(settings)` whose output holds its
+  episode statistics under `metrics_key`."""
+  import jax  # pylint: disable=g-import-not-at-top
   config = dict(settings, DEBUG=False)
-  compile_seconds, seconds, out = _timed(ppo.make_train(config),
+  compile_seconds, seconds, out = _timed(make_train(config),
                                          jax.random.PRNGKey(seed))
-  info = out['metrics']
+  info = out[metrics_key]
   finished = info['returned_episode']
   # Mean return of the episodes finished in the last update.
   last = jax.device_get((info['returned_episode_returns'][-1] *
@@ -97,23 +104,10 @@ def _scanned_gru(ppo_rnn):
 def purejaxrl_ppo_rnn(source: str, settings: dict, seed: int) -> dict:
   """PureJaxRL's `ppo_rnn.make_train` (its GRU PPO) with `settings`, its
   GRU ported to today's flax (`_scanned_gru`)."""
-  import jax  # pylint: disable=g-import-not-at-top
   sys.path.insert(0, os.path.join(source, 'purejaxrl'))
   import ppo_rnn  # pylint: disable=g-import-not-at-top
   _scanned_gru(ppo_rnn)
-  config = dict(settings, DEBUG=False)
-  compile_seconds, seconds, out = _timed(ppo_rnn.make_train(config),
-                                         jax.random.PRNGKey(seed))
-  info = out['metric']
-  finished = info['returned_episode']
-  last = jax.device_get((info['returned_episode_returns'][-1] *
-                         finished[-1]).sum() / max(finished[-1].sum(), 1))
-  steps = int(config['NUM_UPDATES'] * config['NUM_STEPS'] *
-              config['NUM_ENVS'])
-  return {'env_steps': steps, 'compile_seconds': compile_seconds,
-          'train_seconds': seconds, 'steps_per_second': steps / seconds,
-          'last_update_return': float(last),
-          'peak_memory_mib': _peak_memory_mib()}
+  return _purejaxrl(ppo_rnn.make_train, 'metric', settings, seed)
 
 
 def purejaxrl_script(source: str) -> dict:

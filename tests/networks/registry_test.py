@@ -35,12 +35,13 @@ class NetworkRegistryTest(absltest.TestCase):
                       'mlp_policy'))
     self.assertEqual(registry.names(registry.ACTOR_CRITIC),
                      ('conv_actor_critic', 'gru_actor_critic',
+                      'gru_actor_critic_relu_heads',
                       'lstm_actor_critic', 'mlp_actor_critic',
                       'mlp_separate_actor_critic',
                       'mlp_separate_actor_critic_relu'))
     self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
-                     ['gru_actor_critic', 'gru_policy', 'lstm_actor_critic',
-                      'lstm_policy'])
+                     ['gru_actor_critic', 'gru_actor_critic_relu_heads',
+                      'gru_policy', 'lstm_actor_critic', 'lstm_policy'])
     self.assertEqual(registry.names(registry.Q_VALUES),
                      ('conv_q_values', 'mlp_q_values'))
 
@@ -98,7 +99,8 @@ class NetworkRegistryTest(absltest.TestCase):
                          'gru_policy, lstm_policy, mlp_policy'),
                         ('conv_q_values', 'mlp_q_values'),
                         ('conv_actor_critic',
-                         'gru_actor_critic, lstm_actor_critic, '
+                         'gru_actor_critic, gru_actor_critic_relu_heads, '
+                         'lstm_actor_critic, '
                          'mlp_actor_critic, mlp_separate_actor_critic, '
                          'mlp_separate_actor_critic_relu')):
       pattern = (rf"Network '{name}' needs observations of rank 3.*"
