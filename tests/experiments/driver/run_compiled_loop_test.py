@@ -12,6 +12,7 @@ from unittest import mock
 
 from absl.testing import absltest
 import chex
+import jax
 import numpy as np
 import pytest
 
@@ -83,6 +84,17 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertEqual(workdir_lib.load_config(workdir), _config())
 
   @pytest.mark.slow
+  def test_checkpoints_of_feed_forward_agents_keep_their_layout(self):
+    # As before recurrent agents: their checkpoints still restore.
+    loop = build_lib.make_loop(build_lib.build(_config()))
+    self.assertIsInstance(loop.state.envs, dict)
+    self.assertNotIn('core_states', loop.state.envs)
+    recurrent = build_lib.make_loop(build_lib.build(_config(
+        agent='ppo', network='lstm_actor_critic', num_episodes=None,
+        num_steps=64, agent_config=agent_registry.make_config(
+            'ppo', unroll_length=8, batch_size=4, num_minibatches=2))))
+    self.assertTrue(jax.tree.leaves(recurrent.state.envs.core_states))
+
   def test_interrupted_run_resumes_bit_for_bit(self):
     self._check_resumes_bit_for_bit(_config(), updates=10)
 
