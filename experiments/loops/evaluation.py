@@ -88,17 +88,6 @@ def step_keys(key: jax.Array, episodes: jax.Array,
       jax.random.fold_in(key, e), t))(episodes, steps)
 
 
-def protocol_actions(agent: agent_lib.Agent,
-                     environment_spec: specs.EnvironmentSpec,
-                     protocol: Protocol, params: agent_lib.Params,
-                     observations: jax.Array, keys: jax.Array) -> jax.Array:
-  """`[N]` actions of `protocol` for `[N, ...]` observations (`keys`:
-  `step_keys`; unused when greedy) of a feed-forward agent."""
-  actions, _ = protocol_step(agent, environment_spec, protocol, params,
-                             observations, keys)
-  return actions
-
-
 def protocol_step(agent: agent_lib.Agent,
                   environment_spec: specs.EnvironmentSpec,
                   protocol: Protocol, params: agent_lib.Params,
@@ -106,8 +95,9 @@ def protocol_step(agent: agent_lib.Agent,
                   first: Optional[jax.Array] = None,
                   state: agent_lib.RecurrentState = ()
                  ) -> Tuple[jax.Array, agent_lib.RecurrentState]:
-  """`protocol_actions` of any agent, a recurrent one's state threaded:
-  `(actions [N], state)`; `first` flags the episodes' first steps."""
+  """`(actions [N], state)` of `protocol` for `[N, ...]` observations
+  (`keys`: `step_keys`; unused when greedy); a recurrent agent's state is
+  threaded, `first` flagging the episodes' first steps."""
   observations = jnp.asarray(observations)
   if first is None:
     first = jnp.zeros(observations.shape[0], bool)
