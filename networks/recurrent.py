@@ -4,7 +4,7 @@ A recurrent network carries a state from step to step, so a policy can
 remember what it saw (a partially observable game: gymnax's
 `MemoryChain-bsuite`, bsuite's `memory_len`). Each episode starts from the
 initial state: an observation flagged `first` resets the state before the
-core reads it (`hk.ResetCore`). The pure functions of one set of params:
+core reads it. The pure functions of one set of params:
 
     params = network.init(key, observations [N, ...])
     outputs, state = network.step(params, observations [N, ...], first [N],
@@ -15,11 +15,14 @@ core reads it (`hk.ResetCore`). The pure functions of one set of params:
 
 `outputs` are those of the feed-forward network of the same kind (an
 actor-critic's `(logits, values)`, a policy's logits), with leading `[N]`
-or `[T, N]`; `unroll`
-is `step` scanned over T (`hk.dynamic_unroll`), so the learner replays a
-sequence exactly as the actor played it. `hidden_sizes` are the torso's
+or `[T, N]`; `unroll` computes what `step` computes at each of T steps
+(`networks.recurrent_cores`: the cores of `hk.LSTM` and `hk.GRU`, which
+replay a sequence with its inputs projected once), so the learner replays
+a sequence as the actor played it. `hidden_sizes` are the torso's
 widths and then the core's size: (64, 64) is one 64-unit dense layer and a
-64-unit core.
+64-unit core. The torso is an MLP over the flattened observation, or
+`conv.ConvTorso` over images (`[H, W, C]`: its convolutions, then the
+dense widths).
 """
 
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
@@ -29,13 +32,19 @@ import jax
 import jax.numpy as jnp
 
 from networks import actor_critic
+from networks import conv
 from networks import mlp
+from networks import recurrent_cores
 
 LSTM = 'lstm'
 GRU = 'gru'
 CORES = (LSTM, GRU)
 
 RecurrentState = Any  # `hk.LSTMState` or a GRU's `[N, size]` array.
+
+MLP_TORSO = 'mlp'
+CONV_TORSO = 'conv'
+TORSOS = (MLP_TORSO, CONV_TORSO)
 
 
 class RecurrentNetwork(NamedTuple):
@@ -67,20 +76,25 @@ def make_recurrent_actor_critic_network(
     hidden_sizes: Optional[Sequence[int]] = None,
     core: str = LSTM,
     activation: Callable[[jax.Array], jax.Array] = jax.nn.tanh,
+    torso: str = MLP_TORSO,
 ) -> RecurrentNetwork:
-  """An MLP torso, a `core` (LSTM or GRU) and policy and value heads.
+  """A torso, a `core` (LSTM or GRU) and policy and value heads.
 
   Args:
     num_actions: number of discrete actions.
     hidden_sizes: the torso's widths, then the core's size; default
-      (64, 64). One size alone is the core's, on the flat observation.
+      (64, 64). One size alone is the core's, on the flat observation (or
+      the flattened convolutions).
     core: 'lstm' or 'gru'.
-    activation: the torso's activation (tanh, as the feed-forward PPO's).
+    activation: the torso's activation (tanh, as the feed-forward PPO's;
+      the conv networks use ReLU, as MinAtar's reference network).
+    torso: 'mlp', or 'conv' for image observations (`conv.ConvTorso`).
 
   Returns:
     A `RecurrentNetwork` whose outputs are `(logits, values)`.
   """
-  return _make(num_actions, hidden_sizes, core, activation, with_value=True)
+  return _make(num_actions, hidden_sizes, core, activation, with_value=True,
+               torso=torso)
 
 
 def make_recurrent_policy_network(
@@ -88,10 +102,12 @@ def make_recurrent_policy_network(
     hidden_sizes: Optional[Sequence[int]] = None,
     core: str = LSTM,
     activation: Callable[[jax.Array], jax.Array] = jax.nn.tanh,
+    torso: str = MLP_TORSO,
 ) -> RecurrentNetwork:
   """`make_recurrent_actor_critic_network` without the value head: its
   outputs are the logits."""
-  return _make(num_actions, hidden_sizes, core, activation, with_value=False)
+  return _make(num_actions, hidden_sizes, core, activation, with_value=False,
+               torso=torso)
 
 
 def make_recurrent_actor_critic_relu_heads_network(
@@ -107,11 +123,14 @@ def make_recurrent_actor_critic_relu_heads_network(
 
 def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]], core: str,
           activation: Callable[[jax.Array], jax.Array], with_value: bool,
-          head_sizes: Sequence[int] = ()) -> RecurrentNetwork:
+          head_sizes: Sequence[int] = (),
+          torso: str = MLP_TORSO) -> RecurrentNetwork:
   """The torso, the core, and the heads, each head behind `head_sizes`
   layers of its own (none: straight off the core)."""
   if core not in CORES:
     raise ValueError(f'core must be one of {CORES}; got {core!r}.')
+  if torso not in TORSOS:
+    raise ValueError(f'torso must be one of {TORSOS}; got {torso!r}.')
   sizes = tuple(mlp.DEFAULT_HIDDEN_SIZES if hidden_sizes is None
                 else hidden_sizes)
   torso_sizes, core_size = sizes[:-1], sizes[-1]
@@ -119,14 +138,19 @@ def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]], core: str,
   zero = hk.initializers.Constant(0.0)
 
   def modules():
-    torso = hk.Sequential([
-        hk.Flatten(preserve_dims=1),
-        hk.nets.MLP(torso_sizes, activation=activation, activate_final=True,
-                    w_init=orthogonal(actor_critic.HIDDEN_INIT_SCALE),
-                    b_init=zero, name='torso'),
-    ]) if torso_sizes else hk.Flatten(preserve_dims=1)
-    cell = (hk.LSTM(core_size, name='lstm') if core == LSTM else
-            hk.GRU(core_size, name='gru'))
+    if torso == CONV_TORSO:
+      features = conv.ConvTorso(torso_sizes, activation)
+    elif torso_sizes:
+      features = hk.Sequential([
+          hk.Flatten(preserve_dims=1),
+          hk.nets.MLP(torso_sizes, activation=activation,
+                      activate_final=True,
+                      w_init=orthogonal(actor_critic.HIDDEN_INIT_SCALE),
+                      b_init=zero, name='torso')])
+    else:
+      features = hk.Flatten(preserve_dims=1)
+    cell = (recurrent_cores.LSTM(core_size) if core == LSTM else
+            recurrent_cores.GRU(core_size))
     def head(size, scale, name):
       layers = [hk.nets.MLP(head_sizes, activation=activation,
                             activate_final=True, w_init=orthogonal(2.0),
@@ -139,19 +163,19 @@ def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]], core: str,
     value = with_value and head(1, actor_critic.VALUE_INIT_SCALE, 'value')
     heads = ((lambda h: (policy(h), value(h)[..., 0])) if with_value
              else policy)
-    return torso, hk.ResetCore(cell), heads
+    return features, cell, heads
 
   def transformed():
-    torso, reset_core, heads = modules()
+    torso, core_module, heads = modules()
 
     def step(observations, first, state):
       features = torso(observations.astype(jnp.float32))
-      hidden, state = reset_core((features, first), state)
+      hidden, state = core_module(features, first, state)
       return heads(hidden), state
 
     def unroll(observations, first, state):
       features = hk.BatchApply(torso)(observations.astype(jnp.float32))
-      hidden, state = hk.dynamic_unroll(reset_core, (features, first), state)
+      hidden, state = core_module.unroll(features, first, state)
       return hk.BatchApply(heads)(hidden), state
 
     def init(observations):

@@ -96,11 +96,9 @@ def _score(result: Mapping[str, Any]) -> str:
   protocol = evaluation.describe(result.get('eval_protocol'))
   identical = ''
   if result.get('eval_identical_episodes'):
-    greedy = protocol == 'greedy'
-    identical = (' (all identical: on a deterministic game more episodes '
-                 'would add nothing)' if greedy else
-                 f' (all identical: the {protocol} draws changed nothing '
-                 f'here; more episodes may)')
+    # Identical scores say the episodes came out alike, not why: a
+    # deterministic game, or a random one the policy always wins alike.
+    identical = ' (every episode scored the same)'
   return (f'{label} {value:.2f} over {result["eval_episodes"]} {protocol} '
           f'episodes{identical}')
 

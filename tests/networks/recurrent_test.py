@@ -50,6 +50,24 @@ class RecurrentActorCriticTest(parameterized.TestCase):
     self.assertGreater(float(jnp.abs(remembered[1] - seen[1]).max()), 1e-4)
     chex.assert_trees_all_close(reset, seen)
 
+  def test_conv_torso_reads_images_step_by_step_as_unrolled(self):
+    network = recurrent.make_recurrent_actor_critic_network(
+        3, (32, 16), recurrent.LSTM, jax.nn.relu, recurrent.CONV_TORSO)
+    images = jax.random.uniform(jax.random.PRNGKey(1), (4, 2, 10, 10, 4))
+    params = network.init(jax.random.PRNGKey(0), images[0])
+    self.assertEqual(params['conv_torso/conv_0']['w'].shape, (3, 3, 4, 16))
+    first = jnp.array([[1, 1], [0, 0], [0, 1], [0, 0]], bool)
+    (logits, values), final = network.unroll(params, images, first,
+                                             network.initial_state(2))
+    self.assertEqual(logits.shape, (4, 2, 3))
+    state = network.initial_state(2)
+    for t in range(4):
+      (_, v), state = network.step(params, images[t], first[t], state)
+    chex.assert_trees_all_close(v, values[-1], atol=1e-5)
+    chex.assert_trees_all_close(state, final, atol=1e-5)
+    with self.assertRaisesRegex(ValueError, 'torso must be one of'):
+      recurrent.make_recurrent_actor_critic_network(2, None, torso='vit')
+
   def test_hidden_sizes_are_the_torso_then_the_core(self):
     network = recurrent.make_recurrent_actor_critic_network(
         2, (32, 16, 8), recurrent.GRU)

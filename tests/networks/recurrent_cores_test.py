@@ -1,0 +1,75 @@
+"""Tests for networks/recurrent_cores.py: Haiku's cells, replayed faster."""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import chex
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+from networks import recurrent_cores
+
+_CORES = {'lstm': (recurrent_cores.LSTM, hk.LSTM),
+          'gru': (recurrent_cores.GRU, hk.GRU)}
+
+
+def _unrolls(kind):
+  """(ours, Haiku's) unroll of a 6-unit core over `[T, B, 5]` inputs:
+  Haiku's is `hk.dynamic_unroll` of `hk.ResetCore` of its cell."""
+  ours, theirs = _CORES[kind]
+
+  def mine(inputs, first, state):
+    return ours(6).unroll(inputs, first, state)
+
+  def haiku(inputs, first, state):
+    return hk.dynamic_unroll(hk.ResetCore(theirs(6, name=kind)),
+                             (inputs, first), state)
+
+  return (hk.without_apply_rng(hk.transform(mine)),
+          hk.without_apply_rng(hk.transform(haiku)))
+
+
+def _state(kind, batch, value):
+  zeros = jnp.full((batch, 6), value)
+  return hk.LSTMState(zeros, -zeros) if kind == 'lstm' else zeros
+
+
+class RecurrentCoresTest(parameterized.TestCase):
+
+  @parameterized.parameters('lstm', 'gru')
+  def test_same_params_and_outputs_as_haikus_cell(self, kind):
+    mine, haiku = _unrolls(kind)
+    inputs = jax.random.normal(jax.random.PRNGKey(1), (7, 3, 5))
+    first = jax.random.bernoulli(jax.random.PRNGKey(2), 0.3, (7, 3))
+    state = _state(kind, 3, 0.5)
+    params = haiku.init(jax.random.PRNGKey(0), inputs, first, state)
+    chex.assert_trees_all_equal(
+        mine.init(jax.random.PRNGKey(0), inputs, first, state), params)
+    chex.assert_trees_all_close(mine.apply(params, inputs, first, state),
+                                haiku.apply(params, inputs, first, state),
+                                atol=1e-6)
+
+  @parameterized.parameters('lstm', 'gru')
+  def test_a_step_is_an_unroll_of_one(self, kind):
+    core = _CORES[kind][0]
+    step = hk.without_apply_rng(hk.transform(
+        lambda x, first, state: core(6)(x, first, state)))
+    unroll = hk.without_apply_rng(hk.transform(
+        lambda x, first, state: core(6).unroll(x, first, state)))
+    inputs = jax.random.normal(jax.random.PRNGKey(1), (2, 5))
+    first = jnp.array([True, False])
+    state = _state(kind, 2, 0.5)
+    params = step.init(jax.random.PRNGKey(0), inputs, first, state)
+    outputs, after = unroll.apply(params, inputs[None], first[None], state)
+    chex.assert_trees_all_close(step.apply(params, inputs, first, state),
+                                (outputs[0], after), atol=1e-6)
+    # The first row began an episode: its state was reset to zeros.
+    fresh = step.apply(params, inputs, jnp.ones(2, bool), _state(kind, 2, 0))
+    chex.assert_trees_all_close(jax.tree.map(lambda x: x[0], fresh),
+                                jax.tree.map(lambda x: x[0], (outputs[0],
+                                                              after)),
+                                atol=1e-6)
+
+
+if __name__ == '__main__':
+  absltest.main()
