@@ -44,6 +44,7 @@ from agents import action_masking
 from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
+from agents import epsilon_greedy
 from agents import optimizers
 from agents import replay as replay_lib
 from agents import returns as returns_lib
@@ -166,8 +167,8 @@ def td_loss(errors: jax.Array, loss: str) -> jax.Array:
 
 def make_epsilon_schedule(config: DQNConfig) -> optax.Schedule:
   """ε as a function of environment steps: linear, then constant."""
-  return optax.linear_schedule(config.epsilon_start, config.epsilon_end,
-                               config.epsilon_decay_steps)
+  return epsilon_greedy.schedule(config.epsilon_start, config.epsilon_end,
+                                 config.epsilon_decay_steps)
 
 
 def schedules(config: DQNConfig) -> Dict[str, int]:
@@ -224,18 +225,9 @@ def make_agent(config: DQNConfig,
 
   def act(params: Dict[str, Any], key: jax.Array,
           observations: jax.Array) -> Tuple[jax.Array, agent_lib.Extras]:
-    # Not rlax.epsilon_greedy: its random branch is uniform over ALL actions,
-    # illegal ones included. Here both branches respect the legal mask.
-    values = q_values(params['online'], observations)
-    legal_now = legal(observations)
-    greedy = jnp.argmax(action_masking.mask_logits(values, legal_now), -1)
-    explore_key, random_key = jax.random.split(key)
-    uniform_legal = action_masking.mask_logits(jnp.zeros_like(values),
-                                               legal_now)
-    random = jax.random.categorical(random_key, uniform_legal)
-    explore = jax.random.uniform(
-        explore_key, (observations.shape[0],)) < params['epsilon']
-    return jnp.where(explore, random, greedy).astype(jnp.int32), {}
+    return epsilon_greedy.act(
+        environment_spec, key, observations,
+        q_values(params['online'], observations), params['epsilon']), {}
 
   def deployable_policy(params: Dict[str, Any],
                            observations: jax.Array) -> jax.Array:

@@ -33,12 +33,12 @@ import chex
 import haiku as hk
 import jax
 import jax.numpy as jnp
-import optax
 import rlax
 
 from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
+from agents import minibatches
 from agents import optimizers
 from agents import policy_heads
 from agents import recurrent_policy
@@ -275,15 +275,6 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
             jnp.abs(ratios - 1.0) > config.clip_epsilon),
     }
 
-  def sgd_step(carry, batch):
-    params, opt_state = carry
-    grads, metrics = jax.grad(minibatch_loss, has_aux=True)(params, batch)
-    # Each device's loss is the mean of its equal share of the minibatch.
-    grads, metrics = data_parallel.mean((grads, metrics))
-    updates, opt_state = optimizer.update(grads, opt_state, params)
-    metrics = dict(metrics, grad_norm=optax.global_norm(grads))
-    return (optax.apply_updates(params, updates), opt_state), metrics
-
   def update(
       state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
   ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
@@ -315,30 +306,11 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
             recurrent_policy.FIRST, recurrent_policy.CORE_STATE)}}
            if recurrent else {}),
     }, axis=1)
-    t, b = data['advantages'].shape
-    if (t * b) % config.num_minibatches:
-      raise ValueError(f'num_minibatches ({config.num_minibatches}) must '
-                       f'divide the batch of {t} x {b} steps.')
-    if recurrent:  # Minibatches of whole sequences: [T, B] -> [M, T, b].
-      count = b
-      pick = lambda x, order: jnp.moveaxis(x[:, order], 1, 0)
-    else:  # Minibatches of steps: [T·B] -> [M, m].
-      count = t * b
-      data = jax.tree.map(agent_lib.flatten_steps, data)
-      pick = lambda x, order: x[order]
-
-    def epoch(carry, key):
-      order = jax.random.permutation(key, count).reshape(
-          config.num_minibatches, -1)
-      # This device's share of each minibatch.
-      order = data_parallel.share(order, axis=1)
-      minibatches = jax.tree.map(lambda x: pick(x, order), data)
-      return jax.lax.scan(sgd_step, carry, minibatches)
-
     key, epochs_key = jax.random.split(state.key)
-    (params, opt_state), metrics = jax.lax.scan(
-        epoch, (state.params, state.opt_state),
-        jax.random.split(epochs_key, config.num_epochs))
+    (params, opt_state), metrics = minibatches.epochs(
+        minibatches.sgd_step(minibatch_loss, optimizer),
+        (state.params, state.opt_state), data, epochs_key,
+        config.num_epochs, config.num_minibatches, whole_sequences=recurrent)
     metrics = jax.tree.map(jnp.mean, metrics)
     new_state = agent_lib.TrainingState(params, opt_state, key,
                                         state.updates + 1)

@@ -25,6 +25,7 @@ from agents import agent as agent_lib
 from agents import config_checks
 from agents import dqn
 from agents import ppo
+from agents import pqn
 from agents import reinforce
 from agents import sac
 from environments import continuous_actions
@@ -149,6 +150,9 @@ _BUILT_IN = (
                batch_splits=ppo.batch_splits, schedules=ppo.schedules,
                continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
                                    'mlp_gaussian_actor_critic')),
+    AgentEntry('pqn', pqn.PQNConfig, network_registry.Q_VALUES,
+               'mlp_layer_norm_q_values', pqn.make_agent, title='PQN',
+               batch_splits=pqn.batch_splits, schedules=pqn.schedules),
     AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
                'mlp_policy', reinforce.make_agent, trainable_on_device=True,
                title='REINFORCE', batch_splits=_no_splits, recurrent=True),

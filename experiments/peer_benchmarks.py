@@ -27,6 +27,9 @@ ours, through `scripts/peer_programs.py`; PureJaxRL is a checkout
   peers_sac_pendulum: SAC on gymnax Pendulum-v1, 256-256 networks, batch
     256, one SGD step per environment step, `--sac_steps` steps: ours
     against rejax's SAC with the same sizes.
+  peers_pqn_cartpole: PQN on gymnax CartPole-v1 in rejax's setting (our
+    `pqn_gymnax_cartpole` preset, 524,288 steps): training steps per
+    second of ours and of rejax's PQN with the same settings.
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -49,7 +52,8 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER_PROGRAMS = os.path.join(_REPO, 'scripts', 'peer_programs.py')
 DEFAULT_PEER_PYTHON = os.path.join(_REPO, '.venv-peers', 'bin', 'python')
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
-          'peers_ppo_rnn', 'peers_sac_pendulum', 'peers_python_loop')
+          'peers_ppo_rnn', 'peers_pqn_cartpole', 'peers_sac_pendulum',
+          'peers_python_loop')
 # Training alone: no periodic evaluation, a short final one, no export.
 _TRAINING_ONLY = dict(eval_every_steps=0, eval_every_episodes=0,
                       eval_episodes=10, export_tflite=False)
@@ -244,6 +248,36 @@ def ppo_rnn(root: str, repeats: int,
           **scaling_benchmarks.summary(runs)}
 
 
+def pqn_cartpole(root: str, repeats: int,
+                 run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+  """PQN on gymnax CartPole-v1: ours and rejax's, rejax's setting."""
+  steps = 524_288
+  runs = scaling_benchmarks.measure(root, {
+      # rejax's arithmetic: time limits end the targets.
+      'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset='pqn_gymnax_cartpole',
+          agent_config={'bootstrap_time_limits': False}, **_TRAINING_ONLY)),
+      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
+          program='ours', preset='pqn_gymnax_cartpole', **_TRAINING_ONLY)),
+      'rejax': scaling_benchmarks.Measurement(dict(
+          program='rejax', algorithm='pqn', config={
+              'env': 'CartPole-v1', 'num_envs': 16, 'num_steps': 128,
+              'num_epochs': 5, 'num_minibatches': 16,
+              'learning_rate': 3e-4, 'max_grad_norm': 10, 'eps_start': 1.0,
+              'eps_end': 0.05, 'exploration_fraction': 0.5, 'gamma': 0.99,
+              'td_lambda': 0.9, 'total_timesteps': steps,
+              'eval_freq': steps, 'skip_initial_evaluation': True})),
+  }, repeats, run)
+  for ours in ('ours', 'ours_bootstrapping'):
+    _ratios(runs, ours, 'steps_per_second', ('rejax',), 'speed')
+  return {'setting': '16 envs x 128 steps, 5 epochs x 16 minibatches, lr '
+                     '3e-4, λ 0.9, ε 1 → 0.05 over 262,144 steps, a 64-64 '
+                     'LayerNorm ReLU Q-network, 524,288 steps; ours as '
+                     'rejax (time limits end the targets) and as by '
+                     'default (bootstrapped)',
+          **scaling_benchmarks.summary(runs)}
+
+
 def sac_pendulum(root: str, repeats: int, run: scaling_benchmarks.Runner,
                  steps: int) -> Dict[str, Any]:
   """SAC on gymnax Pendulum-v1: ours and rejax's, the same sizes."""
@@ -305,6 +339,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),
       'peers_ppo_rnn': lambda: ppo_rnn(root, f.seeds, run),
+      'peers_pqn_cartpole': lambda: pqn_cartpole(root, f.seeds, run),
       'peers_sac_pendulum': lambda: sac_pendulum(root, f.seeds, run,
                                                  f.sac_steps),
       'peers_python_loop': lambda: python_loop(

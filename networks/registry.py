@@ -100,6 +100,10 @@ class NetworkEntry:
         f'default).')
 
 
+# The conv recurrent networks' widths: one dense layer, then the core.
+CONV_RECURRENT_SIZES = conv.DEFAULT_HIDDEN_SIZES + (128,)
+
+
 def _needs_images(name: str, make: NetworkFactory) -> NetworkFactory:
   """`make`, refusing observations that are not `[H, W, C]` images."""
 
@@ -111,10 +115,14 @@ def _needs_images(name: str, make: NetworkFactory) -> NetworkFactory:
   return checked
 
 
-def _conv_entry(name: str, kind: str, make: NetworkFactory) -> NetworkEntry:
+def _conv_entry(name: str, kind: str, make: NetworkFactory,
+                default_hidden_sizes: Tuple[int, ...] = (
+                    conv.DEFAULT_HIDDEN_SIZES),
+                recurrent: bool = False) -> NetworkEntry:
   return NetworkEntry(name, kind, _needs_images(name, make),
                       observation_rank=conv.IMAGE_RANK,
-                      default_hidden_sizes=conv.DEFAULT_HIDDEN_SIZES)
+                      default_hidden_sizes=default_hidden_sizes,
+                      recurrent=recurrent)
 
 
 _BUILT_IN = (
@@ -124,6 +132,10 @@ _BUILT_IN = (
         actor_critic.make_actor_critic_network(spec.num_actions, sizes))),
     NetworkEntry('mlp_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes))),
+    # PQN's (Gallici et al., 2024): LayerNorm before each activation.
+    NetworkEntry('mlp_layer_norm_q_values', Q_VALUES, lambda spec, sizes: (
+        q_network.make_q_network(spec.num_actions, sizes,
+                                 mlp.LayerNormMLPTorso))),
     NetworkEntry('mlp_separate_actor_critic', ACTOR_CRITIC,
                  lambda spec, sizes: (
                      actor_critic.make_separate_actor_critic_network(
@@ -173,6 +185,17 @@ _BUILT_IN = (
     NetworkEntry('gru_policy', POLICY, lambda spec, sizes: (
         recurrent.make_recurrent_policy_network(
             spec.num_actions, sizes, recurrent.GRU)), recurrent=True),
+    # Images: the conv torso (ReLU, a 128 dense layer), then a 128 LSTM.
+    _conv_entry('conv_lstm_actor_critic', ACTOR_CRITIC, lambda spec, sizes: (
+        recurrent.make_recurrent_actor_critic_network(
+            spec.num_actions, sizes or CONV_RECURRENT_SIZES, recurrent.LSTM,
+            jax.nn.relu, recurrent.CONV_TORSO)),
+                default_hidden_sizes=CONV_RECURRENT_SIZES, recurrent=True),
+    _conv_entry('conv_lstm_policy', POLICY, lambda spec, sizes: (
+        recurrent.make_recurrent_policy_network(
+            spec.num_actions, sizes or CONV_RECURRENT_SIZES, recurrent.LSTM,
+            jax.nn.relu, recurrent.CONV_TORSO)),
+                default_hidden_sizes=CONV_RECURRENT_SIZES, recurrent=True),
 )
 
 # The network of each kind that image observations get by default.

@@ -36,10 +36,21 @@ def _budget(row: Dict[str, Any]) -> str:
 
 
 def catch_cartpole() -> List[str]:
+  # Plane Strike's rows there predate its presets (see below).
+  return _learning_grid('catch_cartpole_learning.json', ('catch', 'cartpole'))
+
+
+def pqn_learning() -> List[str]:
+  """PQN's rows of the learning grid (Catch, Plane Strike)."""
+  return _learning_grid('pqn_learning.json')
+
+
+def _learning_grid(name: str, envs=None) -> List[str]:
+  """Rows of `experiments.learning_benchmark`'s JSON `name` (of `envs`)."""
   rows = []
-  for row in md.load('catch_cartpole_learning.json')['results']:
-    if row['env'] not in ('catch', 'cartpole'):
-      continue  # Plane Strike's rows predate its presets (see below).
+  for row in md.load(name)['results']:
+    if envs is not None and row['env'] not in envs:
+      continue
     key = _score_key(row)
     rows.append([row['env'], row['agent'], _budget(row),
                  _target(row['target']), f'**{short(row["median"][key])}**',
@@ -127,9 +138,19 @@ def time_limits() -> List[str]:
 
 
 def memory_chain() -> List[str]:
-  """A recurrent PPO against a feed-forward one, per memory length."""
+  """A recurrent PPO against a feed-forward one, per memory length, on
+  gymnax's MemoryChain (compiled loop)."""
+  return _memory('memory_chain_learning.json')
+
+
+def bsuite_memory_len() -> List[str]:
+  """The same on bsuite's memory_len (Python loop)."""
+  return _memory('bsuite_memory_len_learning.json')
+
+
+def _memory(name: str) -> List[str]:
   rows = []
-  for row in md.load('memory_chain_learning.json')['results']:
+  for row in md.load(name)['results']:
     cells = [str(row['memory_length']), _budget(row)]
     for arm in ('lstm', 'feed_forward'):
       result = row['arms'][arm]

@@ -99,26 +99,47 @@ def ppo_breakout_minatar() -> List[str]:
 
 def ppo_rnn() -> List[str]:
   """A GRU PPO beside PureJaxRL's `ppo_rnn.py`, one row per program."""
-  suite = md.load('ppo_rnn_peers_speed.json')['peers_ppo_rnn']
+  return _beside_one_peer(
+      'ppo_rnn_peers_speed.json', 'peers_ppo_rnn', 'purejaxrl',
+      (('ours', 'ours, time limits as ends (PureJaxRL\'s arithmetic)',
+        'greedy_return'),
+       ('ours_bootstrapping', 'ours, bootstrapping time limits (default)',
+        'greedy_return'),
+       ('purejaxrl', 'PureJaxRL `ppo_rnn.py`', 'last_update_return')),
+      'PureJaxRL', 'PureJaxRL\'s last update')
+
+
+def pqn_cartpole() -> List[str]:
+  """PQN beside rejax's, one row per program."""
+  return _beside_one_peer(
+      'pqn_cartpole_peers_speed.json', 'peers_pqn_cartpole', 'rejax',
+      (('ours', 'ours, time limits as ends (rejax\'s arithmetic)',
+        'greedy_return'),
+       ('ours_bootstrapping', 'ours, bootstrapping time limits (default)',
+        'greedy_return'),
+       ('rejax', 'rejax PQN', 'final_eval_return')),
+      'rejax', 'rejax\'s final evaluation')
+
+
+def _beside_one_peer(name: str, suite_name: str, peer: str,
+                     programs, peer_title: str,
+                     peer_score: str) -> List[str]:
+  """One row per program of a suite that measures ours against `peer`:
+  speed with its rounds, the ratio to the peer, compile, the score."""
+  suite = md.load(name)[suite_name]
   med, run = suite['median'], suite['runs']
   rows = []
-  for name, title, score in (
-      ('ours', 'ours, time limits as ends (PureJaxRL\'s arithmetic)',
-       'greedy_return'),
-      ('ours_bootstrapping', 'ours, bootstrapping time limits (default)',
-       'greedy_return'),
-      ('purejaxrl', 'PureJaxRL `ppo_rnn.py`', 'last_update_return')):
-    ratio = med[name].get('speed_over_purejaxrl')
+  for program, title, score in programs:
+    ratio = med[program].get(f'speed_over_{peer}')
     rows.append([
         title,
-        md.with_runs(med[name]['steps_per_second'],
-                     [r['steps_per_second'] for r in run[name]], _int),
+        md.with_runs(med[program]['steps_per_second'],
+                     [r['steps_per_second'] for r in run[program]], _int),
         f'**{_two(ratio)}**' if ratio else '',
-        _one(med[name]['compile_seconds']), _one(med[name][score])])
+        _one(med[program]['compile_seconds']), _one(med[program][score])])
   return md.table(['', 'training steps/s, median (rounds)',
-                   'over PureJaxRL, median of the rounds\' ratios',
-                   'compile s',
-                   'return: ours greedy / PureJaxRL\'s last update'], rows)
+                   f'over {peer_title}, median of the rounds\' ratios',
+                   'compile s', f'return: ours greedy / {peer_score}'], rows)
 
 
 def sac_pendulum() -> List[str]:

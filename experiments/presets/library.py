@@ -28,6 +28,12 @@ CATCH = (
     Preset('a2c_catch', 'a2c', 'catch', {}, num_steps=20_000, default=True,
            source=_LEARNING_BENCHMARK,
            result='greedy return 1.0 / 0.68 / 1.0 (seeds 0-2)'),
+    Preset('pqn_catch', 'pqn', 'catch',
+           {'unroll_length': 16, 'batch_size': 16, 'num_minibatches': 4,
+            'num_epochs': 4, 'epsilon_decay_steps': 10_000,
+            'learning_rate': 1e-3},
+           num_steps=20_000, default=True, source=_LEARNING_BENCHMARK,
+           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
     Preset('ppo_catch', 'ppo', 'catch',
            {'unroll_length': 32, 'learning_rate': 1e-3, 'num_epochs': 10},
            num_steps=20_000, default=True, source=_LEARNING_BENCHMARK,
@@ -89,6 +95,16 @@ PLANE_STRIKE += (
             'learning_rate': 3e-4},
            num_steps=2_000_000, default=True, source=_TUNED_HERE,
            result='greedy strikes 12.55 / 12.78 (seeds 0, 1; 1000 games)'),
+)
+
+PLANE_STRIKE += (
+    # 64 environments × 16 steps per update, 4 epochs × 4 minibatches.
+    Preset('pqn_plane_strike', 'pqn', 'plane_strike',
+           {'discount': 0.5, 'batch_size': 64, 'unroll_length': 16,
+            'num_minibatches': 4, 'num_epochs': 4, 'learning_rate': 1e-3,
+            'epsilon_decay_steps': 500_000, 'td_lambda': 0.65},
+           num_steps=2_000_000, default=True, source=_TUNED_HERE,
+           result='greedy strikes 12.42 / 12.40 (seeds 0, 1; 1000 games)'),
 )
 
 # gymnax suites (the `suites` extra), in PureJaxRL's reference settings.
@@ -199,6 +215,16 @@ DQN_CLASSIC_CONTROL = (
            result='greedy return -142.45 / -103.26 / -156.04 (seeds 0-2)'),
 )
 
+# PQN: rejax's CartPole-v1 setting (its configs/gymnax/cartpole.yaml),
+# which the agent's defaults are: 16 envs x 128 steps, 5 epochs x 16
+# minibatches, lr 3e-4, λ 0.9, ε 1 → 0.05 over half the budget.
+PQN = (
+    Preset('pqn_gymnax_cartpole', 'pqn', 'gymnax:CartPole-v1', {},
+           num_steps=524_288, default=True,
+           source='rejax configs/gymnax/cartpole.yaml (pqn); measured by '
+           'python -m experiments.benchmark --suites=peers_pqn_cartpole'),
+)
+
 # A policy with memory for gymnax's MemoryChain (remember the first
 # observation's context until the query at the end).
 MEMORY = (
@@ -219,4 +245,4 @@ MEMORY = (
 )
 
 PRESETS = (CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX + DQN_CLASSIC_CONTROL
-           + CONTINUOUS + MEMORY)
+           + PQN + CONTINUOUS + MEMORY)

@@ -35,6 +35,9 @@ _AGENTS = {
     # states they began with (`_NETWORKS`).
     'ppo_lstm': ('catch', dict(unroll_length=8, batch_size=_BATCH,
                                num_minibatches=2, num_epochs=2)),
+    'pqn': ('catch', dict(unroll_length=8, batch_size=_BATCH,
+                          num_minibatches=2, num_epochs=2,
+                          epsilon_decay_steps=50)),
     'dqn': ('catch', dict(update_period=4, num_actors=_BATCH, batch_size=8,
                           min_replay_size=8, target_update_period=2,
                           epsilon_decay_steps=50)),

@@ -27,7 +27,7 @@ class RegistryTest(absltest.TestCase):
 
   def test_titles_for_people(self):
     self.assertEqual([registry.title(n) for n in registry.names()],
-                     ['A2C', 'DQN', 'PPO', 'REINFORCE', 'SAC'])
+                     ['A2C', 'DQN', 'PPO', 'PQN', 'REINFORCE', 'SAC'])
 
   def test_names(self):
     self.assertIn('reinforce', registry.names())
@@ -54,7 +54,7 @@ class RegistryTest(absltest.TestCase):
     self.assertEqual(params['logits']['w'].shape, (8, 64))
 
   def test_each_agent_names_a_default_network_of_its_kind(self):
-    for name in ('a2c', 'dqn', 'ppo', 'reinforce'):
+    for name in ('a2c', 'dqn', 'ppo', 'pqn', 'reinforce'):
       entry = registry.get(name)
       self.assertEqual(registry.network_entry(name).kind, entry.network_kind)
 
@@ -68,6 +68,7 @@ class RegistryTest(absltest.TestCase):
     for name, expected in (('a2c', 'conv_actor_critic'),
                            ('dqn', 'conv_q_values'),
                            ('ppo', 'conv_actor_critic'),
+                           ('pqn', 'conv_q_values'),
                            ('reinforce', 'conv_policy')):
       self.assertEqual(registry.network_entry(name, None, spec).name,
                        expected)
@@ -76,7 +77,7 @@ class RegistryTest(absltest.TestCase):
 
   def test_vector_observations_get_the_agents_default(self):
     spec = specs.make_environment_spec(plane_strike.make_environment())
-    for name in ('a2c', 'dqn', 'ppo', 'reinforce'):
+    for name in ('a2c', 'dqn', 'ppo', 'pqn', 'reinforce'):
       self.assertEqual(registry.network_entry(name, None, spec).name,
                        registry.get(name).default_network)
       # No spec (e.g. validating a config): the agent's default too.
@@ -201,7 +202,7 @@ class ActionSpaceTest(absltest.TestCase):
   def test_sac_refuses_discrete_actions(self):
     pattern = (r"^Agent 'sac' acts in continuous action spaces; this "
                r"environment's actions are discrete \(64 actions\)\. "
-               r'Agents for discrete actions: a2c, dqn, ppo, reinforce\.$')
+               r'Agents for discrete actions: a2c, dqn, ppo, pqn, reinforce\.$')
     with self.assertRaisesRegex(ValueError, pattern):
       registry.check_action_space('sac', _discrete_spec())
     with self.assertRaisesRegex(ValueError, pattern):

@@ -1,0 +1,133 @@
+"""Tests for agents/pqn.py: Q(λ) targets by hand, acting, contracts."""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+from dm_env import specs as dm_specs
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from agents import agent as agent_lib
+from agents import pqn
+from agents import registry
+from environments import specs
+
+NUM_ACTIONS = 3
+
+
+def _spec(with_mask: bool = False) -> specs.EnvironmentSpec:
+  """Observations of 3 numbers; an entry >= 5 makes that action illegal."""
+  return specs.EnvironmentSpec(
+      observations=dm_specs.Array((NUM_ACTIONS,), np.float32),
+      actions=dm_specs.DiscreteArray(NUM_ACTIONS),
+      rewards=dm_specs.Array((), np.float32),
+      discounts=dm_specs.Array((), np.float32),
+      legal_actions=(lambda o: o < 5) if with_mask else None)
+
+
+def _trajectory(discounts, last, with_next=True) -> agent_lib.Trajectory:
+  """Three steps of one sequence, rewards 1, 2, 3."""
+  t = len(discounts)
+  observations = np.zeros((t, 1, NUM_ACTIONS), np.float32)
+  return agent_lib.Trajectory(
+      observations=observations, actions=np.zeros((t, 1), np.int32),
+      rewards=np.array([[1.0], [2.0], [3.0]], np.float32),
+      discounts=np.array(discounts, np.float32)[:, None],
+      last=np.array(last, bool)[:, None], mask=np.ones((t, 1), np.float32),
+      final_observations=observations[0], extras={},
+      next_observations=observations if with_next else None)
+
+
+class QLambdaTargetsTest(parameterized.TestCase):
+  # γ = 0.5, λ = 0.5, max Q of each next observation 10, 20, 30.
+  NEXT_VALUES = np.array([[10.0], [20.0], [30.0]], np.float32)
+
+  @parameterized.named_parameters(
+      # Step 1 terminates: G1 = 2; G0 = 1 + .5(.5·10 + .5·2) = 4; the last
+      # step bootstraps from its own next value: G2 = 3 + .5·30 = 18.
+      ('termination', [1, 0, 1], [0, 1, 0], True, [4.0, 2.0, 18.0]),
+      # Step 1 hits a time limit: G1 = 2 + .5·20 = 12 (its cut-off
+      # observation's value), and the trace stops there: G0 = 1 +
+      # .5(.5·10 + .5·12) = 6.5.
+      ('time_limit', [1, 1, 1], [0, 1, 0], True, [6.5, 12.0, 18.0]),
+      # Without the loop's next observations a time limit ends returns.
+      ('time_limit_as_end', [1, 1, 1], [0, 1, 0], False, [4.0, 2.0, 18.0]),
+      # No end: G1 = 2 + .5(.5·20 + .5·18) = 11.5; G0 = 1 + .5(5 + 5.75).
+      ('no_end', [1, 1, 1], [0, 0, 0], True, [6.375, 11.5, 18.0]),
+  )
+  def test_hand_computed(self, discounts, last, with_next, expected):
+    targets = pqn.q_lambda_targets(_trajectory(discounts, last, with_next),
+                                   self.NEXT_VALUES, 0.5, 0.5)
+    np.testing.assert_allclose(targets[:, 0], expected, rtol=1e-6)
+
+  def test_lambda_zero_is_one_step_q_learning(self):
+    targets = pqn.q_lambda_targets(_trajectory([1, 1, 1], [0, 0, 0]),
+                                   self.NEXT_VALUES, 0.5, 0.0)
+    np.testing.assert_allclose(targets[:, 0], [6.0, 12.0, 18.0])
+
+
+class AgentTest(parameterized.TestCase):
+
+  def _agent(self, with_mask=False, **config):
+    defaults = dict(unroll_length=4, batch_size=2, num_minibatches=2,
+                    num_epochs=2)
+    return registry.make_agent(
+        'pqn', pqn.PQNConfig(**{**defaults, **config}), _spec(with_mask))
+
+  def test_default_network_is_layer_norm(self):
+    agent = self._agent()
+    params = agent.init(jax.random.PRNGKey(0)).params
+    self.assertTrue(any('layer_norm' in name for name in params))
+
+  def test_update_moves_q_of_taken_action_towards_its_target(self):
+    agent = self._agent(learning_rate=1e-2, td_lambda=0.0)
+    state = agent.init(jax.random.PRNGKey(0))
+    observations = jnp.ones((4, 2, NUM_ACTIONS))
+    trajectory = agent_lib.Trajectory(
+        observations=observations, actions=jnp.zeros((4, 2), jnp.int32),
+        rewards=jnp.full((4, 2), 5.0), discounts=jnp.zeros((4, 2)),
+        last=jnp.ones((4, 2), bool), mask=jnp.ones((4, 2)),
+        final_observations=observations[0], extras={},
+        next_observations=observations)
+    forward = registry.network_entry('pqn', None, _spec()).make(_spec(), None)
+    before = forward.apply(state.params, observations[0])[:, 0]
+    update = jax.jit(agent.update)
+    for _ in range(20):
+      state, metrics = update(state, trajectory)
+    after = forward.apply(state.params, observations[0])[:, 0]
+    # Every step terminated with reward 5: the target of action 0 is 5.
+    self.assertLess(float(jnp.abs(after - 5.0).max()),
+                    float(jnp.abs(before - 5.0).max()))
+    self.assertEqual(int(state.updates), 20)
+    self.assertIn('epsilon', metrics)
+
+  def test_epsilon_decays_with_the_steps_of_each_update(self):
+    agent = self._agent(epsilon_start=1.0, epsilon_end=0.0,
+                        epsilon_decay_steps=80)
+    state = agent.init(jax.random.PRNGKey(0))
+    # 8 steps per update (4 x 2): after 5 updates, 40 of 80 steps.
+    state = state._replace(updates=jnp.int32(5))
+    self.assertAlmostEqual(float(agent.actor_params(state)['epsilon']), 0.5)
+
+  def test_greedy_acting_never_picks_illegal_actions(self):
+    agent = self._agent(with_mask=True)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    # Action 1 is illegal in every row; ε = 1: uniformly random legal.
+    observations = jnp.tile(jnp.array([0.0, 9.0, 0.0]), (256, 1))
+    for epsilon in (0.0, 1.0):
+      actions, _ = agent.act(dict(params, epsilon=jnp.float32(epsilon)),
+                             jax.random.PRNGKey(1), observations)
+      self.assertFalse(bool(jnp.any(actions == 1)))
+
+  @parameterized.named_parameters(
+      ('minibatches', dict(num_minibatches=3)),
+      ('lambda', dict(td_lambda=1.5)),
+      ('epsilon', dict(epsilon_end=-0.1)),
+  )
+  def test_bad_config_is_named(self, overrides):
+    with self.assertRaisesRegex(ValueError, 'PQNConfig'):
+      pqn.PQNConfig(**{**dict(unroll_length=4, batch_size=2), **overrides})
+
+
+if __name__ == '__main__':
+  absltest.main()
