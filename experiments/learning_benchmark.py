@@ -177,13 +177,19 @@ FLAG_GROUPS = {
 }
 
 
-def _define_flags() -> None:
-  # Defined only when run as a program: tests import this module.
-  flags.DEFINE_integer('seeds', 3, 'Seeds per pair (0..N-1).', lower_bound=1)
-  flags.DEFINE_list('only', None,
-                    'Run only these pairs, e.g. catch/dqn,cartpole/ppo.')
+def define_run_flags(seeds_help: str) -> None:
+  """`--seeds`, `--output` and `--workdir`, as every learning benchmark
+  (this one, `memory_benchmark`, `time_limit_benchmark`) takes them."""
+  flags.DEFINE_integer('seeds', 3, seeds_help, lower_bound=1)
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string('workdir', None, 'Root of the runs; default a temp dir.')
+
+
+def _define_flags() -> None:
+  # Defined only when run as a program: tests import this module.
+  define_run_flags('Seeds per pair (0..N-1).')
+  flags.DEFINE_list('only', None,
+                    'Run only these pairs, e.g. catch/dqn,cartpole/ppo.')
 
 
 def main(argv):

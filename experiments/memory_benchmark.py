@@ -108,12 +108,9 @@ def _define_flags() -> None:
   flags.DEFINE_enum('suite', 'gymnax', SUITES,
                     'gymnax: MemoryChain-bsuite in the compiled loop; '
                     'bsuite: bsuite\'s memory_len in the Python loop.')
-  flags.DEFINE_integer('seeds', 3, 'Seeds per arm (0..N-1).', lower_bound=1)
+  learning_benchmark.define_run_flags('Seeds per arm (0..N-1).')
   flags.DEFINE_list('memory_lengths', [str(n) for n in MEMORY_LENGTHS],
-                    'MemoryChain memory lengths to run.')
-  flags.DEFINE_string('output', None, 'Also write the JSON here.')
-  flags.DEFINE_string('workdir', None, 'Root of the runs; default a temp '
-                      'dir.')
+                    'Memory lengths to run.')
 
 
 def main(argv):

@@ -219,27 +219,38 @@ def breakout_minatar(root: str, repeats: int, run: scaling_benchmarks.Runner,
   return report
 
 
+def _both_arithmetics(
+    root: str, repeats: int, run: scaling_benchmarks.Runner, preset: str,
+    peer: str, peer_measurement: scaling_benchmarks.Measurement
+) -> Dict[str, List[Dict[str, Any]]]:
+  """Our `preset` twice per round, with the peer's arithmetic (time
+  limits end the returns: 'ours') and as by default (bootstrapping
+  through them, which takes the value of every step's next observation:
+  'ours_bootstrapping'), beside `peer`; each with its speed over the
+  peer's in the same round."""
+  runs = scaling_benchmarks.measure(root, {
+      'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset=preset,
+          agent_config={'bootstrap_time_limits': False}, **_TRAINING_ONLY)),
+      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
+          program='ours', preset=preset, **_TRAINING_ONLY)),
+      peer: peer_measurement,
+  }, repeats, run)
+  for ours in ('ours', 'ours_bootstrapping'):
+    _ratios(runs, ours, 'steps_per_second', (peer,), 'speed')
+  return runs
+
+
 def ppo_rnn(root: str, repeats: int,
             run: scaling_benchmarks.Runner) -> Dict[str, Any]:
   """A GRU PPO on gymnax CartPole-v1, PureJaxRL `ppo_rnn.py`'s setting."""
   steps = 500_000
   config = purejaxrl_ppo_settings('CartPole-v1', steps, 4, 2.5e-4, 4, 'relu')
   del config['ACTIVATION']  # ppo_rnn.py's network is ReLU, not a setting.
-  runs = scaling_benchmarks.measure(root, {
-      # PureJaxRL's arithmetic: time limits end the returns.
-      'ours': scaling_benchmarks.Measurement(dict(
-          program='ours', preset='ppo_rnn_gymnax_cartpole',
-          agent_config={'bootstrap_time_limits': False}, **_TRAINING_ONLY)),
-      # As by default: bootstrapping through time limits, which takes the
-      # value of every step's next observation.
-      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
-          program='ours', preset='ppo_rnn_gymnax_cartpole',
-          **_TRAINING_ONLY)),
-      'purejaxrl': scaling_benchmarks.Measurement(dict(
-          program='purejaxrl_ppo_rnn', config=config)),
-  }, repeats, run)
-  for ours in ('ours', 'ours_bootstrapping'):
-    _ratios(runs, ours, 'steps_per_second', ('purejaxrl',), 'speed')
+  runs = _both_arithmetics(
+      root, repeats, run, 'ppo_rnn_gymnax_cartpole', 'purejaxrl',
+      scaling_benchmarks.Measurement(dict(program='purejaxrl_ppo_rnn',
+                                          config=config)))
   return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches of '
                      'whole sequences, lr 2.5e-4 annealed, a 128 ReLU '
                      'embedding, a 128 GRU, 128-ReLU actor and critic '
@@ -252,24 +263,16 @@ def pqn_cartpole(root: str, repeats: int,
                  run: scaling_benchmarks.Runner) -> Dict[str, Any]:
   """PQN on gymnax CartPole-v1: ours and rejax's, rejax's setting."""
   steps = 524_288
-  runs = scaling_benchmarks.measure(root, {
-      # rejax's arithmetic: time limits end the targets.
-      'ours': scaling_benchmarks.Measurement(dict(
-          program='ours', preset='pqn_gymnax_cartpole',
-          agent_config={'bootstrap_time_limits': False}, **_TRAINING_ONLY)),
-      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
-          program='ours', preset='pqn_gymnax_cartpole', **_TRAINING_ONLY)),
-      'rejax': scaling_benchmarks.Measurement(dict(
+  runs = _both_arithmetics(
+      root, repeats, run, 'pqn_gymnax_cartpole', 'rejax',
+      scaling_benchmarks.Measurement(dict(
           program='rejax', algorithm='pqn', config={
               'env': 'CartPole-v1', 'num_envs': 16, 'num_steps': 128,
               'num_epochs': 5, 'num_minibatches': 16,
               'learning_rate': 3e-4, 'max_grad_norm': 10, 'eps_start': 1.0,
               'eps_end': 0.05, 'exploration_fraction': 0.5, 'gamma': 0.99,
               'td_lambda': 0.9, 'total_timesteps': steps,
-              'eval_freq': steps, 'skip_initial_evaluation': True})),
-  }, repeats, run)
-  for ours in ('ours', 'ours_bootstrapping'):
-    _ratios(runs, ours, 'steps_per_second', ('rejax',), 'speed')
+              'eval_freq': steps, 'skip_initial_evaluation': True})))
   return {'setting': '16 envs x 128 steps, 5 epochs x 16 minibatches, lr '
                      '3e-4, λ 0.9, ε 1 → 0.05 over 262,144 steps, a 64-64 '
                      'LayerNorm ReLU Q-network, 524,288 steps; ours as '

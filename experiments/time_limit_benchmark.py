@@ -72,13 +72,9 @@ FLAG_GROUPS = {
 
 
 def _define_flags() -> None:
-  flags.DEFINE_integer('seeds', 3, 'Seeds per pair and arm (0..N-1).',
-                       lower_bound=1)
+  learning_benchmark.define_run_flags('Seeds per pair and arm (0..N-1).')
   flags.DEFINE_list('only', None, 'Run only these pairs, e.g. '
                     'gymnax:Pendulum-v1/ppo.')
-  flags.DEFINE_string('output', None, 'Also write the JSON here.')
-  flags.DEFINE_string('workdir', None, 'Root of the runs; default a temp '
-                      'dir.')
 
 
 def main(argv):

@@ -63,7 +63,7 @@ class LayerNorm(hk.Module):
     return (x - mean) * jax.lax.rsqrt(variance + self._eps) * scale + offset
 
 
-class LayerNormMLPTorso(hk.Module):
+class LayerNormMLPTorso(MLPTorso):
   """`MLPTorso` with a `LayerNorm` between each dense layer and its
   activation: PQN's network (Gallici et al., 2024), whose normalisation
   keeps Q-learning stable without a target network or replay."""
@@ -72,10 +72,7 @@ class LayerNormMLPTorso(hk.Module):
                hidden_sizes: Optional[Sequence[int]] = None,
                activation: Callable[[jax.Array], jax.Array] = jax.nn.relu,
                name: str = 'layer_norm_mlp_torso'):
-    super().__init__(name=name)
-    self._hidden_sizes = tuple(DEFAULT_HIDDEN_SIZES if hidden_sizes is None
-                               else hidden_sizes)
-    self._activation = activation
+    super().__init__(hidden_sizes, activation, name)
 
   def __call__(self, observations: jax.Array) -> jax.Array:
     x = hk.Flatten(preserve_dims=1)(observations.astype('float32'))
