@@ -132,6 +132,12 @@ _BUILT_IN = (
         actor_critic.make_actor_critic_network(spec.num_actions, sizes))),
     NetworkEntry('mlp_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes))),
+    # Wang et al. (2016): value and advantage streams.
+    NetworkEntry('mlp_dueling_q_values', Q_VALUES, lambda spec, sizes: (
+        q_network.make_dueling_q_network(spec.num_actions, sizes))),
+    _conv_entry('conv_dueling_q_values', Q_VALUES, lambda spec, sizes: (
+        q_network.make_dueling_q_network(spec.num_actions, sizes,
+                                         conv.ConvTorso))),
     # PQN's (Gallici et al., 2024): LayerNorm before each activation.
     NetworkEntry('mlp_layer_norm_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes,

@@ -38,5 +38,28 @@ class QNetworkTest(absltest.TestCase):
       q_network.make_q_network(0)
 
 
+class DuelingQNetworkTest(absltest.TestCase):
+
+  def test_q_is_value_plus_centred_advantages(self):
+    net = q_network.make_dueling_q_network(3, hidden_sizes=(4,))
+    observations = jax.random.normal(jax.random.PRNGKey(1), (5, 6))
+    params = net.init(jax.random.PRNGKey(0), observations)
+    self.assertEqual(params['value']['w'].shape, (4, 1))
+    self.assertEqual(params['advantages']['w'].shape, (4, 3))
+    # Only the value's bias moves: every Q-value moves by the same amount.
+    shifted = dict(params, value={'w': params['value']['w'],
+                                  'b': params['value']['b'] + 2.0})
+    q = net.apply(params, observations)
+    self.assertEqual(q.shape, (5, 3))
+    np.testing.assert_allclose(net.apply(shifted, observations) - q, 2.0,
+                               rtol=1e-5)
+    # An advantage bias common to all actions cancels out.
+    common = dict(params, advantages={
+        'w': params['advantages']['w'],
+        'b': params['advantages']['b'] + 5.0})
+    np.testing.assert_allclose(net.apply(common, observations), q,
+                               rtol=1e-5, atol=1e-5)
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -44,7 +44,8 @@ class NetworkRegistryTest(absltest.TestCase):
                       'gru_actor_critic', 'gru_actor_critic_relu_heads',
                       'gru_policy', 'lstm_actor_critic', 'lstm_policy'])
     self.assertEqual(registry.names(registry.Q_VALUES),
-                     ('conv_q_values', 'mlp_layer_norm_q_values',
+                     ('conv_dueling_q_values', 'conv_q_values',
+                      'mlp_dueling_q_values', 'mlp_layer_norm_q_values',
                       'mlp_q_values'))
 
   def test_built_in_factories_output_their_kind(self):
@@ -54,6 +55,7 @@ class NetworkRegistryTest(absltest.TestCase):
         ('mlp_policy', lambda out: out.shape == (3, 3)),
         ('mlp_q_values', lambda out: out.shape == (3, 3)),
         ('mlp_layer_norm_q_values', lambda out: out.shape == (3, 3)),
+        ('mlp_dueling_q_values', lambda out: out.shape == (3, 3)),
         ('mlp_actor_critic',
          lambda out: out[0].shape == (3, 3) and out[1].shape == (3,)),
         ('mlp_separate_actor_critic',
@@ -100,7 +102,7 @@ class NetworkRegistryTest(absltest.TestCase):
     vector = _spec()  # Catch: [10, 5] boards, rank 2.
     for name, valid in (('conv_policy',
                          'gru_policy, lstm_policy, mlp_policy'),
-                        ('conv_q_values',
+                        ('conv_q_values', 'mlp_dueling_q_values, '
                          'mlp_layer_norm_q_values, mlp_q_values'),
                         ('conv_actor_critic',
                          'gru_actor_critic, gru_actor_critic_relu_heads, '
@@ -126,8 +128,8 @@ class NetworkRegistryTest(absltest.TestCase):
   def test_wrong_kind_names_both_kinds(self):
     with self.assertRaisesRegex(
         ValueError, r"'mlp_policy' is of kind 'policy'; kind 'q_values'.*"
-        r'Valid names: conv_q_values, mlp_layer_norm_q_values, '
-        r'mlp_q_values'):
+        r'Valid names: conv_dueling_q_values, conv_q_values, '
+        r'mlp_dueling_q_values, mlp_layer_norm_q_values, mlp_q_values'):
       registry.get('mlp_policy', registry.Q_VALUES)
 
   def test_bad_kind_is_refused(self):
