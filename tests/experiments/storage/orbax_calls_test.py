@@ -19,6 +19,10 @@ class OrbaxCallTest(absltest.TestCase):
   """What happens around each Orbax operation (`OrbaxCall`)."""
 
   def test_ctrl_c_is_held_until_the_operation_returns(self):
+    # Python's own Ctrl-C handler, whatever an earlier test in this worker
+    # left installed: the held Ctrl-C is re-raised through it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    self.addCleanup(signal.signal, signal.SIGINT, previous)
     reached = []
     with self.assertRaises(KeyboardInterrupt):
       with orbax_calls.OrbaxCall('testing'):
