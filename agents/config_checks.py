@@ -42,6 +42,14 @@ def check_positive(config: Any, *names: str,
       _fail(config, name, '> 0 or None' if allow_none else '> 0', value)
 
 
+def check_non_negative(config: Any, *names: str) -> None:
+  """Each field of `names` must be a number >= 0."""
+  for name in names:
+    value = getattr(config, name)
+    if not _holds(lambda v: v >= 0, value):
+      _fail(config, name, '>= 0', value)
+
+
 def check_unit_interval(config: Any, *names: str) -> None:
   """Each field of `names` must be a number in [0, 1]."""
   for name in names:
@@ -68,7 +76,7 @@ def check_one_of(config: Any, name: str, allowed: Collection[Any]) -> None:
 
 def check_replay_sizes(config: Any) -> None:
   """`min_replay_size` must be <= `replay_capacity`, or SGD never starts
-  (the replay agents: DQN, SAC)."""
+  (the replay agents: DQN, SAC, TD3)."""
   if config.min_replay_size > config.replay_capacity:
     raise ValueError(
         f'{type(config).__name__}.min_replay_size ({config.min_replay_size}) '

@@ -28,6 +28,7 @@ from agents import ppo
 from agents import pqn
 from agents import reinforce
 from agents import sac
+from agents import td3
 from environments import continuous_actions
 from environments import named_entries
 from environments import specs
@@ -159,6 +160,10 @@ _BUILT_IN = (
     AgentEntry('sac', sac.SACConfig, network_registry.ACTOR_TWIN_Q,
                'mlp_actor_twin_q', sac.make_agent, title='SAC',
                batch_splits=sac.batch_splits, action_space=CONTINUOUS),
+    AgentEntry('td3', td3.TD3Config,
+               network_registry.DETERMINISTIC_ACTOR_TWIN_Q,
+               'mlp_deterministic_actor_twin_q', td3.make_agent, title='TD3',
+               batch_splits=td3.batch_splits, action_space=CONTINUOUS),
 )
 
 # Built-in entries, then whatever users `register` (never replaced).

@@ -53,10 +53,9 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     peak memory.
   compiled: loop_speed, ppo_cartpole, time_to_model, seeds and devices.
   peers_gymnax_cartpole, peers_breakout_minatar, peers_ppo_rnn,
-    peers_pqn_cartpole, peers_sac_pendulum, peers_python_loop: ours
-    beside PureJaxRL, rejax
-    and SBX, installed in their own environment; see
-    `experiments/peer_benchmarks.py`.
+    peers_pqn_cartpole, peers_sac_pendulum, peers_td3_pendulum,
+    peers_python_loop: ours beside PureJaxRL, rejax and SBX, installed in
+    their own environment; see `experiments/peer_benchmarks.py`.
 """
 
 import csv

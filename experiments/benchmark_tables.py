@@ -34,6 +34,8 @@ TABLES: Dict[str, Table] = {
     'ppo_breakout_minatar': (speed_tables.ppo_breakout_minatar,
                              ('ppo_breakout_minatar_speed.json',)),
     'sac_pendulum': (speed_tables.sac_pendulum, ('sac_pendulum_speed.json',)),
+    'td3_pendulum': (speed_tables.td3_pendulum,
+                     ('td3_pendulum_peers_speed.json',)),
     'ppo_rnn': (speed_tables.ppo_rnn, ('ppo_rnn_peers_speed.json',)),
     'pqn_cartpole': (speed_tables.pqn_cartpole,
                      ('pqn_cartpole_peers_speed.json',)),
@@ -57,6 +59,7 @@ TABLES: Dict[str, Table] = {
                               'plane_strike_presets_learning.json')),
     'continuous_control_learning': (result_tables.continuous_control,
                                     ('pendulum_learning.json',
+                                     'td3_pendulum_learning.json',
                                      'brax_inverted_pendulum_learning.json')),
     'dqn_classic_control_learning': (
         result_tables.dqn_classic_control,

@@ -101,6 +101,7 @@ GRID = (
     Setting('gymnax:MountainCar-v0', 'dqn', **_MOUNTAINCAR),
     Setting('gymnax:Pendulum-v1', 'ppo', **_PENDULUM),
     Setting('gymnax:Pendulum-v1', 'sac', **_PENDULUM),
+    Setting('gymnax:Pendulum-v1', 'td3', **_PENDULUM),
     # Brax's pole balancing: 1 a step alive, 1000 steps at most.
     Setting('brax:inverted_pendulum', 'ppo', eval_episodes=20,
             min_return=950.0, export_tflite=True),

@@ -27,6 +27,10 @@ ours, through `scripts/peer_programs.py`; PureJaxRL is a checkout
   peers_sac_pendulum: SAC on gymnax Pendulum-v1, 256-256 networks, batch
     256, one SGD step per environment step, `--sac_steps` steps: ours
     against rejax's SAC with the same sizes.
+  peers_td3_pendulum: TD3 on gymnax Pendulum-v1 in rejax's setting
+    (its configs/gymnax/pendulum.yaml, with ReLU and no observation
+    normalisation, which ours lacks): training steps per second of ours
+    and of rejax's TD3.
   peers_pqn_cartpole: PQN on gymnax CartPole-v1 in rejax's setting (our
     `pqn_gymnax_cartpole` preset, 524,288 steps): training steps per
     second of ours and of rejax's PQN with the same settings.
@@ -53,7 +57,7 @@ PEER_PROGRAMS = os.path.join(_REPO, 'scripts', 'peer_programs.py')
 DEFAULT_PEER_PYTHON = os.path.join(_REPO, '.venv-peers', 'bin', 'python')
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
           'peers_ppo_rnn', 'peers_pqn_cartpole', 'peers_sac_pendulum',
-          'peers_python_loop')
+          'peers_td3_pendulum', 'peers_python_loop')
 # Training alone: no periodic evaluation, a short final one, no export.
 _TRAINING_ONLY = dict(eval_every_steps=0, eval_every_episodes=0,
                       eval_episodes=10, export_tflite=False)
@@ -304,6 +308,43 @@ def sac_pendulum(root: str, repeats: int, run: scaling_benchmarks.Runner,
           **scaling_benchmarks.summary(runs)}
 
 
+def td3_pendulum(root: str, repeats: int,
+                 run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+  """TD3 on gymnax Pendulum-v1: ours and rejax's, rejax's setting."""
+  steps = 10_000
+  # rejax gives its noises in action units; Pendulum's half-range is 2.
+  runs = scaling_benchmarks.measure(root, {
+      'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset='td3_pendulum', num_steps=steps,
+          hidden_sizes=(64, 64), agent_config={
+              'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
+              'batch_size': 100, 'replay_capacity': 10_000,
+              'min_replay_size': 1000, 'tau': 0.05, 'policy_delay': 2,
+              'exploration_noise': 0.15, 'target_noise': 0.1,
+              'target_noise_clip': 0.25},
+          **_TRAINING_ONLY)),
+      'rejax': scaling_benchmarks.Measurement(dict(
+          program='rejax', algorithm='td3', config={
+              'env': 'Pendulum-v1', 'num_envs': 1, 'buffer_size': 10_000,
+              'fill_buffer': 1000, 'batch_size': 100, 'learning_rate': 1e-3,
+              'num_epochs': 1, 'gamma': 0.99, 'polyak': 0.95,
+              'exploration_noise': 0.3, 'target_noise': 0.2,
+              'target_noise_clip': 0.5, 'policy_delay': 2,
+              'normalize_observations': False,
+              'actor_kwargs': {'activation': 'relu'},
+              'critic_kwargs': {'activation': 'relu'},
+              'total_timesteps': steps, 'eval_freq': steps,
+              'skip_initial_evaluation': True})),
+  }, repeats, run)
+  _ratios(runs, 'ours', 'steps_per_second', ('rejax',), 'speed')
+  return {'setting': f'64-64 ReLU networks, batch 100, one critic step per '
+                     f'environment step after 1000 random ones, the actor '
+                     f'and targets (τ 0.05) every second, lr 1e-3, '
+                     f'exploration noise 0.3, target noise 0.2 clipped at '
+                     f'0.5, {steps} steps',
+          **scaling_benchmarks.summary(runs)}
+
+
 def python_loop(root: str, repeats: int, run: scaling_benchmarks.Runner,
                 steps: int, num_envs: int) -> Dict[str, Any]:
   """The Python loop with 1 and `num_envs` environments, and SBX's PPO."""
@@ -345,6 +386,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       'peers_pqn_cartpole': lambda: pqn_cartpole(root, f.seeds, run),
       'peers_sac_pendulum': lambda: sac_pendulum(root, f.seeds, run,
                                                  f.sac_steps),
+      'peers_td3_pendulum': lambda: td3_pendulum(root, f.seeds, run),
       'peers_python_loop': lambda: python_loop(
           root, f.seeds, run, f.python_loop_steps, f.vector_envs),
   }

@@ -1,10 +1,12 @@
-"""SAC's networks: a squashed-Gaussian actor and twin Q critics.
+"""SAC's and TD3's networks: an actor and twin Q critics.
 
-One `hk.multi_transform` holds both, so a single `init` creates every
+SAC's actor is a squashed Gaussian (means and log-stds); TD3's is
+deterministic (one pre-tanh action). One `hk.multi_transform` holds actor
+and critics, so a single `init` creates every
 parameter and each function applies only its own: the actor's parameters
 live under modules named `actor…`, the critics' under `critic…`
 (`split_params` separates them for their two optimizers). ReLU MLPs of
-(256, 256) by default, as in the SAC paper.
+(256, 256) by default, as in the SAC and TD3 papers.
 """
 
 from typing import Callable, Optional, Sequence, Tuple
@@ -24,6 +26,7 @@ def make_actor_twin_q_network(
     action_dim: int,
     hidden_sizes: Optional[Sequence[int]] = None,
     activation: Callable[[jax.Array], jax.Array] = jax.nn.relu,
+    deterministic: bool = False,
 ) -> hk.MultiTransformed:
   """The actor and two Q critics.
 
@@ -31,12 +34,15 @@ def make_actor_twin_q_network(
     action_dim: size of one action.
     hidden_sizes: widths of each MLP; default (256, 256).
     activation: hidden activation.
+    deterministic: the actor gives one action (TD3's) instead of a
+      Gaussian (SAC's).
 
   Returns:
     `init(key, observations [N, ...], actions [N, D])` and `apply` =
     `(actor, critic)`: `actor(params, observations) -> (means [N, D],
     log_stds [N, D])` of the Gaussian before squashing (log-stds bounded
-    to `gaussian_actor_critic.LOG_STD_RANGE`), and `critic(params,
+    to `gaussian_actor_critic.LOG_STD_RANGE`), or, `deterministic`, the
+    action before squashing `[N, D]`; and `critic(params,
     observations, actions) -> [N, 2]` Q-values, one column per critic.
   """
   if action_dim < 1:
@@ -52,10 +58,13 @@ def make_actor_twin_q_network(
     return hk.Flatten(preserve_dims=1)(observations.astype('float32'))
 
   def build():
-    actor_mlp = mlp(2 * action_dim, ACTOR_PREFIX)
+    actor_mlp = mlp(action_dim if deterministic else 2 * action_dim,
+                    ACTOR_PREFIX)
     critics = [mlp(1, f'{CRITIC_PREFIX}_{i}') for i in range(2)]
 
-    def actor(observations: jax.Array) -> Tuple[jax.Array, jax.Array]:
+    def actor(observations: jax.Array):
+      if deterministic:
+        return actor_mlp(flat(observations))
       means, raw = jnp.split(actor_mlp(flat(observations)), 2, axis=-1)
       return means, gaussian_actor_critic.bounded_log_std(raw)
 

@@ -3,7 +3,8 @@
 An agent states the kind of network it needs (`POLICY`: logits;
 `ACTOR_CRITIC`: logits and values; `Q_VALUES`: one value per action; over
 continuous actions `GAUSSIAN_ACTOR_CRITIC`: Gaussian means, log-stds and
-values; `ACTOR_TWIN_Q`: SAC's actor and twin critics) and its default
+values; `ACTOR_TWIN_Q`: SAC's actor and twin critics;
+`DETERMINISTIC_ACTOR_TWIN_Q`: TD3's) and its default
 network; `--network=<name>` swaps in any registered network of
 that kind, e.g. one a user registers from their own module (see
 `examples/custom_network.py`):
@@ -43,9 +44,13 @@ GAUSSIAN_ACTOR_CRITIC = 'gaussian_actor_critic'
 # hk.MultiTransformed: apply = (actor -> (means, log_stds), critic(obs,
 # actions) -> [N, 2]).
 ACTOR_TWIN_Q = 'actor_twin_q'
-KINDS = (POLICY, ACTOR_CRITIC, Q_VALUES, GAUSSIAN_ACTOR_CRITIC, ACTOR_TWIN_Q)
+# The same with a deterministic actor: actor -> pre-tanh actions [N, D].
+DETERMINISTIC_ACTOR_TWIN_Q = 'deterministic_actor_twin_q'
+KINDS = (POLICY, ACTOR_CRITIC, Q_VALUES, GAUSSIAN_ACTOR_CRITIC, ACTOR_TWIN_Q,
+         DETERMINISTIC_ACTOR_TWIN_Q)
 # Kinds whose networks act over continuous actions (`[action_dim]`).
-CONTINUOUS_KINDS = (GAUSSIAN_ACTOR_CRITIC, ACTOR_TWIN_Q)
+CONTINUOUS_KINDS = (GAUSSIAN_ACTOR_CRITIC, ACTOR_TWIN_Q,
+                    DETERMINISTIC_ACTOR_TWIN_Q)
 
 # (environment spec, hidden sizes or None) -> transformed network.
 NetworkFactory = Callable[[specs.EnvironmentSpec, Optional[Sequence[int]]],
@@ -170,6 +175,10 @@ _BUILT_IN = (
                          spec.action_dim, sizes, state_dependent_std=True))),
     NetworkEntry('mlp_actor_twin_q', ACTOR_TWIN_Q, lambda spec, sizes: (
         actor_twin_q.make_actor_twin_q_network(spec.action_dim, sizes)),
+                 default_hidden_sizes=actor_twin_q.DEFAULT_HIDDEN_SIZES),
+    NetworkEntry('mlp_deterministic_actor_twin_q', DETERMINISTIC_ACTOR_TWIN_Q,
+                 lambda spec, sizes: actor_twin_q.make_actor_twin_q_network(
+                     spec.action_dim, sizes, deterministic=True),
                  default_hidden_sizes=actor_twin_q.DEFAULT_HIDDEN_SIZES),
     # Policies with memory: an MLP torso, an LSTM or GRU core, two heads.
     NetworkEntry('lstm_actor_critic', ACTOR_CRITIC, lambda spec, sizes: (

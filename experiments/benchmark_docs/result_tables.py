@@ -89,7 +89,7 @@ def plane_strike_presets() -> List[str]:
 
 def continuous_control() -> List[str]:
   rows = []
-  for name in ('pendulum_learning.json',
+  for name in ('pendulum_learning.json', 'td3_pendulum_learning.json',
                'brax_inverted_pendulum_learning.json'):
     for row in md.load(name)['results']:
       key = _score_key(row)

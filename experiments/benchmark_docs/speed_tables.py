@@ -142,11 +142,14 @@ def _beside_one_peer(name: str, suite_name: str, peer: str,
                    'compile s', f'return: ours greedy / {peer_score}'], rows)
 
 
-def sac_pendulum() -> List[str]:
-  suite = md.load('sac_pendulum_speed.json')['peers_sac_pendulum']
+def _beside_rejax(file_name: str, suite_name: str,
+                  peer: str) -> List[str]:
+  """Ours against rejax's agent `peer` in one setting: speed, compile
+  time and the return each ended with."""
+  suite = md.load(file_name)[suite_name]
   med, run = suite['median'], suite['runs']
   return md.table(
-      ['', 'ours', 'rejax SAC'],
+      ['', 'ours', peer],
       [['training steps/s, median (rounds)',
         md.with_runs(med['ours']['steps_per_second'],
                      [r['steps_per_second'] for r in run['ours']], _int,
@@ -158,7 +161,20 @@ def sac_pendulum() -> List[str]:
                      [r['speed_over_rejax'] for r in run['ours']], _two,
                      bold=True), ''],
        ['compile seconds, median', _one(med['ours']['compile_seconds']),
-        _one(med['rejax']['compile_seconds'])]])
+        _one(med['rejax']['compile_seconds'])],
+       ['return at the end (ours: greedy; rejax: its evaluation), rounds',
+        md.runs([r['greedy_return'] for r in run['ours']], _one),
+        md.runs([r['final_eval_return'] for r in run['rejax']], _one)]])
+
+
+def sac_pendulum() -> List[str]:
+  return _beside_rejax('sac_pendulum_speed.json', 'peers_sac_pendulum',
+                       'rejax SAC')
+
+
+def td3_pendulum() -> List[str]:
+  return _beside_rejax('td3_pendulum_peers_speed.json',
+                       'peers_td3_pendulum', 'rejax TD3')
 
 
 def python_loop() -> List[str]:

@@ -151,6 +151,14 @@ CONTINUOUS = (
             'temperature_learning_rate': 1e-3},
            num_steps=20_000, default=True, source=_PENDULUM_SOURCE,
            result='greedy return -186.1 / -154.9 / -151.7 (seeds 0-2)'),
+    # The TD3 defaults with both step sizes at 1e-3, as SAC's.
+    Preset('td3_pendulum', 'td3', 'gymnax:Pendulum-v1',
+           {'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3},
+           num_steps=20_000, default=True,
+           source=('the SAC preset\'s step sizes; measured by python -m '
+                   'experiments.learning_benchmark --seeds=3 '
+                   '--only=gymnax:Pendulum-v1/td3'),
+           result='greedy return -157.5 / -149.0 / -142.2 (seeds 0-2)'),
     # Brax (the `control` extra): 32 envs x 32 steps, 4 epochs x 8
     # minibatches, rewards (1 a step alive) scaled to 0.1.
     Preset('ppo_brax_inverted_pendulum', 'ppo', 'brax:inverted_pendulum',

@@ -49,6 +49,10 @@ _AGENTS = {
     'sac_pendulum': ('gymnax:Pendulum-v1', dict(
         update_period=4, num_actors=_BATCH, batch_size=8, min_replay_size=8,
         sgd_steps_per_update=2, tau=0.1)),
+    # TD3: two critic steps and one delayed actor step per update.
+    'td3_pendulum': ('gymnax:Pendulum-v1', dict(
+        update_period=4, num_actors=_BATCH, batch_size=8, min_replay_size=8,
+        sgd_steps_per_update=2, policy_delay=2, tau=0.1)),
 }
 # Environment settings: Pendulum episodes of 5 steps, so that episodes end
 # (truncated) inside the sequences.
@@ -221,7 +225,8 @@ def _copies(tree, d):
 
 
 def _flat_params(state) -> np.ndarray:
-  """A learner state's params (SAC's actor and critics) as one vector."""
+  """A learner state's params (SAC's and TD3's actor and critics) as one
+  vector."""
   params = (state.params if hasattr(state, 'params') else
             (state.actor_params, state.critic_params))
   return np.concatenate([np.ravel(x) for x in jax.tree.leaves(params)])
@@ -240,7 +245,7 @@ class AgentsDataParallelTest(parameterized.TestCase):
       # Shares of different numbers of real steps: the normaliser is global.
       real = [float(m.sum()) for m in _split(trajectories[0], d).mask]
       self.assertGreater(len(set(real)), 1)
-    if name in ('dqn', 'sac_pendulum'):
+    if name in ('dqn', 'sac_pendulum', 'td3_pendulum'):
       self.assertEqual(float(expected_metrics[0]['learned']), 1.0)
     if name.endswith('_pendulum'):  # Float [T, B, 1] actions.
       self.assertEqual(trajectories[0].actions.shape,

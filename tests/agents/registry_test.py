@@ -27,7 +27,7 @@ class RegistryTest(absltest.TestCase):
 
   def test_titles_for_people(self):
     self.assertEqual([registry.title(n) for n in registry.names()],
-                     ['A2C', 'DQN', 'PPO', 'PQN', 'REINFORCE', 'SAC'])
+                     ['A2C', 'DQN', 'PPO', 'PQN', 'REINFORCE', 'SAC', 'TD3'])
 
   def test_names(self):
     self.assertIn('reinforce', registry.names())
@@ -184,6 +184,8 @@ class ActionSpaceTest(absltest.TestCase):
         'continuous': ('gaussian_actor_critic', 'mlp_gaussian_actor_critic')})
     self.assertEqual(registry.get('sac').networks(),
                      {'continuous': ('actor_twin_q', 'mlp_actor_twin_q')})
+    self.assertEqual(registry.get('td3').networks(), {'continuous': (
+        'deterministic_actor_twin_q', 'mlp_deterministic_actor_twin_q')})
     self.assertEqual(registry.get('dqn').networks(),
                      {'discrete': ('q_values', 'mlp_q_values')})
 
@@ -192,7 +194,7 @@ class ActionSpaceTest(absltest.TestCase):
       pattern = (rf"^Agent '{name}' acts in discrete action spaces; this "
                  r"environment's actions are continuous \(shape \(1,\), "
                  r'bounds \[-2, 2\]\)\. Agents for continuous actions: '
-                 r'ppo, sac\.$')
+                 r'ppo, sac, td3\.$')
       with self.assertRaisesRegex(ValueError, pattern):
         registry.check_action_space(name, _continuous_spec())
       with self.assertRaisesRegex(ValueError, pattern):  # Before any network.

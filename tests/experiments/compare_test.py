@@ -84,7 +84,7 @@ class CompareTest(absltest.TestCase):
     cases = [
         (('--agents=reinforce,sarsa', '--envs=catch'),
          r'--agents: Unknown agent .sarsa.\. Valid names: a2c, dqn, ppo, '
-         r'pqn, reinforce, sac'),
+         r'pqn, reinforce, sac, td3'),
         (('--agents=dqn', '--envs=catch,gym:Pendulum-v1'),
          r"dqn on gym:Pendulum-v1: Agent 'dqn' acts in discrete action "
          r'spaces; .*continuous \(shape \(1,\), bounds \[-2, 2\]\)'),

@@ -173,7 +173,7 @@ class RefusalTest(absltest.TestCase):
     self.assertRegex(compare.stderr,
                      rf"dqn on {PENDULUM}: .*Agent 'dqn' acts in discrete "
                      r'action spaces.*Agents for continuous actions: ppo, '
-                     r'sac\.')
+                     r'sac, td3\.')
     self.assertRegex(compare.stderr,
                      r"sac on catch: .*Agent 'sac' acts in continuous action "
                      r'spaces.*Agents for discrete actions: a2c, dqn, ppo, '
@@ -186,7 +186,7 @@ class RefusalTest(absltest.TestCase):
                  '--grid=learning_rate:1e-3,3e-4', f'--workdir={sweep_dir}')
     self.assertNotEqual(sweep.returncode, 0)
     self.assertRegex(sweep.stderr, r"Agent 'dqn' acts in discrete action "
-                     r'spaces.*Agents for continuous actions: ppo, sac\.')
+                     r'spaces.*Agents for continuous actions: ppo, sac, td3\.')
     self.assertNotIn('Traceback', sweep.stderr)
     self.assertFalse(os.path.exists(sweep_dir))
 

@@ -277,7 +277,7 @@ class RefusalTest(absltest.TestCase):
   before anything is built or written, naming what would fit."""
 
   CONTINUOUS = (r"continuous \(shape \(1,\), bounds \[-2, 2\]\)\. Agents for "
-                r'continuous actions: ppo, sac\.')
+                r'continuous actions: ppo, sac, td3\.')
 
   def test_discrete_agents_on_pendulum_and_sac_on_catch(self):
     cases = [(agent, PENDULUM, 'discrete', self.CONTINUOUS)
