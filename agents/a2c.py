@@ -105,15 +105,12 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
       next_values = recurrent_policy.next_values(
           network, params, returns_lib.next_observations(trajectory),
           trajectory.extras, final_state)
+      next_values = jax.lax.stop_gradient(next_values.reshape(t, b))
     else:
       logits, values = forward(params, flat(trajectory.observations))
       values = values.reshape(t, b)
-      if trajectory.next_observations is None:
-        _, final_values = forward(params, trajectory.final_observations)
-        next_values = jnp.zeros((t, b)).at[-1].set(final_values)
-      else:
-        _, next_values = forward(params, flat(trajectory.next_observations))
-    next_values = jax.lax.stop_gradient(next_values.reshape(t, b))
+      next_values = returns_lib.next_values(
+          lambda observations: forward(params, observations)[1], trajectory)
     final_values = next_values[-1]
     returns = jax.vmap(rlax.lambda_returns, in_axes=(1, 1, 1, None),
                        out_axes=1)(

@@ -9,15 +9,25 @@ Each `update(state, trajectory)` call:
   1. turns the `[T, B]` trajectory into `T·B` transitions (padding dropped);
   2. writes them into a circular replay buffer;
   3. once the buffer holds `min_replay_size` transitions, samples
-     `batch_size` of them uniformly and takes ONE SGD step on the TD loss
-     (double Q-learning by default), bootstrapping over legal actions only;
+     `batch_size` of them (uniformly, or by priority with
+     `prioritized_replay`: `agents.prioritized_replay`) and takes
+     `sgd_steps_per_update` SGD steps on the TD loss (double Q-learning by
+     default), bootstrapping over legal actions only;
   4. copies the online params to the target params every
-     `target_update_period` SGD steps.
+     `target_update_period` SGD steps (or averages them in, with
+     `target_update_rate` below 1).
+
+With `n_step > 1` the transitions are n-step ones
+(`replay.trajectory_transitions`). What the network outputs per action and the loss
+on it is the agent's `ValueHead` (`agents.value_distributions`): one value
+and a Huber or L2 TD loss here; C51 (`agents.c51`) and QR-DQN
+(`agents.qr_dqn`) are this agent with a return distribution instead.
 
 So the loop's `unroll_length` (`config.update_period`) sets how many
-environment steps each of the `config.num_actors` environments takes between
-updates, and each update takes `config.sgd_steps_per_update` SGD steps. Acting is ε-greedy over legal
-actions, with ε decaying linearly in the number of environment steps.
+environment steps each of the `config.num_actors` environments takes
+between updates, and each update takes `config.sgd_steps_per_update` SGD
+steps. Acting is ε-greedy over legal actions, with ε decaying linearly in
+the number of environment steps.
 
 A time limit is not a termination: each transition's next observation is
 that of its own episode (at a time limit, the observation it cut off) and
@@ -38,7 +48,6 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 import optax
-import rlax
 
 from agents import action_masking
 from agents import agent as agent_lib
@@ -46,12 +55,13 @@ from agents import config_checks
 from agents import data_parallel
 from agents import epsilon_greedy
 from agents import optimizers
+from agents import prioritized_replay
 from agents import replay as replay_lib
 from agents import returns as returns_lib
+from agents import value_distributions
 from environments import specs
 
-LOSSES = ('huber', 'l2')
-_HUBER_DELTA = 1.0
+LOSSES = value_distributions.EXPECTED_LOSSES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,8 +85,10 @@ class DQNConfig:
       in parallel, the Python loop one after another.
     sgd_steps_per_update: SGD steps each `update` call takes (each on its
       own sampled minibatch).
-    target_update_period: SGD steps between copies of the online params into
-      the target params.
+    target_update_period: SGD steps between updates of the target params.
+    target_update_rate: τ of each target update, θ̄ ← τ θ + (1 − τ) θ̄: 1
+      copies the online params (DQN's); below 1 averages (Polyak, as rejax
+      and SBX offer, usually with `target_update_period` 1).
     double_q: double Q-learning (online net selects, target net evaluates)
       if True, else plain Q-learning (max of the target net).
     loss: 'huber' (δ = 1) or 'l2' (½·td²) on the TD errors.
@@ -88,6 +100,15 @@ class DQNConfig:
       the observation they cut off (`returns.with_time_limit_values`);
       False stops returns there as at terminations, as PureJaxRL and most
       single-file scripts do (to compare with them).
+    n_step: steps of reward in each target before it bootstraps (Rainbow:
+      3), within each unroll of `update_period` steps, which it must not
+      exceed (`replay.trajectory_transitions`).
+    prioritized_replay: sample transitions by priority (Schaul et al.,
+      2016; `agents.prioritized_replay`) with importance weights, instead
+      of uniformly.
+    priority_exponent: α, how much priorities shape sampling (0: uniform).
+    importance_exponent: β, how fully the importance weights correct for
+      it (1: fully); constant, as in Dopamine's Rainbow.
   """
   learning_rate: float = 1e-3
   discount: float = 0.99
@@ -98,6 +119,7 @@ class DQNConfig:
   num_actors: int = 1
   sgd_steps_per_update: int = 1
   target_update_period: int = 1000
+  target_update_rate: float = 1.0
   double_q: bool = True
   loss: str = 'huber'
   epsilon_start: float = 1.0
@@ -105,18 +127,37 @@ class DQNConfig:
   epsilon_decay_steps: int = 1_000
   max_grad_norm: Optional[float] = 10.0
   bootstrap_time_limits: bool = True
+  n_step: int = 1
+  prioritized_replay: bool = False
+  priority_exponent: float = 0.5
+  importance_exponent: float = 0.5
 
   def __post_init__(self):
     config_checks.check_positive(self, 'learning_rate')
     config_checks.check_unit_interval(self, 'discount')
+    config_checks.check_positive(self, 'target_update_rate')
+    config_checks.check_unit_interval(self, 'target_update_rate')
     config_checks.check_positive_integer(
         self, 'batch_size', 'replay_capacity', 'min_replay_size',
         'update_period', 'num_actors', 'sgd_steps_per_update',
-        'target_update_period', 'epsilon_decay_steps')
+        'target_update_period', 'epsilon_decay_steps', 'n_step')
     config_checks.check_replay_sizes(self)
-    config_checks.check_one_of(self, 'loss', LOSSES)
-    config_checks.check_unit_interval(self, 'epsilon_start', 'epsilon_end')
+    self.check_loss()
+    config_checks.check_unit_interval(self, 'epsilon_start', 'epsilon_end',
+                                      'priority_exponent',
+                                      'importance_exponent')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+    if self.n_step > self.update_period:
+      raise ValueError(
+          f'{type(self).__name__}.n_step ({self.n_step}) must be <= '
+          f'update_period ({self.update_period}): n-step targets are summed '
+          f'within each unroll of update_period steps. Raise update_period '
+          f'(and sgd_steps_per_update with it, to keep the SGD steps per '
+          f'environment step), or lower n_step.')
+
+  def check_loss(self) -> None:
+    """`loss` must be one the agent's value head has."""
+    config_checks.check_one_of(self, 'loss', LOSSES)
 
 
 class DQNState(NamedTuple):
@@ -129,40 +170,16 @@ class DQNState(NamedTuple):
   learner_steps: jax.Array  # int32 [], SGD steps taken.
 
 
-def td_errors(q_tm1: jax.Array, a_tm1: jax.Array, r_t: jax.Array,
-              discount_t: jax.Array, q_t_value: jax.Array,
-              q_t_selector: jax.Array, legal_t: Optional[jax.Array],
-              double_q: bool) -> jax.Array:
-  """`[N]` TD errors whose bootstrap max/argmax ranges over legal actions.
-
-  Args:
-    q_tm1: `[N, A]` online Q-values at o_t.
-    a_tm1: int `[N]` actions taken.
-    r_t: `[N]` rewards.
-    discount_t: `[N]` γ·bootstrap discounts.
-    q_t_value: `[N, A]` target-network Q-values at o_{t+1}.
-    q_t_selector: `[N, A]` online Q-values at o_{t+1} (double Q only).
-    legal_t: bool `[N, A]` legal actions at o_{t+1}, or None (all legal).
-    double_q: `rlax.double_q_learning` if True, else `rlax.q_learning`.
-  """
-  if legal_t is not None:
-    q_t_value = action_masking.mask_logits(q_t_value, legal_t)
-    q_t_selector = action_masking.mask_logits(q_t_selector, legal_t)
-    # No legal move left: nothing to bootstrap from.
-    discount_t = discount_t * jnp.any(legal_t, axis=-1)
-  if double_q:
-    return jax.vmap(rlax.double_q_learning)(q_tm1, a_tm1, r_t, discount_t,
-                                            q_t_value, q_t_selector)
-  return jax.vmap(rlax.q_learning)(q_tm1, a_tm1, r_t, discount_t, q_t_value)
-
-
-def td_loss(errors: jax.Array, loss: str) -> jax.Array:
-  """Mean Huber (δ = 1) or L2 (½·td²) loss of TD `errors`."""
-  if loss == 'huber':
-    return jnp.mean(rlax.huber_loss(errors, _HUBER_DELTA))
-  if loss == 'l2':
-    return jnp.mean(rlax.l2_loss(errors))
-  raise ValueError(f'loss must be one of {LOSSES}; got {loss!r}.')
+def legal_bootstrap(q_t_selector: jax.Array, discount_t: jax.Array,
+                    legal_t: Optional[jax.Array]
+                   ) -> Tuple[jax.Array, jax.Array]:
+  """`(q_t_selector, discount_t)` for bootstrapping over legal actions only:
+  illegal actions masked out of the `[N, A]` selector, and no bootstrap
+  (discount 0) from an observation with no legal action left."""
+  if legal_t is None:
+    return q_t_selector, discount_t
+  return (action_masking.mask_logits(q_t_selector, legal_t),
+          discount_t * jnp.any(legal_t, axis=-1))
 
 
 def make_epsilon_schedule(config: DQNConfig) -> optax.Schedule:
@@ -183,25 +200,39 @@ def batch_splits(config: DQNConfig) -> Dict[str, int]:
   return {'batch_size (transitions per SGD step)': config.batch_size}
 
 
+def value_head(config: DQNConfig) -> value_distributions.ValueHead:
+  """DQN's: one value per action, under `config.loss`."""
+  return value_distributions.expected(config.loss)
+
+
 def make_agent(config: DQNConfig,
                environment_spec: specs.EnvironmentSpec,
-               network: hk.Transformed) -> agent_lib.Agent[DQNState]:
-  """Builds DQN around a Q-`network` (observations `[N, ...]` → `[N, A]`).
+               network: hk.Transformed,
+               head: Optional[value_distributions.ValueHead] = None
+              ) -> agent_lib.Agent[DQNState]:
+  """Builds DQN around a Q-`network` (observations `[N, ...]` → `[N, A]`,
+  or `[N, A, K]` for a return distribution `head`; default `value_head`).
 
   Actor params are `{'online': params, 'epsilon': ε}`; `act` is ε-greedy
   over legal actions and `deployable_policy` is the masked softmax of the
   Q-values (argmax = greedy action; that is what the TFLite export converts).
   """
+  head = value_head(config) if head is None else head
   num_actions = environment_spec.num_actions
   observation_spec = environment_spec.observations
   optimizer = optimizers.make_optimizer(config.learning_rate,
                                         max_grad_norm=config.max_grad_norm)
   epsilon_schedule = make_epsilon_schedule(config)
+  output_shape = (num_actions,) + (
+      () if head.num_atoms is None else (head.num_atoms,))
+
+  def outputs(params: hk.Params, observations: jax.Array) -> jax.Array:
+    values = network.apply(params, observations)
+    chex.assert_shape(values, (observations.shape[0],) + output_shape)
+    return values
 
   def q_values(params: hk.Params, observations: jax.Array) -> jax.Array:
-    values = network.apply(params, observations)
-    chex.assert_shape(values, (observations.shape[0], num_actions))
-    return values
+    return head.q_values(outputs(params, observations))
 
   def legal(observations: jax.Array) -> Optional[jax.Array]:
     return action_masking.legal_actions(environment_spec, observations)
@@ -215,7 +246,8 @@ def make_agent(config: DQNConfig,
                     opt_state=optimizer.init(params),
                     replay=replay_lib.init_replay(
                         config.replay_capacity, observation_spec,
-                        environment_spec.actions),
+                        environment_spec.actions,
+                        prioritized=config.prioritized_replay),
                     key=state_key, env_steps=jnp.zeros((), jnp.int32),
                     learner_steps=jnp.zeros((), jnp.int32))
 
@@ -230,51 +262,71 @@ def make_agent(config: DQNConfig,
         q_values(params['online'], observations), params['epsilon']), {}
 
   def deployable_policy(params: Dict[str, Any],
-                           observations: jax.Array) -> jax.Array:
+                        observations: jax.Array) -> jax.Array:
     return action_masking.policy_probabilities(
         environment_spec, observations,
         q_values(params['online'], observations))
 
   def loss_fn(params: hk.Params, target_params: hk.Params,
-              batch: replay_lib.Transitions
-             ) -> Tuple[jax.Array, agent_lib.Metrics]:
-    q_tm1 = q_values(params, batch.observations)
-    q_t_value = q_values(target_params, batch.next_observations)
-    q_t_selector = (q_values(params, batch.next_observations)
-                    if config.double_q else q_t_value)
-    errors = td_errors(q_tm1, batch.actions, batch.rewards,
-                       config.discount * batch.discounts, q_t_value,
-                       q_t_selector, legal(batch.next_observations),
-                       config.double_q)
-    q_taken = jnp.take_along_axis(q_tm1, batch.actions[:, None], -1)
-    return td_loss(errors, config.loss), {'mean_q': jnp.mean(q_taken)}
+              batch: replay_lib.Transitions, weights: jax.Array
+             ) -> Tuple[jax.Array, Tuple[jax.Array, jax.Array]]:
+    outputs_tm1 = outputs(params, batch.observations)
+    outputs_t = outputs(target_params, batch.next_observations)
+    q_t_selector = head.q_values(
+        outputs(params, batch.next_observations) if config.double_q
+        else outputs_t)
+    q_t_selector, discount_t = legal_bootstrap(
+        q_t_selector, config.discount * batch.discounts,
+        legal(batch.next_observations))
+    losses, priorities = head.losses(outputs_tm1, batch.actions,
+                                     batch.rewards, discount_t, outputs_t,
+                                     q_t_selector)
+    q_taken = jnp.take_along_axis(head.q_values(outputs_tm1),
+                                  batch.actions[:, None], -1)
+    return jnp.mean(weights * losses), (jnp.mean(q_taken), priorities)
+
+  def sample(replay: replay_lib.Replay, key: jax.Array):
+    """A minibatch, its replay slots and importance weights."""
+    if not config.prioritized_replay:
+      batch = replay_lib.replay_sample(replay, key, config.batch_size)
+      return batch, None, jnp.ones((config.batch_size,), jnp.float32)
+    batch, indices, probabilities = prioritized_replay.sample(
+        replay, key, config.batch_size, config.priority_exponent)
+    return batch, indices, prioritized_replay.importance_weights(
+        probabilities, replay.size, config.importance_exponent)
 
   def sgd_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array):
     # Every device holds the same replay and draws the same sample; each
     # computes the loss of its equal share of it.
-    batch = data_parallel.share(
-        replay_lib.replay_sample(replay, key, config.batch_size), axis=0)
-    (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(
-        state.params, state.target_params, batch)
-    loss, aux, grads = data_parallel.mean((loss, aux, grads))
+    batch, indices, weights = sample(replay, key)
+    batch, weights = data_parallel.share((batch, weights), axis=0)
+    (loss, (mean_q, priorities)), grads = jax.value_and_grad(
+        loss_fn, has_aux=True)(state.params, state.target_params, batch,
+                               weights)
+    loss, mean_q, grads = data_parallel.mean((loss, mean_q, grads))
+    if indices is not None:  # Every device writes the whole batch's.
+      replay = prioritized_replay.update_priorities(
+          replay, indices, data_parallel.gather(priorities, axis=0))
     updates, opt_state = optimizer.update(grads, state.opt_state,
                                           state.params)
     params = optax.apply_updates(state.params, updates)
     learner_steps = state.learner_steps + 1
-    target_params = optax.periodic_update(params, state.target_params,
-                                          learner_steps,
-                                          config.target_update_period)
-    metrics = {'loss': loss, 'mean_q': aux['mean_q'],
+    target_params = optax.periodic_update(
+        optax.incremental_update(params, state.target_params,
+                                 config.target_update_rate),
+        state.target_params, learner_steps, config.target_update_period)
+    metrics = {'loss': loss, 'mean_q': mean_q,
                'grad_norm': optax.global_norm(grads)}
     metrics = {k: jnp.asarray(v, jnp.float32) for k, v in metrics.items()}
-    return params, target_params, opt_state, learner_steps, metrics
+    return (params, target_params, opt_state, learner_steps,
+            replay.priorities, metrics)
 
   def no_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array):
-    del replay, key
+    del key
     metrics = {k: jnp.zeros((), jnp.float32)
                for k in ('loss', 'mean_q', 'grad_norm')}
     return (state.params, state.target_params, state.opt_state,
-            state.learner_steps, metrics)
+            state.learner_steps, replay.priorities, metrics)
 
   def update(state: DQNState, trajectory: agent_lib.Trajectory
             ) -> Tuple[DQNState, agent_lib.Metrics]:
@@ -297,32 +349,35 @@ def make_agent(config: DQNConfig,
         trajectory._replace(final_observations=None), axis=1)._replace(
             final_observations=data_parallel.gather(
                 trajectory.final_observations, axis=0))
-    transitions, valid = replay_lib.trajectory_transitions(trajectory)
+    transitions, valid = replay_lib.trajectory_transitions(
+        trajectory, config.n_step, config.discount)
     replay = replay_lib.replay_insert(state.replay, transitions, valid)
     env_steps = state.env_steps + jnp.sum(valid, dtype=jnp.int32)
     key, sample_key = jax.random.split(state.key)
     learns = replay.size >= config.min_replay_size
 
     def step(carry, step_key):
-      params, target_params, opt_state, learner_steps = carry
+      params, target_params, opt_state, learner_steps, priorities = carry
       current = state._replace(params=params, target_params=target_params,
                                opt_state=opt_state,
                                learner_steps=learner_steps)
       # Same shapes either way; under vmap lax.cond becomes a select.
       *carry, metrics = jax.lax.cond(learns, sgd_step, no_step, current,
-                                     replay, step_key)
+                                     replay._replace(priorities=priorities),
+                                     step_key)
       return tuple(carry), metrics
 
     if config.sgd_steps_per_update == 1:  # One key, as before: same numbers.
       step_keys = sample_key[None]
     else:
       step_keys = jax.random.split(sample_key, config.sgd_steps_per_update)
-    (params, target_params, opt_state, learner_steps), metrics = (
+    (params, target_params, opt_state, learner_steps, priorities), metrics = (
         jax.lax.scan(step, (state.params, state.target_params,
-                            state.opt_state, state.learner_steps),
-                     step_keys))
+                            state.opt_state, state.learner_steps,
+                            replay.priorities), step_keys))
     metrics = jax.tree.map(jnp.mean, metrics)
-    new_state = DQNState(params, target_params, opt_state, replay, key,
+    new_state = DQNState(params, target_params, opt_state,
+                         replay._replace(priorities=priorities), key,
                          env_steps, learner_steps)
     metrics = dict(metrics, learned=learns.astype(jnp.float32),
                    replay_size=replay.size.astype(jnp.float32),

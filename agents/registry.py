@@ -22,10 +22,13 @@ import haiku as hk
 
 from agents import a2c
 from agents import agent as agent_lib
+from agents import c51
 from agents import config_checks
 from agents import dqn
+from agents import impala
 from agents import ppo
 from agents import pqn
+from agents import qr_dqn
 from agents import reinforce
 from agents import sac
 from agents import td3
@@ -84,6 +87,9 @@ class AgentEntry:
       convention, use the same so that one protocol compares them.
     recurrent: it can use a recurrent network (`NetworkEntry.recurrent`),
       carrying a state through `Agent.recurrence`; others refuse one.
+    network_options: `config -> {option: value}` its network is built
+      with beyond the environment and widths (C51's `num_atoms`); None:
+      none.
   """
   name: str
   config_class: type
@@ -101,6 +107,7 @@ class AgentEntry:
   schedules: Optional[Callable[[Any], Mapping[str, int]]] = None
   eval_epsilon: float = 0.05
   recurrent: bool = False
+  network_options: Optional[Callable[[Any], Mapping[str, Any]]] = None
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -141,10 +148,17 @@ _BUILT_IN = (
     AgentEntry('a2c', a2c.A2CConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', a2c.make_agent, trainable_on_device=True,
                title='A2C', batch_splits=_no_splits, recurrent=True),
+    AgentEntry('c51', c51.C51Config, network_registry.Q_DISTRIBUTION,
+               'mlp_q_distribution', c51.make_agent, title='C51',
+               batch_splits=dqn.batch_splits, schedules=dqn.schedules,
+               network_options=c51.network_options),
     AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
                'mlp_q_values', dqn.make_agent, title='DQN',
                batch_splits=dqn.batch_splits, schedules=dqn.schedules,
                eval_epsilon=0.05),
+    AgentEntry('impala', impala.IMPALAConfig, network_registry.ACTOR_CRITIC,
+               'mlp_actor_critic', impala.make_agent, title='IMPALA',
+               batch_splits=_no_splits),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
                fit_to_budget=ppo.fit_to_budget, title='PPO', recurrent=True,
@@ -154,6 +168,10 @@ _BUILT_IN = (
     AgentEntry('pqn', pqn.PQNConfig, network_registry.Q_VALUES,
                'mlp_layer_norm_q_values', pqn.make_agent, title='PQN',
                batch_splits=pqn.batch_splits, schedules=pqn.schedules),
+    AgentEntry('qr_dqn', qr_dqn.QRDQNConfig, network_registry.Q_DISTRIBUTION,
+               'mlp_q_distribution', qr_dqn.make_agent, title='QR-DQN',
+               batch_splits=dqn.batch_splits, schedules=dqn.schedules,
+               network_options=qr_dqn.network_options),
     AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
                'mlp_policy', reinforce.make_agent, trainable_on_device=True,
                title='REINFORCE', batch_splits=_no_splits, recurrent=True),
@@ -337,6 +355,8 @@ def make_agent(name: str, config: Any,
                network: Optional[str] = None) -> agent_lib.Agent:
   """Builds agent `name` with its network (`network_entry`) for
   `environment_spec`."""
+  options = get(name).network_options
   transformed = network_entry(name, network, environment_spec).make(
-      environment_spec, hidden_sizes)
+      environment_spec, hidden_sizes,
+      **({} if options is None else options(config)))
   return get(name).make_agent(config, environment_spec, transformed)

@@ -1,13 +1,15 @@
-"""A uniform replay buffer of transitions, as fixed-shape JAX arrays.
+"""A replay buffer of transitions, as fixed-shape JAX arrays.
 
 The whole buffer is a pytree of arrays of fixed shape, so inserting and
 sampling are pure functions that run inside `jit` and `lax.scan` (the
-compiled loop) as well as from Python; DQN and SAC keep it in their learner
-state. Actions are stored as the action spec has them: int32 scalars, or
-float32 `[action_dim]` continuous actions.
+compiled loop) as well as from Python; DQN, SAC and TD3 keep it in their
+learner state. Sampling is uniform (`replay_sample`) or, for DQN's
+`prioritized_replay`, by priority (`agents.prioritized_replay`). Actions
+are stored as the action spec has them: int32 scalars, or float32
+`[action_dim]` continuous actions.
 """
 
-from typing import Any, NamedTuple, Tuple
+from typing import Any, NamedTuple, Optional, Tuple
 
 import chex
 import jax
@@ -36,16 +38,19 @@ class Replay(NamedTuple):
     transitions: `Transitions` with leading dim `capacity`.
     position: int32 [], the slot the next transition goes to.
     size: int32 [], how many slots hold data (at most `capacity`).
+    priorities: float32 `[capacity]` of a prioritised replay
+      (`agents.prioritized_replay`), 0 in empty slots; None: uniform.
   """
   transitions: Transitions
   position: jax.Array
   size: jax.Array
+  priorities: Optional[jax.Array] = None
 
 
-def init_replay(capacity: int, observation_spec: Any,
-                action_spec: Any) -> Replay:
+def init_replay(capacity: int, observation_spec: Any, action_spec: Any,
+                prioritized: bool = False) -> Replay:
   """An empty buffer for `capacity` transitions of `observation_spec` and
-  `action_spec`."""
+  `action_spec`, with a priority per slot if `prioritized`."""
   # Distinct buffers per field, so that the state can be donated to jit.
   observations = lambda: jnp.zeros(
       (capacity,) + tuple(observation_spec.shape), observation_spec.dtype)
@@ -56,7 +61,8 @@ def init_replay(capacity: int, observation_spec: Any,
   transitions = Transitions(observations(), actions, scalars(), scalars(),
                             observations())
   return Replay(transitions, jnp.zeros((), jnp.int32),
-                jnp.zeros((), jnp.int32))
+                jnp.zeros((), jnp.int32),
+                scalars() if prioritized else None)
 
 
 def replay_insert(replay: Replay, transitions: Transitions,
@@ -65,7 +71,9 @@ def replay_insert(replay: Replay, transitions: Transitions,
 
   Invalid (padding) entries are written nowhere: their scatter index is out
   of bounds and dropped, so shapes stay fixed. Should one call bring more
-  valid transitions than fit, only the newest `capacity` are kept.
+  valid transitions than fit, only the newest `capacity` are kept. In a
+  prioritised replay, new transitions get the highest priority stored (1
+  in an empty one), so each is sampled soon.
   """
   capacity = replay.transitions.actions.shape[0]
   chex.assert_rank(valid, 1)
@@ -78,10 +86,15 @@ def replay_insert(replay: Replay, transitions: Transitions,
   def write(buffer: jax.Array, values: jax.Array) -> jax.Array:
     return buffer.at[slots].set(values.astype(buffer.dtype), mode='drop')
 
+  priorities = replay.priorities
+  if priorities is not None:
+    highest = jnp.where(replay.size > 0, jnp.max(priorities), 1.0)
+    priorities = write(priorities, jnp.full(valid.shape, highest))
   return Replay(
       transitions=jax.tree.map(write, replay.transitions, transitions),
       position=(replay.position + num_valid) % capacity,
-      size=jnp.minimum(replay.size + num_valid, capacity))
+      size=jnp.minimum(replay.size + num_valid, capacity),
+      priorities=priorities)
 
 
 def replay_sample(replay: Replay, key: jax.Array,
@@ -92,7 +105,8 @@ def replay_sample(replay: Replay, key: jax.Array,
   return jax.tree.map(lambda x: x[indices], replay.transitions)
 
 
-def trajectory_transitions(trajectory: agent_lib.Trajectory
+def trajectory_transitions(trajectory: agent_lib.Trajectory, n: int = 1,
+                           discount: float = 1.0
                           ) -> Tuple[Transitions, jax.Array]:
   """Flattens a `[T, B]` trajectory into `T·B` transitions and a valid mask.
 
@@ -101,18 +115,60 @@ def trajectory_transitions(trajectory: agent_lib.Trajectory
   the bootstrap discount is the environment's `discounts[t]`: zero at a
   termination only, so targets bootstrap through time limits
   (`returns.bootstrap_discounts`; a trajectory without `next_observations`
-  stops them at every episode end). Returns (transitions [T·B], valid
-  bool [T·B] = mask > 0).
+  stops them at every episode end).
+
+  With `n > 1`, each transition is an n-step one: its reward is the
+  discounted sum `Σ_k γ^k d_t…d_{t+k-1} r_{t+k}` of the m ≤ n steps from
+  t that stay in t's episode and in this unroll (an episode end or the
+  unroll's last step stops it: the unroll's last n − 1 steps get the
+  shorter returns they hold, as PPO's GAE does at an unroll's end), its
+  next observation that of step t + m − 1, and its bootstrap discount
+  `γ^(m-1) d_t…d_{t+m-1}` (the loss multiplies in one more γ: γ^m in all).
+
+  Returns (transitions [T·B], valid bool [T·B] = mask > 0).
   """
   observations = jnp.asarray(trajectory.observations)
   next_observations = returns_lib.next_observations(trajectory)
   # γ = 1 here: the loss applies `config.discount` to these.
-  discounts = returns_lib.bootstrap_discounts(trajectory)
+  discounts = jnp.asarray(returns_lib.bootstrap_discounts(trajectory),
+                          jnp.float32)
+  rewards = jnp.asarray(trajectory.rewards, jnp.float32)
+  valid = jnp.asarray(trajectory.mask) > 0
+  if n > 1:
+    rewards, discounts, next_observations = _n_step(
+        rewards, discounts, next_observations,
+        jnp.asarray(trajectory.last, bool) | ~valid, n, discount)
   flat = agent_lib.flatten_steps
   transitions = Transitions(
       observations=flat(observations),
       actions=flat(jnp.asarray(trajectory.actions)),
-      rewards=flat(jnp.asarray(trajectory.rewards, jnp.float32)),
-      discounts=flat(jnp.asarray(discounts, jnp.float32)),
+      rewards=flat(rewards),
+      discounts=flat(discounts),
       next_observations=flat(next_observations))
-  return transitions, flat(jnp.asarray(trajectory.mask) > 0)
+  return transitions, flat(valid)
+
+
+def _n_step(rewards: jax.Array, discounts: jax.Array,
+            next_observations: jax.Array, ends: jax.Array, n: int,
+            discount: float) -> Tuple[jax.Array, jax.Array, jax.Array]:
+  """`[T, B]` n-step rewards and bootstrap discounts, and the `[T, B, ...]`
+  observations they bootstrap from (`trajectory_transitions`)."""
+  length = rewards.shape[0]
+  # A window stops at an episode's end or at the unroll's last step.
+  stops = ends.at[-1].set(True)
+  returns = jnp.zeros_like(rewards)
+  weight = jnp.ones_like(rewards)  # γ^k d_t … d_{t+k-1}.
+  open_ = jnp.ones_like(ends)
+  bootstrap = jnp.zeros_like(discounts)
+  observations = next_observations
+  for k in range(n):
+    index = jnp.minimum(jnp.arange(length) + k, length - 1)
+    returns = returns + jnp.where(open_, weight * rewards[index], 0.0)
+    last = open_ & (stops[index] | (k == n - 1))
+    bootstrap = jnp.where(last, weight * discounts[index], bootstrap)
+    observations = jnp.where(
+        last.reshape(last.shape + (1,) * (observations.ndim - 2)),
+        next_observations[index], observations)
+    weight = weight * discount * discounts[index]
+    open_ = open_ & ~stops[index]
+  return returns, bootstrap, observations

@@ -12,6 +12,8 @@ targets bootstrap through it as if the episode had gone on, and stop only
 at terminations.
 """
 
+from typing import Callable
+
 import chex
 import jax
 import jax.numpy as jnp
@@ -82,6 +84,23 @@ def with_time_limit_values(rewards: jax.Array,
     return rewards
   bootstrap = discount * trajectory.discounts * next_values
   return rewards + jnp.where(time_limits(trajectory), bootstrap, 0.0)
+
+
+def next_values(value_fn: Callable[[jax.Array], jax.Array],
+                trajectory: agent_lib.Trajectory) -> jax.Array:
+  """`[T, B]` v(o_{t+1}) of each step's own episode by `value_fn`
+  (observations `[N, ...]` -> values `[N]`), without gradient. The last
+  row is the unroll's bootstrap; the others count at time limits only
+  (`with_time_limit_values`), so without the loop's `next_observations`
+  (time limits as ends) only the last is computed and the others are 0."""
+  t, b = trajectory.rewards.shape
+  if trajectory.next_observations is None:
+    values = jnp.zeros((t, b)).at[-1].set(
+        value_fn(trajectory.final_observations))
+  else:
+    values = value_fn(agent_lib.flatten_steps(
+        trajectory.next_observations)).reshape(t, b)
+  return jax.lax.stop_gradient(values)
 
 
 def bootstrapped_values(values: jax.Array,

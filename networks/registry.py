@@ -4,7 +4,8 @@ An agent states the kind of network it needs (`POLICY`: logits;
 `ACTOR_CRITIC`: logits and values; `Q_VALUES`: one value per action; over
 continuous actions `GAUSSIAN_ACTOR_CRITIC`: Gaussian means, log-stds and
 values; `ACTOR_TWIN_Q`: SAC's actor and twin critics;
-`DETERMINISTIC_ACTOR_TWIN_Q`: TD3's) and its default
+`DETERMINISTIC_ACTOR_TWIN_Q`: TD3's; `Q_DISTRIBUTION`: a return
+distribution per action, for C51 and QR-DQN) and its default
 network; `--network=<name>` swaps in any registered network of
 that kind, e.g. one a user registers from their own module (see
 `examples/custom_network.py`):
@@ -39,6 +40,9 @@ from networks import recurrent
 POLICY = 'policy'  # observations [N, ...] -> logits [N, A].
 ACTOR_CRITIC = 'actor_critic'  # -> (logits [N, A], values [N]).
 Q_VALUES = 'q_values'  # -> Q-values [N, A].
+# -> [N, A, K]: K logits over fixed atoms or K quantiles per action; its
+# factories take `num_atoms=K` (the agent's `AgentEntry.network_options`).
+Q_DISTRIBUTION = 'q_distribution'
 # -> (means [N, D], log_stds [N, D], values [N]).
 GAUSSIAN_ACTOR_CRITIC = 'gaussian_actor_critic'
 # hk.MultiTransformed: apply = (actor -> (means, log_stds), critic(obs,
@@ -46,15 +50,18 @@ GAUSSIAN_ACTOR_CRITIC = 'gaussian_actor_critic'
 ACTOR_TWIN_Q = 'actor_twin_q'
 # The same with a deterministic actor: actor -> pre-tanh actions [N, D].
 DETERMINISTIC_ACTOR_TWIN_Q = 'deterministic_actor_twin_q'
-KINDS = (POLICY, ACTOR_CRITIC, Q_VALUES, GAUSSIAN_ACTOR_CRITIC, ACTOR_TWIN_Q,
-         DETERMINISTIC_ACTOR_TWIN_Q)
+KINDS = (POLICY, ACTOR_CRITIC, Q_VALUES, Q_DISTRIBUTION, GAUSSIAN_ACTOR_CRITIC,
+         ACTOR_TWIN_Q, DETERMINISTIC_ACTOR_TWIN_Q)
+# Kinds whose agents act by Q-values (greedily, ε-greedily), with no
+# probabilities of their own to sample.
+Q_KINDS = (Q_VALUES, Q_DISTRIBUTION)
 # Kinds whose networks act over continuous actions (`[action_dim]`).
 CONTINUOUS_KINDS = (GAUSSIAN_ACTOR_CRITIC, ACTOR_TWIN_Q,
                     DETERMINISTIC_ACTOR_TWIN_Q)
 
-# (environment spec, hidden sizes or None) -> transformed network.
-NetworkFactory = Callable[[specs.EnvironmentSpec, Optional[Sequence[int]]],
-                          hk.Transformed]
+# (environment spec, hidden sizes or None, **the agent's options, e.g.
+# num_atoms) -> transformed network.
+NetworkFactory = Callable[..., hk.Transformed]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,10 +71,12 @@ class NetworkEntry:
   Attributes:
     name: the name `--network` takes.
     kind: what the network outputs, one of `KINDS`.
-    make: `(environment_spec, hidden_sizes) -> hk.Transformed`, whose
-      `apply(params, observations [N, *obs_shape])` returns the kind's
-      outputs (`ACTOR_TWIN_Q`: an `hk.MultiTransformed`, see its kind);
-      `hidden_sizes` None means the network's own default.
+    make: `(environment_spec, hidden_sizes, **options) -> hk.Transformed`,
+      whose `apply(params, observations [N, *obs_shape])` returns the
+      kind's outputs (`ACTOR_TWIN_Q`: an `hk.MultiTransformed`, see its
+      kind); `hidden_sizes` None means the network's own default; options
+      are the agent's (`AgentEntry.network_options`: `num_atoms` for
+      `Q_DISTRIBUTION`).
     observation_rank: the rank of one observation the network needs (3 for
       the conv networks: `[H, W, C]`); None: any (the MLPs flatten).
     default_hidden_sizes: the widths `hidden_sizes` None means, so that a
@@ -112,10 +121,10 @@ CONV_RECURRENT_SIZES = conv.DEFAULT_HIDDEN_SIZES + (128,)
 def _needs_images(name: str, make: NetworkFactory) -> NetworkFactory:
   """`make`, refusing observations that are not `[H, W, C]` images."""
 
-  def checked(spec: specs.EnvironmentSpec,
-              sizes: Optional[Sequence[int]]) -> hk.Transformed:
+  def checked(spec: specs.EnvironmentSpec, sizes: Optional[Sequence[int]],
+              **options: Any) -> hk.Transformed:
     get(name).check_observations(spec.observations)
-    return make(spec, sizes)
+    return make(spec, sizes, **options)
 
   return checked
 
@@ -164,6 +173,21 @@ _BUILT_IN = (
             spec.num_actions, sizes, jax.nn.relu, conv.ConvTorso))),
     _conv_entry('conv_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes, conv.ConvTorso))),
+    # Return distributions (C51, QR-DQN), plain or dueling (Rainbow's).
+    NetworkEntry('mlp_q_distribution', Q_DISTRIBUTION,
+                 lambda spec, sizes, num_atoms: q_network.make_q_network(
+                     spec.num_actions, sizes, num_atoms=num_atoms)),
+    NetworkEntry('mlp_dueling_q_distribution', Q_DISTRIBUTION,
+                 lambda spec, sizes, num_atoms: (
+                     q_network.make_dueling_q_network(
+                         spec.num_actions, sizes, num_atoms=num_atoms))),
+    _conv_entry('conv_q_distribution', Q_DISTRIBUTION,
+                lambda spec, sizes, num_atoms: q_network.make_q_network(
+                    spec.num_actions, sizes, conv.ConvTorso, num_atoms)),
+    _conv_entry('conv_dueling_q_distribution', Q_DISTRIBUTION,
+                lambda spec, sizes, num_atoms: (
+                    q_network.make_dueling_q_network(
+                        spec.num_actions, sizes, conv.ConvTorso, num_atoms))),
     # PureJaxRL's / CleanRL's continuous PPO: one learned log-std vector.
     NetworkEntry('mlp_gaussian_actor_critic', GAUSSIAN_ACTOR_CRITIC,
                  lambda spec, sizes: (
@@ -215,7 +239,8 @@ _BUILT_IN = (
 
 # The network of each kind that image observations get by default.
 IMAGE_DEFAULTS = {POLICY: 'conv_policy', ACTOR_CRITIC: 'conv_actor_critic',
-                  Q_VALUES: 'conv_q_values'}
+                  Q_VALUES: 'conv_q_values',
+                  Q_DISTRIBUTION: 'conv_q_distribution'}
 
 # Built-in entries, then whatever users `register` (never replaced).
 _ENTRIES = named_entries.NamedEntries('Network', _BUILT_IN)

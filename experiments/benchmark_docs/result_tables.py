@@ -45,6 +45,40 @@ def pqn_learning() -> List[str]:
   return _learning_grid('pqn_learning.json')
 
 
+def dqn_family_learning() -> List[str]:
+  """C51's and QR-DQN's rows of the learning grid (Catch, Plane Strike)."""
+  return _learning_grid('dqn_family_learning.json')
+
+
+def impala_learning() -> List[str]:
+  """IMPALA's rows of the learning grid (Catch, Plane Strike)."""
+  return _learning_grid('impala_learning.json')
+
+
+def reproductions() -> List[str]:
+  """`experiments.reproductions`: ours beside each published figure."""
+  rows = []
+  for row in md.load('reproductions_learning.json')['results']:
+    estimate = row['greedy_return']
+
+    def interval(name: str) -> str:
+      point = estimate[name]
+      return (f'{short(point["point"])} [{short(point["low"])}, '
+              f'{short(point["high"])}]')
+
+    rows.append([
+        row['agent'], row['env'], md.steps(row['num_steps']),
+        f'**{interval("mean")}**', interval('iqm'),
+        md.runs([r['eval_mean_return'] for r in row['per_seed']], short),
+        short(row['published']) + (
+            '' if row['published_spread'] is None else
+            f' ± {short(row["published_spread"])}'),
+        row['source']])
+  return md.table(['agent', 'environment', 'budget',
+                   'ours: mean [95% CI]', 'ours: IQM [95% CI]',
+                   'per seed (0, 1, 2)', 'published', 'published by'], rows)
+
+
 def _learning_grid(name: str, envs=None) -> List[str]:
   """Rows of `experiments.learning_benchmark`'s JSON `name` (of `envs`)."""
   rows = []

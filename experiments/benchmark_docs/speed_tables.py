@@ -172,6 +172,11 @@ def sac_pendulum() -> List[str]:
                        'rejax SAC')
 
 
+def dqn_cartpole() -> List[str]:
+  return _beside_rejax('dqn_cartpole_peers_speed.json',
+                       'peers_dqn_cartpole', 'rejax DQN')
+
+
 def td3_pendulum() -> List[str]:
   return _beside_rejax('td3_pendulum_peers_speed.json',
                        'peers_td3_pendulum', 'rejax TD3')

@@ -57,6 +57,17 @@ def docstring_section(doc: Optional[str],
   return {name: text.strip() for name, text in items.items()}
 
 
+def attribute_docs(config_class: type) -> Dict[str, str]:
+  """`{field: text}` of a config dataclass's 'Attributes', its base
+  classes' included (a subclass's own text wins): C51Config documents its
+  atoms, DQNConfig the rest."""
+  docs = {}
+  for cls in reversed(config_class.__mro__):
+    if dataclasses.is_dataclass(cls):
+      docs.update(docstring_section(cls.__doc__))
+  return docs
+
+
 def _type_name(hint: Any) -> str:
   kind = config_flags.value_type(hint)
   return getattr(kind, '__name__', str(kind).replace('typing.', ''))
@@ -75,7 +86,7 @@ def config_entries(config_class: type, defaults: Any, prefix: str,
   """One `--<prefix>.<key>` entry per field of dataclass `config_class`:
   type, default (from instance `defaults`), the preset's value, and the
   field's docstring line (none if it has none)."""
-  docs = docstring_section(inspect.getdoc(config_class))
+  docs = attribute_docs(config_class)
   hints = typing.get_type_hints(config_class)
   preset_values = preset_values or {}
   lines = []

@@ -17,6 +17,15 @@ _LEARNING_BENCHMARK = ('python -m experiments.learning_benchmark --seeds=3 '
 _TIME_TO_MODEL = ('python -m experiments.benchmark --suites=time_to_model '
                   '(docs/benchmarks/learning.md, "Plane Strike presets")')
 
+_IMPALA = ('python -m experiments.learning_benchmark --seeds=3 '
+           '--only=catch/impala,plane_strike/impala '
+           '(docs/benchmarks/learning.md, "IMPALA")')
+
+_DQN_FAMILY = ('python -m experiments.learning_benchmark --seeds=3 '
+               '--only=catch/c51,catch/qr_dqn,plane_strike/c51,'
+               'plane_strike/qr_dqn (docs/benchmarks/learning.md, '
+               '"The DQN family")')
+
 CATCH = (
     Preset('reinforce_catch', 'reinforce', 'catch',
            {'discount': 0.99, 'batch_size': 4}, num_steps=20_000,
@@ -28,11 +37,27 @@ CATCH = (
     Preset('a2c_catch', 'a2c', 'catch', {}, num_steps=20_000, default=True,
            source=_LEARNING_BENCHMARK,
            result='greedy return 1.0 / 0.68 / 1.0 (seeds 0-2)'),
+    # The return distributions: 4 steps of 1 environment and 2 SGD steps
+    # per update; C51's atoms span Catch's returns, [-1, 1].
+    Preset('c51_catch', 'c51', 'catch',
+           {'v_min': -1.0, 'v_max': 1.0, 'update_period': 4,
+            'sgd_steps_per_update': 2},
+           num_steps=20_000, default=True, source=_DQN_FAMILY,
+           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+    Preset('qr_dqn_catch', 'qr_dqn', 'catch',
+           {'num_quantiles': 32, 'update_period': 4,
+            'sgd_steps_per_update': 2},
+           num_steps=20_000, default=True, source=_DQN_FAMILY,
+           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
     Preset('pqn_catch', 'pqn', 'catch',
            {'unroll_length': 16, 'batch_size': 16, 'num_minibatches': 4,
             'num_epochs': 4, 'epsilon_decay_steps': 10_000,
             'learning_rate': 1e-3},
            num_steps=20_000, default=True, source=_LEARNING_BENCHMARK,
+           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+    Preset('impala_catch', 'impala', 'catch',
+           {'batch_size': 2, 'learning_rate': 3e-3}, num_steps=20_000,
+           default=True, source=_IMPALA,
            result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
     Preset('ppo_catch', 'ppo', 'catch',
            {'unroll_length': 32, 'learning_rate': 1e-3, 'num_epochs': 10},
@@ -80,21 +105,53 @@ _TUNED_HERE = ('tuned on this 2-core CPU: python -m experiments.train '
                '--preset=none --num_steps=2000000 --num_seeds=2 with the '
                'config below')
 
+# DQN's Plane Strike setting: many environments per update (16 actors × 4
+# steps), 4 SGD steps each; the return distributions share it.
+_DQN_PLANE_STRIKE = {
+    'discount': 0.5, 'num_actors': 16, 'update_period': 4, 'batch_size': 64,
+    'sgd_steps_per_update': 4, 'replay_capacity': 100_000,
+    'min_replay_size': 5_000, 'epsilon_decay_steps': 500_000,
+    'target_update_period': 500, 'learning_rate': 3e-4}
+# With γ = 0.5 and rewards of 0 or 1, every return lies in [0, 2].
+_C51_PLANE_STRIKE = dict(_DQN_PLANE_STRIKE, v_min=0.0, v_max=2.0)
+
 PLANE_STRIKE += (
     Preset('a2c_plane_strike', 'a2c', 'plane_strike',
            {'discount': 0.5, 'batch_size': 32, 'unroll_length': 16,
             'learning_rate': 1e-3},
            num_steps=2_000_000, default=True, source=_TUNED_HERE,
            result='greedy strikes 12.23 / 12.40 (seeds 0, 1; 1000 games)'),
-    # Many environments per update (16 actors × 4 steps), 4 SGD steps each.
-    Preset('dqn_plane_strike', 'dqn', 'plane_strike',
-           {'discount': 0.5, 'num_actors': 16, 'update_period': 4,
-            'batch_size': 64, 'sgd_steps_per_update': 4,
-            'replay_capacity': 100_000, 'min_replay_size': 5_000,
-            'epsilon_decay_steps': 500_000, 'target_update_period': 500,
-            'learning_rate': 3e-4},
+    # A2C's setting; the actors act with the learner's latest params.
+    Preset('impala_plane_strike', 'impala', 'plane_strike',
+           {'discount': 0.5, 'batch_size': 32, 'unroll_length': 16,
+            'learning_rate': 1e-3},
+           num_steps=2_000_000, default=True, source=_IMPALA,
+           result='greedy strikes 12.32 / 12.38 / 12.53 (seeds 0-2; 1000 '
+           'games)'),
+    Preset('dqn_plane_strike', 'dqn', 'plane_strike', _DQN_PLANE_STRIKE,
            num_steps=2_000_000, default=True, source=_TUNED_HERE,
            result='greedy strikes 12.55 / 12.78 (seeds 0, 1; 1000 games)'),
+    Preset('c51_plane_strike', 'c51', 'plane_strike', _C51_PLANE_STRIKE,
+           num_steps=2_000_000, default=True,
+           source='DQN\'s Plane Strike setting; measured by ' + _DQN_FAMILY,
+           result='greedy strikes 12.27 / 12.34 / 12.59 (seeds 0-2; 1000 '
+           'games)'),
+    Preset('qr_dqn_plane_strike', 'qr_dqn', 'plane_strike',
+           dict(_DQN_PLANE_STRIKE, num_quantiles=32), num_steps=2_000_000,
+           default=True,
+           source='DQN\'s Plane Strike setting; measured by ' + _DQN_FAMILY,
+           result='greedy strikes 12.46 / 12.40 / 12.59 (seeds 0-2; 1000 '
+           'games)'),
+    # Rainbow without noisy networks, as Dopamine's: C51 with 3-step
+    # targets, prioritised replay, double Q and dueling heads.
+    Preset('rainbow_plane_strike', 'c51', 'plane_strike',
+           dict(_C51_PLANE_STRIKE, n_step=3, prioritized_replay=True),
+           network='mlp_dueling_q_distribution', num_steps=2_000_000,
+           source='C51\'s Plane Strike setting with Rainbow\'s parts; '
+           'measured by python -m experiments.train --agent=c51 '
+           '--env=plane_strike --preset=rainbow_plane_strike --num_seeds=3',
+           result='greedy strikes 12.34 / 12.01 / 12.68 (seeds 0-2; 1000 '
+           'games); exported 12.29 / 12.03 / 12.52'),
 )
 
 PLANE_STRIKE += (
@@ -108,6 +165,13 @@ PLANE_STRIKE += (
 )
 
 # gymnax suites (the `suites` extra), in PureJaxRL's reference settings.
+_PUREJAXRL_MINATAR = {'learning_rate': 5e-3, 'anneal_learning_rate': True,
+                      'batch_size': 64, 'unroll_length': 128,
+                      'num_minibatches': 8}
+_PUREJAXRL_MINATAR_SOURCE = (
+    'PureJaxRL ppo.py MinAtar config (64 envs x 128 steps, lr 5e-3 '
+    'annealed, 4 epochs x 8 minibatches, separate 64-64 ReLU actor and '
+    'critic); measured by ')
 GYMNAX = (
     Preset('ppo_gymnax_cartpole', 'ppo', 'gymnax:CartPole-v1',
            {'anneal_learning_rate': True},
@@ -117,16 +181,29 @@ GYMNAX = (
            '4 epochs x 4 minibatches, lr 2.5e-4 annealed, separate 64-64 '
            'tanh actor and critic); measured by python -m '
            'experiments.benchmark --suites=gymnax_cartpole'),
-    Preset('ppo_breakout_minatar', 'ppo', 'gymnax:Breakout-MinAtar',
-           {'learning_rate': 5e-3, 'anneal_learning_rate': True,
-            'batch_size': 64, 'unroll_length': 128, 'num_minibatches': 8},
-           network='mlp_separate_actor_critic_relu', num_steps=10_000_000,
+    # CleanRL's ppo.py classic-control setting is PureJaxRL's CartPole one.
+    Preset('ppo_gymnax_acrobot', 'ppo', 'gymnax:Acrobot-v1',
+           {'anneal_learning_rate': True},
+           network='mlp_separate_actor_critic', num_steps=500_000,
            default=True,
-           source='PureJaxRL ppo.py MinAtar config (64 envs x 128 steps, '
-           'lr 5e-3 annealed, 4 epochs x 8 minibatches, separate 64-64 ReLU '
-           'actor and critic); measured by python -m experiments.benchmark '
-           '--suites=breakout_minatar'),
-)
+           source='CleanRL ppo.py classic-control defaults (as '
+           'ppo_gymnax_cartpole); measured by python -m '
+           'experiments.reproductions --only=ppo/gymnax:Acrobot-v1'),
+    Preset('ppo_breakout_minatar', 'ppo', 'gymnax:Breakout-MinAtar',
+           _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
+           num_steps=10_000_000, default=True,
+           source=_PUREJAXRL_MINATAR_SOURCE + 'python -m '
+           'experiments.benchmark --suites=breakout_minatar'),
+) + tuple(
+    # The same setting on MinAtar's other games (not Seaquest, which
+    # gymnax leaves unfinished).
+    Preset(f'ppo_{name}_minatar', 'ppo', f'gymnax:{game}-MinAtar',
+           _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
+           num_steps=10_000_000, default=True,
+           source=_PUREJAXRL_MINATAR_SOURCE + 'python -m '
+           f'experiments.reproductions --only=ppo/gymnax:{game}-MinAtar')
+    for name, game in (('asterix', 'Asterix'), ('freeway', 'Freeway'),
+                       ('space_invaders', 'SpaceInvaders')))
 
 # Continuous control: gymnax's Pendulum-v1, solved at a greedy
 # return of about -200. Measured by the learning benchmark's command.

@@ -105,8 +105,8 @@ def check_eval_protocol(config: config_lib.ExperimentConfig,
     why = (f'{config.env} has continuous actions, whose exported policy is '
            f'deterministic')
   elif (config.eval_policy == 'sampled' and
-        agent_registry.get(config.agent).network_kind ==
-        network_registry.Q_VALUES):
+        agent_registry.get(config.agent).network_kind in
+        network_registry.Q_KINDS):
     why = (f'{agent_registry.title(config.agent)} acts by its Q-values, '
            f'with no probabilities to sample (use epsilon_greedy)')
   if why:

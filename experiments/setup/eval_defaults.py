@@ -28,7 +28,7 @@ def protocol(agent: str, env: str, policy: Optional[str] = None,
     if (env_registry.evaluation(env) == suites.ACTING_EVALUATION and
         entry.action_space == agent_registry.DISCRETE):
       policy = ('epsilon_greedy'
-                if entry.network_kind == network_registry.Q_VALUES
+                if entry.network_kind in network_registry.Q_KINDS
                 else 'sampled')
   return evaluation.Protocol(policy, epsilon)
 

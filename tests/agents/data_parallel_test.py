@@ -35,12 +35,21 @@ _AGENTS = {
     # states they began with (`_NETWORKS`).
     'ppo_lstm': ('catch', dict(unroll_length=8, batch_size=_BATCH,
                                num_minibatches=2, num_epochs=2)),
+    # IMPALA with its actors one update behind: the queued params too.
+    'impala': ('catch', dict(unroll_length=8, batch_size=_BATCH,
+                             actor_lag=1)),
     'pqn': ('catch', dict(unroll_length=8, batch_size=_BATCH,
                           num_minibatches=2, num_epochs=2,
                           epsilon_decay_steps=50)),
     'dqn': ('catch', dict(update_period=4, num_actors=_BATCH, batch_size=8,
                           min_replay_size=8, target_update_period=2,
                           epsilon_decay_steps=50)),
+    # Rainbow's parts: a C51 dueling head, 2-step targets and prioritised
+    # replay (every device writes the whole batch's priorities).
+    'c51_rainbow': ('catch', dict(
+        update_period=4, num_actors=_BATCH, batch_size=8, min_replay_size=8,
+        target_update_period=2, epsilon_decay_steps=50, n_step=2,
+        prioritized_replay=True, num_atoms=11, v_min=-1.0, v_max=1.0)),
     # Continuous actions: a Gaussian PPO, and SAC (learning from the first
     # update on: 32 transitions >= min_replay_size).
     'ppo_pendulum': ('gymnax:Pendulum-v1', dict(
@@ -57,7 +66,8 @@ _AGENTS = {
 # Environment settings: Pendulum episodes of 5 steps, so that episodes end
 # (truncated) inside the sequences.
 _ENV_KWARGS = {'gymnax:Pendulum-v1': dict(max_steps_in_episode=5)}
-_NETWORKS = {'ppo_lstm': 'lstm_actor_critic'}
+_NETWORKS = {'ppo_lstm': 'lstm_actor_critic',
+             'c51_rainbow': 'mlp_dueling_q_distribution'}
 
 
 def _on_data_axis(fn, size):
@@ -225,8 +235,10 @@ def _copies(tree, d):
 
 
 def _flat_params(state) -> np.ndarray:
-  """A learner state's params (SAC's and TD3's actor and critics) as one
-  vector."""
+  """A learner state's params (SAC's and TD3's actor and critics,
+  IMPALA's learner's) as one vector."""
+  if hasattr(state, 'training'):
+    state = state.training
   params = (state.params if hasattr(state, 'params') else
             (state.actor_params, state.critic_params))
   return np.concatenate([np.ravel(x) for x in jax.tree.leaves(params)])
@@ -245,7 +257,7 @@ class AgentsDataParallelTest(parameterized.TestCase):
       # Shares of different numbers of real steps: the normaliser is global.
       real = [float(m.sum()) for m in _split(trajectories[0], d).mask]
       self.assertGreater(len(set(real)), 1)
-    if name in ('dqn', 'sac_pendulum', 'td3_pendulum'):
+    if name in ('dqn', 'c51_rainbow', 'sac_pendulum', 'td3_pendulum'):
       self.assertEqual(float(expected_metrics[0]['learned']), 1.0)
     if name.endswith('_pendulum'):  # Float [T, B, 1] actions.
       self.assertEqual(trajectories[0].actions.shape,

@@ -9,11 +9,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import rlax
 
 from agents import agent as agent_lib
 from agents import dqn
 from agents import registry
 from agents import replay as replay_lib
+from agents import value_distributions
 from environments import catch
 from environments import plane_strike
 from environments import specs
@@ -79,6 +81,15 @@ class TDLossTest(parameterized.TestCase):
   Q_T_SELECTOR = np.array([[50.0, 1.0, 2.0], [0.0, 0.0, 0.0]], np.float32)
   LEGAL_T = np.array([[False, True, True], [True, True, True]])
 
+  @staticmethod
+  def _td_errors(q_tm1, actions, rewards, discounts, q_t_value,
+                 q_t_selector, legal_t, double_q):
+    """Signed TD errors of DQN's loss, as `make_agent`'s loss forms them."""
+    selector, discount_t = dqn.legal_bootstrap(
+        q_t_selector if double_q else q_t_value, discounts, legal_t)
+    return jax.vmap(rlax.double_q_learning)(q_tm1, actions, rewards,
+                                            discount_t, q_t_value, selector)
+
   @parameterized.named_parameters(
       # Max over legal target values = 20: 1 + 0.5·20 - 1 = 10; 0 - 1 - 4.
       ('q_learning', False, True, [10.0, -5.0]),
@@ -90,16 +101,26 @@ class TDLossTest(parameterized.TestCase):
   )
   def test_td_errors_bootstrap_over_legal_actions(self, double_q, masked,
                                                   expected):
-    errors = dqn.td_errors(self.Q_TM1, self.ACTIONS, self.REWARDS,
-                           self.DISCOUNTS, self.Q_T_VALUE, self.Q_T_SELECTOR,
-                           self.LEGAL_T if masked else None, double_q)
+    errors = self._td_errors(self.Q_TM1, self.ACTIONS, self.REWARDS,
+                             self.DISCOUNTS, self.Q_T_VALUE,
+                             self.Q_T_SELECTOR,
+                             self.LEGAL_T if masked else None, double_q)
     np.testing.assert_allclose(np.asarray(errors), expected, rtol=1e-6)
+    # The expected-value head's losses and priorities are of these errors.
+    selector, discount_t = dqn.legal_bootstrap(
+        self.Q_T_SELECTOR if double_q else self.Q_T_VALUE, self.DISCOUNTS,
+        self.LEGAL_T if masked else None)
+    losses, priorities = value_distributions.expected('l2').losses(
+        self.Q_TM1, self.ACTIONS, self.REWARDS, discount_t, self.Q_T_VALUE,
+        selector)
+    np.testing.assert_allclose(priorities, np.abs(expected), rtol=1e-6)
+    np.testing.assert_allclose(losses, 0.5 * np.square(expected), rtol=1e-6)
 
   def test_no_legal_next_action_means_no_bootstrap(self):
-    errors = dqn.td_errors(self.Q_TM1[:1], self.ACTIONS[:1],
-                           self.REWARDS[:1], np.ones(1, np.float32),
-                           self.Q_T_VALUE[:1], self.Q_T_SELECTOR[:1],
-                           np.zeros((1, 3), bool), False)
+    errors = self._td_errors(self.Q_TM1[:1], self.ACTIONS[:1],
+                             self.REWARDS[:1], np.ones(1, np.float32),
+                             self.Q_T_VALUE[:1], self.Q_T_SELECTOR[:1],
+                             np.zeros((1, 3), bool), False)
     np.testing.assert_allclose(np.asarray(errors), [0.0])  # 1 - q = 0.
 
   @parameterized.named_parameters(
@@ -108,10 +129,11 @@ class TDLossTest(parameterized.TestCase):
       ('l2', 'l2', (50.0 + 0.125) / 2),
   )
   def test_td_loss(self, loss, expected):
-    value = dqn.td_loss(jnp.array([10.0, -0.5]), loss)
+    value = jnp.mean(value_distributions.td_loss(jnp.array([10.0, -0.5]),
+                                                 loss))
     self.assertAlmostEqual(float(value), expected, places=5)
     with self.assertRaisesRegex(ValueError, 'loss'):
-      dqn.td_loss(jnp.array([10.0, -0.5]), 'l1')
+      value_distributions.td_loss(jnp.array([10.0, -0.5]), 'l1')
 
 
 class TransitionsTest(absltest.TestCase):
@@ -330,6 +352,17 @@ class DQNActingTest(parameterized.TestCase):
                                  new_state.params['~']['scale']))
 
 
+  def test_target_update_rate_averages_the_target_in(self):
+    agent = _agent(min_replay_size=1, target_update_period=1,
+                   target_update_rate=0.25)
+    state = agent.init(jax.random.PRNGKey(0))
+    new_state, _ = jax.jit(agent.update)(state, _trajectory(t=3))
+    chex.assert_trees_all_close(
+        new_state.target_params,
+        jax.tree.map(lambda p, t: 0.25 * p + 0.75 * t, new_state.params,
+                     state.target_params), rtol=1e-6)
+
+
 class DQNConfigTest(parameterized.TestCase):
 
   @parameterized.parameters(
@@ -340,7 +373,8 @@ class DQNConfigTest(parameterized.TestCase):
       dict(epsilon_start=1.5), dict(epsilon_end=-0.1),
       dict(epsilon_decay_steps=0), dict(max_grad_norm=0.0),
       dict(num_actors=0), dict(sgd_steps_per_update=0),
-      dict(batch_size=2.5))
+      dict(batch_size=2.5), dict(target_update_rate=0.0),
+      dict(target_update_rate=1.5), dict(n_step=0))
   def test_bad_config_is_named(self, **kwargs):
     (name,) = kwargs
     with self.assertRaisesRegex(ValueError, name):
@@ -355,6 +389,54 @@ class DQNConfigTest(parameterized.TestCase):
     self.assertEqual(params['online']['q_values']['w'].shape, (8, 64))
     self.assertAlmostEqual(float(params['epsilon']),
                            dqn.DQNConfig().epsilon_start)
+
+
+class DQNFamilyConfigTest(parameterized.TestCase):
+  """Options that do not combine are refused, naming both."""
+
+  def test_n_step_beyond_the_unroll(self):
+    with self.assertRaisesRegex(
+        ValueError, r'DQNConfig\.n_step \(3\) must be <= update_period '
+        r'\(1\): n-step targets are summed within each unroll'):
+      registry.make_config('dqn', n_step=3)
+    registry.make_config('dqn', n_step=3, update_period=4)
+
+  @parameterized.parameters(
+      ('c51', 'huber', r"C51Config\.loss 'huber' has no categorical form: "
+       r'.*cross_entropy'),
+      ('c51', 'l2', r"C51Config\.loss 'l2' has no categorical form"),
+      ('qr_dqn', 'l2', r"QRDQNConfig\.loss 'l2' has no quantile form: .*"
+       r"\('quantile_huber', 'quantile'\)"),
+      ('dqn', 'cross_entropy', r"DQNConfig\.loss must be one of \('huber', "
+       r"'l2'\); got 'cross_entropy'"))
+  def test_losses_without_a_form_for_the_head(self, agent, loss, pattern):
+    with self.assertRaisesRegex(ValueError, pattern):
+      registry.make_config(agent, loss=loss)
+
+  def test_support_and_quantiles(self):
+    with self.assertRaisesRegex(ValueError, r'v_min \(1\.0\) must be below '
+                                r'v_max \(1\.0\)'):
+      registry.make_config('c51', v_min=1.0, v_max=1.0)
+    with self.assertRaisesRegex(ValueError, r'num_quantiles must be >= 2'):
+      registry.make_config('qr_dqn', num_quantiles=1)
+    with self.assertRaisesRegex(ValueError, r'priority_exponent must be in'):
+      registry.make_config('dqn', priority_exponent=1.5)
+
+  def test_distributional_agents_need_distribution_networks(self):
+    spec = specs.make_environment_spec(catch.make_environment())
+    with self.assertRaisesRegex(
+        ValueError, r"Network 'mlp_q_values' is of kind 'q_values'; kind "
+        r"'q_distribution' is needed here\. Valid names: "
+        r'conv_dueling_q_distribution, conv_q_distribution, '
+        r'mlp_dueling_q_distribution, mlp_q_distribution\.'):
+      registry.make_agent('c51', registry.make_config('c51'), spec,
+                          network='mlp_q_values')
+    agent = registry.make_agent(
+        'qr_dqn', registry.make_config('qr_dqn', num_quantiles=7), spec,
+        hidden_sizes=(8,), network='mlp_dueling_q_distribution')
+    state = agent.init(jax.random.PRNGKey(0))
+    self.assertEqual(state.params['advantages']['w'].shape, (8, 3 * 7))
+    self.assertEqual(state.params['value']['w'].shape, (8, 7))
 
 
 def _train_on_catch(config: dqn.DQNConfig, num_episodes: int, seed: int):

@@ -27,7 +27,8 @@ class RegistryTest(absltest.TestCase):
 
   def test_titles_for_people(self):
     self.assertEqual([registry.title(n) for n in registry.names()],
-                     ['A2C', 'DQN', 'PPO', 'PQN', 'REINFORCE', 'SAC', 'TD3'])
+                     ['A2C', 'C51', 'DQN', 'IMPALA', 'PPO', 'PQN', 'QR-DQN',
+                      'REINFORCE', 'SAC', 'TD3'])
 
   def test_names(self):
     self.assertIn('reinforce', registry.names())
@@ -204,7 +205,8 @@ class ActionSpaceTest(absltest.TestCase):
   def test_sac_refuses_discrete_actions(self):
     pattern = (r"^Agent 'sac' acts in continuous action spaces; this "
                r"environment's actions are discrete \(64 actions\)\. "
-               r'Agents for discrete actions: a2c, dqn, ppo, pqn, reinforce\.$')
+               r'Agents for discrete actions: a2c, c51, dqn, impala, ppo, pqn, '
+               r'qr_dqn, reinforce\.$')
     with self.assertRaisesRegex(ValueError, pattern):
       registry.check_action_space('sac', _discrete_spec())
     with self.assertRaisesRegex(ValueError, pattern):

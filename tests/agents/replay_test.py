@@ -121,5 +121,59 @@ class ContinuousActionsReplayTest(absltest.TestCase):
                                   actions.reshape(4, 2)[:3])
 
 
+def _five_steps(end_discount: float) -> agent_lib.Trajectory:
+  """T = 5, B = 1: rewards 1..5, an episode ending at step 2 (discount
+  `end_discount`: 0 a termination, 1 a time limit), observations t and
+  next observations 10 + t (the end's is its own, cut-off one)."""
+  observations = np.arange(5, dtype=np.float32).reshape(5, 1, 1)
+  return agent_lib.Trajectory(
+      observations=observations, actions=np.zeros((5, 1), np.int32),
+      rewards=np.arange(1, 6, dtype=np.float32).reshape(5, 1),
+      discounts=np.array([1, 1, end_discount, 1, 1],
+                         np.float32).reshape(5, 1),
+      last=np.array([0, 0, 1, 0, 0], bool).reshape(5, 1),
+      mask=np.ones((5, 1), np.float32),
+      final_observations=np.full((1, 1), 5.0, np.float32), extras={},
+      next_observations=10 + observations)
+
+
+class NStepTransitionsTest(absltest.TestCase):
+
+  def test_by_hand_at_a_termination(self):
+    # γ = 0.5, n = 3. t0: 1 + ½·2 + ¼·3, ended at t2: no bootstrap. t3:
+    # 4 + ½·5, cut by the unroll's end: bootstrap γ·d3·d4 (× γ in the
+    # loss) from t4's next observation. t4: one step.
+    transitions, valid = replay_lib.trajectory_transitions(
+        _five_steps(0.0), n=3, discount=0.5)
+    np.testing.assert_allclose(transitions.rewards,
+                               [2.75, 3.5, 3.0, 6.5, 5.0])
+    np.testing.assert_allclose(transitions.discounts,
+                               [0.0, 0.0, 0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(transitions.next_observations[:, 0],
+                                  [12, 12, 12, 14, 14])
+    np.testing.assert_array_equal(valid, [True] * 5)
+
+  def test_a_time_limit_bootstraps_from_the_cut_off_observation(self):
+    transitions, _ = replay_lib.trajectory_transitions(
+        _five_steps(1.0), n=3, discount=0.5)
+    np.testing.assert_allclose(transitions.rewards,
+                               [2.75, 3.5, 3.0, 6.5, 5.0])
+    # γ^(m-1) of the steps used; the episode's next one never enters.
+    np.testing.assert_allclose(transitions.discounts,
+                               [0.25, 0.5, 1.0, 0.5, 1.0])
+    np.testing.assert_array_equal(transitions.next_observations[:, 0],
+                                  [12, 12, 12, 14, 14])
+
+  def test_one_step_is_the_plain_transition(self):
+    trajectory = _five_steps(0.0)
+    one, _ = replay_lib.trajectory_transitions(trajectory)
+    also_one, _ = replay_lib.trajectory_transitions(trajectory, n=1,
+                                                    discount=0.5)
+    for x, y in zip(one, also_one):
+      np.testing.assert_array_equal(x, y)
+    np.testing.assert_allclose(one.rewards, [1, 2, 3, 4, 5])
+    np.testing.assert_allclose(one.discounts, [1, 1, 0, 1, 1])
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -101,6 +101,8 @@ _AGENTS = {
     'ppo': dict(discount=DISCOUNT, learning_rate=0.03, unroll_length=8,
                 batch_size=4, num_minibatches=1, gae_lambda=0.5,
                 max_grad_norm=100.0),
+    'impala': dict(discount=DISCOUNT, learning_rate=0.03, unroll_length=8,
+                   batch_size=4, max_grad_norm=None),
     'dqn': dict(discount=DISCOUNT, learning_rate=0.01, min_replay_size=32,
                 target_update_period=20, epsilon_decay_steps=1),
     'sac': dict(discount=DISCOUNT, critic_learning_rate=0.01,
@@ -139,12 +141,12 @@ class TimeLimitsTest(parameterized.TestCase):
     super().setUp()
     _register_hallways(self)
 
-  # TD3 in the compiled loop only: its transitions come from the Python
-  # loop as SAC's do (`replay.trajectory_transitions`), checked there.
+  # TD3 and IMPALA in the compiled loop only: the Python loop gives them
+  # what it gives SAC and A2C, checked there.
   @parameterized.named_parameters(
       (f'{agent}_{loop}', agent, loop) for agent in _AGENTS
       for loop in ('compiled', 'python')
-      if (agent, loop) != ('td3', 'python'))
+      if loop == 'compiled' or agent not in ('td3', 'impala'))
   def test_values_match_the_closed_form(self, agent, loop):
     suffix = '_continuous' if agent in ('sac', 'td3') else ''
     steps = 3000

@@ -61,5 +61,21 @@ class DuelingQNetworkTest(absltest.TestCase):
                                rtol=1e-5, atol=1e-5)
 
 
+  def test_with_atoms_the_advantages_centre_per_atom(self):
+    net = q_network.make_dueling_q_network(3, hidden_sizes=(4,), num_atoms=2)
+    observations = jax.random.normal(jax.random.PRNGKey(1), (5, 6))
+    params = net.init(jax.random.PRNGKey(0), observations)
+    outputs = net.apply(params, observations)
+    self.assertEqual(outputs.shape, (5, 3, 2))
+    # An advantage bias shared by the actions of one atom cancels out;
+    # one that differs between actions does not.
+    bias = params['advantages']['b'].reshape(3, 2)
+    shared = bias + jnp.array([[4.0, -1.0]])
+    moved = lambda b: net.apply(dict(params, advantages={
+        'w': params['advantages']['w'], 'b': b.reshape(-1)}), observations)
+    np.testing.assert_allclose(moved(shared), outputs, rtol=1e-5, atol=1e-5)
+    self.assertFalse(np.allclose(moved(bias.at[0, 0].add(3.0)), outputs))
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -47,6 +47,24 @@ class NetworkRegistryTest(absltest.TestCase):
                      ('conv_dueling_q_values', 'conv_q_values',
                       'mlp_dueling_q_values', 'mlp_layer_norm_q_values',
                       'mlp_q_values'))
+    self.assertEqual(registry.names(registry.Q_DISTRIBUTION),
+                     ('conv_dueling_q_distribution', 'conv_q_distribution',
+                      'mlp_dueling_q_distribution', 'mlp_q_distribution'))
+
+  def test_distribution_networks_give_atoms_per_action(self):
+    spec = _spec()
+    observations = jnp.zeros((2,) + spec.observations.shape)
+    for name in ('mlp_q_distribution', 'mlp_dueling_q_distribution'):
+      network = registry.get(name).make(spec, (8,), num_atoms=5)
+      params = network.init(jax.random.PRNGKey(0), observations)
+      self.assertEqual(network.apply(params, observations).shape, (2, 3, 5),
+                       name)
+    images = _image_spec()
+    network = registry.get('conv_dueling_q_distribution').make(
+        images, None, num_atoms=4)
+    frames = jnp.zeros((2,) + images.observations.shape)
+    params = network.init(jax.random.PRNGKey(0), frames)
+    self.assertEqual(network.apply(params, frames).shape, (2, 3, 4))
 
   def test_built_in_factories_output_their_kind(self):
     spec = _spec()
@@ -84,7 +102,8 @@ class NetworkRegistryTest(absltest.TestCase):
     image = _image_spec().observations
     for kind, conv_name in ((registry.POLICY, 'conv_policy'),
                             (registry.ACTOR_CRITIC, 'conv_actor_critic'),
-                            (registry.Q_VALUES, 'conv_q_values')):
+                            (registry.Q_VALUES, 'conv_q_values'),
+                            (registry.Q_DISTRIBUTION, 'conv_q_distribution')):
       self.assertEqual(registry.default_network(kind, image, 'fallback'),
                        conv_name)
       self.assertEqual(registry.get(conv_name).kind, kind)

@@ -1,7 +1,6 @@
 """Tests for experiments/cli/settings_help.py (`--helpconfig`)."""
 
 import dataclasses
-import inspect
 from typing import Optional
 
 from absl.testing import absltest
@@ -45,7 +44,7 @@ class DocstringSectionTest(absltest.TestCase):
   def test_every_agent_config_field_has_a_docstring_line(self):
     for name in agent_registry.names():
       config_class = agent_registry.get(name).config_class
-      docs = settings_help.docstring_section(inspect.getdoc(config_class))
+      docs = settings_help.attribute_docs(config_class)
       self.assertEqual(set(docs), {f.name for f in
                                    dataclasses.fields(config_class)}, name)
 
