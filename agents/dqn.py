@@ -343,15 +343,8 @@ def make_agent(config: DQNConfig,
                       tuple(observation_spec.shape))
     trajectory = returns_lib.time_limits_as_ends(
         trajectory, config.bootstrap_time_limits)
-    # Split over devices: every device inserts the whole batch, so that each
-    # holds the replay of one device with the whole batch.
-    trajectory = data_parallel.gather(
-        trajectory._replace(final_observations=None), axis=1)._replace(
-            final_observations=data_parallel.gather(
-                trajectory.final_observations, axis=0))
-    transitions, valid = replay_lib.trajectory_transitions(
-        trajectory, config.n_step, config.discount)
-    replay = replay_lib.replay_insert(state.replay, transitions, valid)
+    replay, valid = replay_lib.insert_trajectory(
+        state.replay, trajectory, config.n_step, config.discount)
     env_steps = state.env_steps + jnp.sum(valid, dtype=jnp.int32)
     key, sample_key = jax.random.split(state.key)
     learns = replay.size >= config.min_replay_size

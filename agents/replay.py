@@ -9,13 +9,14 @@ are stored as the action spec has them: int32 scalars, or float32
 `[action_dim]` continuous actions.
 """
 
-from typing import Any, NamedTuple, Optional, Tuple
+from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import chex
 import jax
 import jax.numpy as jnp
 
 from agents import agent as agent_lib
+from agents import data_parallel
 from agents import returns as returns_lib
 
 
@@ -103,6 +104,39 @@ def replay_sample(replay: Replay, key: jax.Array,
   indices = jax.random.randint(key, (batch_size,), 0,
                                jnp.maximum(replay.size, 1))
   return jax.tree.map(lambda x: x[indices], replay.transitions)
+
+
+def insert_trajectory(replay: Replay, trajectory: agent_lib.Trajectory,
+                      n: int = 1, discount: float = 1.0
+                     ) -> Tuple[Replay, jax.Array]:
+  """`(replay, valid)`: `replay` with the `trajectory`'s transitions
+  (`trajectory_transitions`) written in, and which of them were real.
+  Split over devices (`agents.data_parallel`), every device inserts the
+  whole batch, so that each holds the replay of one device with it."""
+  trajectory = data_parallel.gather(
+      trajectory._replace(final_observations=None), axis=1)._replace(
+          final_observations=data_parallel.gather(
+              trajectory.final_observations, axis=0))
+  transitions, valid = trajectory_transitions(trajectory, n, discount)
+  return replay_insert(replay, transitions, valid), valid
+
+
+def sgd_steps(sgd_step: Callable[[Any, Replay, jax.Array], Tuple[Any, Any]],
+              no_step: Callable[[Any, Replay, jax.Array], Tuple[Any, Any]],
+              state: Any, replay: Replay, learns: jax.Array,
+              key: jax.Array, num_steps: int) -> Tuple[Any, Any]:
+  """`num_steps` of `sgd_step(state, replay, key) -> (state, metrics)` in
+  a `lax.scan` if `learns` (the replay holds enough), else as many of
+  `no_step` (same shapes; under vmap `lax.cond` becomes a select); the
+  metrics averaged over the steps. The replay is read, not carried."""
+
+  def step(current, step_key):
+    return jax.lax.cond(learns, sgd_step, no_step, current, replay,
+                        step_key)
+
+  state, metrics = jax.lax.scan(step, state,
+                                jax.random.split(key, num_steps))
+  return state, jax.tree.map(jnp.mean, metrics)
 
 
 def trajectory_transitions(trajectory: agent_lib.Trajectory, n: int = 1,

@@ -287,25 +287,14 @@ def make_agent(config: TD3Config, environment_spec: specs.EnvironmentSpec,
         trajectory, config.bootstrap_time_limits)
     chex.assert_shape(trajectory.actions,
                       trajectory.rewards.shape + (action_dim,))
-    # Split over devices: every device inserts the whole batch.
-    trajectory = data_parallel.gather(
-        trajectory._replace(final_observations=None), axis=1)._replace(
-            final_observations=data_parallel.gather(
-                trajectory.final_observations, axis=0))
-    transitions, valid = replay_lib.trajectory_transitions(trajectory)
-    replay = replay_lib.replay_insert(state.replay, transitions, valid)
+    replay, _ = replay_lib.insert_trajectory(state.replay, trajectory)
     key, steps_key = jax.random.split(state.key)
     learns = replay.size >= config.min_replay_size
 
-    def step(current, step_key):
-      # The replay stays out of the carry (read, never written, by SGD).
-      return jax.lax.cond(learns, sgd_step, no_step, current, replay,
-                          step_key)
-
-    state, metrics = jax.lax.scan(
-        step, state._replace(replay=None),
-        jax.random.split(steps_key, config.sgd_steps_per_update))
-    metrics = jax.tree.map(jnp.mean, metrics)
+    # The replay stays out of the carry (read, never written, by SGD).
+    state, metrics = replay_lib.sgd_steps(
+        sgd_step, no_step, state._replace(replay=None), replay, learns,
+        steps_key, config.sgd_steps_per_update)
     metrics = dict(metrics, learned=learns.astype(jnp.float32),
                    replay_size=replay.size.astype(jnp.float32))
     return state._replace(replay=replay, key=key), metrics
