@@ -53,8 +53,8 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     peak memory.
   compiled: loop_speed, ppo_cartpole, time_to_model, seeds and devices.
   peers_gymnax_cartpole, peers_breakout_minatar, peers_ppo_rnn,
-    peers_pqn_cartpole, peers_sac_pendulum, peers_td3_pendulum,
-    peers_python_loop: ours beside PureJaxRL, rejax and SBX, installed in
+    peers_pqn_cartpole, peers_dqn_cartpole, peers_sac_pendulum,
+    peers_td3_pendulum, peers_python_loop: ours beside PureJaxRL, rejax and SBX, installed in
     their own environment; see `experiments/peer_benchmarks.py`.
 """
 
@@ -76,6 +76,7 @@ from environments import plane_strike
 from experiments import command_benchmarks
 from experiments import environment_benchmarks
 from experiments import peer_benchmarks
+from experiments import peer_runs
 from experiments import scaling_benchmarks
 from experiments.cli import help_text
 from experiments.driver import run as driver
@@ -317,7 +318,7 @@ def _define_flags() -> None:
   flags.DEFINE_integer('vector_envs', 8, 'vector_python_loop, '
                        'bsuite_python_loop: environments of the vectorised '
                        'runs.', lower_bound=1)
-  flags.DEFINE_string('peer_python', peer_benchmarks.DEFAULT_PEER_PYTHON,
+  flags.DEFINE_string('peer_python', peer_runs.DEFAULT_PEER_PYTHON,
                       'peers_*: the interpreter of the peers\' environment '
                       '(scripts/setup_peer_venv.sh makes it).')
   flags.DEFINE_string('purejaxrl_source', None,

@@ -1,0 +1,107 @@
+"""Running peers' programs beside ours, for the peer benchmark suites.
+
+`Peers.run` is the runner `scaling_benchmarks.measure` takes: our own
+runs in a child process of ours, the peers' programs in their own
+environment (`scripts/peer_programs.py` under `.venv-peers`'s interpreter),
+never in ours. `ratios` and `both_arithmetics` are what the suites share.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from typing import Any, Dict, List, Sequence
+
+from experiments import command_benchmarks
+from experiments import scaling_benchmarks
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEER_PROGRAMS = os.path.join(_REPO, 'scripts', 'peer_programs.py')
+DEFAULT_PEER_PYTHON = os.path.join(_REPO, '.venv-peers', 'bin', 'python')
+# Training alone: no periodic evaluation, a short final one, no export.
+TRAINING_ONLY = dict(eval_every_steps=0, eval_every_episodes=0,
+                      eval_episodes=10, export_tflite=False)
+
+
+class Peers:
+  """Runs the measurements of the peer suites (`measure`'s runner)."""
+
+  def __init__(self, peer_python: str, purejaxrl_source: str):
+    self._python = peer_python
+    self._source = purejaxrl_source
+
+  def _peer(self, program: str, seed: int, **options: Any
+           ) -> Dict[str, Any]:
+    """`scripts/peer_programs.py program` in the peers' environment: its
+    figures, wall seconds and peak memory."""
+    command = [self._python, PEER_PROGRAMS, program, f'--seed={seed}']
+    for key, value in options.items():
+      text = value if isinstance(value, str) else json.dumps(value)
+      command.append(f'--{key}={text}')
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=_REPO, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    stdout, stderr = process.communicate()
+    seconds = time.perf_counter() - start
+    if process.returncode != 0:
+      raise scaling_benchmarks.ChildFailed(
+          f'peer program {program!r} failed ({process.returncode}): '
+          f'{" ".join(command)}\n{stderr[-3000:]}')
+    figures = scaling_benchmarks.parse_child_output(stdout)
+    figures['process_seconds'] = seconds
+    return figures
+
+  def run(self, root: str, name: str,
+          measurement: scaling_benchmarks.Measurement,
+          seed: int) -> Dict[str, Any]:
+    """One measurement (`settings['program']` says whose) with `seed`."""
+    settings = dict(measurement.settings)
+    program = settings.pop('program')
+    if program == 'ours':
+      return scaling_benchmarks.run_child(
+          root, name, scaling_benchmarks.Measurement(settings), seed)
+    if program == 'our_command':
+      workdir = tempfile.mkdtemp(prefix=f'{name}-', dir=root)
+      return command_benchmarks.timed_command(
+          list(settings['args']) + [f'--workdir={workdir}', f'--seed={seed}'])
+    if program == 'purejaxrl_script':
+      figures = self._peer(program, seed, source=self._source)
+      figures['seconds'] = figures['process_seconds']
+      return figures
+    if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):
+      return self._peer(program, seed, source=self._source,
+                        settings=settings['config'])
+    return self._peer(program, seed, algorithm=settings['algorithm'],
+                      settings=settings['config'])
+
+
+def ratios(runs: Dict[str, List[Dict[str, Any]]], ours: str, key: str,
+            peers: Sequence[str], prefix: str) -> None:
+  """Sets `<prefix>_over_<peer>` in each of our runs: our `key` over the
+  peer's in the same round."""
+  for peer in peers:
+    for mine, theirs in zip(runs[ours], runs[peer]):
+      mine[f'{prefix}_over_{peer}'] = mine[key] / theirs[key]
+
+
+def both_arithmetics(
+    root: str, repeats: int, run: scaling_benchmarks.Runner, preset: str,
+    peer: str, peer_measurement: scaling_benchmarks.Measurement
+) -> Dict[str, List[Dict[str, Any]]]:
+  """Our `preset` twice per round, with the peer's arithmetic (time
+  limits end the returns: 'ours') and as by default (bootstrapping
+  through them, which takes the value of every step's next observation:
+  'ours_bootstrapping'), beside `peer`; each with its speed over the
+  peer's in the same round."""
+  runs = scaling_benchmarks.measure(root, {
+      'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset=preset,
+          agent_config={'bootstrap_time_limits': False}, **TRAINING_ONLY)),
+      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
+          program='ours', preset=preset, **TRAINING_ONLY)),
+      peer: peer_measurement,
+  }, repeats, run)
+  for ours in ('ours', 'ours_bootstrapping'):
+    ratios(runs, ours, 'steps_per_second', (peer,), 'speed')
+  return runs

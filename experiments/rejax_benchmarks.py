@@ -1,0 +1,159 @@
+"""The RLax agent family beside rejax's implementations, in rejax's settings.
+
+Peer suites of `experiments.benchmark` (run as `experiments.
+peer_benchmarks` runs them: alternating rounds in fresh processes, rejax in
+its own environment; `experiments.peer_runs`):
+
+  peers_sac_pendulum: SAC on gymnax Pendulum-v1, 256-256 networks, batch
+    256, one SGD step per environment step, `--sac_steps` steps: ours
+    against rejax's SAC with the same sizes.
+  peers_dqn_cartpole: DQN on gymnax CartPole-v1 in rejax's setting (its
+    configs/gymnax/cartpole.yaml, with the plain 64-64 ReLU Q-network):
+    training steps per second of ours and of rejax's DQN.
+  peers_td3_pendulum: TD3 on gymnax Pendulum-v1 in rejax's setting
+    (its configs/gymnax/pendulum.yaml, with ReLU and no observation
+    normalisation, which ours lacks): training steps per second of ours
+    and of rejax's TD3.
+  peers_pqn_cartpole: PQN on gymnax CartPole-v1 in rejax's setting (our
+    `pqn_gymnax_cartpole` preset, 524,288 steps): training steps per
+    second of ours and of rejax's PQN with the same settings.
+"""
+
+from typing import Any, Callable, Dict
+
+from experiments import peer_runs
+from experiments import scaling_benchmarks
+
+SUITES = ('peers_pqn_cartpole', 'peers_sac_pendulum', 'peers_dqn_cartpole',
+          'peers_td3_pendulum')
+
+
+def pqn_cartpole(root: str, repeats: int,
+                 run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+  """PQN on gymnax CartPole-v1: ours and rejax's, rejax's setting."""
+  steps = 524_288
+  runs = peer_runs.both_arithmetics(
+      root, repeats, run, 'pqn_gymnax_cartpole', 'rejax',
+      scaling_benchmarks.Measurement(dict(
+          program='rejax', algorithm='pqn', config={
+              'env': 'CartPole-v1', 'num_envs': 16, 'num_steps': 128,
+              'num_epochs': 5, 'num_minibatches': 16,
+              'learning_rate': 3e-4, 'max_grad_norm': 10, 'eps_start': 1.0,
+              'eps_end': 0.05, 'exploration_fraction': 0.5, 'gamma': 0.99,
+              'td_lambda': 0.9, 'total_timesteps': steps,
+              'eval_freq': steps, 'skip_initial_evaluation': True})))
+  return {'setting': '16 envs x 128 steps, 5 epochs x 16 minibatches, lr '
+                     '3e-4, λ 0.9, ε 1 → 0.05 over 262,144 steps, a 64-64 '
+                     'LayerNorm ReLU Q-network, 524,288 steps; ours as '
+                     'rejax (time limits end the targets) and as by '
+                     'default (bootstrapped)',
+          **scaling_benchmarks.summary(runs)}
+
+
+def sac_pendulum(root: str, repeats: int, run: scaling_benchmarks.Runner,
+                 steps: int) -> Dict[str, Any]:
+  """SAC on gymnax Pendulum-v1: ours and rejax's, the same sizes."""
+  runs = scaling_benchmarks.measure(root, {
+      'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset='sac_pendulum', num_steps=steps,
+          hidden_sizes=(256, 256), **peer_runs.TRAINING_ONLY)),
+      'rejax': scaling_benchmarks.Measurement(dict(
+          program='rejax', algorithm='sac', config={
+              'env': 'Pendulum-v1', 'num_envs': 1, 'batch_size': 256,
+              'num_epochs': 1, 'fill_buffer': 1000,
+              'buffer_size': 100_000, 'learning_rate': 1e-3,
+              'gamma': 0.99, 'polyak': 0.995, 'total_timesteps': steps,
+              'eval_freq': steps, 'skip_initial_evaluation': True,
+              # rejax's SAC reads its sizes here, not from agent_kwargs.
+              'hidden_layer_sizes': [256, 256]})),
+  }, repeats, run)
+  peer_runs.ratios(runs, 'ours', 'steps_per_second', ('rejax',), 'speed')
+  return {'setting': f'256-256 networks, batch 256, one SGD step per '
+                     f'environment step after 1000, lr 1e-3, {steps} steps',
+          **scaling_benchmarks.summary(runs)}
+
+
+def dqn_cartpole(root: str, repeats: int,
+                 run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+  """DQN on gymnax CartPole-v1: ours and rejax's, rejax's setting."""
+  steps = 100_000
+  runs = scaling_benchmarks.measure(root, {
+      'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', agent='dqn', env='gymnax:CartPole-v1',
+          num_steps=steps, hidden_sizes=(64, 64), agent_config={
+              'num_actors': 10, 'update_period': 1,
+              'sgd_steps_per_update': 5, 'batch_size': 100,
+              'replay_capacity': 50_000, 'min_replay_size': 5_000,
+              'learning_rate': 1e-3, 'loss': 'l2', 'max_grad_norm': 10.0,
+              'target_update_period': 5, 'target_update_rate': 0.02,
+              'epsilon_decay_steps': steps // 2, 'double_q': True},
+          **peer_runs.TRAINING_ONLY)),
+      'rejax': scaling_benchmarks.Measurement(dict(
+          program='rejax', algorithm='dqn', config={
+              'env': 'CartPole-v1', 'agent': 'QNetwork',
+              'agent_kwargs': {'activation': 'relu'}, 'num_envs': 10,
+              'buffer_size': 50_000, 'fill_buffer': 5_000,
+              'batch_size': 100, 'max_grad_norm': 10,
+              'learning_rate': 1e-3, 'num_epochs': 5, 'polyak': 0.98,
+              'eps_start': 1.0, 'eps_end': 0.05,
+              'exploration_fraction': 0.5, 'gamma': 0.99, 'ddqn': True,
+              'normalize_observations': False, 'total_timesteps': steps,
+              'eval_freq': steps, 'skip_initial_evaluation': True})),
+  }, repeats, run)
+  peer_runs.ratios(runs, 'ours', 'steps_per_second', ('rejax',), 'speed')
+  return {'setting': f'10 envs, 5 SGD steps of 100 per step of them, a '
+                     f'50k replay learning from 5k, lr 1e-3, L2 loss, '
+                     f'double Q, Polyak targets (τ 0.02 every 5 SGD '
+                     f'steps), ε 1 → 0.05 over {steps // 2} steps, a '
+                     f'64-64 ReLU Q-network, {steps} steps',
+          **scaling_benchmarks.summary(runs)}
+
+
+def td3_pendulum(root: str, repeats: int,
+                 run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+  """TD3 on gymnax Pendulum-v1: ours and rejax's, rejax's setting."""
+  steps = 10_000
+  # rejax gives its noises in action units; Pendulum's half-range is 2.
+  runs = scaling_benchmarks.measure(root, {
+      'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset='td3_pendulum', num_steps=steps,
+          hidden_sizes=(64, 64), agent_config={
+              'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
+              'batch_size': 100, 'replay_capacity': 10_000,
+              'min_replay_size': 1000, 'tau': 0.05, 'policy_delay': 2,
+              'exploration_noise': 0.15, 'target_noise': 0.1,
+              'target_noise_clip': 0.25},
+          **peer_runs.TRAINING_ONLY)),
+      'rejax': scaling_benchmarks.Measurement(dict(
+          program='rejax', algorithm='td3', config={
+              'env': 'Pendulum-v1', 'num_envs': 1, 'buffer_size': 10_000,
+              'fill_buffer': 1000, 'batch_size': 100, 'learning_rate': 1e-3,
+              'num_epochs': 1, 'gamma': 0.99, 'polyak': 0.95,
+              'exploration_noise': 0.3, 'target_noise': 0.2,
+              'target_noise_clip': 0.5, 'policy_delay': 2,
+              'normalize_observations': False,
+              'actor_kwargs': {'activation': 'relu'},
+              'critic_kwargs': {'activation': 'relu'},
+              'total_timesteps': steps, 'eval_freq': steps,
+              'skip_initial_evaluation': True})),
+  }, repeats, run)
+  peer_runs.ratios(runs, 'ours', 'steps_per_second', ('rejax',), 'speed')
+  return {'setting': f'64-64 ReLU networks, batch 100, one critic step per '
+                     f'environment step after 1000 random ones, the actor '
+                     f'and targets (τ 0.05) every second, lr 1e-3, '
+                     f'exploration noise 0.3, target noise 0.2 clipped at '
+                     f'0.5, {steps} steps',
+          **scaling_benchmarks.summary(runs)}
+
+
+def suites(root: str, flags_values: Any, run: scaling_benchmarks.Runner
+          ) -> Dict[str, Callable[[], Any]]:
+  """The suites of this module, by name, bound to their flag values."""
+  f = flags_values
+  return {
+      'peers_pqn_cartpole': lambda: pqn_cartpole(root, f.seeds, run),
+      'peers_sac_pendulum': lambda: sac_pendulum(root, f.seeds, run,
+                                                 f.sac_steps),
+      'peers_dqn_cartpole': lambda: dqn_cartpole(root, f.seeds, run),
+      'peers_td3_pendulum': lambda: td3_pendulum(root, f.seeds, run),
+  }
