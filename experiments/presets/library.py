@@ -188,22 +188,26 @@ GYMNAX = (
            default=True,
            source='CleanRL ppo.py classic-control defaults (as '
            'ppo_gymnax_cartpole); measured by python -m '
-           'experiments.reproductions --only=ppo/gymnax:Acrobot-v1'),
+           'experiments.reproductions --only=ppo/gymnax:Acrobot-v1',
+           result='greedy return -82.68 / -85.5 / -85.44 (seeds 0-2)'),
     Preset('ppo_breakout_minatar', 'ppo', 'gymnax:Breakout-MinAtar',
            _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
            num_steps=10_000_000, default=True,
            source=_PUREJAXRL_MINATAR_SOURCE + 'python -m '
            'experiments.benchmark --suites=breakout_minatar'),
 ) + tuple(
-    # The same setting on MinAtar's other games (not Seaquest, which
-    # gymnax leaves unfinished).
+    # The same setting on the other MinAtar games the gymnax README gives
+    # PPO results for (docs/benchmarks/reproductions.md).
     Preset(f'ppo_{name}_minatar', 'ppo', f'gymnax:{game}-MinAtar',
            _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
            num_steps=10_000_000, default=True,
            source=_PUREJAXRL_MINATAR_SOURCE + 'python -m '
-           f'experiments.reproductions --only=ppo/gymnax:{game}-MinAtar')
-    for name, game in (('asterix', 'Asterix'), ('freeway', 'Freeway'),
-                       ('space_invaders', 'SpaceInvaders')))
+           f'experiments.reproductions --only=ppo/gymnax:{game}-MinAtar',
+           result=f'greedy return {result} (seeds 0-2)')
+    for name, game, result in (
+        ('asterix', 'Asterix', '6.72 / 8.77 / 7.13'),
+        ('freeway', 'Freeway', '57.96 / 59.21 / 59.49'),
+        ('space_invaders', 'SpaceInvaders', '185.9 / 188.25 / 173.39')))
 
 # Continuous control: gymnax's Pendulum-v1, solved at a greedy
 # return of about -200. Measured by the learning benchmark's command.
