@@ -9,7 +9,8 @@ numerics of each agent are exactly those of the chain it used to build by
 hand.
 """
 
-from typing import Optional, Union
+import dataclasses
+from typing import Any, Dict, Optional, Union
 
 import optax
 
@@ -22,6 +23,52 @@ def linear_decay(learning_rate: float, decay_steps: int) -> optax.Schedule:
   if decay_steps < 1:
     raise ValueError(f'decay_steps must be >= 1; got {decay_steps!r}.')
   return optax.linear_schedule(learning_rate, 0.0, decay_steps)
+
+
+def fit_decay_to_budget(config: Any, num_steps: Optional[int]) -> Any:
+  """`config` with `learning_rate_decay_updates` set from a budget of
+  `num_steps` environment steps when its `anneal_learning_rate` asks for
+  it (the `AgentEntry.fit_to_budget` of agents that update on batches of
+  `unroll_length * batch_size` steps: PPO, PQN).
+
+  Raises:
+    ValueError: annealing without a step budget, or with another
+      `learning_rate_decay_updates` given by hand.
+  """
+  if not config.anneal_learning_rate:
+    return config
+  name = type(config).__name__
+  if num_steps is None:
+    raise ValueError(f'{name}.anneal_learning_rate needs a budget in '
+                     'environment steps (--num_steps).')
+  updates = -(-num_steps // (config.unroll_length * config.batch_size))
+  if config.learning_rate_decay_updates not in (None, updates):
+    raise ValueError(
+        f'{name}.anneal_learning_rate sets learning_rate_decay_updates '
+        f'to {updates} for {num_steps} steps; got '
+        f'learning_rate_decay_updates={config.learning_rate_decay_updates} '
+        f'too. Give one of the two.')
+  return dataclasses.replace(config, learning_rate_decay_updates=updates)
+
+
+def decay_schedule(config: Any) -> Dict[str, int]:
+  """The environment step a learning-rate decay given by hand ends at
+  (for `AgentEntry.schedules`; one fitted to the budget by
+  `anneal_learning_rate` ends with the run)."""
+  if config.anneal_learning_rate or config.learning_rate_decay_updates is None:
+    return {}
+  return {'learning-rate decay (learning_rate_decay_updates)':
+          config.learning_rate_decay_updates * config.unroll_length *
+          config.batch_size}
+
+
+def decay_optimizer_steps(config: Any) -> Optional[int]:
+  """Optimizer steps of a config's learning-rate decay (one per minibatch
+  of each epoch of `learning_rate_decay_updates` updates); None: none."""
+  if config.learning_rate_decay_updates is None:
+    return None
+  return (config.learning_rate_decay_updates * config.num_epochs *
+          config.num_minibatches)
 
 
 def make_optimizer(learning_rate: Union[float, optax.Schedule],

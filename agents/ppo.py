@@ -57,7 +57,7 @@ class PPOConfig:
       over this many updates (e.g. total steps / (unroll · batch)).
     anneal_learning_rate: anneal the step size linearly to 0 over the
       run's step budget: the framework sets `learning_rate_decay_updates`
-      from `--num_steps` (`fit_to_budget`).
+      from `--num_steps` (`optimizers.fit_decay_to_budget`).
     discount: γ.
     gae_lambda: λ of GAE.
     clip_epsilon: ratio clipping of the surrogate.
@@ -119,38 +119,9 @@ class PPOConfig:
                                            'learning_rate_decay_updates')
 
 
-def fit_to_budget(config: PPOConfig, num_steps: Optional[int]) -> PPOConfig:
-  """`config` with `learning_rate_decay_updates` set from a budget of
-  `num_steps` environment steps when `anneal_learning_rate` asks for it.
-
-  Raises:
-    ValueError: annealing without a step budget, or with another
-      `learning_rate_decay_updates` given by hand.
-  """
-  if not config.anneal_learning_rate:
-    return config
-  if num_steps is None:
-    raise ValueError('PPOConfig.anneal_learning_rate needs a budget in '
-                     'environment steps (--num_steps).')
-  updates = -(-num_steps // (config.unroll_length * config.batch_size))
-  if config.learning_rate_decay_updates not in (None, updates):
-    raise ValueError(
-        f'PPOConfig.anneal_learning_rate sets learning_rate_decay_updates '
-        f'to {updates} for {num_steps} steps; got '
-        f'learning_rate_decay_updates={config.learning_rate_decay_updates} '
-        f'too. Give one of the two.')
-  return dataclasses.replace(config, learning_rate_decay_updates=updates)
-
-
 def schedules(config: PPOConfig) -> Dict[str, int]:
-  """The environment step each schedule ends at (`AgentEntry.schedules`):
-  a learning-rate decay given by hand (one fitted to the budget by
-  `anneal_learning_rate` ends with the run)."""
-  if config.anneal_learning_rate or config.learning_rate_decay_updates is None:
-    return {}
-  return {'learning-rate decay (learning_rate_decay_updates)':
-          config.learning_rate_decay_updates * config.unroll_length *
-          config.batch_size}
+  """The environment step each schedule ends at (`AgentEntry.schedules`)."""
+  return optimizers.decay_schedule(config)
 
 
 def batch_splits(config: PPOConfig) -> Dict[str, int]:
@@ -186,13 +157,9 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
           f'PPOConfig.num_minibatches ({config.num_minibatches}) must divide '
           f'batch_size ({config.batch_size}) with a recurrent network: its '
           f'minibatches are whole sequences.')
-  decay_steps = None  # Optimizer steps: one per minibatch of each epoch.
-  if config.learning_rate_decay_updates is not None:
-    decay_steps = (config.learning_rate_decay_updates * config.num_epochs *
-                   config.num_minibatches)
   optimizer = optimizers.make_optimizer(
       config.learning_rate, max_grad_norm=config.max_grad_norm, eps=1e-5,
-      decay_steps=decay_steps)
+      decay_steps=optimizers.decay_optimizer_steps(config))
   if config.squash_actions and not environment_spec.is_continuous:
     raise ValueError('PPOConfig.squash_actions applies to continuous '
                      'actions; this environment\'s are discrete.')

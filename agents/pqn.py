@@ -20,7 +20,7 @@ of each minibatch (`agents.minibatches`); gradients are averaged.
 """
 
 import dataclasses
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import chex
 import haiku as hk
@@ -44,7 +44,12 @@ class PQNConfig:
   """PQN hyperparameters (defaults: rejax's CartPole-v1 setting).
 
   Attributes:
-    learning_rate: Adam step size.
+    learning_rate: Adam step size (the initial one when annealed).
+    learning_rate_decay_updates: if set, anneal the step size linearly to 0
+      over this many updates.
+    anneal_learning_rate: anneal the step size linearly to 0 over the
+      run's step budget (purejaxql's MinAtar and Atari settings): the
+      framework sets `learning_rate_decay_updates` from `--num_steps`.
     discount: γ.
     td_lambda: λ of the Q(λ) targets (0: one-step Q-learning targets).
     unroll_length: steps per sequence (T).
@@ -60,6 +65,8 @@ class PQNConfig:
       terminations (as purejaxql and rejax do, to compare with them).
   """
   learning_rate: float = 3e-4
+  learning_rate_decay_updates: Optional[int] = None
+  anneal_learning_rate: bool = False
   discount: float = 0.99
   td_lambda: float = 0.9
   unroll_length: int = 128
@@ -79,6 +86,9 @@ class PQNConfig:
     config_checks.check_positive_integer(
         self, 'unroll_length', 'batch_size', 'num_epochs', 'num_minibatches',
         'epsilon_decay_steps')
+    if self.learning_rate_decay_updates is not None:
+      config_checks.check_positive_integer(self,
+                                           'learning_rate_decay_updates')
     if (self.unroll_length * self.batch_size) % self.num_minibatches:
       raise ValueError(
           f'PQNConfig.num_minibatches ({self.num_minibatches}) must divide '
@@ -88,7 +98,8 @@ class PQNConfig:
 
 def schedules(config: PQNConfig) -> Dict[str, int]:
   """The environment step each schedule ends at (`AgentEntry.schedules`)."""
-  return {'ε decay (epsilon_decay_steps)': config.epsilon_decay_steps}
+  return {'ε decay (epsilon_decay_steps)': config.epsilon_decay_steps,
+          **optimizers.decay_schedule(config)}
 
 
 def batch_splits(config: PQNConfig) -> Dict[str, int]:
@@ -128,8 +139,9 @@ def make_agent(config: PQNConfig, environment_spec: specs.EnvironmentSpec,
   the TFLite export converts).
   """
   num_actions = environment_spec.num_actions
-  optimizer = optimizers.make_optimizer(config.learning_rate,
-                                        max_grad_norm=config.max_grad_norm)
+  optimizer = optimizers.make_optimizer(
+      config.learning_rate, max_grad_norm=config.max_grad_norm,
+      decay_steps=optimizers.decay_optimizer_steps(config))
   epsilon = epsilon_greedy.schedule(config.epsilon_start, config.epsilon_end,
                                     config.epsilon_decay_steps)
   steps_per_update = config.unroll_length * config.batch_size

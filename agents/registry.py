@@ -26,6 +26,7 @@ from agents import c51
 from agents import config_checks
 from agents import dqn
 from agents import impala
+from agents import optimizers
 from agents import ppo
 from agents import pqn
 from agents import qr_dqn
@@ -161,13 +162,14 @@ _BUILT_IN = (
                batch_splits=_no_splits),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
-               fit_to_budget=ppo.fit_to_budget, title='PPO', recurrent=True,
-               batch_splits=ppo.batch_splits, schedules=ppo.schedules,
+               fit_to_budget=optimizers.fit_decay_to_budget, title='PPO',
+               recurrent=True, batch_splits=ppo.batch_splits, schedules=ppo.schedules,
                continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
                                    'mlp_gaussian_actor_critic')),
     AgentEntry('pqn', pqn.PQNConfig, network_registry.Q_VALUES,
                'mlp_layer_norm_q_values', pqn.make_agent, title='PQN',
-               batch_splits=pqn.batch_splits, schedules=pqn.schedules),
+               batch_splits=pqn.batch_splits, schedules=pqn.schedules,
+               fit_to_budget=optimizers.fit_decay_to_budget),
     AgentEntry('qr_dqn', qr_dqn.QRDQNConfig, network_registry.Q_DISTRIBUTION,
                'mlp_q_distribution', qr_dqn.make_agent, title='QR-DQN',
                batch_splits=dqn.batch_splits, schedules=dqn.schedules,
@@ -309,8 +311,8 @@ def network_entry(name: str, network: Optional[str] = None,
                  ) -> network_registry.NetworkEntry:
   """The network agent `name` uses: `network`, else its default for the
   action space and observations of `environment_spec`
-  (`networks.registry.default_network`: the conv network of its kind on
-  images). A network of the wrong kind, or one that cannot take those
+  (`networks.registry.default_network`: on images the conv twin of its
+  default, else the conv network of its kind). A network of the wrong kind, or one that cannot take those
   observations, is refused, listing the ones that fit. Without a spec, a
   `network` of any kind the agent uses is accepted, and the default is
   that of its `action_space`."""

@@ -12,6 +12,8 @@ from typing import Callable, Optional, Sequence
 import haiku as hk
 import jax
 
+from networks import mlp
+
 IMAGE_RANK = 3  # One observation is [H, W, C].
 DEFAULT_HIDDEN_SIZES = (128,)
 DEFAULT_CHANNELS = (16,)
@@ -67,3 +69,31 @@ class ConvTorso(hk.Module):
       return x
     return hk.nets.MLP(self._hidden_sizes, activation=self._activation,
                        activate_final=True)(x)
+
+
+class LayerNormConvTorso(ConvTorso):
+  """`ConvTorso` with a `mlp.LayerNorm` between each layer and its
+  activation (over a convolution's channels at each pixel, as flax's
+  `nn.LayerNorm` over the last axis): PQN's MinAtar network (purejaxql's
+  `pqn_minatar.py` with layer norm)."""
+
+  def __init__(self, hidden_sizes: Optional[Sequence[int]] = None,
+               activation: Callable[[jax.Array], jax.Array] = jax.nn.relu,
+               name: str = 'layer_norm_conv_torso', **kwargs):
+    super().__init__(hidden_sizes, activation, name=name, **kwargs)
+
+  def __call__(self, observations: jax.Array) -> jax.Array:
+    if observations.ndim != 1 + IMAGE_RANK:
+      raise ValueError(
+          f'LayerNormConvTorso needs image observations [N, H, W, C]; got '
+          f'shape {tuple(observations.shape)}.')
+    x = observations.astype('float32')
+    for i, (channels, kernel, stride) in enumerate(self._layers):
+      x = hk.Conv2D(channels, kernel, stride, padding=self._padding,
+                    name=f'conv_{i}')(x)
+      x = self._activation(mlp.LayerNorm(name=f'conv_layer_norm_{i}')(x))
+    x = hk.Flatten(preserve_dims=1)(x)
+    for i, size in enumerate(self._hidden_sizes):
+      x = hk.Linear(size, name=f'linear_{i}')(x)
+      x = self._activation(mlp.LayerNorm(name=f'layer_norm_{i}')(x))
+    return x

@@ -173,6 +173,10 @@ _BUILT_IN = (
             spec.num_actions, sizes, jax.nn.relu, conv.ConvTorso))),
     _conv_entry('conv_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes, conv.ConvTorso))),
+    # PQN's MinAtar network: MinAtar's convolution with LayerNorm.
+    _conv_entry('conv_layer_norm_q_values', Q_VALUES, lambda spec, sizes: (
+        q_network.make_q_network(spec.num_actions, sizes,
+                                 conv.LayerNormConvTorso))),
     # Return distributions (C51, QR-DQN), plain or dueling (Rainbow's).
     NetworkEntry('mlp_q_distribution', Q_DISTRIBUTION,
                  lambda spec, sizes, num_atoms: q_network.make_q_network(
@@ -277,9 +281,15 @@ def is_image(observation_spec: Any) -> bool:
 
 def default_network(kind: str, observation_spec: Optional[Any],
                     fallback: str) -> str:
-  """The network an agent of `kind` gets when none is named: the conv
-  network of its kind on image observations, else `fallback` (the agent's
-  own default). `observation_spec` None (not known yet): `fallback`."""
-  if observation_spec is not None and is_image(observation_spec):
-    return IMAGE_DEFAULTS.get(kind, fallback)
-  return fallback
+  """The network an agent of `kind` gets when none is named: on image
+  observations the conv twin of `fallback` (the agent's own default,
+  `mlp_<x>` -> `conv_<x>`, e.g. PQN's LayerNorm one) where one of `kind`
+  is registered, else the conv network of its kind; on others
+  `fallback`. `observation_spec` None (not known yet): `fallback`."""
+  if observation_spec is None or not is_image(observation_spec):
+    return fallback
+  if fallback.startswith('mlp_'):
+    twin = 'conv_' + fallback[len('mlp_'):]
+    if twin in _ENTRIES.names() and _ENTRIES.get(twin).kind == kind:
+      return twin
+  return IMAGE_DEFAULTS.get(kind, fallback)

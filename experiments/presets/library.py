@@ -307,12 +307,28 @@ DQN_CLASSIC_CONTROL = (
 # PQN: rejax's CartPole-v1 setting (its configs/gymnax/cartpole.yaml),
 # which the agent's defaults are: 16 envs x 128 steps, 5 epochs x 16
 # minibatches, lr 3e-4, λ 0.9, ε 1 → 0.05 over half the budget.
+# purejaxql's MinAtar setting (config/alg/pqn_minatar.yaml): 128 envs x 32
+# steps, 2 epochs x 32 minibatches, lr 5e-4 annealed, λ 0.65, ε 1 → 0.05
+# over the first tenth of 10M steps, MinAtar's convolution with LayerNorm.
+_PUREJAXQL_MINATAR = {'batch_size': 128, 'unroll_length': 32,
+                      'num_epochs': 2, 'num_minibatches': 32,
+                      'learning_rate': 5e-4, 'anneal_learning_rate': True,
+                      'td_lambda': 0.65, 'epsilon_decay_steps': 1_000_000}
 PQN = (
     Preset('pqn_gymnax_cartpole', 'pqn', 'gymnax:CartPole-v1', {},
            num_steps=524_288, default=True,
            source='rejax configs/gymnax/cartpole.yaml (pqn); measured by '
            'python -m experiments.benchmark --suites=peers_pqn_cartpole'),
-)
+) + tuple(
+    Preset(f'pqn_{name}_minatar', 'pqn', f'gymnax:{game}-MinAtar',
+           _PUREJAXQL_MINATAR, network='conv_layer_norm_q_values',
+           num_steps=10_000_000, default=True,
+           source='purejaxql config/alg/pqn_minatar.yaml; measured by '
+           f'python -m experiments.reproductions --only=pqn/gymnax:{game}-'
+           'MinAtar')
+    for name, game in (('breakout', 'Breakout'), ('asterix', 'Asterix'),
+                       ('freeway', 'Freeway'),
+                       ('space_invaders', 'SpaceInvaders')))
 
 # A policy with memory for gymnax's MemoryChain (remember the first
 # observation's context until the query at the end).

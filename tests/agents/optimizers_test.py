@@ -9,6 +9,8 @@ import numpy as np
 import optax
 
 from agents import optimizers
+from agents import ppo
+from agents import pqn
 
 
 def _steps(optimizer, grads_sequence, params=None):
@@ -105,6 +107,44 @@ class MakeOptimizerTest(parameterized.TestCase):
   def test_bad_settings_are_named(self, kwargs, message):
     with self.assertRaisesRegex(ValueError, message):
       optimizers.make_optimizer(**{'learning_rate': 0.1, **kwargs})
+
+
+class FitDecayToBudgetTest(parameterized.TestCase):
+
+  @parameterized.named_parameters(
+      # ⌈500k / (128·4)⌉ and ⌈500k / (128·16)⌉ updates.
+      ('ppo', ppo.PPOConfig, 977),
+      ('pqn', pqn.PQNConfig, 245))
+  def test_annealing_over_the_budget(self, config_class, updates):
+    fitted = optimizers.fit_decay_to_budget(
+        config_class(anneal_learning_rate=True), 500_000)
+    self.assertEqual(fitted.learning_rate_decay_updates, updates)
+    self.assertEqual(optimizers.fit_decay_to_budget(fitted, 500_000), fitted)
+    self.assertEqual(optimizers.decay_optimizer_steps(fitted),
+                     updates * fitted.num_epochs * fitted.num_minibatches)
+    self.assertEqual(optimizers.decay_schedule(fitted), {})
+    plain = config_class()
+    self.assertIs(optimizers.fit_decay_to_budget(plain, 500_000), plain)
+    self.assertIsNone(optimizers.decay_optimizer_steps(plain))
+
+  def test_a_decay_by_hand_is_a_schedule_in_environment_steps(self):
+    config = pqn.PQNConfig(learning_rate_decay_updates=10)
+    self.assertEqual(
+        optimizers.decay_schedule(config),
+        {'learning-rate decay (learning_rate_decay_updates)': 10 * 128 * 16})
+
+  @parameterized.named_parameters(('ppo', ppo.PPOConfig),
+                                  ('pqn', pqn.PQNConfig))
+  def test_annealing_needs_a_step_budget_and_no_other_decay(
+      self, config_class):
+    name = config_class.__name__
+    with self.assertRaisesRegex(ValueError, f'{name}.*needs a budget'):
+      optimizers.fit_decay_to_budget(
+          config_class(anneal_learning_rate=True), None)
+    with self.assertRaisesRegex(ValueError, 'Give one of the two'):
+      optimizers.fit_decay_to_budget(
+          config_class(anneal_learning_rate=True,
+                       learning_rate_decay_updates=3), 100_000)
 
 
 if __name__ == '__main__':

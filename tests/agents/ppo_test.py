@@ -102,23 +102,5 @@ class PPOTest(parameterized.TestCase):
       ppo.PPOConfig(**kwargs)
 
 
-class FitToBudgetTest(absltest.TestCase):
-
-  def test_annealing_over_the_budget(self):
-    config = ppo.PPOConfig(anneal_learning_rate=True)
-    fitted = ppo.fit_to_budget(config, 500_000)
-    self.assertEqual(fitted.learning_rate_decay_updates, 977)  # ⌈500k/512⌉
-    self.assertEqual(ppo.fit_to_budget(fitted, 500_000), fitted)
-    plain = ppo.PPOConfig()
-    self.assertIs(ppo.fit_to_budget(plain, 500_000), plain)
-
-  def test_annealing_needs_a_step_budget_and_no_other_decay(self):
-    with self.assertRaisesRegex(ValueError, 'needs a budget'):
-      ppo.fit_to_budget(ppo.PPOConfig(anneal_learning_rate=True), None)
-    with self.assertRaisesRegex(ValueError, 'Give one of the two'):
-      ppo.fit_to_budget(ppo.PPOConfig(anneal_learning_rate=True,
-                                      learning_rate_decay_updates=5), 10_000)
-
-
 if __name__ == '__main__':
   absltest.main()

@@ -64,12 +64,12 @@ class RegistryTest(absltest.TestCase):
                                 r"Agent 'dqn'.*kind 'q_values'.*mlp_q_values"):
       registry.network_entry('dqn', 'mlp_policy')
 
-  def test_image_observations_get_the_conv_network_of_the_agents_kind(self):
+  def test_image_observations_get_the_conv_twin_of_the_agents_network(self):
     spec = _image_spec()
     for name, expected in (('a2c', 'conv_actor_critic'),
                            ('dqn', 'conv_q_values'),
                            ('ppo', 'conv_actor_critic'),
-                           ('pqn', 'conv_q_values'),
+                           ('pqn', 'conv_layer_norm_q_values'),
                            ('reinforce', 'conv_policy')):
       self.assertEqual(registry.network_entry(name, None, spec).name,
                        expected)

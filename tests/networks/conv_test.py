@@ -87,6 +87,38 @@ class ConvTorsoTest(absltest.TestCase):
       _torso(padding='FULL').init(jax.random.PRNGKey(0), _images(1))
 
 
+class LayerNormConvTorsoTest(absltest.TestCase):
+
+  def test_normalises_each_pixel_and_the_dense_layer_before_activating(self):
+    identity = lambda y: y
+    net = hk.without_apply_rng(hk.transform(
+        lambda x: conv.LayerNormConvTorso(hidden_sizes=(),
+                                          activation=identity)(x)))
+    images = _images(3)
+    params = net.init(jax.random.PRNGKey(0), images)
+    # 8x8 pixels of 16 channels, each pixel's channels mean 0, std 1.
+    features = net.apply(params, images).reshape(3, 8, 8, 16)
+    np.testing.assert_allclose(features.mean(-1), 0.0, atol=1e-5)
+    np.testing.assert_allclose(features.std(-1), 1.0, atol=1e-3)
+    dense = hk.without_apply_rng(hk.transform(
+        lambda x: conv.LayerNormConvTorso(activation=identity)(x)))
+    out = dense.apply(dense.init(jax.random.PRNGKey(0), images), images)
+    self.assertEqual(out.shape, (3, 128))
+    np.testing.assert_allclose(out.std(-1), 1.0, atol=1e-3)
+
+  def test_same_layers_as_minatars_network_plus_the_norms(self):
+    net = hk.without_apply_rng(hk.transform(
+        lambda x: conv.LayerNormConvTorso()(x)))
+    params = net.init(jax.random.PRNGKey(0), _images(1))
+    self.assertEqual(
+        _num_params(params),
+        (3 * 3 * 4 * 16 + 16) + 2 * 16 + (1024 * 128 + 128) + 2 * 128)
+    out = net.apply(params, _images(4))
+    self.assertTrue(bool(jnp.all(out >= 0)))  # ReLU after the last norm.
+    with self.assertRaisesRegex(ValueError, r'\[N, H, W, C\].*\(2, 64\)'):
+      net.init(jax.random.PRNGKey(0), jnp.zeros((2, 64)))
+
+
 class ConvHeadsTest(absltest.TestCase):
   """The heads of `policy`, `q_network` and `actor_critic` on the conv."""
 

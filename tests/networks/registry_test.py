@@ -44,8 +44,8 @@ class NetworkRegistryTest(absltest.TestCase):
                       'gru_actor_critic', 'gru_actor_critic_relu_heads',
                       'gru_policy', 'lstm_actor_critic', 'lstm_policy'])
     self.assertEqual(registry.names(registry.Q_VALUES),
-                     ('conv_dueling_q_values', 'conv_q_values',
-                      'mlp_dueling_q_values', 'mlp_layer_norm_q_values',
+                     ('conv_dueling_q_values', 'conv_layer_norm_q_values',
+                      'conv_q_values', 'mlp_dueling_q_values', 'mlp_layer_norm_q_values',
                       'mlp_q_values'))
     self.assertEqual(registry.names(registry.Q_DISTRIBUTION),
                      ('conv_dueling_q_distribution', 'conv_q_distribution',
@@ -108,6 +108,23 @@ class NetworkRegistryTest(absltest.TestCase):
                        conv_name)
       self.assertEqual(registry.get(conv_name).kind, kind)
 
+  def test_images_take_the_conv_twin_of_the_agents_default(self):
+    image = _image_spec().observations
+    # PQN's LayerNorm MLP has a LayerNorm conv twin; the dueling MLP's
+    # twin exists too; a default without a twin of its kind falls back.
+    for fallback, chosen in (
+        ('mlp_layer_norm_q_values', 'conv_layer_norm_q_values'),
+        ('mlp_dueling_q_values', 'conv_dueling_q_values'),
+        ('mlp_q_values', 'conv_q_values')):
+      self.assertEqual(
+          registry.default_network(registry.Q_VALUES, image, fallback),
+          chosen)
+    self.assertEqual(registry.default_network(
+        registry.ACTOR_CRITIC, image, 'mlp_separate_actor_critic'),
+                     'conv_actor_critic')
+    self.assertEqual(registry.default_network(
+        registry.ACTOR_CRITIC, image, 'mlp_q_values'), 'conv_actor_critic')
+
   def test_other_observations_keep_the_fallback(self):
     for shape in ((5,), (8, 8), (2, 3, 4, 5)):
       observations = dm_specs.Array(shape, np.float32)
@@ -147,7 +164,8 @@ class NetworkRegistryTest(absltest.TestCase):
   def test_wrong_kind_names_both_kinds(self):
     with self.assertRaisesRegex(
         ValueError, r"'mlp_policy' is of kind 'policy'; kind 'q_values'.*"
-        r'Valid names: conv_dueling_q_values, conv_q_values, '
+        r'Valid names: conv_dueling_q_values, conv_layer_norm_q_values, '
+        r'conv_q_values, '
         r'mlp_dueling_q_values, mlp_layer_norm_q_values, mlp_q_values'):
       registry.get('mlp_policy', registry.Q_VALUES)
 
