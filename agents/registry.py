@@ -91,6 +91,9 @@ class AgentEntry:
     network_options: `config -> {option: value}` its network is built
       with beyond the environment and widths (C51's `num_atoms`); None:
       none.
+    learns_from_stale_actors: it corrects for actors acting with params
+      some updates old (IMPALA's V-trace), so the Python loop may run its
+      actors ahead of the learner (`--actor_thread`).
   """
   name: str
   config_class: type
@@ -109,6 +112,7 @@ class AgentEntry:
   eval_epsilon: float = 0.05
   recurrent: bool = False
   network_options: Optional[Callable[[Any], Mapping[str, Any]]] = None
+  learns_from_stale_actors: bool = False
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -159,7 +163,7 @@ _BUILT_IN = (
                eval_epsilon=0.05),
     AgentEntry('impala', impala.IMPALAConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', impala.make_agent, title='IMPALA',
-               batch_splits=_no_splits),
+               batch_splits=_no_splits, learns_from_stale_actors=True),
     AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
                'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
                fit_to_budget=optimizers.fit_decay_to_budget, title='PPO',
@@ -256,6 +260,17 @@ def traced_config(config: Any, values: Mapping[str, Any]) -> Any:
   for key, value in values.items():
     object.__setattr__(copy, key, value)
   return copy
+
+
+def check_stale_actors(name: str, setting: str) -> None:
+  """Refuses `setting` (which runs actors ahead of the learner) for agent
+  `name` unless it `learns_from_stale_actors`, naming the agents that do."""
+  if not get(name).learns_from_stale_actors:
+    able = [n for n in names() if get(n).learns_from_stale_actors]
+    raise ValueError(
+        f'{setting}: agent {name!r} does not correct for actors whose params '
+        f'are updates old; agents that do: {", ".join(able)}. Use one of '
+        f'them, or leave {setting} unset.')
 
 
 def fit_to_budget(name: str, config: Any, num_steps: Optional[int]) -> Any:

@@ -147,6 +147,12 @@ flags.DEFINE_integer(
     'that number). Python loop: any number (default 1), one batched act '
     'per step; a resumed run restarts them on fresh episodes.',
     lower_bound=1)
+flags.DEFINE_bool(
+    'actor_thread', False, 'Python loop: act in a thread of its own that '
+    'runs ahead of the learner, handing it batches through a queue '
+    '(IMPALA\'s Sebulba pattern; agents that correct stale actors: '
+    'impala). Each update logs actor_lag, the updates since the params '
+    'that acted its batch.')
 flags.DEFINE_integer(
     'num_seeds', 1, 'Compiled loop: train seeds --seed … --seed+K-1 side by '
     'side in one program, sharded over the local devices; each gets '
@@ -208,8 +214,8 @@ FLAG_GROUPS = {
                                 'log_every_episodes', 'checkpoint_every_seconds',
                                 'checkpoint_every_updates', 'progress',
                                 'wandb_project'),
-    'Speed': ('loop', 'num_envs', 'num_seeds', 'devices_per_seed',
-              'updates_per_chunk'),
+    'Speed': ('loop', 'num_envs', 'actor_thread', 'num_seeds',
+              'devices_per_seed', 'updates_per_chunk'),
     'Multi-host': ('coordinator_address', 'num_processes', 'process_id'),
 }
 

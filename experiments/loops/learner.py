@@ -18,9 +18,12 @@ def max_abs(tree) -> jax.Array:
 class Learner:
   """Applies `agent.update` under `jax.jit` to batches of trajectories."""
 
-  def __init__(self, agent: agent_lib.Agent, state):
+  def __init__(self, agent: agent_lib.Agent, state, donate: bool = True):
+    """`donate`: let each update reuse the old state's buffers; False where
+    params taken from it may still be in use (actors in another thread)."""
     self._agent = agent
-    self._update = jax.jit(agent.update, donate_argnums=0)
+    self._update = jax.jit(agent.update,
+                           donate_argnums=0 if donate else ())
     self._state = state
 
   def step(self, trajectory: agent_lib.Trajectory) -> agent_lib.Metrics:

@@ -26,10 +26,12 @@ Where `advance` stops and what a checkpoint holds:
     (and unrolls) in progress are dropped, their steps stay counted, and no
     trajectory joins two episodes. So it trains on correctly but differs
     from an uninterrupted run (it warns once).
+  * With `actor_thread`, as N > 1 (N = 1 too), after the learner has
+    learned every batch the actors queued (`loops.actor_thread`).
 """
 
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from absl import logging
 import dm_env
@@ -37,8 +39,8 @@ import jax
 import numpy as np
 
 from agents import agent as agent_lib
-from environments import episode_streams
 from experiments.loops import actor as actor_lib
+from experiments.loops import actor_thread as actor_thread_lib
 from experiments.loops import batchers
 from experiments.loops import environment_loop
 from experiments.loops import evaluation
@@ -46,11 +48,11 @@ from experiments.loops import evaluation_stream
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
 from experiments.loops import seeding
+from experiments.loops import training_environments
 from experiments.loops import vector_batchers
 from experiments.loops import vector_environment_loop
 
-# (environment seed) -> a seeded dm_env environment.
-EnvironmentFactory = Callable[[int], dm_env.Environment]
+EnvironmentFactory = training_environments.EnvironmentFactory
 _max_abs = jax.jit(learner_lib.max_abs)
 
 
@@ -85,17 +87,25 @@ class PythonTraining:
   def __init__(self, agent: agent_lib.Agent,
                make_environment: EnvironmentFactory, seed: int,
                log_every_episodes: int = 250, num_envs: int = 1,
-               eval_protocol: evaluation.Protocol = evaluation.GREEDY):
+               eval_protocol: evaluation.Protocol = evaluation.GREEDY,
+               actor_thread: bool = False):
     """`log_every_episodes`: `advance` returns at least at each multiple of
     it (the logging interval; 0: none). `num_envs`: environments stepped
-    side by side, one batched act per step (evaluations too)."""
+    side by side, one batched act per step (evaluations too).
+    `actor_thread`: act in a thread ahead of the learner
+    (`loops.actor_thread`)."""
     if num_envs < 1:
       raise ValueError(f'num_envs must be >= 1; got {num_envs}.')
     self._num_envs = num_envs
+    self._actor_thread = actor_thread
+    # N environments stepped together: N > 1, or any N in a thread.
+    self._vectorised = num_envs > 1 or actor_thread
     self._agent = agent
     self._eval_protocol = eval_protocol
     self._log_every_episodes = log_every_episodes
     self._make_environment = make_environment
+    self._environments = training_environments.TrainingEnvironments(
+        make_environment, seed, num_envs)
     self._seed = seed
     learner_key, actor_key = jax.random.split(jax.random.PRNGKey(seed))
     self._initial = {
@@ -103,18 +113,20 @@ class PythonTraining:
         # a second of a short run).
         'learner': jax.jit(agent.init)(learner_key), 'actor_key': actor_key,
         'counters': {k: np.zeros((), np.int64) for k in interface.COUNTERS}}
-    if num_envs > 1:
+    if self._vectorised:
       self._initial['episodes_started'] = np.zeros(num_envs, np.int64)
     self._counters = {k: 0 for k in interface.COUNTERS}
     self._restored_batch: Optional[Dict[str, Any]] = None  # Until `_start`.
     self._eval_episodes = 0  # Played of the evaluation stream.
-    self._warned = False
     self._loop: Optional[environment_loop.EnvironmentLoop] = None
     # N > 1: the loop of N environments, and whether a step of it began
     # and did not finish (then nothing is consistent enough to save).
     self._vector: Optional[vector_environment_loop.VectorEnvironmentLoop] = (
         None)
     self._stepping = False
+    self._threaded: Optional[Tuple[actor_thread_lib.ActorThread,
+                                   actor_thread_lib.BatchQueue,
+                                   actor_thread_lib.QueueLearner]] = None
     self._learner: Optional[learner_lib.Learner] = None
     self._actor: Optional[Union[actor_lib.Actor,
                                 actor_lib.BatchedActor]] = None
@@ -142,7 +154,7 @@ class PythonTraining:
   def _in_episode(self) -> bool:
     """Whether an episode (N = 1) or a step (N > 1) began uncounted (it was
     interrupted): learner, batcher and environments are part-way in it."""
-    if self._num_envs > 1:
+    if self._vectorised:
       return self._stepping
     return (self._actor is not None and
             self._actor.next_episode != self._counters['episodes'])
@@ -159,7 +171,7 @@ class PythonTraining:
     state = {'learner': learner, 'actor_key': key,
              'counters': {k: np.asarray(v, np.int64)
                           for k, v in self._counters.items()}}
-    if self._num_envs > 1:
+    if self._vectorised:
       state['episodes_started'] = np.asarray(
           self._initial['episodes_started'] if self._vector is None
           else self._vector.resume_started(), np.int64)
@@ -185,7 +197,7 @@ class PythonTraining:
       logging.warning('Resuming without host state (a checkpoint written '
                       'before it was saved): a part-filled batch is lost, '
                       'so the run differs from an uninterrupted one.')
-    if self._num_envs > 1 and self._counters['env_steps']:
+    if self._vectorised and self._counters['env_steps']:
       logging.warning(
           'Resuming %d environments: their episodes in progress at the '
           'checkpoint are dropped (counted as played) and each starts a '
@@ -204,54 +216,15 @@ class PythonTraining:
   def compile(self) -> float:
     return 0.0
 
-  def _environment_at(self, stream: int, episode: int,
-                      fallback: int) -> dm_env.Environment:
-    """An environment whose next episode is `episode` of seed `stream`; one
-    seeded with `fallback` where episodes are not addressable."""
-    environment = self._make_environment(stream)
-    if episode == 0:
-      return environment
-    if isinstance(environment, episode_streams.EpisodeStream):
-      environment.seek(stream, episode)
-      return environment
-    self._warn_unaddressable(environment)
-    if fallback != stream:
-      environment.close()
-      environment = self._make_environment(fallback)
-    return environment
-
-  def _warn_unaddressable(self, environment: dm_env.Environment) -> None:
-    if not self._warned:
-      self._warned = True
-      logging.warning(
-          '%s cannot start at a given episode (it is no '
-          'environments.episode_streams.EpisodeStream), so the resumed run '
-          'plays other episodes than an uninterrupted one would.',
-          type(environment).__name__)
-
-  def _training_environment(self, index: int, stream: int,
-                            started: np.ndarray) -> dm_env.Environment:
-    """Environment `index` of N: an EpisodeStream plays `stream` (the loop
-    seeks its episodes); any other is seeded by its next episode number."""
-    environment = self._make_environment(stream)
-    if isinstance(environment, episode_streams.EpisodeStream):
-      return environment
-    if started.any():
-      self._warn_unaddressable(environment)
-    seed = seeding.environment_seed(
-        self._seed, seeding.TRAIN, int(started[index]) * self._num_envs + index)
-    if seed != stream:
-      environment.close()
-      environment = self._make_environment(seed)
-    return environment
-
   def _start_vector(self) -> None:
     """N environments, batched actor, batcher and learner from the state."""
     started = np.asarray(self._initial['episodes_started'], np.int64)
     stream = seeding.environment_seed(self._seed, seeding.TRAIN, 0)
-    environments = [self._training_environment(i, stream, started)
+    environments = [self._environments.of_vector(i, stream, started)
                     for i in range(self._num_envs)]
-    self._learner = learner_lib.Learner(self._agent, self._initial['learner'])
+    # Actors in another thread may still act with params of an old state.
+    self._learner = learner_lib.Learner(self._agent, self._initial['learner'],
+                                        donate=not self._actor_thread)
     self._actor = actor_lib.BatchedActor(self._agent, self._learner.params,
                                          self._initial['actor_key'])
     self._batcher = vector_batchers.make_batcher(self._agent.data,
@@ -259,14 +232,21 @@ class PythonTraining:
     if self._restored_batch is not None:
       self._batcher.restore(self._restored_batch)
       self._restored_batch = None
+    learner = self._learner
+    if self._actor_thread:
+      queue = actor_thread_lib.BatchQueue(actor_thread_lib.DEFAULT_CAPACITY)
+      learner = actor_thread_lib.QueueLearner(
+          queue, self._learner.params, self._counters['updates'])
     self._vector = vector_environment_loop.VectorEnvironmentLoop(
-        environments, stream, self._actor, self._learner, self._batcher,
-        started)
+        environments, stream, self._actor, learner, self._batcher, started)
+    if self._actor_thread:
+      self._threaded = (actor_thread_lib.ActorThread(self._vector, queue),
+                        queue, learner)
 
   def _start(self) -> None:
     """Environment, actor, batcher and learner from the current state."""
     episodes = self._counters['episodes']
-    self._environment = self._environment_at(
+    self._environment = self._environments.at(
         seeding.environment_seed(self._seed, seeding.TRAIN, 0), episodes,
         fallback=seeding.environment_seed(self._seed, seeding.TRAIN,
                                           episodes))
@@ -292,7 +272,7 @@ class PythonTraining:
       targets = targets._replace(
           episodes=log_point if targets.episodes is None
           else min(log_point, targets.episodes))
-    if self._num_envs > 1:
+    if self._vectorised:
       return self._advance_vector(targets, progress)
     if self._loop is None:
       self._start()
@@ -333,6 +313,16 @@ class PythonTraining:
     `progress` comes at the steps where episodes end or updates happen."""
     if self._vector is None:
       self._start_vector()
+    if self._threaded is not None:
+      start, steps_before = time.perf_counter(), self._counters['env_steps']
+      returns, lengths, metrics = actor_thread_lib.advance(
+          *self._threaded, self._learner, self._counters, targets,
+          progress and (lambda: progress(self.counters())))
+      if progress is not None:
+        progress(self.counters())
+      return [_row(returns, lengths,
+                   self._counters['env_steps'] - steps_before,
+                   time.perf_counter() - start, metrics)]
     never = float('inf')
     limits = {key: never if getattr(targets, key) is None
               else getattr(targets, key) for key in interface.COUNTERS}
@@ -371,7 +361,7 @@ class PythonTraining:
     if self._evaluations is None:
       self._evaluations = evaluation_stream.EvaluationStream(
           self._agent, seeding.environment_seed(self._seed, seeding.EVAL),
-          self._make_environment, self._environment_at, self._num_envs,
+          self._make_environment, self._environments.at, self._num_envs,
           self._eval_episodes, self._eval_protocol)
     result = self._evaluations.play(self._params(), num_episodes)
     self._eval_episodes = self._evaluations.played

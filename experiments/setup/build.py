@@ -262,7 +262,8 @@ def make_loop(built: Built) -> interface.TrainingLoop:
                                           config.seed,
                                           config.log_every_episodes,
                                           num_envs=config.num_envs or 1,
-                                          eval_protocol=eval_protocol(config))
+                                          eval_protocol=eval_protocol(config),
+                                          actor_thread=config.actor_thread)
   core = env_registry.make_functional(config.env, **config.env_kwargs)
 
   def lane_agent(values):

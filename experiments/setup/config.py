@@ -104,6 +104,10 @@ class ExperimentConfig:
       must divide. Python loop: any number, None means 1; N > 1 acts in all
       N with one batched call per step (a resumed run restarts them on
       fresh episodes, `loops.python_training`).
+    actor_thread: Python loop: act in a thread of its own, ahead of the
+      learner through a queue of batches (Sebulba), for agents that
+      correct stale actors (`AgentEntry.learns_from_stale_actors`); each
+      update logs its `actor_lag` (`loops.actor_thread`).
     num_seeds: independent runs, seeds `seed … seed + num_seeds - 1`,
       trained side by side in one program (compiled loop).
     devices_per_seed: devices one seed's environments and batch are split
@@ -152,6 +156,7 @@ class ExperimentConfig:
   export_tflite: bool = True
   loop: Optional[str] = None
   num_envs: Optional[int] = None
+  actor_thread: bool = False
   num_seeds: int = 1
   devices_per_seed: int = 1
   updates_per_chunk: Optional[int] = None
@@ -281,6 +286,11 @@ class ExperimentConfig:
     for name in ('num_seeds', 'devices_per_seed'):
       if getattr(self, name) < 1:
         raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
+    if self.actor_thread and self.loop != 'python':
+      raise ValueError('actor_thread needs loop=python: the compiled loop '
+                       'acts and learns in one program. Use loop=python.')
+    if self.actor_thread:
+      agent_registry.check_stale_actors(self.agent, 'actor_thread')
     if self.loop == 'python':
       for name, default in (('num_seeds', 1), ('devices_per_seed', 1),
                             ('updates_per_chunk', None)):

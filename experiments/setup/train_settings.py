@@ -71,6 +71,7 @@ class TrainSettings:
   wandb_project: Optional[str] = None
   loop: Optional[str] = None
   num_envs: Optional[int] = None
+  actor_thread: bool = False
   num_seeds: int = 1
   devices_per_seed: int = 1
   updates_per_chunk: Optional[int] = None
@@ -200,6 +201,7 @@ def _config(settings: TrainSettings, agent_config: Any,
       export_tflite=settings.export_tflite,
       loop=settings.loop,
       num_envs=settings.num_envs or preset_envs,
+      actor_thread=settings.actor_thread,
       num_seeds=settings.num_seeds,
       devices_per_seed=settings.devices_per_seed,
       updates_per_chunk=settings.updates_per_chunk,

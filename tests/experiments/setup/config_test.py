@@ -38,6 +38,19 @@ class ExperimentConfigTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, 'export_check_episodes'):
       config_lib.ExperimentConfig(env='catch', export_check_episodes=0)
 
+  def test_actor_thread_needs_the_python_loop_and_a_correcting_agent(self):
+    config_lib.ExperimentConfig(agent='impala', env='catch', loop='python',
+                                actor_thread=True)
+    with self.assertRaisesRegex(ValueError,
+                                'actor_thread needs loop=python.*Use '):
+      config_lib.ExperimentConfig(agent='impala', env='catch',
+                                  actor_thread=True)
+    with self.assertRaisesRegex(
+        ValueError, r"actor_thread: agent 'ppo' does not correct .*agents "
+        r'that do: impala\. Use one of them, or leave actor_thread unset'):
+      config_lib.ExperimentConfig(agent='ppo', env='catch', loop='python',
+                                  actor_thread=True)
+
   def test_needs_a_budget(self):
     with self.assertRaisesRegex(ValueError, 'budget'):
       config_lib.ExperimentConfig(num_episodes=None, num_steps=None)
