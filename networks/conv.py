@@ -5,12 +5,20 @@ The default follows MinAtar's reference network (Young & Tian, 2019): one
 reference's PyTorch `Conv2d` without padding: 10x10 -> 8x8), ReLU, then one
 128-unit dense layer (`DEFAULT_HIDDEN_SIZES`). The heads (logits, values,
 Q-values) go on top, as on `mlp.MLPTorso`.
+
+Each convolution is computed as image patches times one matrix
+(`PatchConv2D`): XLA on a CPU runs a convolution's gradient several times
+slower inside a loop body (the scan over minibatches of every update)
+than alone, where a matrix product's is not; same parameters and
+arithmetic as `hk.Conv2D` up to float rounding.
 """
 
 from typing import Callable, Optional, Sequence
 
 import haiku as hk
 import jax
+import jax.numpy as jnp
+import numpy as np
 
 from networks import mlp
 
@@ -20,6 +28,55 @@ DEFAULT_CHANNELS = (16,)
 DEFAULT_KERNEL_SIZES = (3,)
 DEFAULT_STRIDES = (1,)
 DEFAULT_PADDING = 'VALID'
+
+
+def image_patches(images: jax.Array, kernel: int, stride: int,
+                  padding: str) -> jax.Array:
+  """`[N, H', W', kernel·kernel·C]`: each output position's `kernel` x
+  `kernel` window of `images` `[N, H, W, C]`, in (row, column, channel)
+  order (that of an `[kh, kw, C, out]` kernel flattened), for a
+  convolution with `stride` and `padding` ('VALID', or 'SAME' padded as
+  XLA pads: the extra row or column after)."""
+  _, height, width, _ = images.shape
+  if padding == 'SAME':
+    out_h, out_w = -(-height // stride), -(-width // stride)
+    pad_h = max((out_h - 1) * stride + kernel - height, 0)
+    pad_w = max((out_w - 1) * stride + kernel - width, 0)
+    images = jnp.pad(images, ((0, 0), (pad_h // 2, pad_h - pad_h // 2),
+                              (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
+  else:
+    out_h = (height - kernel) // stride + 1
+    out_w = (width - kernel) // stride + 1
+  return jnp.concatenate(
+      [images[:, i:i + (out_h - 1) * stride + 1:stride,
+              j:j + (out_w - 1) * stride + 1:stride, :]
+       for i in range(kernel) for j in range(kernel)], axis=-1)
+
+
+class PatchConv2D(hk.Module):
+  """A 2-D convolution as `image_patches` times the kernel: `hk.Conv2D`'s
+  parameters (`w` `[k, k, C, channels]` with its initialiser, `b`) and
+  outputs, computed by one matrix product (see the module docstring)."""
+
+  def __init__(self, channels: int, kernel: int, stride: int, padding: str,
+               name: Optional[str] = None):
+    super().__init__(name=name)
+    self._channels = channels
+    self._kernel = kernel
+    self._stride = stride
+    self._padding = padding
+
+  def __call__(self, images: jax.Array) -> jax.Array:
+    shape = (self._kernel, self._kernel, images.shape[-1], self._channels)
+    fan_in = int(np.prod(shape[:-1]))
+    w = hk.get_parameter('w', shape, images.dtype,
+                         init=hk.initializers.TruncatedNormal(
+                             stddev=1.0 / np.sqrt(fan_in)))
+    b = hk.get_parameter('b', (self._channels,), images.dtype,
+                         init=jnp.zeros)
+    patches = image_patches(images, self._kernel, self._stride,
+                            self._padding)
+    return patches @ w.reshape(fan_in, self._channels) + b
 
 
 class ConvTorso(hk.Module):
@@ -54,16 +111,19 @@ class ConvTorso(hk.Module):
     self._layers = tuple(zip(channels, kernel_sizes, strides))
     self._padding = padding
 
-  def __call__(self, observations: jax.Array) -> jax.Array:
+  def _images(self, observations: jax.Array) -> jax.Array:
+    """`observations` as float32, refused unless `[N, H, W, C]`."""
     if observations.ndim != 1 + IMAGE_RANK:
       raise ValueError(
-          f'ConvTorso needs image observations [N, H, W, C]; got shape '
-          f'{tuple(observations.shape)}.')
-    x = observations.astype('float32')
+          f'{type(self).__name__} needs image observations [N, H, W, C]; '
+          f'got shape {tuple(observations.shape)}.')
+    return observations.astype('float32')
+
+  def __call__(self, observations: jax.Array) -> jax.Array:
+    x = self._images(observations)
     for i, (channels, kernel, stride) in enumerate(self._layers):
-      x = self._activation(hk.Conv2D(channels, kernel, stride,
-                                     padding=self._padding,
-                                     name=f'conv_{i}')(x))
+      x = self._activation(PatchConv2D(channels, kernel, stride,
+                                       self._padding, name=f'conv_{i}')(x))
     x = hk.Flatten(preserve_dims=1)(x)
     if not self._hidden_sizes:
       return x
@@ -83,14 +143,10 @@ class LayerNormConvTorso(ConvTorso):
     super().__init__(hidden_sizes, activation, name=name, **kwargs)
 
   def __call__(self, observations: jax.Array) -> jax.Array:
-    if observations.ndim != 1 + IMAGE_RANK:
-      raise ValueError(
-          f'LayerNormConvTorso needs image observations [N, H, W, C]; got '
-          f'shape {tuple(observations.shape)}.')
-    x = observations.astype('float32')
+    x = self._images(observations)
     for i, (channels, kernel, stride) in enumerate(self._layers):
-      x = hk.Conv2D(channels, kernel, stride, padding=self._padding,
-                    name=f'conv_{i}')(x)
+      x = PatchConv2D(channels, kernel, stride, self._padding,
+                      name=f'conv_{i}')(x)
       x = self._activation(mlp.LayerNorm(name=f'conv_layer_norm_{i}')(x))
     x = hk.Flatten(preserve_dims=1)(x)
     for i, size in enumerate(self._hidden_sizes):

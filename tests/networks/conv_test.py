@@ -1,6 +1,8 @@
 """Tests for networks/conv.py and the conv torso under each head."""
 
 from absl.testing import absltest
+from absl.testing import parameterized
+import chex
 import haiku as hk
 import jax
 import jax.numpy as jnp
@@ -85,6 +87,33 @@ class ConvTorsoTest(absltest.TestCase):
       _torso(channels=(8, 16)).init(jax.random.PRNGKey(0), _images(1))
     with self.assertRaisesRegex(ValueError, 'padding'):
       _torso(padding='FULL').init(jax.random.PRNGKey(0), _images(1))
+
+
+class PatchConv2DTest(parameterized.TestCase):
+
+  @parameterized.parameters(
+      ('VALID', 1, 3, 10), ('SAME', 1, 3, 10), ('VALID', 2, 3, 7),
+      # SAME with an odd total padding (the extra row after), and strides
+      # that do not divide the image.
+      ('SAME', 2, 2, 7), ('SAME', 3, 3, 10), ('VALID', 3, 1, 10))
+  def test_same_params_and_outputs_as_haikus_conv(self, padding, stride,
+                                                  kernel, size):
+    images = jax.random.normal(jax.random.PRNGKey(0), (2, size, size + 1, 3))
+    ours = hk.without_apply_rng(hk.transform(
+        lambda x: conv.PatchConv2D(5, kernel, stride, padding,
+                                   name='conv')(x)))
+    theirs = hk.without_apply_rng(hk.transform(
+        lambda x: hk.Conv2D(5, kernel, stride, padding=padding,
+                            name='conv')(x)))
+    params = ours.init(jax.random.PRNGKey(1), images)
+    chex.assert_trees_all_equal(params,
+                                theirs.init(jax.random.PRNGKey(1), images))
+    params['conv']['b'] = jnp.arange(5.0)
+    chex.assert_trees_all_close(ours.apply(params, images),
+                                theirs.apply(params, images), atol=1e-5)
+    gradients = [jax.grad(lambda p, net=net: jnp.sum(
+        jnp.sin(net.apply(p, images))))(params) for net in (ours, theirs)]
+    chex.assert_trees_all_close(*gradients, atol=1e-4)
 
 
 class LayerNormConvTorsoTest(absltest.TestCase):
