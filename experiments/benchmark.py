@@ -268,7 +268,8 @@ FLAG_GROUPS = {
     'vector_python_loop and bsuite_python_loop suites': ('vector_steps',
                                                          'vector_envs'),
     'peers_* suites': ('peer_python', 'purejaxrl_source', 'minatar_steps',
-                       'sac_steps', 'python_loop_steps'),
+                       'sac_steps', 'python_loop_steps', 'purejaxql_source',
+                       'pqn_minatar_steps'),
 }
 
 
@@ -328,6 +329,12 @@ def _define_flags() -> None:
   flags.DEFINE_list('minatar_steps', ['1000000', '10000000'],
                     'peers_breakout_minatar: training steps of each '
                     'comparison.')
+  flags.DEFINE_string('purejaxql_source', None,
+                      'peers_pqn_breakout_minatar: a checkout of '
+                      'github.com/mttga/purejaxql.')
+  flags.DEFINE_integer('pqn_minatar_steps', 2_000_000,
+                       'peers_pqn_breakout_minatar: training steps per run '
+                       '(its schedules fitted to them).', lower_bound=4096)
   flags.DEFINE_integer('sac_steps', 5_000, 'peers_sac_pendulum: training '
                        'steps per run.', lower_bound=1_001)
   flags.DEFINE_integer('python_loop_steps', 40_000, 'peers_python_loop: '
@@ -348,7 +355,8 @@ def main(argv):
                            f'{", ".join(SUITES)}, compiled.')
     suites.extend(COMPILED if name == 'compiled' else [name])
   try:
-    peer_benchmarks.check_setup(f.peer_python, f.purejaxrl_source, suites)
+    peer_benchmarks.check_setup(f.peer_python, f.purejaxrl_source, suites,
+                                f.purejaxql_source)
   except peer_benchmarks.PeerSetupError as e:
     raise app.UsageError(str(e)) from e
   root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')

@@ -41,6 +41,8 @@ TABLES: Dict[str, Table] = {
     'ppo_rnn': (speed_tables.ppo_rnn, ('ppo_rnn_peers_speed.json',)),
     'pqn_cartpole': (speed_tables.pqn_cartpole,
                      ('pqn_cartpole_peers_speed.json',)),
+    'pqn_breakout_minatar': (speed_tables.pqn_breakout_minatar,
+                             ('pqn_breakout_minatar_peers_speed.json',)),
     'python_loop': (speed_tables.python_loop, ('python_loop_speed.json',)),
     'python_loop_num_envs': (speed_tables.python_loop_num_envs,
                              ('python_loop_num_envs_speed.json',)),

@@ -27,6 +27,8 @@ ours, through `scripts/peer_programs.py`; PureJaxRL is a checkout
   peers_sac_pendulum, peers_dqn_cartpole, peers_td3_pendulum,
     peers_pqn_cartpole: the RLax agent family beside rejax's
     (`experiments/rejax_benchmarks.py`).
+  peers_pqn_breakout_minatar: PQN beside purejaxql's on MinAtar
+    (`experiments/purejaxql_benchmarks.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -36,22 +38,25 @@ ours, through `scripts/peer_programs.py`; PureJaxRL is a checkout
 """
 
 import os
-from typing import Any, Callable, Dict, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from experiments import peer_runs
+from experiments import purejaxql_benchmarks
 from experiments import rejax_benchmarks
 from experiments import scaling_benchmarks
 
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
-          'peers_ppo_rnn', 'peers_python_loop') + rejax_benchmarks.SUITES
+          'peers_ppo_rnn', 'peers_python_loop') + rejax_benchmarks.SUITES + (
+              purejaxql_benchmarks.SUITES)
 
 
 class PeerSetupError(ValueError):
   """The peers' environment or PureJaxRL's checkout is missing."""
 
 
-def check_setup(peer_python: str, purejaxrl_source: str,
-                suites: Sequence[str]) -> None:
+def check_setup(peer_python: str, purejaxrl_source: Optional[str],
+                suites: Sequence[str],
+                purejaxql_source: Optional[str] = None) -> None:
   """Refuses, before any run, peer suites whose peers are not installed.
 
   Raises:
@@ -70,6 +75,12 @@ def check_setup(peer_python: str, purejaxrl_source: str,
     raise PeerSetupError(
         f'--purejaxrl_source: {purejaxrl_source!r} is no checkout of '
         f'luchris429/purejaxrl (no purejaxrl/ppo.py); clone it and pass '
+        f'its path.')
+  if set(purejaxql_benchmarks.SUITES) & set(suites) and not os.path.isfile(
+      os.path.join(purejaxql_source or '', 'purejaxql', 'pqn_minatar.py')):
+    raise PeerSetupError(
+        f'--purejaxql_source: {purejaxql_source!r} is no checkout of '
+        f'mttga/purejaxql (no purejaxql/pqn_minatar.py); clone it and pass '
         f'its path.')
 
 
@@ -196,9 +207,11 @@ def python_loop(root: str, repeats: int, run: scaling_benchmarks.Runner,
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
   """The peer suites, by name, bound to their flag values."""
   f = flags_values
-  run = peer_runs.Peers(f.peer_python, f.purejaxrl_source).run
+  run = peer_runs.Peers(f.peer_python, f.purejaxrl_source,
+                        f.purejaxql_source).run
   return {
       **rejax_benchmarks.suites(root, f, run),
+      **purejaxql_benchmarks.suites(root, f, run),
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),

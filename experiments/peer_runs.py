@@ -11,7 +11,7 @@ import os
 import subprocess
 import tempfile
 import time
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from experiments import command_benchmarks
 from experiments import scaling_benchmarks
@@ -27,9 +27,11 @@ TRAINING_ONLY = dict(eval_every_steps=0, eval_every_episodes=0,
 class Peers:
   """Runs the measurements of the peer suites (`measure`'s runner)."""
 
-  def __init__(self, peer_python: str, purejaxrl_source: str):
+  def __init__(self, peer_python: str, purejaxrl_source: Optional[str],
+               purejaxql_source: Optional[str] = None):
     self._python = peer_python
     self._source = purejaxrl_source
+    self._purejaxql_source = purejaxql_source
 
   def _peer(self, program: str, seed: int, **options: Any
            ) -> Dict[str, Any]:
@@ -69,6 +71,9 @@ class Peers:
       figures = self._peer(program, seed, source=self._source)
       figures['seconds'] = figures['process_seconds']
       return figures
+    if program == 'purejaxql_pqn_minatar':
+      return self._peer(program, seed, source=self._purejaxql_source,
+                        settings=settings['config'])
     if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):
       return self._peer(program, seed, source=self._source,
                         settings=settings['config'])

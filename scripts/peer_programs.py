@@ -4,14 +4,15 @@ Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 `.venv-peers`), never the project's: it imports PureJaxRL, rejax or SBX,
 never this project. Prints one JSON line:
 
+  python scripts/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
   python scripts/peer_programs.py purejaxrl_ppo --source=DIR --settings=JSON
   python scripts/peer_programs.py purejaxrl_ppo_rnn --source=DIR --settings=JSON
   python scripts/peer_programs.py purejaxrl_script --source=DIR
   python scripts/peer_programs.py rejax --algorithm=ppo --settings=JSON
   python scripts/peer_programs.py sbx --algorithm=ppo --settings=JSON
 
-`purejaxrl_ppo`, `purejaxrl_ppo_rnn` and `rejax` compile the program for
-one seed, then run it
+`purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
+`pqn_minatar.py`) and `rejax` compile the program for one seed, then run it
 once: compile and training seconds apart, as our suites report them.
 `purejaxrl_script` runs PureJaxRL's `ppo.py` as its author ships it (its
 `__main__`, printing muted), for the whole script's peak memory; the caller
@@ -110,6 +111,28 @@ def purejaxrl_ppo_rnn(source: str, settings: dict, seed: int) -> dict:
   return _purejaxrl(ppo_rnn.make_train, 'metric', settings, seed)
 
 
+def purejaxql_pqn_minatar(source: str, settings: dict, seed: int) -> dict:
+  """purejaxql's `pqn_minatar.make_train` with `settings` (its config keys),
+  Weights & Biases off. With `TEST_INTERVAL` 1 its greedy test runs at the
+  first and the last update: `final_test_return` is the last's mean over
+  the episodes its `TEST_NUM_ENVS` environments finished."""
+  import jax  # pylint: disable=g-import-not-at-top
+  sys.path.insert(0, os.path.join(source, 'purejaxql'))
+  import pqn_minatar  # pylint: disable=g-import-not-at-top
+  config = dict(settings, WANDB_MODE='disabled')
+  train = pqn_minatar.make_train(config)  # Sets NUM_UPDATES in `config`.
+  compile_seconds, seconds, out = _timed(train, jax.random.PRNGKey(seed))
+  metrics = jax.device_get(out['metrics'])
+  steps = int(config['NUM_UPDATES'] * config['NUM_STEPS'] *
+              config['NUM_ENVS'])
+  return {'env_steps': steps, 'compile_seconds': compile_seconds,
+          'train_seconds': seconds, 'steps_per_second': steps / seconds,
+          'final_test_return': float(
+              metrics['test/returned_episode_returns'][-1]),
+          'last_update_return': float(metrics['returned_episode_returns'][-1]),
+          'peak_memory_mib': _peak_memory_mib()}
+
+
 def purejaxrl_script(source: str) -> dict:
   """PureJaxRL's `ppo.py` as shipped (its `__main__`), output muted."""
   directory = os.path.join(source, 'purejaxrl')
@@ -155,9 +178,11 @@ def main() -> None:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument('program', choices=('purejaxrl_ppo',
                                           'purejaxrl_ppo_rnn',
-                                          'purejaxrl_script', 'rejax',
+                                          'purejaxrl_script',
+                                          'purejaxql_pqn_minatar', 'rejax',
                                           'sbx'))
-  parser.add_argument('--source', help='a checkout of luchris429/purejaxrl')
+  parser.add_argument('--source', help='a checkout of luchris429/purejaxrl '
+                      '(mttga/purejaxql for purejaxql_pqn_minatar)')
   parser.add_argument('--algorithm', default='ppo')
   parser.add_argument('--settings', default='{}', help='JSON object')
   parser.add_argument('--seed', type=int, default=0)
@@ -169,6 +194,8 @@ def main() -> None:
     figures = purejaxrl_ppo_rnn(args.source, settings, args.seed)
   elif args.program == 'purejaxrl_script':
     figures = purejaxrl_script(args.source)
+  elif args.program == 'purejaxql_pqn_minatar':
+    figures = purejaxql_pqn_minatar(args.source, settings, args.seed)
   elif args.program == 'sbx':
     figures = sbx(args.algorithm, settings, args.seed)
   else:

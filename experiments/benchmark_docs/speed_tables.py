@@ -142,29 +142,36 @@ def _beside_one_peer(name: str, suite_name: str, peer: str,
                    'compile s', f'return: ours greedy / {peer_score}'], rows)
 
 
-def _beside_rejax(file_name: str, suite_name: str,
-                  peer: str) -> List[str]:
-  """Ours against rejax's agent `peer` in one setting: speed, compile
-  time and the return each ended with."""
+def _beside_peer(file_name: str, suite_name: str, peer: str, title: str,
+                 score: str, score_title: str) -> List[str]:
+  """Ours against one `peer` program (titled `title`) in one setting:
+  speed, compile time and the return each ended with (the peer's
+  `score`, described by `score_title`)."""
   suite = md.load(file_name)[suite_name]
   med, run = suite['median'], suite['runs']
   return md.table(
-      ['', 'ours', peer],
+      ['', 'ours', title],
       [['training steps/s, median (rounds)',
         md.with_runs(med['ours']['steps_per_second'],
                      [r['steps_per_second'] for r in run['ours']], _int,
                      bold=True),
-        md.with_runs(med['rejax']['steps_per_second'],
-                     [r['steps_per_second'] for r in run['rejax']], _int)],
-       ['ours over rejax, median (rounds)',
-        md.with_runs(med['ours']['speed_over_rejax'],
-                     [r['speed_over_rejax'] for r in run['ours']], _two,
+        md.with_runs(med[peer]['steps_per_second'],
+                     [r['steps_per_second'] for r in run[peer]], _int)],
+       [f'ours over {peer}, median (rounds)',
+        md.with_runs(med['ours'][f'speed_over_{peer}'],
+                     [r[f'speed_over_{peer}'] for r in run['ours']], _two,
                      bold=True), ''],
        ['compile seconds, median', _one(med['ours']['compile_seconds']),
-        _one(med['rejax']['compile_seconds'])],
-       ['return at the end (ours: greedy; rejax: its evaluation), rounds',
+        _one(med[peer]['compile_seconds'])],
+       [f'return at the end (ours: greedy; {score_title}), rounds',
         md.runs([r['greedy_return'] for r in run['ours']], _one),
-        md.runs([r['final_eval_return'] for r in run['rejax']], _one)]])
+        md.runs([r[score] for r in run[peer]], _one)]])
+
+
+def _beside_rejax(file_name: str, suite_name: str,
+                  title: str) -> List[str]:
+  return _beside_peer(file_name, suite_name, 'rejax', title,
+                      'final_eval_return', 'rejax: its evaluation')
 
 
 def sac_pendulum() -> List[str]:
@@ -180,6 +187,13 @@ def dqn_cartpole() -> List[str]:
 def td3_pendulum() -> List[str]:
   return _beside_rejax('td3_pendulum_peers_speed.json',
                        'peers_td3_pendulum', 'rejax TD3')
+
+
+def pqn_breakout_minatar() -> List[str]:
+  return _beside_peer('pqn_breakout_minatar_peers_speed.json',
+                      'peers_pqn_breakout_minatar', 'purejaxql',
+                      'purejaxql `pqn_minatar.py`', 'final_test_return',
+                      'purejaxql: its greedy test')
 
 
 def python_loop() -> List[str]:

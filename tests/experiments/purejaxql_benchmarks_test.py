@@ -1,0 +1,76 @@
+"""Tests for experiments/purejaxql_benchmarks.py (purejaxql faked: it runs
+in the peers' environment, which tests must not need)."""
+
+import os
+import stat
+
+from absl.testing import absltest
+
+from experiments import peer_benchmarks
+from experiments import purejaxql_benchmarks
+from experiments.presets import registry as preset_registry
+from tests.experiments import peer_benchmarks_test
+
+
+class PQNMinAtarTest(absltest.TestCase):
+
+  def test_both_sides_train_the_same_setting_and_compare_per_round(self):
+    settings = {}
+
+    def figures(program):
+      def run(seed):
+        return {'steps_per_second': 400.0 + 100 * seed if program == 'ours'
+                else 200.0}
+      return run
+
+    run, calls = peer_benchmarks_test._fake_runner(
+        {'ours': figures('ours'),
+         'purejaxql_pqn_minatar': figures('purejaxql')})
+
+    def recording(root, name, measurement, seed):
+      settings[measurement.settings['program']] = measurement.settings
+      return run(root, name, measurement, seed)
+
+    report = purejaxql_benchmarks.pqn_breakout_minatar('root', 2, recording,
+                                                       500_000)
+    self.assertEqual([c[2] for c in calls], [0, 0, 1, 1])
+    self.assertEqual([r['speed_over_purejaxql']
+                      for r in report['runs']['ours']], [2.0, 2.5])
+    ours, theirs = settings['ours'], settings['purejaxql_pqn_minatar']
+    self.assertEqual((ours['num_steps'], ours['eval_policy'],
+                      ours['eval_episodes'],
+                      ours['agent_config']['epsilon_decay_steps']),
+                     (500_000, 'greedy', 128, 50_000))
+    config = theirs['config']
+    self.assertEqual((config['TOTAL_TIMESTEPS'],
+                      config['TOTAL_TIMESTEPS_DECAY'], config['EPS_DECAY'],
+                      config['ENV_NAME']),
+                     (500_000, 500_000, 0.1, 'Breakout-MinAtar'))
+    # Our preset is purejaxql's setting, key by key.
+    preset = preset_registry.get(ours['preset'])
+    self.assertEqual(preset.env, 'gymnax:Breakout-MinAtar')
+    self.assertEqual(
+        {key: preset.config[key] for key in (
+            'batch_size', 'unroll_length', 'num_epochs', 'num_minibatches',
+            'learning_rate', 'td_lambda')},
+        {'batch_size': config['NUM_ENVS'],
+         'unroll_length': config['NUM_STEPS'],
+         'num_epochs': config['NUM_EPOCHS'],
+         'num_minibatches': config['NUM_MINIBATCHES'],
+         'learning_rate': config['LR'], 'td_lambda': config['LAMBDA']})
+    self.assertTrue(preset.config['anneal_learning_rate'])
+    self.assertEqual(preset.network, 'conv_layer_norm_q_values')
+
+  def test_a_missing_checkout_is_refused_naming_the_flag(self):
+    python = os.path.join(self.create_tempdir().full_path, 'python')
+    with open(python, 'w') as f:
+      f.write('#!/bin/sh\n')
+    os.chmod(python, os.stat(python).st_mode | stat.S_IEXEC)
+    with self.assertRaisesRegex(peer_benchmarks.PeerSetupError,
+                                '--purejaxql_source.*mttga/purejaxql'):
+      peer_benchmarks.check_setup(python, None,
+                                  ['peers_pqn_breakout_minatar'], '/nowhere')
+
+
+if __name__ == '__main__':
+  absltest.main()
