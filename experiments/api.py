@@ -44,6 +44,7 @@ from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import env_settings
+from experiments.setup import keyword_checks
 from experiments.setup import library_logs
 from experiments.setup import train_settings
 from experiments.setup import user_modules
@@ -63,9 +64,8 @@ class UsageError(ValueError):
   command's flag) and what is valid. Nothing was built or written."""
 
 
-_INPUT_ERRORS = (train_settings.SettingError, build_lib.ExperimentError,
-                 comparison_lib.ComparisonError, sweep_plan.SweepError,
-                 launchers.LauncherError)
+# Beside ValueError, of which the layers' own input errors are kinds.
+_INPUT_ERRORS = (ValueError, launchers.LauncherError)
 
 
 @contextlib.contextmanager
@@ -76,9 +76,7 @@ def _bad_input() -> Iterator[None]:
     yield
   except UsageError:
     raise
-  except _INPUT_ERRORS as e:
-    raise UsageError(str(e)) from e
-  except ValueError as e:  # E.g. an --imports module, a config value.
+  except _INPUT_ERRORS as e:  # E.g. SettingError, an --imports module.
     raise UsageError(str(e)) from e
 
 
@@ -180,6 +178,9 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
   """
   library_logs.quiet()
   with _bad_input():
+    keyword_checks.names(agents=agents, envs=envs, preset=preset,
+                         imports=imports)
+    keyword_checks.count('seeds', seeds, 1)
     user_modules.import_modules(list(imports))
     if agents is None:
       try:
@@ -256,6 +257,10 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
   """
   library_logs.quiet()
   with _bad_input():
+    keyword_checks.names(random=random, imports=imports)
+    keyword_checks.count('seeds', seeds, 1)
+    keyword_checks.count('held_out_seeds', held_out_seeds, 0, optional=True)
+    keyword_checks.count('num_random', num_random, 0)
     user_modules.import_modules(list(imports))
     agent_registry.get(agent)
     env_registry.check_name(env)
@@ -330,12 +335,10 @@ def export(workdir: str, output: Optional[str] = None,
     The export's report (`tflite_path`, the verification's figures).
   """
   library_logs.quiet()
-  if export not in EXPORTS:
-    raise UsageError(f'--export: one of {", ".join(EXPORTS)}; got '
-                     f'{export!r}.')
-  if quantize is not None and quantize not in tflite.QUANTIZATIONS:
-    raise UsageError(f'--quantize: one of '
-                     f'{", ".join(tflite.QUANTIZATIONS)}; got {quantize!r}.')
+  with _bad_input():
+    keyword_checks.choice('export', export, EXPORTS)
+    if quantize is not None:
+      keyword_checks.choice('quantize', quantize, tflite.QUANTIZATIONS)
   if quantize and export == 'trainable':
     raise UsageError('--quantize applies to --export=plain; a trainable '
                      'model keeps float32 weights to train them.')

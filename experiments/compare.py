@@ -51,6 +51,7 @@ from experiments.comparison import budgets
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import plan as comparison_lib
+from experiments.comparison import report_markdown
 from experiments.comparison import statistics
 from experiments.driver import stop_signals
 from experiments.presets import registry as preset_registry
@@ -164,7 +165,8 @@ def main(argv):
     print(f'Left out of the report: {run["agent"]} on {run["env"]}, seed '
           f'{run["seed"]}: {run["state"]}: {run["reason"]}')
   print(f'Report: {os.path.join(f.workdir, "report.md")}'
-        + ('' if written['complete'] else ' (incomplete: see section 5)'))
+        + ('' if written['complete'] else
+           f' (incomplete: see section "{report_markdown.SECTIONS[-1]}")'))
 
 
 if __name__ == '__main__':

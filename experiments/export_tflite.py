@@ -18,6 +18,7 @@ up.
 
 import json
 import os
+import signal
 import sys
 import tempfile
 from typing import Optional
@@ -106,9 +107,22 @@ def _define_flags() -> None:
                        lower_bound=0)
 
 
+def _interrupted(signum, frame) -> None:
+  """Ctrl-C: one line, and exit at once (the converter's threads are not
+  waited for). A model takes its name only once verified, so nothing
+  half-made is left under it; a later run removes the unverified file."""
+  del frame
+  os.write(2, b'\nInterrupted: nothing was exported (a model already at '
+           b'the output is intact). Run the same command again to export.\n')
+  os._exit(128 + signum)  # pylint: disable=protected-access
+
+
 def main(argv):
   del argv
+  signal.signal(signal.SIGINT, _interrupted)
   _check_output(flags.FLAGS.output)
+  print(f'Exporting the run in {flags.FLAGS.workdir} and verifying the '
+        f'model in LiteRT...', file=sys.stderr, flush=True)
   try:
     report = api.export(**flag_keywords.flag_keywords(api.export))
   except api.UsageError as e:

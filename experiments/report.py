@@ -44,6 +44,9 @@ def main(argv):
                                   flags.FLAGS.bootstrap_reps)
   except comparison_lib.ComparisonError as e:
     raise app.UsageError(str(e)) from e
+  except OSError as e:  # E.g. a full disk: each file is written atomically.
+    sys.exit(f'FATAL {e}. The report files written before are intact; fix '
+             f'the cause (e.g. free disk space) and run the report again.')
   for run in written['left_out_runs']:
     print(f'Left out of the report: {run["agent"]} on {run["env"]}, seed '
           f'{run["seed"]}: {run["state"]}: {run["reason"]}', file=sys.stderr)

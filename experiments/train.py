@@ -305,6 +305,11 @@ def main(argv):
         f'trained again).', 128 + signal.SIGINT)
   except api.RUN_FAILURES as e:
     sys.exit(f'FATAL {e}')
+  except (IsADirectoryError, NotADirectoryError, FileExistsError) as e:
+    path = e.filename2 or e.filename  # A rename names its target second.
+    sys.exit(f'FATAL {path}: {e.strerror}. A file of the run is not of its '
+             f'kind (a directory where a file goes, or the reverse): move '
+             f'{path} aside and rerun the same command to resume.')
   except OSError as e:  # E.g. a full disk: every file is written atomically.
     sys.exit(f'FATAL {e}. Files written before are intact; fix the cause '
              f'(e.g. free disk space) and rerun the same command to resume.')

@@ -48,6 +48,10 @@ def parse(value: Given, envs: Sequence[str]) -> Dict[str, int]:
               f'--num_steps: {part!r} is not <env>:<steps>; give one count '
               f'for every environment (e.g. 400000) or env:steps pairs '
               f'(e.g. plane_strike:2000000,catch:20000).')
+        if env in given:
+          raise ValueError(
+              f'--num_steps: {env!r} is given twice ({given[env]} and '
+              f'{count}); give each environment one budget.')
         given[env] = int(count.replace('_', ''))
   for env, count in given.items():
     if env not in envs:

@@ -204,6 +204,12 @@ def saved(config, workdir: str) -> Optional[List[Dict[str, Any]]]:
            for i in range(len(build_lib.lane_names(config)))]
   if any(r is None or r.get('status') != FINISHED for r in found):
     return None
+  for lane, result in enumerate(found):
+    if result.get('tflite_path'):  # Here, wherever the run was trained
+      # (a copied or moved workdir names its own model).
+      result['tflite_path'] = os.path.abspath(os.path.join(
+          workdir_lib.seed_workdir(config, workdir, lane),
+          os.path.basename(result['tflite_path'])))
   return found
 
 

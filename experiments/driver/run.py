@@ -9,6 +9,8 @@ below asks which one it is.
 """
 
 from concurrent import futures
+import math
+import os
 import sys
 import time
 from typing import Any, Dict, List, NamedTuple, Optional
@@ -132,6 +134,10 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
     stop_signals.Interrupted: SIGTERM or Ctrl-C (after a checkpoint).
   """
   library_logs.quiet()  # Also in workers (Ray) that start without flags.
+  if os.path.exists(workdir) and not os.path.isdir(workdir):
+    raise build_lib.ExperimentError(
+        f'--workdir {workdir!r} is a file, not a directory: give a '
+        f'directory (a new one trains from scratch).')
   user_modules.import_modules(config.imports)  # E.g. in a Ray worker.
   built = build_lib.build(config)  # Refuses impossible runs before writes.
   observation_check.check(config, built.environment_spec)
@@ -191,6 +197,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
       print(console.already_finished(workdir, config, finished[0]),
             file=sys.stderr)
     return results.summary(finished)
+  _check_initial_params(config, loop)
   workdir_lib.prepare(config, workdir)
   checkpointer = checkpointing.Checkpointer(
       workdir_lib.checkpoint_directory(workdir))
@@ -239,9 +246,13 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     with stop_signals.StopSignals() as stop:
 
       def on_progress(now: PerSeed) -> None:
+        nonlocal consistent
         bar.show(now)
         if (stop.requested and jax.process_count() == 1 and
             not _reached(targets, now) and not plan.stops(before, now)):
+          # Between steps of the Python loop: its state is a resume point
+          # and its finished rows are logged.
+          consistent = True
           raise stop.interrupted('checkpoint saved')
 
       bar = plan = None
@@ -272,8 +283,12 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
           before = counters
           plan = stopping_points.schedule(config, next_save)
           targets = plan.targets(counters)
-          log_rows = loop.run_rows(plan, on_progress)
+          # From here until the rows are logged, the loop's state may be
+          # ahead of the logs: a second Ctrl-C (KeyboardInterrupt) raised
+          # anywhere in between must not checkpoint it. A stop requested
+          # at a progress point (`on_progress`) is at a consistent state.
           consistent = False
+          log_rows = loop.run_rows(plan, on_progress)
           counters = loop.counters()
           wall_before = wall_seconds
           wall_seconds = wall_at_start + time.perf_counter() - session_start
@@ -349,6 +364,21 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
   finally:
     checkpointer.close()
     loop.close()
+
+
+def _check_initial_params(config: config_lib.ExperimentConfig,
+                          loop: interface.TrainingLoop) -> None:
+  """Refuses a divergence limit that the initial parameters already break
+  (the guard would blame training for it)."""
+  if config.max_abs_param is None:
+    return
+  largest = float(np.max(loop.max_abs_params()))
+  if largest > config.max_abs_param:
+    raise build_lib.ExperimentError(
+        f'--max_abs_param={config.max_abs_param:g} is below the largest '
+        f'initial parameter magnitude of this network ({largest:.4g}): set '
+        f'it above that (e.g. {10 ** math.ceil(math.log10(largest) + 1):g}), '
+        f'or 0 to check only finiteness.')
 
 
 def _reached(targets: Optional[interface.Targets],

@@ -41,6 +41,7 @@ from agents import registry as agent_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import config_drift
+from experiments.setup import env_settings
 from experiments.setup import user_modules
 from experiments.storage import atomic_files
 from experiments.storage import checkpointing
@@ -136,7 +137,9 @@ def load_config(workdir: str) -> config_lib.ExperimentConfig:
         saved['agent'], **saved['agent_config'])
     saved['wandb_project'] = None
     saved['devices_per_seed'] = 1
-    return config_lib.ExperimentConfig(**saved)
+    config = config_lib.ExperimentConfig(**saved)
+    env_settings.check_values(config.env, config.env_kwargs)
+    return config
   except (KeyError, TypeError, ValueError) as e:
     raise build_lib.ExperimentError(
         f'{os.path.join(workdir, CONFIG)} does not describe a run this '

@@ -16,6 +16,7 @@ neither budget is given, its budget.
 import dataclasses
 import inspect
 import math
+import typing
 from typing import Any, Mapping, Optional, Sequence, Tuple
 
 from agents import registry as agent_registry
@@ -94,23 +95,78 @@ def names() -> Tuple[str, ...]:
   return tuple(f.name for f in dataclasses.fields(TrainSettings))
 
 
+# The flags' bounds (`experiments.train` and `cli.interval_flags` define
+# them; tests/experiments/setup/train_settings_test.py holds them equal):
+# `api.train` keywords are refused as their flags would be.
+LOWER_BOUNDS = {
+    'seed': 0, 'num_steps': 1, 'num_episodes': 1, 'batch_size': 1,
+    'eval_episodes': 1, 'export_check_episodes': 1, 'eval_every_steps': 0,
+    'eval_every_episodes': 0, 'log_every_steps': 0, 'log_every_episodes': 0,
+    'periodic_eval_episodes': 1, 'eval_epsilon': 0, 'num_envs': 1,
+    'num_seeds': 1, 'devices_per_seed': 1, 'updates_per_chunk': 1,
+    'checkpoint_every_updates': 1, 'checkpoint_every_seconds': 1,
+    'max_abs_param': 0}
+UPPER_BOUNDS = {'seed': config_lib.MAX_SEED, 'eval_epsilon': 1}
+
+
+def _kind(name: str) -> Tuple[type, bool]:
+  """The type a setting's flag parses to, and whether None is allowed."""
+  hint = typing.get_type_hints(TrainSettings)[name]
+  optional = type(None) in typing.get_args(hint)
+  if optional:
+    hint = next(a for a in typing.get_args(hint) if a is not type(None))
+  return hint, optional
+
+
+def _check_types(settings: TrainSettings) -> None:
+  """Each scalar setting is of its flag's type (a bool is not a count, a
+  string not a number) and within its flag's bounds."""
+  for field in dataclasses.fields(TrainSettings):
+    name, value = field.name, getattr(settings, field.name)
+    kind, optional = _kind(name)
+    optional = optional or field.default is None
+    if value is None and optional:
+      continue
+    if kind is bool:
+      if not isinstance(value, bool):
+        raise SettingError(f'--{name}: must be True or False; got '
+                           f'{value!r}.')
+      continue
+    if kind is str:
+      if not isinstance(value, str):
+        raise SettingError(f'--{name}: a name (a string) is needed; got '
+                           f'{value!r}.')
+      continue
+    if kind not in (int, float):
+      continue  # Sequences and mappings: `_check_values`.
+    number = (int,) if kind is int else (int, float)
+    if isinstance(value, bool) or not isinstance(value, number) or (
+        kind is float and not math.isfinite(value)):
+      raise SettingError(
+          f'--{name}: must be {"an integer" if kind is int else "a finite number"}'
+          f'{"" if name not in LOWER_BOUNDS else f" >= {LOWER_BOUNDS[name]}"}'
+          f'{" (or None)" if optional else ""}; got {value!r}.')
+    low, high = LOWER_BOUNDS.get(name), UPPER_BOUNDS.get(name)
+    if (low is not None and value < low) or (high is not None and
+                                             value > high):
+      shown = '2^63 - 1' if high == config_lib.MAX_SEED else high
+      bounds = (f'>= {low}' if high is None else
+                f'between {low} and {shown}')
+      raise SettingError(f'--{name}: must be {bounds}; got {value!r}.')
+
+
 def _check_values(settings: TrainSettings) -> None:
-  """What the flags' own validators check, for callers without flags."""
-  for key in ('agent', 'env'):
-    if not isinstance(getattr(settings, key), str):
-      raise SettingError(f'--{key}: a name is needed; got '
-                         f'{getattr(settings, key)!r}.')
-  if isinstance(settings.seed, bool) or not isinstance(settings.seed, int) \
-      or settings.seed < 0:
-    raise SettingError(f'--seed: must be an integer >= 0; got '
-                       f'{settings.seed!r}.')
+  """What the flags' own parsers and validators check, for callers without
+  flags."""
+  _check_types(settings)
   if settings.learning_rate is not None and not (
       isinstance(settings.learning_rate, (int, float)) and
       0 < settings.learning_rate < math.inf):
     raise SettingError(f'--learning_rate: must be a finite number > 0; got '
                        f'{settings.learning_rate!r}.')
   if settings.hidden_sizes is not None and (
-      isinstance(settings.hidden_sizes, (str, bytes)) or not all(
+      isinstance(settings.hidden_sizes, (str, bytes)) or
+      not isinstance(settings.hidden_sizes, Sequence) or not all(
           isinstance(s, int) and not isinstance(s, bool) and s > 0
           for s in settings.hidden_sizes)):
     raise SettingError(f'--hidden_sizes: must be positive integers, e.g. '
@@ -163,9 +219,16 @@ def experiment_config(settings: TrainSettings
   except ValueError as e:
     raise SettingError(str(e)) from e
   try:
-    return _config(settings, agent_config, preset)
+    config = _config(settings, agent_config, preset)
   except (TypeError, ValueError) as e:
     raise SettingError(f'Bad setting: {e}') from e
+  if settings.eval_epsilon is not None and (
+      config.eval_policy != 'epsilon_greedy'):
+    raise SettingError(
+        f'--eval_epsilon: applies to --eval_policy=epsilon_greedy only; '
+        f'this run evaluates with {config.eval_policy!r}. Set '
+        f'--eval_policy=epsilon_greedy, or leave --eval_epsilon unset.')
+  return config
 
 
 def _config(settings: TrainSettings, agent_config: Any,

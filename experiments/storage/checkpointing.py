@@ -15,19 +15,27 @@ the earlier ones are intact.
 Orbax's failures are said in one line, and Ctrl-C never interrupts it
 mid-operation (`orbax_calls`).
 
+Other processes may read a directory that a run is writing (an export or
+`api.load_policy` beside a live run): a save, which also removes the
+checkpoints past `max_to_keep`, holds an exclusive lock on the directory's
+`LOCK_FILE` and a restore a shared one, so a reader waits for a save under
+way and then reads the newest complete checkpoint, which no save removes
+until the read is done.
+
 Orbax (a fifth of a second to import) loads when the first checkpoint
 manager opens, so `--help` and refused commands never pay for it.
 """
 
 import contextlib
 import errno
+import fcntl
 import os
 import pickle
 import re
 import shutil
 import time
 import traceback
-from typing import Any, List, NamedTuple, Optional, Tuple
+from typing import Any, Iterator, List, NamedTuple, Optional, Tuple
 
 from absl import logging
 import jax
@@ -41,6 +49,8 @@ RESTORE_ERROR = 'restore_error.txt'
 # What Orbax names a checkpoint it is still writing: `<step>.<suffix>`, or
 # `<step>.<suffix>-<timestamp>`; a process killed while saving leaves one.
 _UNFINISHED = re.compile(r'\d+\.orbax-checkpoint-tmp(-\d+)?')
+# In the checkpoint directory: saves hold it exclusively, restores shared.
+LOCK_FILE = '.save_or_read.lock'
 
 
 class CheckpointError(RuntimeError):
@@ -130,6 +140,24 @@ class Checkpointer:
   def directory(self) -> str:
     return self._directory
 
+  @contextlib.contextmanager
+  def _locked(self, exclusive: bool) -> Iterator[None]:
+    """Holds the directory's `LOCK_FILE`: exclusively to save, shared to
+    restore (see the module docstring). A directory this process cannot
+    write to (a read-only copy) has no writer to wait for."""
+    try:
+      handle = open(os.path.join(self._directory, LOCK_FILE), 'a')  # pylint: disable=consider-using-with
+    except OSError:
+      yield
+      return
+    with handle:
+      fcntl.flock(handle.fileno(), fcntl.LOCK_EX if exclusive
+                  else fcntl.LOCK_SH)
+      try:
+        yield
+      finally:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
   def save(self, step: int, state: Any, host: Any = None) -> None:
     """Saves checkpoint `step` and waits until it is on disk.
 
@@ -144,7 +172,8 @@ class Checkpointer:
     if latest == step:
       return
     ocp = _orbax()
-    with orbax_calls.OrbaxCall(f'writing checkpoint {step} in {self._directory}'):
+    with orbax_calls.OrbaxCall(f'writing checkpoint {step} in '
+                               f'{self._directory}'), self._locked(True):
       try:
         self._manager.save(step, args=ocp.args.Composite(
             state=ocp.args.StandardSave(state),
@@ -209,7 +238,12 @@ class Checkpointer:
     failures: List[Tuple[int, BaseException]] = []
     restored = None
     moved = {}
-    with orbax_calls.OrbaxCall(f'reading checkpoints in {self._directory}') as call:
+    with self._locked(False), orbax_calls.OrbaxCall(
+        f'reading checkpoints in {self._directory}') as call:
+      # Another process may have saved (and removed) some meanwhile.
+      on_disk = {int(n) for n in os.listdir(self._directory) if n.isdigit()}
+      if on_disk != set(self._manager.all_steps()):
+        self._manager.reload()
       for step in sorted(self._manager.all_steps(), reverse=True):
         try:
           restored = self._restore(step, template)

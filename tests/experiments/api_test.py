@@ -4,6 +4,7 @@ import dataclasses
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -100,8 +101,8 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
        r'--env_config.board_size=3: plane_strike refuses'),
       (dict(num_step=10), r"Unknown setting\(s\) \['num_step'\]. Valid: "
                           r'agent, env'),
-      (dict(seed=-1), r'--seed: must be an integer >= 0'),
-      (dict(seed=2**63), r'seed must be between 0 and 2\^63 - 1'),
+      (dict(seed=-1), r'--seed: must be between 0 and 2\^63 - 1; got -1'),
+      (dict(seed=2**63), r'--seed: must be between 0 and 2\^63 - 1'),
       (dict(seed=2**63 - 1, num_seeds=2), r'the last of num_seeds=2'),
       (dict(learning_rate=float('nan')), r'--learning_rate: must be a '
                                          r'finite number'),
@@ -114,7 +115,30 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
   for settings, message in cases:
     with pytest.raises(api.UsageError, match=message):
       api.train(workdir=workdir, progress=False, **settings)
+  # Each keyword is of its flag's type, in its flag's bounds.
+  cases = [
+      (dict(num_steps=True), r'--num_steps: must be an integer >= 1'),
+      (dict(num_steps='abc'), r'--num_steps: must be an integer >= 1'),
+      (dict(export_tflite='no'), r'--export_tflite: must be True or False'),
+      (dict(num_envs=0), r'--num_envs: must be >= 1; got 0'),
+      (dict(hidden_sizes=64), r'--hidden_sizes: must be positive'),
+      (dict(checkpoint_every_seconds='10'),
+       r'--checkpoint_every_seconds: must be a finite number'),
+      (dict(eval_epsilon=1.5), r'--eval_epsilon: must be between 0 and 1'),
+      (dict(agent='dqn', eval_policy='greedy', eval_epsilon=0.1),
+       r'--eval_epsilon: applies to --eval_policy=epsilon_greedy only'),
+      (dict(env=3), r'--env: a name \(a string\) is needed'),
+  ]
+  for settings, message in cases:
+    with pytest.raises(api.UsageError, match=message):
+      api.train(workdir=workdir, progress=False, **settings)
   for call, message in (
+      (lambda: api.compare(workdir, agents='ppo'),
+       r"--agents: a list of names is needed, e.g. \['ppo'\]"),
+      (lambda: api.compare(workdir, envs='catch'), r'--envs: a list'),
+      (lambda: api.sweep(workdir, held_out_seeds=-1),
+       r'--held_out_seeds: must be an integer >= 0'),
+      (lambda: api.sweep(workdir, seeds=0), r'--seeds: must be an integer'),
       (lambda: api.compare(workdir, agents=['dqn2']), r'dqn2'),
       (lambda: api.sweep(workdir, grid={'learning_rat': [1e-3]}),
        r'learning_rat'),
@@ -123,6 +147,64 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
     with pytest.raises(api.UsageError, match=message):
       call()
   assert not os.path.exists(workdir)
+
+
+def test_the_keyword_bounds_are_the_flags_bounds():
+  for name in train_settings.names():
+    if name in ('config', 'env_config'):
+      continue
+    parser = flags.FLAGS[name].parser
+    assert (getattr(parser, 'lower_bound', None) ==
+            train_settings.LOWER_BOUNDS.get(name)), name
+    upper = getattr(parser, 'upper_bound', None)
+    assert upper == train_settings.UPPER_BOUNDS.get(name), name
+
+
+def test_a_workdir_that_is_a_file_is_named(tmp_path):
+  path = tmp_path / 'run'
+  path.write_text('not a directory')
+  with pytest.raises(api.UsageError, match=r"--workdir .* is a file, not a "
+                     r'directory'):
+    api.train(workdir=str(path), progress=False, **_TINY)
+
+
+def test_a_divergence_limit_below_the_initial_weights_is_named(tmp_path):
+  workdir = str(tmp_path / 'run')
+  with pytest.raises(api.UsageError, match=r'--max_abs_param=0.01 is below '
+                     r'the largest initial parameter magnitude'):
+    api.train(workdir=workdir, progress=False, max_abs_param=0.01, **_TINY)
+  assert not os.path.exists(os.path.join(workdir, 'train.csv'))
+
+
+def test_a_copied_workdir_names_its_own_model(api_run, tmp_path):
+  workdir, _ = api_run
+  copy = str(tmp_path / 'copy')
+  shutil.copytree(workdir, copy, ignore=shutil.ignore_patterns('.lock'))
+  result_path = os.path.join(copy, 'result.json')
+  with open(result_path) as f:
+    result = json.load(f)
+  result['tflite_path'] = os.path.join(workdir, 'model.tflite')
+  with open(result_path, 'w') as f:
+    json.dump(result, f)
+  again = api.train(workdir=copy, progress=False, **_TINY)
+  assert again['tflite_path'] == os.path.join(os.path.abspath(copy),
+                                              'model.tflite')
+
+
+def test_an_unknown_env_config_key_in_config_json_is_named(api_run,
+                                                           tmp_path):
+  workdir, _ = api_run
+  copy = str(tmp_path / 'edited')
+  shutil.copytree(workdir, copy, ignore=shutil.ignore_patterns('.lock'))
+  path = os.path.join(copy, 'config.json')
+  with open(path) as f:
+    config = json.load(f)
+  config['env_kwargs'] = {'no_such_key': 1}
+  with open(path, 'w') as f:
+    json.dump(config, f)
+  with pytest.raises(api.UsageError, match=r'config.json does not describe '
+                     r'a run .*no_such_key'):
+    api.export(copy)
 
 
 def test_a_missing_imports_module_is_named_and_the_run_kept(api_run, tmp_path):

@@ -32,7 +32,9 @@ class ParseTest(absltest.TestCase):
                       r'\(catch,plane_strike\)'),
         ('catch:0', r'--num_steps: catch needs a step count >= 1'),
         ({'catch': -5}, r'catch needs a step count >= 1'),
-        (True, r'a count or env:count')):
+        (True, r'a count or env:count'),
+        ('catch:20000,catch:30000', r"--num_steps: 'catch' is given twice "
+                                    r'\(20000 and 30000\)')):
       with self.assertRaisesRegex(ValueError, message):
         budgets.parse(value, _ENVS)
 

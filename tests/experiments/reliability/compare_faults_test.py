@@ -5,7 +5,10 @@ drops a seed without saying so."""
 import csv
 import json
 import os
+import resource
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -114,3 +117,25 @@ def test_report_lists_an_unfinished_seed_and_says_it_is_incomplete(
     text = f.read()
   assert '**Incomplete report:** 1 of 2 runs' in text
   assert 'PPO on Catch, seed 1: **unfinished**: no result.json yet' in text
+
+
+def test_a_report_that_cannot_be_written_is_one_line(cli, compared,
+                                                     tmp_path):
+  """A full disk, as a file size limit (writes past it fail with EFBIG):
+  the report command says so in one line, its earlier files intact."""
+  workdir = str(tmp_path / 'comparison')
+  shutil.copytree(compared, workdir)
+  with open(os.path.join(workdir, 'report.md'), 'rb') as f:
+    before = f.read()
+  done = subprocess.run(
+      [sys.executable, '-m', 'experiments.report', f'--workdir={workdir}',
+       '--bootstrap_reps=200'], cwd=cli.REPO, capture_output=True, text=True,
+      timeout=600, check=False, preexec_fn=lambda: resource.setrlimit(
+          resource.RLIMIT_FSIZE, (4096, 4096)))
+  assert done.returncode == 1, done.stderr
+  lines = done.stderr.strip().splitlines()
+  assert 'Traceback' not in done.stderr, done.stderr
+  assert lines[-1].startswith('FATAL '), done.stderr
+  assert 'report files written before are intact' in lines[-1]
+  with open(os.path.join(workdir, 'report.md'), 'rb') as f:
+    assert f.read() == before

@@ -3,6 +3,7 @@ after it is verified (a failing one leaves nothing and keeps a good one),
 and a diverged or running workdir is not exported."""
 
 import os
+import signal
 
 import jax
 import numpy as np
@@ -30,6 +31,19 @@ def test_failed_verification_publishes_nothing_and_keeps_the_good_model(
   model = os.path.join(workdir, 'catch.tflite')
   with open(model, 'rb') as f:
     good = f.read()
+  # Ctrl-C once the export is under way: one line, exit 130, no model.
+  process = cli.start('export_tflite', f'--workdir={workdir}',
+                      '--verify_games=5', f'--output={workdir}/again.tflite')
+  for line in process.stderr:  # After any library's start-up lines.
+    if line.startswith('Exporting the run in'):
+      break
+  process.send_signal(signal.SIGINT)
+  _, stderr = process.communicate(timeout=60)
+  assert process.returncode == 130, stderr
+  assert 'Traceback' not in stderr, stderr
+  assert stderr.strip().splitlines()[-1].startswith('Interrupted: nothing '
+                                                    'was exported')
+  assert not os.path.exists(os.path.join(workdir, 'again.tflite'))
   cli.rewrite_checkpoint(workdir, _poisoned,
                          cli.checkpoint_steps(workdir)[-1] + 1)
   for flags, name in (((), 'catch.tflite'),

@@ -136,6 +136,16 @@ def test_no_restorable_checkpoint_names_the_directory(cli, finished,
   assert len(done.stderr.splitlines()) < 10, done.stderr  # No traceback.
 
 
+def test_a_result_json_that_is_a_directory_is_named(cli, finished,
+                                                    tmp_path):
+  workdir = _copy(finished, tmp_path)
+  os.makedirs(os.path.join(workdir, 'result.json'))
+  done = cli.run('train', *cli.FAST, *_STEPS, f'--workdir={workdir}')
+  assert done.returncode == 1
+  assert f'FATAL {workdir}/result.json: Is a directory' in done.stderr
+  assert 'disk space' not in done.stderr
+
+
 def test_corrupt_config_json_is_named(cli, finished, tmp_path):
   workdir = _copy(finished, tmp_path)
   with open(os.path.join(workdir, 'config.json'), 'w') as f:

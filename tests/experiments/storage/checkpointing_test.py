@@ -1,6 +1,9 @@
 """Tests for experiments/storage/checkpointing.py."""
 
 import os
+import subprocess
+import sys
+import textwrap
 
 from absl.testing import absltest
 import chex
@@ -8,6 +11,12 @@ import jax
 import numpy as np
 
 from experiments.storage import checkpointing
+
+
+def _checkpoints(directory):
+  """The checkpoints in `directory` (not its lock file)."""
+  return sorted(n for n in os.listdir(directory)
+                if n != checkpointing.LOCK_FILE)
 
 
 class CheckpointerTest(absltest.TestCase):
@@ -38,7 +47,37 @@ class CheckpointerTest(absltest.TestCase):
     for step in range(4):
       checkpointer.save(step, {'x': np.asarray(step)})
     checkpointer.close()
-    self.assertEqual(sorted(os.listdir(directory)), ['2', '3'])
+    self.assertEqual(_checkpoints(directory), ['2', '3'])
+
+  def test_a_reader_beside_a_live_writer_reads_the_newest_whole_one(self):
+    # A process saving checkpoint after checkpoint (removing all but the
+    # newest two) while this one restores again and again, as an export or
+    # api.load_policy of a live run does: every read restores.
+    directory = os.path.join(self.create_tempdir().full_path, 'ckpt')
+    state = {'w': np.zeros((256, 256), np.float32)}
+    checkpointing.Checkpointer(directory).save(0, state)
+    writer = subprocess.Popen([sys.executable, '-c', textwrap.dedent(f"""
+        import numpy as np
+        from experiments.storage import checkpointing
+        saver = checkpointing.Checkpointer({directory!r})
+        for step in range(1, 41):
+          saver.save(step, {{'w': np.full((256, 256), step, np.float32)}})
+        saver.close()
+        """)])
+    steps = []
+    try:
+      while writer.poll() is None:
+        reader = checkpointing.Checkpointer(directory)
+        restored = reader.restore_latest(state)
+        reader.close()
+        self.assertIsNotNone(restored)
+        np.testing.assert_array_equal(restored.state['w'], restored.step)
+        steps.append(restored.step)
+    finally:
+      writer.wait(timeout=120)
+    self.assertEqual(writer.returncode, 0)
+    self.assertEqual(steps, sorted(steps))
+    self.assertGreater(len(set(steps)), 2)  # Read beside the writes.
 
   def test_saving_the_newest_step_again_is_a_no_op(self):
     directory = os.path.join(self.create_tempdir().full_path, 'ckpt')
@@ -77,7 +116,7 @@ class DamagedCheckpointTest(absltest.TestCase):
       self.assertEqual(reader.restore_latest(
           {'x': np.zeros(1000, np.float32)}).step, 3)
     self.assertIn('left in place', logs.output[0])
-    self.assertEqual(sorted(os.listdir(directory)), ['3', '7'])
+    self.assertEqual(_checkpoints(directory), ['3', '7'])
     reader.close()
     checkpointer = checkpointing.Checkpointer(directory)
     with self.assertLogs(level='WARNING') as logs:
@@ -86,7 +125,7 @@ class DamagedCheckpointTest(absltest.TestCase):
     self.assertEqual((step, host), (3, {'step': 3}))
     np.testing.assert_array_equal(state['x'], np.full(1000, 3, np.float32))
     self.assertIn('Checkpoint 7', logs.output[0])
-    self.assertEqual(os.listdir(directory), ['3'])
+    self.assertEqual(_checkpoints(directory), ['3'])
     (moved,) = os.listdir(os.path.join(root, checkpointing.DAMAGED))
     self.assertTrue(moved.startswith('7.'))
     checkpointer.save(5, {'x': np.zeros(1000, np.float32)})  # Goes on.
@@ -113,7 +152,7 @@ class DamagedCheckpointTest(absltest.TestCase):
                                 'restored.*Move that directory aside'):
       checkpointing.Checkpointer(directory).restore_latest(
           {'x': np.zeros(1000, np.float32)})
-    self.assertEqual(sorted(os.listdir(directory)), ['3', '7'])  # Kept.
+    self.assertEqual(_checkpoints(directory), ['3', '7'])  # Kept.
 
 
 class WriteErrorTest(absltest.TestCase):
