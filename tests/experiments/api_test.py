@@ -176,16 +176,22 @@ def test_a_divergence_limit_below_the_initial_weights_is_named(tmp_path):
   assert not os.path.exists(os.path.join(workdir, 'train.csv'))
 
 
+def _copy_editing(workdir, copy, name, edit):
+  """A copy of the run `workdir` at `copy`, its JSON file `name` edited."""
+  shutil.copytree(workdir, copy, ignore=shutil.ignore_patterns('.lock'))
+  path = os.path.join(copy, name)
+  with open(path) as f:
+    data = json.load(f)
+  edit(data)
+  with open(path, 'w') as f:
+    json.dump(data, f)
+
+
 def test_a_copied_workdir_names_its_own_model(api_run, tmp_path):
   workdir, _ = api_run
   copy = str(tmp_path / 'copy')
-  shutil.copytree(workdir, copy, ignore=shutil.ignore_patterns('.lock'))
-  result_path = os.path.join(copy, 'result.json')
-  with open(result_path) as f:
-    result = json.load(f)
-  result['tflite_path'] = os.path.join(workdir, 'model.tflite')
-  with open(result_path, 'w') as f:
-    json.dump(result, f)
+  _copy_editing(workdir, copy, 'result.json', lambda result: result.update(
+      tflite_path=os.path.join(workdir, 'model.tflite')))
   again = api.train(workdir=copy, progress=False, **_TINY)
   assert again['tflite_path'] == os.path.join(os.path.abspath(copy),
                                               'model.tflite')
@@ -195,13 +201,8 @@ def test_an_unknown_env_config_key_in_config_json_is_named(api_run,
                                                            tmp_path):
   workdir, _ = api_run
   copy = str(tmp_path / 'edited')
-  shutil.copytree(workdir, copy, ignore=shutil.ignore_patterns('.lock'))
-  path = os.path.join(copy, 'config.json')
-  with open(path) as f:
-    config = json.load(f)
-  config['env_kwargs'] = {'no_such_key': 1}
-  with open(path, 'w') as f:
-    json.dump(config, f)
+  _copy_editing(workdir, copy, 'config.json', lambda config: config.update(
+      env_kwargs={'no_such_key': 1}))
   with pytest.raises(api.UsageError, match=r'config.json does not describe '
                      r'a run .*no_such_key'):
     api.export(copy)
