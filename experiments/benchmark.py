@@ -78,6 +78,7 @@ from experiments import environment_benchmarks
 from experiments import peer_benchmarks
 from experiments import peer_runs
 from experiments import scaling_benchmarks
+from experiments.benchmark_docs import fingerprints
 from experiments.cli import help_text
 from experiments.driver import run as driver
 from experiments.setup import config as config_lib
@@ -386,6 +387,9 @@ def main(argv):
     start = time.perf_counter()
     report[name] = run[name]()
     report[name]['suite_seconds'] = time.perf_counter() - start
+    configs = scaling_benchmarks.take_measured()
+    if configs:
+      report[name]['measured'] = fingerprints.measured(configs)
     report['peak_memory_mib'] = resource.getrusage(
         resource.RUSAGE_SELF).ru_maxrss / 1024
     text = json.dumps(report, indent=2)

@@ -2,25 +2,38 @@ r"""Redraws the tables of docs/benchmarks/ from the JSON in benchmarks/.
 
   python -m experiments.benchmark_tables          # rewrite the tables
   python -m experiments.benchmark_tables --check  # only name stale ones
+  python -m experiments.benchmark_tables \
+      --acknowledge=reproductions_learning.json --note='…'
 
 A drawn table sits in a page between `<!-- table: NAME -->` and
 `<!-- end table -->`; NAME is a key of `TABLES`, which names the JSON files
 the table is drawn from. Everything outside the markers is written by hand,
 the command that produced each JSON included.
+
+A table is stale when it differs from its JSON, or when its JSON records
+what it measured (`benchmark_docs.fingerprints`) and that code or those
+settings have changed since: re-measure it, or keep it and say under what
+it was measured (`--acknowledge` with `--note`: the note is drawn under the
+table, and the check passes until the code changes again). Each
+fingerprinted table ends with the commit it was measured at.
 """
 
 import glob
+import json
 import os
 import re
 import sys
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
+from absl import app
 from absl import flags
 
+from experiments.benchmark_docs import fingerprints
 from experiments.benchmark_docs import markdown
 from experiments.benchmark_docs import result_tables
 from experiments.benchmark_docs import speed_tables
 from experiments.cli import help_text
+from experiments.storage import atomic_files
 
 Table = Tuple[Callable[[], List[str]], Tuple[str, ...]]
 
@@ -63,6 +76,8 @@ TABLES: Dict[str, Table] = {
                         ('impala_learning.json',)),
     'reproductions': (result_tables.reproductions,
                       ('reproductions_learning.json',)),
+    'reproductions_compared': (result_tables.reproductions_compared,
+                               ('reproductions_learning.json',)),
     'plane_strike_presets': (result_tables.plane_strike_presets,
                              ('ppo_plane_strike_time_to_model.json',
                               'reinforce_plane_strike_time_to_model.json',
@@ -96,10 +111,61 @@ PAGES = os.path.join(markdown.ROOT, 'docs', 'benchmarks', '*.md')
 
 
 def draw(name: str) -> str:
-  """Table `name` as Markdown, ending in a newline."""
+  """Table `name` as Markdown, ending in a newline; then, for JSON that
+  records what it measured, the commit and any note on it."""
   if name not in TABLES:
     raise ValueError(f'No table {name!r}; tables: {", ".join(TABLES)}.')
-  return '\n'.join(TABLES[name][0]()) + '\n'
+  lines = TABLES[name][0]()
+  for file in TABLES[name][1]:
+    for holder in _holders(markdown.load(file)):
+      record = holder['measured']
+      lines += ['', f'Measured at commit {record["commit"]} ({file}).']
+      if record.get('note'):
+        lines[-1] += f' Measured under: {record["note"]}'
+  return '\n'.join(lines) + '\n'
+
+
+def _holders(data: Dict[str, Any]) -> List[Dict[str, Any]]:
+  """The parts of a benchmark JSON that record what they measured: the
+  whole (learning benchmarks) or each suite (`experiments.benchmark`)."""
+  parts = [data] + [v for v in data.values() if isinstance(v, dict)]
+  return [part for part in parts if part.get('measured')]
+
+
+def _files() -> List[str]:
+  return sorted({f for _, files in TABLES.values() for f in files})
+
+
+def measured_changes() -> List[str]:
+  """'file: what changed' for each JSON whose measured code or settings
+  changed since (`fingerprints.changes`)."""
+  return [f'benchmarks/{file}: {change}' for file in _files()
+          for holder in _holders(markdown.load(file))
+          for change in fingerprints.changes(holder['measured'])]
+
+
+def unfingerprinted() -> List[str]:
+  """The JSON files that do not record what they measured (written before
+  fingerprints were)."""
+  return [f for f in _files() if not _holders(markdown.load(f))]
+
+
+def acknowledge(file: str, note: str) -> None:
+  """Keeps `file`'s results under today's code and settings, with `note`
+  saying under what they were measured (drawn under its tables)."""
+  path = os.path.join(markdown.ROOT, 'benchmarks', file)
+  data = markdown.load(file)
+  holders = _holders(data)
+  if not holders:
+    raise ValueError(f'benchmarks/{file} records no fingerprint to '
+                     f'acknowledge; re-measure it.')
+  if not note.strip():
+    raise ValueError('--note: say under what the results were measured.')
+  for holder in holders:
+    holder['measured'] = {**fingerprints.acknowledged(holder['measured']),
+                          'note': note.strip()}
+  atomic_files.write_bytes(path, (json.dumps(data, indent=2) + '\n')
+                           .encode())
 
 
 def redraw(text: str) -> Tuple[str, List[str]]:
@@ -133,21 +199,43 @@ def stale(paths: Sequence[str]) -> List[str]:
 
 # What --help shows (every flag in exactly one group:
 # tests/experiments/cli/help_text_test.py).
-FLAG_GROUPS = {'What to do': ('check',)}
+FLAG_GROUPS = {'What to do': ('check', 'acknowledge', 'note')}
 
 
 def _define_flags() -> None:
   flags.DEFINE_bool('check', False, 'Change nothing: exit 1 naming each '
-                    'table that differs from its JSON.')
+                    'table that differs from its JSON, and each JSON whose '
+                    'measured code or settings changed since.')
+  flags.DEFINE_string('acknowledge', None, 'A JSON file of benchmarks/ to '
+                      'keep under today\'s code and settings, with --note.')
+  flags.DEFINE_string('note', None, 'With --acknowledge: under what its '
+                      'results were measured, drawn under its tables.')
 
 
 def main(argv):
   del argv
+  if flags.FLAGS.acknowledge:
+    try:
+      acknowledge(flags.FLAGS.acknowledge, flags.FLAGS.note or '')
+    except (OSError, ValueError) as e:
+      raise app.UsageError(f'--acknowledge: {e}') from e
   if flags.FLAGS.check:
     out_of_date = stale(pages())
     for entry in out_of_date:
       print(f'stale: {entry}')
-    sys.exit(1 if out_of_date else 0)
+    changed = measured_changes()
+    for entry in changed:
+      print(f'measured code or settings changed: {entry}')
+    if changed:
+      print('Re-measure those results (the command is on their page), or '
+            'keep them with python -m experiments.benchmark_tables '
+            '--acknowledge=<file> --note=\'<under what they were '
+            'measured>\'.')
+    legacy = unfingerprinted()
+    if legacy:
+      print(f'{len(legacy)} JSON files record no fingerprint (measured '
+            f'before fingerprints were recorded): {", ".join(legacy)}.')
+    sys.exit(1 if out_of_date or changed else 0)
   for path in pages():
     with open(path, encoding='utf-8') as f:
       text, changed = redraw(f.read())

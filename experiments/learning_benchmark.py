@@ -19,6 +19,7 @@ WORKDIR/runs/<env>/<agent>/, and rerunning skips finished groups.
 import dataclasses
 import functools
 import json
+import os
 import tempfile
 import time
 from typing import Any, Dict, List, Optional
@@ -27,11 +28,13 @@ from absl import flags
 import numpy as np
 
 from agents import registry as agent_registry
+from experiments.benchmark_docs import fingerprints
 from experiments.cli import help_text
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import run_groups
 from experiments.driver import run as driver
+from experiments.driver import workdir as workdir_lib
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
@@ -47,9 +50,12 @@ class Setting:
   min_return: Optional[float] = None  # Target on the greedy mean return.
   max_length: Optional[float] = None  # Target on the greedy mean length.
   export_tflite: bool = False  # Export and verify each seed's model.
+  preset_name: Optional[str] = None  # None: the pair's default preset.
 
   @property
   def preset(self) -> preset_registry.Preset:
+    if self.preset_name is not None:
+      return preset_registry.get(self.preset_name)
     preset = preset_registry.default_for(self.agent, self.env)
     if preset is None:
       raise ValueError(f'{self.agent} on {self.env} has no default preset.')
@@ -139,6 +145,10 @@ def run_seeds(config_0: config_lib.ExperimentConfig, num_seeds: int,
   """Trains seeds 0 … num_seeds-1 of seed 0's `config_0` under `root`
   (or reads their finished results), one result per seed."""
   groups = run_groups.groups_for(config_0, num_seeds, root)
+  for group in groups:  # A root may hold another preset's finished runs
+    # of the same agent and environment: refused, not taken for these.
+    if os.path.exists(os.path.join(group.workdir, workdir_lib.CONFIG)):
+      workdir_lib.check(group.config, group.workdir)
   train = functools.partial(group_runner.run_group, train=driver.run_experiment)
   per_group = launchers.LocalLauncher().run(train, groups,
                                             [g.name for g in groups])
@@ -163,10 +173,31 @@ def per_seed(results: List[Dict[str, Any]]) -> Dict[str, Any]:
   }
 
 
+def protocol(results: List[Dict[str, Any]]) -> Dict[str, Any]:
+  """The final evaluation's protocol (policy, ε where ε-greedy, episodes)
+  as every seed's `result.json` says it, and the seeds: one for the row.
+
+  Raises:
+    ValueError: the seeds were evaluated under different protocols.
+  """
+  found = {json.dumps({**r['eval_protocol'], 'episodes': r['eval_episodes']},
+                      sort_keys=True) for r in results}
+  if len(found) != 1:
+    raise ValueError(f'The seeds evaluated under different protocols: '
+                     f'{sorted(found)}.')
+  (only,) = found
+  return {**json.loads(only), 'seeds': len(results)}
+
+
 def write_output(num_seeds: int, rows: List[Dict[str, Any]],
-                 output: Optional[str]) -> None:
-  """Prints the benchmark's JSON, and writes it to `output` if given."""
-  text = json.dumps({'seeds': num_seeds, 'results': rows}, indent=2)
+                 output: Optional[str],
+                 measured: Optional[Dict[str, Any]] = None) -> None:
+  """Prints the benchmark's JSON, and writes it to `output` if given;
+  `measured`: what it measured (`benchmark_docs.fingerprints.measured`),
+  so that its tables can tell when they are stale."""
+  text = json.dumps({'seeds': num_seeds, 'results': rows,
+                     **({'measured': measured} if measured else {})},
+                    indent=2)
   print(text)
   if output:
     atomic_files.write_bytes(output, (text + '\n').encode())
@@ -204,7 +235,7 @@ def main(argv):
   library_logs.quiet()
   root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='learning-')
   only = set(flags.FLAGS.only or ())
-  rows = []
+  rows, configs = [], []
   for setting in GRID:
     if only and f'{setting.env}/{setting.agent}' not in only:
       continue
@@ -226,6 +257,7 @@ def main(argv):
         'target': setting.target,
         'median': median,
         'target_met_by_median': setting.met(median),
+        'protocol': protocol(results) if results else None,
         'per_seed': [{k: r[k] for k in ('seed', 'eval_mean_return',
                                         'eval_mean_episode_length',
                                         'env_steps', 'wall_seconds')}
@@ -242,10 +274,12 @@ def main(argv):
       row['tflite_max_abs_diff'] = [r['tflite']['max_abs_diff']
                                     for r in results]
     rows.append(row)
+    configs.append(config(setting))
     print(json.dumps({k: row[k] for k in ('env', 'agent', 'median',
                                            'target', 'target_met_by_median')
                       }), flush=True)
-  write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
+  write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output,
+               fingerprints.measured(configs))
 
 
 if __name__ == '__main__':

@@ -201,11 +201,28 @@ def alternation(names: Sequence[str], repeats: int) -> List[Tuple[int, str]]:
   return [(rep, name) for rep in range(repeats) for name in names]
 
 
+# The configs of our measurements since the last `take_measured`, so that
+# each suite's JSON records what it measured (`benchmark_docs.fingerprints`).
+_MEASURED: List[config_lib.ExperimentConfig] = []
+
+
+def take_measured() -> List[config_lib.ExperimentConfig]:
+  """The configs of our runs measured since the last call."""
+  taken = list(_MEASURED)
+  _MEASURED.clear()
+  return taken
+
+
 def measure(root: str, measurements: Mapping[str, Measurement],
             repeats: int,
             run: Runner = run_child) -> Runs:
   """Every measurement `repeats` times (repetition r with seed r), in
   `alternation` order: per configuration, its runs."""
+  for measurement in measurements.values():
+    settings = dict(measurement.settings)
+    if settings.pop('program', 'ours') == 'ours':
+      _MEASURED.append(config_lib.ExperimentConfig(
+          **config_settings(settings)))
   runs = {name: [] for name in measurements}
   for seed, name in alternation(list(measurements), repeats):
     result = run(root, f'{name}_seed{seed}', measurements[name], seed)

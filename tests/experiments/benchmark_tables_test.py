@@ -2,12 +2,15 @@
 are the committed JSON's, and every JSON feeds a table."""
 
 import glob
+import json
 import os
 import re
 
 import pytest
 
 from experiments import benchmark_tables
+from experiments import learning_benchmark
+from experiments.benchmark_docs import fingerprints
 from experiments.benchmark_docs import markdown
 
 _ROOT = markdown.ROOT
@@ -36,6 +39,54 @@ def test_every_page_table_matches_its_json():
   assert not stale, ('Tables differ from their JSON (redraw them with '
                      '`python -m experiments.benchmark_tables`): ' +
                      ', '.join(stale))
+
+
+def test_no_measured_result_is_stale():
+  """The JSON that record what they measured measured today's code and
+  settings (else re-measure, or --acknowledge with a note)."""
+  changed = benchmark_tables.measured_changes()
+  assert not changed, '\n'.join(changed)
+
+
+def test_a_changed_module_makes_a_measured_table_stale(monkeypatch):
+  real = markdown.load
+  record = {'commit': 'abc', 'code': {'agents/dqn.py': 'old hash'},
+            'runs': []}
+
+  def load(file):
+    data = dict(real(file))
+    if file == 'reproductions_learning.json':
+      data['measured'] = record
+    return data
+
+  monkeypatch.setattr(markdown, 'load', load)
+  assert benchmark_tables.measured_changes() == [
+      'benchmarks/reproductions_learning.json: agents/dqn.py changed']
+  assert 'Measured at commit abc (reproductions_learning.json).' in (
+      benchmark_tables.draw('reproductions'))
+  record['note'] = 'the defaults of commit abc.'
+  assert ('Measured under: the defaults of commit abc.' in
+          benchmark_tables.draw('reproductions'))
+
+
+def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
+  config = learning_benchmark.config(
+      learning_benchmark.Setting('catch', 'dqn'))
+  record = fingerprints.measured([config])
+  record['code']['agents/dqn.py'] = 'the hash of older code'
+  (tmp_path / 'benchmarks').mkdir()
+  (tmp_path / 'benchmarks' / 'x.json').write_text(
+      json.dumps({'results': [], 'measured': record}))
+  monkeypatch.setattr(markdown, 'ROOT', str(tmp_path))
+  with pytest.raises(ValueError, match='--note'):
+    benchmark_tables.acknowledge('x.json', ' ')
+  benchmark_tables.acknowledge('x.json', 'DQN before its n-step targets.')
+  kept = markdown.load('x.json')['measured']
+  assert kept['note'] == 'DQN before its n-step targets.'
+  assert fingerprints.changes(kept) == []
+  (tmp_path / 'benchmarks' / 'old.json').write_text('{"results": []}')
+  with pytest.raises(ValueError, match='records no fingerprint'):
+    benchmark_tables.acknowledge('old.json', 'a note')
 
 
 def test_every_table_is_in_a_page_once():

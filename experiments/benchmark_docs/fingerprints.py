@@ -1,0 +1,249 @@
+"""What a benchmark measured, so that its table can say when it is stale.
+
+A benchmark JSON's `measured` block records the commit, the code that ran
+(`code`: a hash of each agent, network, environment-adapter and loop
+module, comments and docstrings left out, so that only a change of what
+runs changes it) and each run's resolved settings (`runs`: the agent config
+with every default filled in, the network, widths, environments, loop,
+evaluation protocol and budget, with the `recipe` that rebuilds them from
+today's defaults). `changes` compares that record with the code and
+defaults of today: `python -m experiments.benchmark_tables --check` fails
+on a table whose JSON measured code or settings that have changed since,
+until the table is re-measured or its page says under what it was measured
+(`acknowledge`).
+"""
+
+import ast
+import dataclasses
+import hashlib
+import inspect
+import os
+import subprocess
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+
+from agents import registry as agent_registry
+from environments import registry as env_registry
+from environments import suites
+from experiments.setup import build as build_lib
+from experiments.setup import config as config_lib
+from experiments.setup import train_settings
+from networks import registry as network_registry
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+# The loop modules each loop's runs execute.
+LOOP_MODULES = {
+    'compiled': ('experiments/loops/compiled_loop.py',
+                 'experiments/loops/compiled_training.py',
+                 'experiments/loops/evaluation.py'),
+    'python': ('experiments/loops/python_training.py',
+               'experiments/loops/environment_loop.py',
+               'experiments/loops/vector_environment_loop.py',
+               'experiments/loops/actor.py', 'experiments/loops/batchers.py',
+               'experiments/loops/evaluation.py'),
+}
+# The recipe's keys: `train_settings.TrainSettings` fields that rebuild a
+# run's settings with today's defaults.
+RECIPE_KEYS = ('agent', 'env', 'preset', 'env_config', 'network',
+               'hidden_sizes', 'num_steps', 'num_episodes', 'eval_episodes',
+               'eval_policy', 'eval_epsilon', 'loop', 'num_envs')
+
+
+def _relative(path: str) -> str:
+  return os.path.relpath(os.path.abspath(path), ROOT)
+
+
+def _module_of(function: Callable[..., Any]) -> Optional[str]:
+  """The project file defining `function` (partials and wrappers
+  unwrapped); None outside the project."""
+  while hasattr(function, 'func'):  # functools.partial
+    function = function.func
+  function = inspect.unwrap(function)
+  try:
+    path = inspect.getsourcefile(function)
+  except TypeError:
+    return None
+  if path is None or not os.path.abspath(path).startswith(ROOT + os.sep):
+    return None
+  return _relative(path)
+
+
+def _package_imports(path: str) -> List[str]:
+  """The modules of `path`'s own package it imports (`from agents import
+  returns` in agents/ppo.py: agents/returns.py), registries left out."""
+  package = path.split(os.sep)[0]
+  with open(os.path.join(ROOT, path), encoding='utf-8') as f:
+    tree = ast.parse(f.read())
+  found = []
+  for node in ast.walk(tree):
+    if isinstance(node, ast.ImportFrom) and node.module == package:
+      for alias in node.names:
+        candidate = os.path.join(package, f'{alias.name}.py')
+        if alias.name != 'registry' and os.path.exists(
+            os.path.join(ROOT, candidate)):
+          found.append(candidate)
+  return found
+
+
+def _network_modules(make: Callable[..., Any]) -> List[str]:
+  """The networks/ modules a registered network's factory builds from: the
+  registry's entries are lambdas (and image checks around them) calling
+  into the modules that define the networks."""
+  found, functions = [], [make]
+  while functions:
+    function = functions.pop()
+    functions += [c.cell_contents for c in (function.__closure__ or ())
+                  if inspect.isfunction(c.cell_contents)]
+    for name in function.__code__.co_names:
+      value = function.__globals__.get(name)
+      if inspect.ismodule(value):
+        path = _relative(getattr(value, '__file__', '') or '')
+        if path.startswith('networks' + os.sep):
+          found.append(path)
+  return found or [_module_of(make) or 'networks/registry.py']
+
+
+def code_modules(config: config_lib.ExperimentConfig) -> List[str]:
+  """The project files whose code a run of `config` executes: its agent's
+  module and the agent modules it imports, its network's, its environment's
+  adapter (or game) and its loop's."""
+  modules = []
+  agent_module = _module_of(agent_registry.get(config.agent).make_agent)
+  if agent_module:
+    modules += [agent_module] + _package_imports(agent_module)
+  modules += _network_modules(
+      network_registry.get(build_lib.network_name(config)).make)
+  prefix, _ = suites.split(config.env)
+  if prefix:
+    suite = suites.SUITES[prefix]
+    factory = suite.make_core or suite.make_environment
+  else:
+    entry = env_registry.get(config.env)
+    factory = entry.make_core or entry.make_environment
+  modules.append(_module_of(factory) or 'environments/registry.py')
+  modules += LOOP_MODULES[config.loop]
+  return sorted(set(m for m in modules if os.path.exists(
+      os.path.join(ROOT, m))))
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+  for node in ast.walk(tree):
+    if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                         ast.AsyncFunctionDef)) and node.body and (
+                             isinstance(node.body[0], ast.Expr) and
+                             isinstance(node.body[0].value, ast.Constant) and
+                             isinstance(node.body[0].value.value, str)):
+      node.body = node.body[1:] or [ast.Pass()]
+  return tree
+
+
+def code_hash(source: str) -> str:
+  """A hash of what `source` runs: comments, docstrings and layout do not
+  change it."""
+  tree = _without_docstrings(ast.parse(source))
+  return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+
+
+def code_hashes(paths: Sequence[str]) -> Dict[str, Optional[str]]:
+  """`code_hash` of each project file; None for one that is gone."""
+  hashes = {}
+  for path in paths:
+    full = os.path.join(ROOT, path)
+    if not os.path.exists(full):
+      hashes[path] = None
+      continue
+    with open(full, encoding='utf-8') as f:
+      hashes[path] = code_hash(f.read())
+  return hashes
+
+
+def settings_of(config: config_lib.ExperimentConfig) -> Dict[str, Any]:
+  """A run's resolved settings: what its numbers depend on besides code."""
+  return {
+      'agent': config.agent, 'env': config.env,
+      'env_kwargs': dict(config.env_kwargs),
+      'agent_config': dataclasses.asdict(config.agent_config),
+      'network': build_lib.network_name(config),
+      'hidden_sizes': (None if config.resolved_hidden_sizes() is None
+                       else list(config.resolved_hidden_sizes())),
+      'num_envs': config.num_envs, 'loop': config.loop,
+      'eval_policy': config.eval_policy, 'eval_epsilon': config.eval_epsilon,
+      'num_steps': config.num_steps, 'num_episodes': config.num_episodes,
+  }
+
+
+def recipe_of(config: config_lib.ExperimentConfig) -> Dict[str, Any]:
+  """The train settings that rebuild `config`'s settings from a preset and
+  today's defaults (what the run did not set stays unset)."""
+  return {'agent': config.agent, 'env': config.env, 'preset': config.preset,
+          'env_config': dict(config.env_kwargs),
+          'num_steps': config.num_steps, 'num_episodes': config.num_episodes,
+          'eval_episodes': config.eval_episodes, 'loop': config.loop}
+
+
+def commit() -> Optional[str]:
+  """HEAD's commit, with `+changes` when the work tree differs from it;
+  None outside a git checkout."""
+  try:
+    head = subprocess.run(['git', 'rev-parse', '--short=12', 'HEAD'],
+                          cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    dirty = subprocess.run(['git', 'status', '--porcelain', '--',
+                            'agents', 'environments', 'networks',
+                            'experiments'], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout.strip()
+  except (OSError, subprocess.CalledProcessError):
+    return None
+  return head + ('+changes' if dirty else '')
+
+
+def measured(configs: Sequence[config_lib.ExperimentConfig]
+            ) -> Dict[str, Any]:
+  """The `measured` block of a benchmark JSON whose runs are `configs`."""
+  modules = sorted({m for c in configs for m in code_modules(c)})
+  return {'commit': commit(), 'code': code_hashes(modules),
+          'runs': [{'settings': settings_of(c), 'recipe': recipe_of(c)}
+                   for c in configs]}
+
+
+def _differences(before: Any, now: Any, where: str = '') -> List[str]:
+  if isinstance(before, Mapping) and isinstance(now, Mapping):
+    found = []
+    for key in sorted(set(before) | set(now)):
+      found += _differences(before.get(key), now.get(key),
+                            f'{where}.{key}' if where else key)
+    return found
+  return [] if before == now else [f'{where}: {before!r} -> {now!r}']
+
+
+def changes(record: Mapping[str, Any]) -> List[str]:
+  """What changed since `record` (a `measured` block) was measured: code
+  modules and resolved settings, one line each; empty if nothing did."""
+  found = [f'{path} changed' if now else f'{path} is gone'
+           for path, now in code_hashes(list(record.get('code', {}))).items()
+           if now != record['code'][path]]
+  for run in record.get('runs', ()):
+    recipe = {k: v for k, v in run['recipe'].items() if v is not None}
+    try:
+      rebuilt = train_settings.experiment_config(
+          train_settings.TrainSettings(**recipe, export_tflite=False))
+    except ValueError as e:
+      found.append(f'{recipe.get("agent")} on {recipe.get("env")} no '
+                   f'longer builds: {e}')
+      continue
+    found += [f'{run["recipe"]["agent"]} on {run["recipe"]["env"]}: {line}'
+              for line in _differences(run['settings'], settings_of(rebuilt))]
+  return found
+
+
+def acknowledged(record: Mapping[str, Any]) -> Dict[str, Any]:
+  """`record` with today's code hashes and settings as the ones it was
+  measured under, kept beside the note that says so (`acknowledge`)."""
+  runs = []
+  for run in record.get('runs', ()):
+    recipe = {k: v for k, v in run['recipe'].items() if v is not None}
+    rebuilt = train_settings.experiment_config(
+        train_settings.TrainSettings(**recipe, export_tflite=False))
+    runs.append({**run, 'settings': settings_of(rebuilt)})
+  return {**record, 'code': code_hashes(list(record.get('code', {}))),
+          'runs': runs}

@@ -1,0 +1,68 @@
+"""Tests for experiments/benchmark_docs/fingerprints.py: a benchmark's
+record of what it measured, and what has changed since."""
+
+import dataclasses
+
+from agents import dqn
+from agents import registry as agent_registry
+from experiments import learning_benchmark
+from experiments.benchmark_docs import fingerprints
+
+
+def _config(env='gymnax:Acrobot-v1', agent='dqn'):
+  return learning_benchmark.config(learning_benchmark.Setting(env, agent))
+
+
+def test_code_modules_are_the_agent_network_environment_and_loop():
+  modules = fingerprints.code_modules(_config())
+  for path in ('agents/dqn.py', 'agents/replay.py', 'networks/q_network.py',
+               'environments/gymnax_adapter.py',
+               'experiments/loops/compiled_loop.py'):
+    assert path in modules
+  assert not [m for m in modules if m.startswith('experiments/driver')]
+  plane_strike = fingerprints.code_modules(_config('plane_strike', 'ppo'))
+  assert 'environments/plane_strike.py' in plane_strike
+  assert 'networks/actor_critic.py' in plane_strike
+
+
+def test_the_code_hash_ignores_comments_docstrings_and_layout():
+  source = 'def f(x):\n  """Doc."""\n  return x + 1  # One more.\n'
+  same = 'def f(x):\n\n    return (x +\n            1)\n'
+  other = 'def f(x):\n  return x + 2\n'
+  assert fingerprints.code_hash(source) == fingerprints.code_hash(same)
+  assert fingerprints.code_hash(source) != fingerprints.code_hash(other)
+
+
+def test_nothing_changed_right_after_measuring():
+  record = fingerprints.measured([_config()])
+  assert record['runs'][0]['settings']['agent_config']['learning_rate'] == (
+      1e-3)
+  assert fingerprints.changes(record) == []
+
+
+def test_changed_code_and_a_changed_default_are_named(monkeypatch):
+  record = fingerprints.measured([_config()])
+  record['code']['agents/dqn.py'] = 'another hash'
+  record['code']['agents/no_such_module.py'] = 'gone'
+  found = fingerprints.changes(record)
+  assert 'agents/dqn.py changed' in found
+  assert 'agents/no_such_module.py is gone' in found
+  # A default flips after the measurement (as time-limit bootstrapping
+  # did): the rebuilt settings differ, named by their key.
+  fresh = fingerprints.measured([_config()])
+  flipped = dataclasses.make_dataclass(
+      'DQNConfig', [('bootstrap_time_limits', bool, False)],
+      bases=(dqn.DQNConfig,), frozen=True)
+  entry = agent_registry.get('dqn')
+  monkeypatch.setattr(agent_registry, 'make_config',
+                      lambda agent, **values: flipped(**values)
+                      if agent == 'dqn' else entry.config_class(**values))
+  (change,) = fingerprints.changes(fresh)
+  assert change == ('dqn on gymnax:Acrobot-v1: agent_config.'
+                    'bootstrap_time_limits: True -> False')
+
+
+def test_acknowledging_takes_today_s_code_and_settings():
+  record = fingerprints.measured([_config()])
+  record['code']['agents/dqn.py'] = 'another hash'
+  assert fingerprints.changes(fingerprints.acknowledged(record)) == []
