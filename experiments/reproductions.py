@@ -1,111 +1,223 @@
-r"""Our agents beside published results, in the published budgets; JSON.
+r"""Our agents beside published results; JSON.
 
-  python -m experiments.reproductions --seeds=3 \
+  python -m experiments.reproductions --seeds=5 \
       --output=benchmarks/reproductions_learning.json
-  python -m experiments.reproductions --seeds=3 --only=ppo/gymnax:Acrobot-v1
+  python -m experiments.reproductions --seeds=5 --only=dqn/gymnax:Acrobot-v1
 
-Each `Reproduction` trains its pair's default preset (the published
-setting where one exists, `experiments/presets/library.py`) for the
-published budget, its seeds side by side in one compiled program (the
-comparison run groups `experiments.learning_benchmark` uses), scores each
-seed by its greedy return over 100 episodes at the end, and reports the
-mean and the interquartile mean (IQM) over seeds with rliable's 95%
-stratified-bootstrap intervals (`experiments.comparison.statistics`)
-beside the published figure and its source. The page:
-docs/benchmarks/reproductions.md.
+Each `Reproduction` trains one preset for the published budget, its seeds
+side by side in one compiled program (the comparison run groups of
+`experiments.learning_benchmark`), and reports two scores per seed: the
+final evaluation under the run's own protocol (recorded from each
+`result.json`: greedy, sampled or ε-greedy, over how many episodes) and
+the mean return of the last training episodes (at least 100, whole log
+rows), which is what CleanRL publishes. A row is **reproduced** only in the
+source's own setting (budget, hyperparameters, network, protocol);
+anything else, a tuned preset of ours included, is **compared with** the
+figure, and says what differs. Statistics: the mean and interquartile mean
+(IQM) with rliable's 95% stratified-bootstrap intervals when a row has at
+least `MIN_SEEDS_FOR_INTERVALS` seeds, else the mean and the seeds' range.
+The page: docs/benchmarks/reproductions.md.
 """
 
 import dataclasses
 import json
+import os
 import tempfile
 import time
 from typing import Any, Dict, List, Optional
 
 from absl import flags
+import pandas as pd
 
 from experiments import learning_benchmark
+from experiments.benchmark_docs import fingerprints
 from experiments.cli import help_text
+from experiments.comparison import run_groups
 from experiments.comparison import statistics
 from experiments.setup import library_logs
 
-_CLEANRL_PPO = ('CleanRL ppo.py, average episodic return over 3 seeds at '
-                '500k steps (docs.cleanrl.dev/rl-algorithms/ppo)')
-_GYMNAX_PPO = ('the gymnax README\'s PPO checkpoints (gymnax-blines), one '
-               'return each, no spread given')
-_CLEANRL_DQN = ('CleanRL dqn.py, average episodic return over 3 seeds at '
-                '500k steps (docs.cleanrl.dev/rl-algorithms/dqn)')
+# Below this many seeds an IQM trims nothing and a bootstrap interval is
+# the seeds' range: the mean and that range are shown instead.
+MIN_SEEDS_FOR_INTERVALS = 5
+# CleanRL's figure: the mean return of a seed's last training episodes.
+LAST_TRAINING_EPISODES = 100
+REPRODUCED, COMPARED = 'reproduced', 'compared'
+
+_CLEANRL_PPO = ('CleanRL ppo.py, docs.cleanrl.dev/rl-algorithms/ppo '
+                '(classic control table, 500k steps)')
+_CLEANRL_DQN = ('CleanRL dqn.py, docs.cleanrl.dev/rl-algorithms/dqn '
+                '(classic control table, 500k steps)')
+_CLEANRL_PROTOCOL = ('mean ± std over 3 seeds of the return of the '
+                     'training episodes ({policy}), Gymnasium\'s classic '
+                     'control')
+_GYMNAX_PPO = ('gymnax README, the PPO checkpoints of gymnax-blines '
+               '(its own per-game configurations)')
+_GYMNAX_PROTOCOL = 'one return per game; episodes, seeds and budget not given'
 
 
 @dataclasses.dataclass(frozen=True)
 class Reproduction:
-  """One published result and the run that reproduces it.
+  """One published result and the run of ours beside it.
 
   Attributes:
     agent: the agent.
     env: the environment.
-    num_steps: the published budget, in environment steps.
+    preset: the preset of ours that runs (`experiments/presets`).
+    num_steps: the budget, in environment steps.
     published: the published score.
     published_spread: its ± (the source's spread over its seeds); None:
       the source gives none.
-    source: who published it, how it was measured, and where.
+    source: who published it, and where.
+    published_protocol: how the source measured it.
+    differences: '' when the preset is the source's own setting (the row is
+      reproduced); else what differs (the row is only compared with it).
   """
   agent: str
   env: str
+  preset: str
   num_steps: int
   published: float
   published_spread: Optional[float]
   source: str
+  published_protocol: str
+  differences: str = ''
 
   @property
   def name(self) -> str:
-    return f'{self.agent}/{self.env}'
+    return f'{self.preset}/{self.env}'
+
+  @property
+  def kind(self) -> str:
+    return COMPARED if self.differences else REPRODUCED
 
   @property
   def setting(self) -> learning_benchmark.Setting:
-    """The pair's default preset, scored over 100 greedy episodes."""
-    return learning_benchmark.Setting(self.env, self.agent,
-                                      eval_episodes=100)
+    """The preset, scored over 100 episodes at the end."""
+    return learning_benchmark.Setting(self.env, self.agent, eval_episodes=100,
+                                      preset_name=self.preset)
+
+
+def _cleanrl(agent: str, env: str, preset: str, published: float,
+             spread: float, differences: str = '') -> Reproduction:
+  ppo = agent == 'ppo'
+  return Reproduction(
+      agent, env, preset, 500_000, published, spread,
+      _CLEANRL_PPO if ppo else _CLEANRL_DQN,
+      _CLEANRL_PROTOCOL.format(policy='the stochastic policy' if ppo
+                               else 'ε-greedy'), differences)
 
 
 REPRODUCTIONS = (
-    Reproduction('ppo', 'gymnax:CartPole-v1', 500_000, 490.04, 6.12,
-                 _CLEANRL_PPO),
-    Reproduction('ppo', 'gymnax:Acrobot-v1', 500_000, -86.36, 1.32,
-                 _CLEANRL_PPO),
-    Reproduction('dqn', 'gymnax:CartPole-v1', 500_000, 488.69, 16.11,
-                 _CLEANRL_DQN),
-    Reproduction('dqn', 'gymnax:Acrobot-v1', 500_000, -91.54, 7.20,
-                 _CLEANRL_DQN),
+    _cleanrl('ppo', 'gymnax:CartPole-v1', 'ppo_gymnax_cartpole', 490.04,
+             6.12),
+    _cleanrl('ppo', 'gymnax:Acrobot-v1', 'ppo_gymnax_acrobot', -86.36, 1.32),
+    _cleanrl('dqn', 'gymnax:CartPole-v1', 'dqn_cleanrl_cartpole', 488.69,
+             16.11),
+    _cleanrl('dqn', 'gymnax:Acrobot-v1', 'dqn_cleanrl_acrobot', -91.54, 7.20),
+    _cleanrl('dqn', 'gymnax:CartPole-v1', 'dqn_gymnax_cartpole', 488.69,
+             16.11, 'ours, tuned: PureJaxRL\'s CartPole DQN setting (10 '
+             'environments, an SGD step every step of them, double Q, '
+             '64-64 network)'),
+    _cleanrl('dqn', 'gymnax:Acrobot-v1', 'dqn_gymnax_acrobot', -91.54, 7.20,
+             'ours, tuned from rejax\'s Acrobot DQN: 5 environments × 5 SGD '
+             'steps of 100 per step (~8× CleanRL\'s gradient samples per '
+             'environment step), lr 1e-3 (4×), a 100k replay, Huber loss, '
+             'double Q'),
 ) + tuple(
-    Reproduction('ppo', f'gymnax:{game}-MinAtar', 10_000_000, score, None,
-                 _GYMNAX_PPO)
-    for game, score in (('Breakout', 28.0), ('SpaceInvaders', 131.0),
-                        ('Asterix', 15.0), ('Freeway', 58.0)))
+    Reproduction('ppo', f'gymnax:{game}-MinAtar', f'ppo_{preset}_minatar',
+                 10_000_000, score, None, _GYMNAX_PPO, _GYMNAX_PROTOCOL,
+                 'another agent\'s setting: ours is PureJaxRL\'s MinAtar '
+                 'PPO (one setting for every game, 64-64 ReLU MLPs), '
+                 'gymnax-blines tuned each game')
+    for game, preset, score in (
+        ('Breakout', 'breakout', 28.0),
+        ('SpaceInvaders', 'space_invaders', 131.0),
+        ('Asterix', 'asterix', 15.0), ('Freeway', 'freeway', 58.0)))
+
+
+def _root(reproduction: Reproduction, root: str) -> str:
+  """The row's runs: a directory per preset (two presets of one agent and
+  environment are two experiments)."""
+  return os.path.join(root, reproduction.preset)
+
+
+def seed_directories(reproduction: Reproduction, num_seeds: int,
+                     root: str) -> List[str]:
+  """Where each seed's logs go under `root`."""
+  groups = run_groups.groups_for(_config(reproduction), num_seeds,
+                                 _root(reproduction, root))
+  return [d for group in groups for d in group.seed_dirs]
+
+
+def _config(reproduction: Reproduction):
+  return dataclasses.replace(
+      learning_benchmark.config(reproduction.setting),
+      num_steps=reproduction.num_steps, num_episodes=None)
 
 
 def run(reproduction: Reproduction, num_seeds: int,
         root: str) -> List[Dict[str, Any]]:
   """Seeds 0 … num_seeds-1 of `reproduction`, one result per seed."""
-  config = dataclasses.replace(
-      learning_benchmark.config(reproduction.setting),
-      num_steps=reproduction.num_steps, num_episodes=None)
-  return learning_benchmark.run_seeds(config, num_seeds, root)
+  return learning_benchmark.run_seeds(_config(reproduction), num_seeds,
+                                      _root(reproduction, root))
 
 
-def row(reproduction: Reproduction,
-        results: List[Dict[str, Any]]) -> Dict[str, Any]:
-  """The JSON row of `reproduction` from its seeds' `results`."""
+def training_return(train_csv: str,
+                    episodes: int = LAST_TRAINING_EPISODES) -> Dict[str, Any]:
+  """The mean return of the last training episodes in `train_csv`: the
+  last whole log rows that hold at least `episodes` of them, each row's
+  mean weighted by its episodes. `{'mean', 'episodes'}` (the episodes
+  counted)."""
+  rows = pd.read_csv(train_csv)
+  counts = rows['progress/episodes'].diff().fillna(
+      rows['progress/episodes']).to_numpy()
+  returns = rows['train/episode_return'].to_numpy()
+  total, weighted = 0, 0.0
+  for count, value in zip(counts[::-1], returns[::-1]):
+    if count <= 0:
+      continue
+    total += int(count)
+    weighted += float(count) * float(value)
+    if total >= episodes:
+      break
+  return {'mean': weighted / total if total else None, 'episodes': total}
+
+
+def summary(values: List[float]) -> Dict[str, Any]:
+  """The seeds' statistics: mean and IQM with 95% intervals from
+  `MIN_SEEDS_FOR_INTERVALS` seeds on, else the mean and the range."""
+  if len(values) >= MIN_SEEDS_FOR_INTERVALS:
+    return {'seeds': len(values),
+            **statistics.over_seeds(values, ('mean', 'iqm'))}
+  return {'seeds': len(values), 'mean': sum(values) / len(values),
+          'range': [min(values), max(values)]}
+
+
+def row(reproduction: Reproduction, results: List[Dict[str, Any]],
+        directories: List[str]) -> Dict[str, Any]:
+  """The JSON row of `reproduction` from its seeds' `results`, whose logs
+  are in `directories` (in seed order)."""
   seeds = learning_benchmark.per_seed(results)
-  returns = [r['eval_mean_return'] for r in seeds['per_seed']]
+  by_seed = dict(zip(range(len(directories)), directories))
+  for entry in seeds['per_seed']:
+    entry['training_return'] = training_return(
+        os.path.join(by_seed[entry['seed']], 'train.csv'))
+  finished = [r for r in results if r.get('status') != 'diverged']
+  final = [r['eval_mean_return'] for r in seeds['per_seed']]
+  training = [r['training_return']['mean'] for r in seeds['per_seed']]
   return {
-      'agent': reproduction.agent, 'env': reproduction.env,
-      'preset': reproduction.setting.preset.name,
+      'kind': reproduction.kind, 'agent': reproduction.agent,
+      'env': reproduction.env, 'preset': reproduction.preset,
       'num_steps': reproduction.num_steps,
       'published': reproduction.published,
       'published_spread': reproduction.published_spread,
       'source': reproduction.source,
-      'greedy_return': (statistics.over_seeds(returns, ('mean', 'iqm'))
-                        if returns else None),
+      'published_protocol': reproduction.published_protocol,
+      'differences': reproduction.differences,
+      'protocol': (learning_benchmark.protocol(finished) if finished
+                   else None),
+      'final_score': summary(final) if final else None,
+      'training_return': summary(training) if training else None,
       **seeds,
   }
 
@@ -119,7 +231,7 @@ FLAG_GROUPS = {
 def _define_flags() -> None:
   learning_benchmark.define_run_flags('Seeds per reproduction (0..N-1).')
   flags.DEFINE_list('only', None, 'Run only these, e.g. '
-                    'ppo/gymnax:CartPole-v1 (agent/env).')
+                    'dqn_cleanrl_acrobot/gymnax:Acrobot-v1 (preset/env).')
 
 
 def main(argv):
@@ -131,19 +243,20 @@ def main(argv):
   if only - known:
     raise SystemExit(f'--only: unknown {sorted(only - known)}; valid: '
                      f'{", ".join(sorted(known))}.')
+  chosen = [r for r in REPRODUCTIONS if not only or r.name in only]
   rows = []
-  for reproduction in REPRODUCTIONS:
-    if only and reproduction.name not in only:
-      continue
+  for reproduction in chosen:
     start = time.perf_counter()
-    result = row(reproduction, run(reproduction, flags.FLAGS.seeds, root))
+    result = row(reproduction, run(reproduction, flags.FLAGS.seeds, root),
+                 seed_directories(reproduction, flags.FLAGS.seeds, root))
     result['seconds'] = time.perf_counter() - start
     rows.append(result)
-    print(json.dumps({k: result[k] for k in ('agent', 'env', 'published',
-                                              'greedy_return')}),
-          flush=True)
-  learning_benchmark.write_output(flags.FLAGS.seeds, rows,
-                                  flags.FLAGS.output)
+    print(json.dumps({k: result[k] for k in (
+        'preset', 'env', 'published', 'protocol', 'training_return',
+        'final_score')}), flush=True)
+  learning_benchmark.write_output(
+      flags.FLAGS.seeds, rows, flags.FLAGS.output,
+      fingerprints.measured([_config(r) for r in chosen]))
 
 
 if __name__ == '__main__':

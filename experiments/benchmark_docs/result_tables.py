@@ -55,28 +55,88 @@ def impala_learning() -> List[str]:
   return _learning_grid('impala_learning.json')
 
 
+def _seeds_statistics(summary: Dict[str, Any]) -> str:
+  """'mean [95% CI]; IQM …' from 5 seeds on, else 'mean (range a to b)'."""
+  if summary is None:
+    return 'not logged'
+  if 'range' in summary:
+    low, high = summary['range']
+    return (f'{short(summary["mean"])} (range {short(low)} to '
+            f'{short(high)}, {summary["seeds"]} seeds)')
+  mean, iqm = summary['mean'], summary['iqm']
+  return (f'{short(mean["point"])} [{short(mean["low"])}, '
+          f'{short(mean["high"])}]; IQM {short(iqm["point"])} '
+          f'[{short(iqm["low"])}, {short(iqm["high"])}]')
+
+
+def _protocol(row: Dict[str, Any]) -> str:
+  """'greedy, 100 episodes' (ε-greedy with its ε)."""
+  protocol = row['protocol']
+  policy = protocol['policy'].replace('_', '-').replace('epsilon', 'ε')
+  if 'epsilon' in protocol:
+    policy += f' (ε {protocol["epsilon"]:g})'
+  return f'{policy}, {protocol["episodes"]} episodes'
+
+
+def _training(row: Dict[str, Any], bold: bool = False) -> str:
+  """The training return's statistics, and how many episodes each seed's
+  figure averages."""
+  text = _seeds_statistics(row['training_return'])
+  if bold and row['training_return'] is not None:
+    text = f'**{text}**'
+  counts = [s['training_return']['episodes'] for s in row['per_seed']
+            if 'training_return' in s]
+  if counts:
+    text += f' ({min(counts)}–{max(counts)} episodes per seed)'
+  return text
+
+
+def _published(row: Dict[str, Any]) -> str:
+  return short(row['published']) + (
+      '' if row['published_spread'] is None else
+      f' ± {short(row["published_spread"])}')
+
+
+def _reproduction_rows(kind: str) -> List[Dict[str, Any]]:
+  return [r for r in md.load('reproductions_learning.json')['results']
+          if r['kind'] == kind]
+
+
 def reproductions() -> List[str]:
-  """`experiments.reproductions`: ours beside each published figure."""
+  """Rows in the source's own setting: ours measured as the source measures
+  (the training episodes' return), beside our final score."""
   rows = []
-  for row in md.load('reproductions_learning.json')['results']:
-    estimate = row['greedy_return']
-
-    def interval(name: str) -> str:
-      point = estimate[name]
-      return (f'{short(point["point"])} [{short(point["low"])}, '
-              f'{short(point["high"])}]')
-
+  for row in _reproduction_rows('reproduced'):
     rows.append([
-        row['agent'], row['env'], md.steps(row['num_steps']),
-        f'**{interval("mean")}**', interval('iqm'),
-        md.runs([r['eval_mean_return'] for r in row['per_seed']], short),
-        short(row['published']) + (
-            '' if row['published_spread'] is None else
-            f' ± {short(row["published_spread"])}'),
-        row['source']])
-  return md.table(['agent', 'environment', 'budget',
-                   'ours: mean [95% CI]', 'ours: IQM [95% CI]',
-                   'per seed (0, 1, 2)', 'published', 'published by'], rows)
+        row['agent'], row['env'], f'`{row["preset"]}`',
+        md.steps(row['num_steps']),
+        _training(row, bold=True), _published(row),
+        f'{_seeds_statistics(row["final_score"])} ({_protocol(row)})',
+        f'{row["source"]}: {row["published_protocol"]}'])
+  return md.table(['agent', 'environment', 'ours: the source\'s setting',
+                   'budget', 'ours: return of the last training episodes '
+                   '(≥ 100), mean [95% CI] over seeds',
+                   'published', 'ours: final evaluation',
+                   'published by, and how'], rows)
+
+
+def reproductions_compared() -> List[str]:
+  """Rows in another setting than the source's, with what differs."""
+  rows = []
+  for row in _reproduction_rows('compared'):
+    rows.append([
+        row['agent'], row['env'], f'`{row["preset"]}`',
+        md.steps(row['num_steps']), row['differences'],
+        f'**{_seeds_statistics(row["final_score"])}** ({_protocol(row)}'
+        + (f'; measured at {row["measured_at"]}' if 'measured_at' in row
+           else '') + ')',
+        _training(row),
+        _published(row),
+        f'{row["source"]}: {row["published_protocol"]}'])
+  return md.table(['agent', 'environment', 'ours', 'budget',
+                   'what differs', 'ours: final evaluation',
+                   'ours: return of the last training episodes (≥ 100)',
+                   'published', 'published by, and how'], rows)
 
 
 def _learning_grid(name: str, envs=None) -> List[str]:

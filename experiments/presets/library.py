@@ -177,7 +177,8 @@ GYMNAX = (
            {'anneal_learning_rate': True},
            network='mlp_separate_actor_critic', num_steps=500_000,
            default=True,
-           source='PureJaxRL ppo.py CartPole-v1 config (4 envs x 128 steps, '
+           source='PureJaxRL ppo.py CartPole-v1 config, the same as CleanRL '
+           'ppo.py\'s classic-control defaults (4 envs x 128 steps, '
            '4 epochs x 4 minibatches, lr 2.5e-4 annealed, separate 64-64 '
            'tanh actor and critic); measured by python -m '
            'experiments.benchmark --suites=gymnax_cartpole'),
@@ -188,7 +189,8 @@ GYMNAX = (
            default=True,
            source='CleanRL ppo.py classic-control defaults (as '
            'ppo_gymnax_cartpole); measured by python -m '
-           'experiments.reproductions --only=ppo/gymnax:Acrobot-v1',
+           'experiments.reproductions --seeds=5 --only='
+           'ppo_gymnax_acrobot/gymnax:Acrobot-v1',
            result='greedy return -82.68 / -85.5 / -85.44 (seeds 0-2)'),
     Preset('ppo_breakout_minatar', 'ppo', 'gymnax:Breakout-MinAtar',
            _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
@@ -202,8 +204,10 @@ GYMNAX = (
            _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
            num_steps=10_000_000, default=True,
            source=_PUREJAXRL_MINATAR_SOURCE + 'python -m '
-           f'experiments.reproductions --only=ppo/gymnax:{game}-MinAtar',
-           result=f'greedy return {result} (seeds 0-2)')
+           f'experiments.reproductions --only=ppo_{name}_minatar/'
+           f'gymnax:{game}-MinAtar',
+           result=f'return {result} (seeds 0-2; the policy sampled, as '
+           'MinAtar evaluates by default)')
     for name, game, result in (
         ('asterix', 'Asterix', '6.72 / 8.77 / 7.13'),
         ('freeway', 'Freeway', '57.96 / 59.21 / 59.49'),
@@ -258,6 +262,15 @@ CONTINUOUS = (
 # (CartPole-v1 488.69, Acrobot-v1 -91.54, MountainCar-v0 -194.95;
 # docs.cleanrl.dev/rl-algorithms/dqn); each pair's learning-benchmark
 # target is that figure (CartPole: the usual 475).
+_CLEANRL_DQN = {
+    'learning_rate': 2.5e-4, 'batch_size': 128, 'num_actors': 1,
+    'update_period': 10, 'sgd_steps_per_update': 1, 'replay_capacity': 10_000,
+    'min_replay_size': 10_000, 'target_update_period': 50,
+    'epsilon_decay_steps': 250_000, 'double_q': False, 'loss': 'l2',
+    'max_grad_norm': None}
+_CLEANRL_DQN_SOURCE = ('CleanRL dqn.py (cleanrl/dqn.py Args defaults); '
+                       'measured by python -m experiments.reproductions '
+                       '--seeds=5')
 _DQN_CLASSIC_CONTROL = ('python -m experiments.learning_benchmark --seeds=3 '
                         '--only=gymnax:CartPole-v1/dqn,gymnax:Acrobot-v1/dqn,'
                         'gymnax:MountainCar-v0/dqn')
@@ -298,6 +311,19 @@ DQN_CLASSIC_CONTROL = (
            _REJAX_CLASSIC_CONTROL, num_steps=200_000, default=True,
            source=_REJAX_SOURCE,
            result='greedy return -82.99 / -80.15 / -79.74 (seeds 0-2)'),
+    # CleanRL dqn.py's own setting (its Args defaults): one environment,
+    # one SGD step of 128 every 10 steps from step 10k, a 10k replay, a
+    # target copy every 500 steps (50 SGD steps), ε 1 → 0.05 over half of
+    # 500k steps, lr 2.5e-4, squared TD error, max of the target net (no
+    # double Q), no gradient clipping, 120-84 ReLU; time limits bootstrap
+    # there as here. Its loss is the mean squared error, ours ½ of it: the
+    # same Adam steps but for ε's scale.
+    Preset('dqn_cleanrl_acrobot', 'dqn', 'gymnax:Acrobot-v1',
+           _CLEANRL_DQN, hidden_sizes=(120, 84), num_steps=500_000,
+           source=_CLEANRL_DQN_SOURCE),
+    Preset('dqn_cleanrl_cartpole', 'dqn', 'gymnax:CartPole-v1',
+           _CLEANRL_DQN, hidden_sizes=(120, 84), num_steps=500_000,
+           source=_CLEANRL_DQN_SOURCE),
     Preset('dqn_gymnax_mountaincar', 'dqn', 'gymnax:MountainCar-v0',
            _REJAX_CLASSIC_CONTROL, num_steps=200_000, default=True,
            source=_REJAX_SOURCE,
@@ -323,9 +349,10 @@ PQN = (
     Preset(f'pqn_{name}_minatar', 'pqn', f'gymnax:{game}-MinAtar',
            _PUREJAXQL_MINATAR, network='conv_layer_norm_q_values',
            num_steps=10_000_000, default=True,
-           source='purejaxql config/alg/pqn_minatar.yaml; measured by '
-           f'python -m experiments.reproductions --only=pqn/gymnax:{game}-'
-           'MinAtar')
+           source='purejaxql config/alg/pqn_minatar.yaml; Breakout '
+           'measured at 2M steps beside purejaxql by python -m '
+           'experiments.benchmark --suites=peers_pqn_breakout_minatar, the '
+           'other games not yet')
     for name, game in (('breakout', 'Breakout'), ('asterix', 'Asterix'),
                        ('freeway', 'Freeway'),
                        ('space_invaders', 'SpaceInvaders')))

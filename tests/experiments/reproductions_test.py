@@ -1,0 +1,65 @@
+"""Tests for experiments/reproductions.py: what each row reports, and that
+a row is 'reproduced' only in the source's own setting."""
+
+import pytest
+
+from experiments import learning_benchmark
+from experiments import reproductions
+from experiments.presets import registry as preset_registry
+
+
+def _write(path, rows):
+  lines = ['step,progress/episodes,train/episode_return']
+  lines += [f'{i},{episodes},{value}' for i, (episodes, value)
+            in enumerate(rows)]
+  path.write_text('\n'.join(lines) + '\n')
+
+
+def test_training_return_weights_the_last_rows_holding_100_episodes(
+    tmp_path):
+  path = tmp_path / 'train.csv'
+  # Cumulative episodes 50, 110, 170, 230: the last two rows hold 120.
+  _write(path, [(50, -9.0), (110, 1.0), (170, 2.0), (230, 4.0)])
+  assert reproductions.training_return(str(path)) == {
+      'mean': 3.0, 'episodes': 120}
+  # A row with no episode ended (return NaN) is skipped.
+  _write(path, [(50, 2.0), (150, 4.0), (150, float('nan'))])
+  assert reproductions.training_return(str(path)) == {
+      'mean': 4.0, 'episodes': 100}
+
+
+def test_intervals_only_from_five_seeds():
+  few = reproductions.summary([1.0, 2.0, 6.0])
+  assert few == {'seeds': 3, 'mean': 3.0, 'range': [1.0, 6.0]}
+  many = reproductions.summary([1.0, 2.0, 3.0, 4.0, 10.0])
+  assert many['seeds'] == 5 and 'range' not in many
+  assert many['mean']['point'] == pytest.approx(4.0)
+  assert many['mean']['low'] <= 4.0 <= many['mean']['high']
+  assert many['iqm']['point'] < many['mean']['point']  # Trims the 10.
+
+
+def test_the_protocol_is_what_every_result_says():
+  results = [{'eval_protocol': {'policy': 'sampled', 'episodes': 'x'},
+              'eval_episodes': 100}] * 3
+  assert learning_benchmark.protocol(results) == {
+      'policy': 'sampled', 'episodes': 100, 'seeds': 3}
+  mixed = results[:2] + [{'eval_protocol': {'policy': 'greedy'},
+                          'eval_episodes': 100}]
+  with pytest.raises(ValueError, match='different protocols'):
+    learning_benchmark.protocol(mixed)
+
+
+def test_reproduced_rows_run_the_source_s_own_setting():
+  for row in reproductions.REPRODUCTIONS:
+    preset = preset_registry.get(row.preset)
+    assert (preset.agent, preset.env) == (row.agent, row.env), row.name
+    if row.kind == reproductions.REPRODUCED:
+      assert 'CleanRL' in preset.source, row.name
+    else:
+      assert row.differences, row.name
+  cleanrl_dqn = preset_registry.get('dqn_cleanrl_acrobot')
+  assert cleanrl_dqn.hidden_sizes == (120, 84)
+  assert cleanrl_dqn.config['double_q'] is False
+  assert {r.name for r in reproductions.REPRODUCTIONS
+          if r.kind == reproductions.COMPARED} >= {
+              'dqn_gymnax_acrobot/gymnax:Acrobot-v1'}
