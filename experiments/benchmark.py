@@ -387,9 +387,11 @@ def main(argv):
     start = time.perf_counter()
     report[name] = run[name]()
     report[name]['suite_seconds'] = time.perf_counter() - start
-    configs = scaling_benchmarks.take_measured()
-    if configs:
-      report[name]['measured'] = fingerprints.measured(configs)
+    taken = scaling_benchmarks.take_measured()
+    if taken:
+      report[name]['measured'] = fingerprints.measured(
+          [config for config, _ in taken],
+          [overrides for _, overrides in taken])
     report['peak_memory_mib'] = resource.getrusage(
         resource.RUSAGE_SELF).ru_maxrss / 1024
     text = json.dumps(report, indent=2)

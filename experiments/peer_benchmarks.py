@@ -101,7 +101,13 @@ def gymnax_cartpole(root: str, repeats: int,
   """PPO on gymnax CartPole-v1, PureJaxRL's setting: ours and the peers."""
   steps = 500_000
   runs = scaling_benchmarks.measure(root, {
+      # PureJaxRL's and rejax's arithmetic (time limits end the returns),
+      # then ours by default (bootstrapping through them).
       'ours': scaling_benchmarks.Measurement(dict(
+          program='ours', preset='ppo_gymnax_cartpole',
+          agent_config={'bootstrap_time_limits': False},
+          **peer_runs.TRAINING_ONLY)),
+      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
           program='ours', preset='ppo_gymnax_cartpole',
           **peer_runs.TRAINING_ONLY)),
       'purejaxrl': scaling_benchmarks.Measurement(dict(
@@ -122,14 +128,17 @@ def gymnax_cartpole(root: str, repeats: int,
       'purejaxrl_script': scaling_benchmarks.Measurement(dict(
           program='purejaxrl_script')),
   }, repeats, run)
-  peer_runs.ratios(runs, 'ours', 'steps_per_second', ('purejaxrl', 'rejax'),
-                   'speed')
+  for ours in ('ours', 'ours_bootstrapping'):
+    peer_runs.ratios(runs, ours, 'steps_per_second', ('purejaxrl', 'rejax'),
+                     'speed')
   peer_runs.ratios(runs, 'our_default_command', 'seconds',
                    ('purejaxrl_script',), 'seconds')
   return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches, lr '
                      '2.5e-4 annealed, separate tanh 64-64 actor and '
-                     'critic, 500k steps; rejax anneals no learning rate '
-                     'and evaluates once (128 episodes) at the end',
+                     'critic, 500k steps; ours as the peers (time limits '
+                     'end the returns) and as by default (bootstrapped); '
+                     'rejax anneals no learning rate and evaluates once '
+                     '(128 episodes) at the end',
           'commands': {
               'our_default_command': 'python -m experiments.train '
                                      '--agent=ppo --env=gymnax:CartPole-v1',
@@ -142,17 +151,16 @@ def breakout_minatar(root: str, repeats: int, run: scaling_benchmarks.Runner,
                      step_counts: Sequence[int]) -> Dict[str, Any]:
   """PPO on Breakout-MinAtar, PureJaxRL's MinAtar setting."""
   report = {'setting': '64 envs x 128 steps, 4 epochs x 8 minibatches, lr '
-                       '5e-3 annealed, separate ReLU 64-64 actor and critic'}
+                       '5e-3 annealed, separate ReLU 64-64 actor and '
+                       'critic; ours as PureJaxRL (time limits end the '
+                       'returns) and as by default (bootstrapped)'}
   for steps in step_counts:
-    runs = scaling_benchmarks.measure(root, {
-        'ours': scaling_benchmarks.Measurement(dict(
-            program='ours', preset='ppo_breakout_minatar', num_steps=steps,
-            **peer_runs.TRAINING_ONLY)),
-        'purejaxrl': scaling_benchmarks.Measurement(dict(
+    runs = peer_runs.both_arithmetics(
+        root, repeats, run, 'ppo_breakout_minatar', 'purejaxrl',
+        scaling_benchmarks.Measurement(dict(
             program='purejaxrl_ppo', config=purejaxrl_ppo_settings(
                 'Breakout-MinAtar', steps, 64, 5e-3, 8, 'relu'))),
-    }, repeats, run)
-    peer_runs.ratios(runs, 'ours', 'steps_per_second', ('purejaxrl',), 'speed')
+        num_steps=steps)
     report[f'{steps}_steps'] = scaling_benchmarks.summary(runs)
   return report
 

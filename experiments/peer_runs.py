@@ -92,19 +92,20 @@ def ratios(runs: Dict[str, List[Dict[str, Any]]], ours: str, key: str,
 
 def both_arithmetics(
     root: str, repeats: int, run: scaling_benchmarks.Runner, preset: str,
-    peer: str, peer_measurement: scaling_benchmarks.Measurement
-) -> Dict[str, List[Dict[str, Any]]]:
-  """Our `preset` twice per round, with the peer's arithmetic (time
-  limits end the returns: 'ours') and as by default (bootstrapping
-  through them, which takes the value of every step's next observation:
-  'ours_bootstrapping'), beside `peer`; each with its speed over the
-  peer's in the same round."""
+    peer: str, peer_measurement: scaling_benchmarks.Measurement,
+    **settings: Any) -> Dict[str, List[Dict[str, Any]]]:
+  """Our `preset` (with `settings`, e.g. its budget) twice per round, with
+  the peer's arithmetic (time limits end the returns: 'ours') and as by
+  default (bootstrapping through them, which takes the value of every
+  step's next observation: 'ours_bootstrapping'), beside `peer`; each with
+  its speed over the peer's in the same round."""
   runs = scaling_benchmarks.measure(root, {
       'ours': scaling_benchmarks.Measurement(dict(
           program='ours', preset=preset,
-          agent_config={'bootstrap_time_limits': False}, **TRAINING_ONLY)),
+          agent_config={'bootstrap_time_limits': False}, **settings,
+          **TRAINING_ONLY)),
       'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
-          program='ours', preset=preset, **TRAINING_ONLY)),
+          program='ours', preset=preset, **settings, **TRAINING_ONLY)),
       peer: peer_measurement,
   }, repeats, run)
   for ours in ('ours', 'ours_bootstrapping'):

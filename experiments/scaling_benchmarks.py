@@ -203,11 +203,13 @@ def alternation(names: Sequence[str], repeats: int) -> List[Tuple[int, str]]:
 
 # The configs of our measurements since the last `take_measured`, so that
 # each suite's JSON records what it measured (`benchmark_docs.fingerprints`).
-_MEASURED: List[config_lib.ExperimentConfig] = []
+_MEASURED: List[Tuple[config_lib.ExperimentConfig, Dict[str, Any]]] = []
 
 
-def take_measured() -> List[config_lib.ExperimentConfig]:
-  """The configs of our runs measured since the last call."""
+def take_measured() -> List[Tuple[config_lib.ExperimentConfig,
+                                  Dict[str, Any]]]:
+  """(config, agent-config overrides over its preset) of each of our runs
+  measured since the last call."""
   taken = list(_MEASURED)
   _MEASURED.clear()
   return taken
@@ -221,8 +223,9 @@ def measure(root: str, measurements: Mapping[str, Measurement],
   for measurement in measurements.values():
     settings = dict(measurement.settings)
     if settings.pop('program', 'ours') == 'ours':
-      _MEASURED.append(config_lib.ExperimentConfig(
-          **config_settings(settings)))
+      _MEASURED.append((config_lib.ExperimentConfig(
+          **config_settings(settings)),
+                        dict(settings.get('agent_config', {}))))
   runs = {name: [] for name in measurements}
   for seed, name in alternation(list(measurements), repeats):
     result = run(root, f'{name}_seed{seed}', measurements[name], seed)

@@ -42,11 +42,6 @@ LOOP_MODULES = {
                'experiments/loops/actor.py', 'experiments/loops/batchers.py',
                'experiments/loops/evaluation.py'),
 }
-# The recipe's keys: `train_settings.TrainSettings` fields that rebuild a
-# run's settings with today's defaults.
-RECIPE_KEYS = ('agent', 'env', 'preset', 'env_config', 'network',
-               'hidden_sizes', 'num_steps', 'num_episodes', 'eval_episodes',
-               'eval_policy', 'eval_epsilon', 'loop', 'num_envs')
 
 
 def _relative(path: str) -> str:
@@ -172,10 +167,14 @@ def settings_of(config: config_lib.ExperimentConfig) -> Dict[str, Any]:
   }
 
 
-def recipe_of(config: config_lib.ExperimentConfig) -> Dict[str, Any]:
-  """The train settings that rebuild `config`'s settings from a preset and
-  today's defaults (what the run did not set stays unset)."""
+def recipe_of(config: config_lib.ExperimentConfig,
+              overrides: Optional[Mapping[str, Any]] = None
+             ) -> Dict[str, Any]:
+  """The train settings that rebuild `config`'s settings from its preset,
+  the agent-config `overrides` the measurement set over it, and today's
+  defaults (what the run did not set stays unset)."""
   return {'agent': config.agent, 'env': config.env, 'preset': config.preset,
+          'config': dict(overrides or {}),
           'env_config': dict(config.env_kwargs),
           'num_steps': config.num_steps, 'num_episodes': config.num_episodes,
           'eval_episodes': config.eval_episodes, 'loop': config.loop}
@@ -197,13 +196,16 @@ def commit() -> Optional[str]:
   return head + ('+changes' if dirty else '')
 
 
-def measured(configs: Sequence[config_lib.ExperimentConfig]
+def measured(configs: Sequence[config_lib.ExperimentConfig],
+             overrides: Optional[Sequence[Mapping[str, Any]]] = None
             ) -> Dict[str, Any]:
-  """The `measured` block of a benchmark JSON whose runs are `configs`."""
+  """The `measured` block of a benchmark JSON whose runs are `configs`,
+  each with the agent-config `overrides` it set over its preset."""
   modules = sorted({m for c in configs for m in code_modules(c)})
+  overrides = overrides or [{}] * len(configs)
   return {'commit': commit(), 'code': code_hashes(modules),
-          'runs': [{'settings': settings_of(c), 'recipe': recipe_of(c)}
-                   for c in configs]}
+          'runs': [{'settings': settings_of(c), 'recipe': recipe_of(c, o)}
+                   for c, o in zip(configs, overrides)]}
 
 
 def _differences(before: Any, now: Any, where: str = '') -> List[str]:

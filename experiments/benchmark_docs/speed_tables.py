@@ -20,31 +20,39 @@ def _one(value: float) -> str:
   return num(value, 1)
 
 
+_OURS_BOTH = (('ours', 'ours, time limits as ends (the peers\' arithmetic)'),
+              ('ours_bootstrapping',
+               'ours, bootstrapping time limits (default)'))
+
+
 def ppo_gymnax_cartpole_training() -> List[str]:
+  """Both our arithmetics beside PureJaxRL's and rejax's PPO."""
   suite = md.load('ppo_gymnax_cartpole_speed.json')['peers_gymnax_cartpole']
   med, run = suite['median'], suite['runs']
 
-  def speed(who, bold=False):
+  def speed(who):
     return md.with_runs(med[who]['steps_per_second'],
-                        [r['steps_per_second'] for r in run[who]], _int, bold)
+                        [r['steps_per_second'] for r in run[who]], _int)
 
-  def ratio(key):
-    return md.with_runs(med['ours'][key], [r[key] for r in run['ours']],
-                        _two, bold=True)
+  def ratio(who, peer):
+    key = f'speed_over_{peer}'
+    return md.with_runs(med[who][key], [r[key] for r in run[who]], _two,
+                        bold=True)
 
-  return md.table(
-      ['', 'ours', 'PureJaxRL `ppo.py`', 'rejax PPO'],
-      [['training steps/s, median (rounds)', speed('ours', True),
-        speed('purejaxrl'), speed('rejax')],
-       ['ours over theirs, median (rounds)', '',
-        ratio('speed_over_purejaxrl'), ratio('speed_over_rejax')],
-       ['compile seconds, median'] + [
-           _two(med[w]['compile_seconds'])
-           for w in ('ours', 'purejaxrl', 'rejax')],
-       ['greedy return at the end, median',
-        f'{short(med["ours"]["greedy_return"])} (its final evaluation)', '',
-        f'{short(med["rejax"]["final_eval_return"])} (its 128-episode '
-        'evaluation)']])
+  rows = [[title, speed(who), ratio(who, 'purejaxrl'), ratio(who, 'rejax'),
+           _two(med[who]['compile_seconds']),
+           f'{short(med[who]["greedy_return"])} (greedy, its final '
+           'evaluation)'] for who, title in _OURS_BOTH]
+  rows.append(['PureJaxRL `ppo.py`', speed('purejaxrl'), '', '',
+               _two(med['purejaxrl']['compile_seconds']), ''])
+  rows.append(['rejax PPO', speed('rejax'), '', '',
+               _two(med['rejax']['compile_seconds']),
+               f'{short(med["rejax"]["final_eval_return"])} (its '
+               '128-episode evaluation)'])
+  return md.table(['', 'training steps/s, median (rounds)',
+                   'over PureJaxRL, median (rounds)',
+                   'over rejax, median (rounds)', 'compile s, median',
+                   'return at the end, median'], rows)
 
 
 def ppo_gymnax_cartpole_command() -> List[str]:
@@ -72,29 +80,32 @@ def ppo_gymnax_cartpole_command() -> List[str]:
 
 
 def ppo_breakout_minatar() -> List[str]:
+  """Both our arithmetics beside PureJaxRL's, at each budget."""
   suite = md.load('ppo_breakout_minatar_speed.json')['peers_breakout_minatar']
   rows = []
   for key, part in suite.items():
     if not key.endswith('_steps'):
       continue
     med, run = part['median'], part['runs']
+    budget = f'{int(key.split("_")[0]) // 1_000_000}M'
+    for who, title in _OURS_BOTH:
+      rows.append([
+          budget, title,
+          md.with_runs(med[who]['steps_per_second'],
+                       [r['steps_per_second'] for r in run[who]], _int),
+          f'**{_two(med[who]["speed_over_purejaxrl"])}**',
+          _one(med[who]['compile_seconds']),
+          f'{_one(med[who]["greedy_return"])} (greedy)'])
     rows.append([
-        f'{int(key.split("_")[0]) // 1_000_000}M',
-        md.with_runs(med['ours']['steps_per_second'],
-                     [r['steps_per_second'] for r in run['ours']], _int),
+        budget, 'PureJaxRL `ppo.py`',
         md.with_runs(med['purejaxrl']['steps_per_second'],
                      [r['steps_per_second'] for r in run['purejaxrl']],
-                     _int),
-        f'**{_two(med["ours"]["speed_over_purejaxrl"])}**',
-        f'{_one(med["ours"]["compile_seconds"])} / '
-        f'{_one(med["purejaxrl"]["compile_seconds"])}',
-        f'{_one(med["ours"]["greedy_return"])} / '
-        f'{_one(med["purejaxrl"]["last_update_return"])}'])
-  return md.table(
-      ['steps', 'ours, steps/s median (rounds)',
-       'PureJaxRL, steps/s median (rounds)', 'ours over PureJaxRL, median',
-       'compile s, ours / PureJaxRL',
-       'return: ours greedy / PureJaxRL\'s last update, medians'], rows)
+                     _int), '', _one(med['purejaxrl']['compile_seconds']),
+        f'{_one(med["purejaxrl"]["last_update_return"])} (its last '
+        'update\'s training episodes)'])
+  return md.table(['steps', '', 'training steps/s, median (rounds)',
+                   'over PureJaxRL, median of the rounds\' ratios',
+                   'compile s, median', 'return at the end, median'], rows)
 
 
 def ppo_rnn() -> List[str]:

@@ -49,11 +49,15 @@ class PeerBenchmarksTest(absltest.TestCase):
         'purejaxrl_script': lambda seed: {'seconds': 20.0 + seed},
     })
     report = peer_benchmarks.gymnax_cartpole('root', 2, run)
-    # Every configuration once per round, in turn.
-    self.assertEqual([c[2] for c in calls], [0] * 5 + [1] * 5)
-    ours = report['runs']['ours']
-    self.assertEqual([r['speed_over_purejaxrl'] for r in ours], [3.0, 3.01])
-    self.assertEqual([r['speed_over_rejax'] for r in ours], [2.0, 301 / 150])
+    # Every configuration once per round, in turn: ours with the peers'
+    # arithmetic and bootstrapping time limits, the peers, the commands.
+    self.assertEqual([c[2] for c in calls], [0] * 6 + [1] * 6)
+    for who in ('ours', 'ours_bootstrapping'):
+      ours = report['runs'][who]
+      self.assertEqual([r['speed_over_purejaxrl'] for r in ours],
+                       [3.0, 3.01])
+      self.assertEqual([r['speed_over_rejax'] for r in ours],
+                       [2.0, 301 / 150])
     self.assertEqual(
         [r['seconds_over_purejaxrl_script']
          for r in report['runs']['our_default_command']], [0.5, 10 / 21])
