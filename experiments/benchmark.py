@@ -78,7 +78,6 @@ from experiments import environment_benchmarks
 from experiments import peer_benchmarks
 from experiments import peer_runs
 from experiments import scaling_benchmarks
-from experiments.benchmark_docs import fingerprints
 from experiments.cli import help_text
 from experiments.driver import run as driver
 from experiments.setup import config as config_lib
@@ -387,11 +386,7 @@ def main(argv):
     start = time.perf_counter()
     report[name] = run[name]()
     report[name]['suite_seconds'] = time.perf_counter() - start
-    taken = scaling_benchmarks.take_measured()
-    if taken:
-      report[name]['measured'] = fingerprints.measured(
-          [config for config, _ in taken],
-          [overrides for _, overrides in taken])
+    report[name].update(scaling_benchmarks.take_measured())
     report['peak_memory_mib'] = resource.getrusage(
         resource.RUSAGE_SELF).ru_maxrss / 1024
     text = json.dumps(report, indent=2)

@@ -41,6 +41,7 @@ import numpy as np
 
 from agents import registry as agent_registry
 from experiments import environment_benchmarks
+from experiments.benchmark_docs import fingerprints
 from experiments.cli import help_text
 from experiments.driver import run as driver
 from experiments.presets import registry as preset_registry
@@ -206,13 +207,16 @@ def alternation(names: Sequence[str], repeats: int) -> List[Tuple[int, str]]:
 _MEASURED: List[Tuple[config_lib.ExperimentConfig, Dict[str, Any]]] = []
 
 
-def take_measured() -> List[Tuple[config_lib.ExperimentConfig,
-                                  Dict[str, Any]]]:
-  """(config, agent-config overrides over its preset) of each of our runs
-  measured since the last call."""
+def take_measured() -> Dict[str, Any]:
+  """`{'measured': …}` (`fingerprints.measured`) of our runs measured since
+  the last call, each with the agent-config overrides it set over its
+  preset; {} if there were none."""
   taken = list(_MEASURED)
   _MEASURED.clear()
-  return taken
+  if not taken:
+    return {}
+  return {'measured': fingerprints.measured(
+      [config for config, _ in taken], [overrides for _, overrides in taken])}
 
 
 def measure(root: str, measurements: Mapping[str, Measurement],
@@ -223,9 +227,11 @@ def measure(root: str, measurements: Mapping[str, Measurement],
   for measurement in measurements.values():
     settings = dict(measurement.settings)
     if settings.pop('program', 'ours') == 'ours':
-      _MEASURED.append((config_lib.ExperimentConfig(
-          **config_settings(settings)),
-                        dict(settings.get('agent_config', {}))))
+      try:
+        config = config_lib.ExperimentConfig(**config_settings(settings))
+      except TypeError:  # Not a training run's settings (a test's).
+        continue
+      _MEASURED.append((config, dict(settings.get('agent_config', {}))))
   runs = {name: [] for name in measurements}
   for seed, name in alternation(list(measurements), repeats):
     result = run(root, f'{name}_seed{seed}', measurements[name], seed)

@@ -197,7 +197,7 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
       print(console.already_finished(workdir, config, finished[0]),
             file=sys.stderr)
     return results.summary(finished)
-  _check_initial_params(config, loop)
+  checked_seconds = _check_initial_params(config, loop)
   workdir_lib.prepare(config, workdir)
   checkpointer = checkpointing.Checkpointer(
       workdir_lib.checkpoint_directory(workdir))
@@ -222,7 +222,9 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     # whose budget is spent (a rerun after an interruption, --reevaluate).
     sessions[-1]['trained'] = not stopping_points.done(config, counters)
     compiled_before = resumed.compile_seconds if resumed else 0.0
-    wall_at_start = wall_seconds = resumed.wall_seconds if resumed else 0.0
+    # The initial check's compile (in compile_seconds) is this session's.
+    wall_at_start = wall_seconds = (resumed.wall_seconds if resumed else
+                                    0.0) + checked_seconds
     session_start = time.perf_counter()
     targets = None
     # False from the end of a call until its logs and evaluation count
@@ -367,11 +369,13 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
 
 
 def _check_initial_params(config: config_lib.ExperimentConfig,
-                          loop: interface.TrainingLoop) -> None:
+                          loop: interface.TrainingLoop) -> float:
   """Refuses a divergence limit that the initial parameters already break
-  (the guard would blame training for it)."""
-  if config.max_abs_param is None:
-    return
+  (the guard would blame training for it); the seconds it took. One
+  process only: a multi-host run meets the guard after its first call."""
+  if config.max_abs_param is None or jax.process_count() > 1:
+    return 0.0
+  start = time.perf_counter()
   largest = float(np.max(loop.max_abs_params()))
   if largest > config.max_abs_param:
     raise build_lib.ExperimentError(
@@ -379,6 +383,7 @@ def _check_initial_params(config: config_lib.ExperimentConfig,
         f'initial parameter magnitude of this network ({largest:.4g}): set '
         f'it above that (e.g. {10 ** math.ceil(math.log10(largest) + 1):g}), '
         f'or 0 to check only finiteness.')
+  return time.perf_counter() - start
 
 
 def _reached(targets: Optional[interface.Targets],
