@@ -204,7 +204,9 @@ def row(reproduction: Reproduction, results: List[Dict[str, Any]],
         os.path.join(by_seed[entry['seed']], 'train.csv'))
   finished = [r for r in results if r.get('status') != 'diverged']
   final = [r['eval_mean_return'] for r in seeds['per_seed']]
-  training = [r['training_return']['mean'] for r in seeds['per_seed']]
+  # A seed with no finished training episode has no training return.
+  training = [r['training_return']['mean'] for r in seeds['per_seed']
+              if r['training_return']['mean'] is not None]
   return {
       'kind': reproduction.kind, 'agent': reproduction.agent,
       'env': reproduction.env, 'preset': reproduction.preset,
