@@ -96,6 +96,8 @@ class DQNConfig:
     epsilon_end: exploration rate after `epsilon_decay_steps`.
     epsilon_decay_steps: environment steps of the linear ε decay.
     max_grad_norm: clip gradients to this global norm; None disables.
+    adam_epsilon: Adam's ε; None: Optax's 1e-8. Distributional agents often
+      raise it (CleanRL's and Dopamine's C51: 0.01 / batch_size).
     bootstrap_time_limits: bootstrap through time limits from the value of
       the observation they cut off (`returns.with_time_limit_values`);
       False stops returns there as at terminations, as PureJaxRL and most
@@ -126,6 +128,7 @@ class DQNConfig:
   epsilon_end: float = 0.05
   epsilon_decay_steps: int = 1_000
   max_grad_norm: Optional[float] = 10.0
+  adam_epsilon: Optional[float] = None
   bootstrap_time_limits: bool = True
   n_step: int = 1
   prioritized_replay: bool = False
@@ -146,7 +149,8 @@ class DQNConfig:
     config_checks.check_unit_interval(self, 'epsilon_start', 'epsilon_end',
                                       'priority_exponent',
                                       'importance_exponent')
-    config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+    config_checks.check_positive(self, 'max_grad_norm', 'adam_epsilon',
+                                 allow_none=True)
     if self.n_step > self.update_period:
       raise ValueError(
           f'{type(self).__name__}.n_step ({self.n_step}) must be <= '
@@ -221,7 +225,8 @@ def make_agent(config: DQNConfig,
   num_actions = environment_spec.num_actions
   observation_spec = environment_spec.observations
   optimizer = optimizers.make_optimizer(config.learning_rate,
-                                        max_grad_norm=config.max_grad_norm)
+                                        max_grad_norm=config.max_grad_norm,
+                                        eps=config.adam_epsilon)
   epsilon_schedule = make_epsilon_schedule(config)
   output_shape = (num_actions,) + (
       () if head.num_atoms is None else (head.num_atoms,))

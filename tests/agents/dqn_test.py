@@ -200,6 +200,18 @@ class DQNUpdateTest(parameterized.TestCase):
     self.assertFalse(np.allclose(new_state.params['~']['scale'],
                                  state.params['~']['scale']))
 
+  def test_adam_epsilon_sets_the_optimizer_s(self):
+    # Adam's first step moves each weight by lr · g / (|g| + ε): about lr
+    # with Optax's 1e-8, far less with an ε that dwarfs the gradient.
+    def first_step(**config):
+      agent = _agent(min_replay_size=1, learning_rate=0.1, **config)
+      state = agent.init(jax.random.PRNGKey(0))
+      new_state, _ = jax.jit(agent.update)(state, _trajectory())
+      return float(jnp.abs(new_state.params['~']['scale'] -
+                           state.params['~']['scale']).max())
+    self.assertAlmostEqual(first_step(), 0.1, places=3)
+    self.assertLess(first_step(adam_epsilon=1e6), 1e-3)
+
   def test_target_params_copied_every_period(self):
     agent = _agent(target_update_period=2)
     state = agent.init(jax.random.PRNGKey(0))
@@ -374,7 +386,7 @@ class DQNConfigTest(parameterized.TestCase):
       dict(epsilon_decay_steps=0), dict(max_grad_norm=0.0),
       dict(num_actors=0), dict(sgd_steps_per_update=0),
       dict(batch_size=2.5), dict(target_update_rate=0.0),
-      dict(target_update_rate=1.5), dict(n_step=0))
+      dict(target_update_rate=1.5), dict(n_step=0), dict(adam_epsilon=0.0))
   def test_bad_config_is_named(self, **kwargs):
     (name,) = kwargs
     with self.assertRaisesRegex(ValueError, name):
