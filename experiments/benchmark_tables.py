@@ -30,6 +30,7 @@ from absl import flags
 
 from experiments.benchmark_docs import fingerprints
 from experiments.benchmark_docs import markdown
+from experiments.benchmark_docs import reproduction_tables
 from experiments.benchmark_docs import result_tables
 from experiments.benchmark_docs import speed_tables
 from experiments.cli import help_text
@@ -74,10 +75,13 @@ TABLES: Dict[str, Table] = {
                             ('dqn_family_learning.json',)),
     'impala_learning': (result_tables.impala_learning,
                         ('impala_learning.json',)),
-    'reproductions': (result_tables.reproductions,
+    'reproductions': (reproduction_tables.reproductions,
                       ('reproductions_learning.json',)),
-    'reproductions_compared': (result_tables.reproductions_compared,
+    'reproductions_compared': (reproduction_tables.reproductions_compared,
                                ('reproductions_learning.json',)),
+    'purejaxrl_minatar_side_by_side': (
+        reproduction_tables.side_by_side,
+        ('purejaxrl_minatar_learning.json',)),
     'plane_strike_presets': (result_tables.plane_strike_presets,
                              ('ppo_plane_strike_time_to_model.json',
                               'reinforce_plane_strike_time_to_model.json',

@@ -24,7 +24,7 @@ import json
 import os
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from absl import flags
 import pandas as pd
@@ -42,17 +42,30 @@ MIN_SEEDS_FOR_INTERVALS = 5
 # CleanRL's figure: the mean return of a seed's last training episodes.
 LAST_TRAINING_EPISODES = 100
 REPRODUCED, COMPARED = 'reproduced', 'compared'
+# Log rows of about this many environment steps (at least one update): the
+# training return's window is the last rows holding >= 100 episodes, so
+# short rows keep it close to 100.
+ROW_STEPS = 2048
 
-_CLEANRL_PPO = ('CleanRL ppo.py, docs.cleanrl.dev/rl-algorithms/ppo '
-                '(classic control table, 500k steps)')
-_CLEANRL_DQN = ('CleanRL dqn.py, docs.cleanrl.dev/rl-algorithms/dqn '
-                '(classic control table, 500k steps)')
+# What a source's figure measures, and so which of ours stands beside it.
+TRAINING, FINAL = 'training', 'final'
+
+_CLEANRL = ('CleanRL {script}, docs.cleanrl.dev/rl-algorithms/{page} '
+            '({table}, 500k steps)')
 _CLEANRL_PROTOCOL = ('mean ± std over 3 seeds of the return of the '
                      'training episodes ({policy}), Gymnasium\'s classic '
                      'control')
+_ZOO = ('RL Baselines3 Zoo benchmark.md (22e3ff2), hyperparams/{file}.yml')
+_ZOO_PROTOCOL = ('one trained agent (one seed): mean ± std over the '
+                 '{episodes} episodes of 150k steps of the deterministic '
+                 'policy after training, Gymnasium\'s environments')
 _GYMNAX_PPO = ('gymnax README, the PPO checkpoints of gymnax-blines '
                '(its own per-game configurations)')
 _GYMNAX_PROTOCOL = 'one return per game; episodes, seeds and budget not given'
+_BLINES_PROTOCOL = ('the README\'s return of one checkpoint (one seed) '
+                    'trained 10M steps in blines\' Asterix configuration, '
+                    'whose evaluation samples the policy over 164 '
+                    'episodes; no spread given')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,12 +78,19 @@ class Reproduction:
     preset: the preset of ours that runs (`experiments/presets`).
     num_steps: the budget, in environment steps.
     published: the published score.
-    published_spread: its ± (the source's spread over its seeds); None:
+    published_spread: its ± as the source gives it (over seeds, or over
+      one agent's evaluation episodes: `published_protocol` says); None:
       the source gives none.
     source: who published it, and where.
     published_protocol: how the source measured it.
+    measured_as: what the figure is: `TRAINING` (the return of the last
+      training episodes) or `FINAL` (an evaluation after training); ours
+      measured the same way is the row's headline.
     differences: '' when the preset is the source's own setting (the row is
       reproduced); else what differs (the row is only compared with it).
+    eval_episodes: episodes of our final evaluation per seed.
+    overrides: agent-config values set over the preset's, as (key, value)
+      pairs (an arm of a side-by-side comparison; its runs go apart).
   """
   agent: str
   env: str
@@ -80,7 +100,10 @@ class Reproduction:
   published_spread: Optional[float]
   source: str
   published_protocol: str
+  measured_as: str = TRAINING
   differences: str = ''
+  eval_episodes: int = 100
+  overrides: Tuple[Tuple[str, Any], ...] = ()
 
   @property
   def name(self) -> str:
@@ -92,20 +115,38 @@ class Reproduction:
 
   @property
   def setting(self) -> learning_benchmark.Setting:
-    """The preset, scored over 100 episodes at the end."""
-    return learning_benchmark.Setting(self.env, self.agent, eval_episodes=100,
+    """The preset, scored over `eval_episodes` episodes at the end."""
+    return learning_benchmark.Setting(self.env, self.agent,
+                                      eval_episodes=self.eval_episodes,
                                       preset_name=self.preset)
 
 
 def _cleanrl(agent: str, env: str, preset: str, published: float,
              spread: float, differences: str = '') -> Reproduction:
-  ppo = agent == 'ppo'
+  script, page, table, policy = {
+      'ppo': ('ppo.py', 'ppo', 'classic control table',
+              'the stochastic policy'),
+      'dqn': ('dqn.py', 'dqn', 'classic control table', 'ε-greedy'),
+      'c51': ('c51.py', 'c51', 'c51.py table', 'ε-greedy'),
+      'pqn': ('pqn.py', 'pqn', 'classic control table', 'ε-greedy'),
+  }[agent]
   return Reproduction(
       agent, env, preset, 500_000, published, spread,
-      _CLEANRL_PPO if ppo else _CLEANRL_DQN,
-      _CLEANRL_PROTOCOL.format(policy='the stochastic policy' if ppo
-                               else 'ε-greedy'), differences)
+      _CLEANRL.format(script=script, page=page, table=table),
+      _CLEANRL_PROTOCOL.format(policy=policy), TRAINING, differences)
 
+
+def _zoo(agent: str, game: str, env: str, num_steps: int, published: float,
+         spread: float, episodes: int, differences: str = '') -> Reproduction:
+  return Reproduction(
+      agent, f'gymnax:{env}', f'{agent}_rlzoo_{game}', num_steps, published,
+      spread, _ZOO.format(file='qrdqn' if agent == 'qr_dqn' else agent),
+      _ZOO_PROTOCOL.format(episodes=episodes), FINAL, differences)
+
+
+_PQN_DIFFERS = ('CleanRL pqn.py\'s setting but for its optimizer and '
+                'initialisation: Adam here, RAdam there; Haiku\'s default '
+                'weights here, orthogonal there')
 
 REPRODUCTIONS = (
     _cleanrl('ppo', 'gymnax:CartPole-v1', 'ppo_gymnax_cartpole', 490.04,
@@ -114,6 +155,36 @@ REPRODUCTIONS = (
     _cleanrl('dqn', 'gymnax:CartPole-v1', 'dqn_cleanrl_cartpole', 488.69,
              16.11),
     _cleanrl('dqn', 'gymnax:Acrobot-v1', 'dqn_cleanrl_acrobot', -91.54, 7.20),
+    _cleanrl('c51', 'gymnax:CartPole-v1', 'c51_cleanrl_cartpole', 481.20,
+             20.53),
+    _cleanrl('c51', 'gymnax:Acrobot-v1', 'c51_cleanrl_acrobot', -87.70, 5.52),
+    _cleanrl('c51', 'gymnax:MountainCar-v0', 'c51_cleanrl_mountaincar',
+             -166.38, 27.94),
+    _zoo('dqn', 'cartpole', 'CartPole-v1', 50_000, 500.0, 0.0, 300),
+    _zoo('dqn', 'acrobot', 'Acrobot-v1', 100_000, -76.639, 11.752, 1932),
+    _zoo('dqn', 'mountaincar', 'MountainCar-v0', 120_000, -100.849, 9.925,
+         1487),
+    _zoo('qr_dqn', 'cartpole', 'CartPole-v1', 50_000, 500.0, 0.0, 300),
+    _zoo('qr_dqn', 'acrobot', 'Acrobot-v1', 100_000, -69.135, 9.967, 2138),
+    _zoo('qr_dqn', 'mountaincar', 'MountainCar-v0', 120_000, -106.042,
+         15.536, 1414),
+    _zoo('sac', 'pendulum', 'Pendulum-v1', 20_000, -156.995, 88.714, 750),
+    _zoo('td3', 'pendulum', 'Pendulum-v1', 20_000, -151.855, 90.227, 750),
+    Reproduction('ppo', 'gymnax:Asterix-MinAtar', 'ppo_blines_asterix_minatar',
+                 10_000_000, 15.0, None, _GYMNAX_PPO, _BLINES_PROTOCOL, FINAL,
+                 eval_episodes=164),
+    _zoo('ppo', 'cartpole', 'CartPole-v1', 100_000, 500.0, 0.0, 300,
+         'the Zoo\'s setting but for the clipping range: constant 0.2 here, '
+         'annealed linearly to 0 there'),
+    _zoo('a2c', 'cartpole', 'CartPole-v1', 500_000, 500.0, 0.0, 300,
+         'SB3\'s A2C setting but for the optimizer: Adam here, RMSprop '
+         '(α 0.99, ε 1e-5) there'),
+    _cleanrl('pqn', 'gymnax:CartPole-v1', 'pqn_cleanrl_cartpole', 495.13,
+             6.89, _PQN_DIFFERS),
+    _cleanrl('pqn', 'gymnax:Acrobot-v1', 'pqn_cleanrl_acrobot', -95.63, 5.73,
+             _PQN_DIFFERS),
+    _cleanrl('pqn', 'gymnax:MountainCar-v0', 'pqn_cleanrl_mountaincar',
+             -200.0, 0.0, _PQN_DIFFERS),
     _cleanrl('dqn', 'gymnax:CartPole-v1', 'dqn_gymnax_cartpole', 488.69,
              16.11, 'ours, tuned: PureJaxRL\'s CartPole DQN setting (10 '
              'environments, an SGD step every step of them, double Q, '
@@ -126,9 +197,9 @@ REPRODUCTIONS = (
 ) + tuple(
     Reproduction('ppo', f'gymnax:{game}-MinAtar', f'ppo_{preset}_minatar',
                  10_000_000, score, None, _GYMNAX_PPO, _GYMNAX_PROTOCOL,
-                 'another agent\'s setting: ours is PureJaxRL\'s MinAtar '
-                 'PPO (one setting for every game, 64-64 ReLU MLPs), '
-                 'gymnax-blines tuned each game')
+                 FINAL, 'another agent\'s setting: ours is PureJaxRL\'s '
+                 'MinAtar PPO (one setting for every game, 64-64 ReLU '
+                 'MLPs), gymnax-blines tuned each game')
     for game, preset, score in (
         ('Breakout', 'breakout', 28.0),
         ('SpaceInvaders', 'space_invaders', 131.0),
@@ -136,29 +207,35 @@ REPRODUCTIONS = (
 
 
 def _root(reproduction: Reproduction, root: str) -> str:
-  """The row's runs: a directory per preset (two presets of one agent and
-  environment are two experiments)."""
-  return os.path.join(root, reproduction.preset)
+  """The row's runs: a directory per preset and overrides (two presets of
+  one agent and environment are two experiments)."""
+  return os.path.join(root, reproduction.preset + ''.join(
+      f'-{key}={value}' for key, value in reproduction.overrides))
 
 
 def seed_directories(reproduction: Reproduction, num_seeds: int,
                      root: str) -> List[str]:
   """Where each seed's logs go under `root`."""
-  groups = run_groups.groups_for(_config(reproduction), num_seeds,
+  groups = run_groups.groups_for(config(reproduction), num_seeds,
                                  _root(reproduction, root))
   return [d for group in groups for d in group.seed_dirs]
 
 
-def _config(reproduction: Reproduction):
+def config(reproduction: Reproduction):
+  """The run: the preset at the published budget, logging rows of about
+  `ROW_STEPS` steps so the last training episodes are counted closely."""
+  base = learning_benchmark.config(reproduction.setting)
   return dataclasses.replace(
-      learning_benchmark.config(reproduction.setting),
-      num_steps=reproduction.num_steps, num_episodes=None)
+      base, num_steps=reproduction.num_steps, num_episodes=None,
+      log_every_episodes=0, log_every_steps=ROW_STEPS,
+      agent_config=dataclasses.replace(base.agent_config,
+                                       **dict(reproduction.overrides)))
 
 
 def run(reproduction: Reproduction, num_seeds: int,
         root: str) -> List[Dict[str, Any]]:
   """Seeds 0 … num_seeds-1 of `reproduction`, one result per seed."""
-  return learning_benchmark.run_seeds(_config(reproduction), num_seeds,
+  return learning_benchmark.run_seeds(config(reproduction), num_seeds,
                                       _root(reproduction, root))
 
 
@@ -216,6 +293,7 @@ def row(reproduction: Reproduction, results: List[Dict[str, Any]],
       'source': reproduction.source,
       'published_protocol': reproduction.published_protocol,
       'differences': reproduction.differences,
+      'measured_as': reproduction.measured_as,
       'protocol': (learning_benchmark.protocol(finished) if finished
                    else None),
       'final_score': summary(final) if final else None,
@@ -258,7 +336,8 @@ def main(argv):
         'final_score')}), flush=True)
   learning_benchmark.write_output(
       flags.FLAGS.seeds, rows, flags.FLAGS.output,
-      fingerprints.measured([_config(r) for r in chosen]))
+      fingerprints.measured([config(r) for r in chosen],
+                            [dict(r.overrides) for r in chosen]))
 
 
 if __name__ == '__main__':

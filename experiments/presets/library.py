@@ -4,10 +4,12 @@ The one place these settings live: `train` and `compare` use a pair's
 default preset, and `experiments.learning_benchmark` measures each of them
 against its target (docs/benchmarks/learning.md). Each says how it was found
 and what it measured; a preset's numbers come from the command in its
-`source`.
+`source`. `PRESETS` also holds the published sources' settings of
+`experiments/presets/published.py`, which reproductions run.
 """
 
 from experiments.presets import preset as preset_lib
+from experiments.presets import published
 
 Preset = preset_lib.Preset
 
@@ -377,4 +379,4 @@ MEMORY = (
 )
 
 PRESETS = (CATCH + CARTPOLE + PLANE_STRIKE + GYMNAX + DQN_CLASSIC_CONTROL
-           + PQN + CONTINUOUS + MEMORY)
+           + PQN + CONTINUOUS + MEMORY + published.PRESETS)
