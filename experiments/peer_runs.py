@@ -33,7 +33,7 @@ class Peers:
     self._source = purejaxrl_source
     self._purejaxql_source = purejaxql_source
 
-  def _peer(self, program: str, seed: int, **options: Any
+  def peer(self, program: str, seed: int, **options: Any
            ) -> Dict[str, Any]:
     """`scripts/peer_programs.py program` in the peers' environment: its
     figures, wall seconds and peak memory."""
@@ -68,16 +68,16 @@ class Peers:
       return command_benchmarks.timed_command(
           list(settings['args']) + [f'--workdir={workdir}', f'--seed={seed}'])
     if program == 'purejaxrl_script':
-      figures = self._peer(program, seed, source=self._source)
+      figures = self.peer(program, seed, source=self._source)
       figures['seconds'] = figures['process_seconds']
       return figures
     if program == 'purejaxql_pqn_minatar':
-      return self._peer(program, seed, source=self._purejaxql_source,
+      return self.peer(program, seed, source=self._purejaxql_source,
                         settings=settings['config'])
     if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):
-      return self._peer(program, seed, source=self._source,
+      return self.peer(program, seed, source=self._source,
                         settings=settings['config'])
-    return self._peer(program, seed, algorithm=settings['algorithm'],
+    return self.peer(program, seed, algorithm=settings['algorithm'],
                       settings=settings['config'])
 
 

@@ -6,6 +6,7 @@ never this project. Prints one JSON line:
 
   python scripts/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
   python scripts/peer_programs.py purejaxrl_ppo --source=DIR --settings=JSON
+  python scripts/peer_programs.py purejaxrl_ppo_seeds --source=DIR --settings=JSON --num_seeds=5
   python scripts/peer_programs.py purejaxrl_ppo_rnn --source=DIR --settings=JSON
   python scripts/peer_programs.py purejaxrl_script --source=DIR
   python scripts/peer_programs.py rejax --algorithm=ppo --settings=JSON
@@ -14,7 +15,8 @@ never this project. Prints one JSON line:
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
 `pqn_minatar.py`) and `rejax` compile the program for one seed, then run it
 once: compile and training seconds apart, as our suites report them.
-`purejaxrl_script` runs PureJaxRL's `ppo.py` as its author ships it (its
+`purejaxrl_ppo_seeds` runs seeds vmapped in one program for their learning
+results. `purejaxrl_script` runs PureJaxRL's `ppo.py` as its author ships it (its
 `__main__`, printing muted), for the whole script's peak memory; the caller
 times the process.
 """
@@ -71,7 +73,51 @@ def _purejaxrl(make_train, metrics_key: str, settings: dict,
   return {'env_steps': steps, 'compile_seconds': compile_seconds,
           'train_seconds': seconds, 'steps_per_second': steps / seconds,
           'last_update_return': float(last),
+          'training_return': _last_episodes_return(
+              jax.device_get(info['returned_episode_returns']),
+              jax.device_get(finished)),
           'peak_memory_mib': _peak_memory_mib()}
+
+
+def purejaxrl_ppo_seeds(source: str, settings: dict, seed: int,
+                        num_seeds: int) -> dict:
+  """PureJaxRL's `ppo.make_train` for seeds `seed` … `seed + num_seeds - 1`
+  vmapped in one program, as its README runs seeds: each seed's return of
+  its last training episodes (at least 100, whole updates)."""
+  import jax  # pylint: disable=g-import-not-at-top
+  import jax.numpy as jnp  # pylint: disable=g-import-not-at-top
+  sys.path.insert(0, os.path.join(source, 'purejaxrl'))
+  import ppo  # pylint: disable=g-import-not-at-top
+  config = dict(settings, DEBUG=False)
+  keys = jnp.stack([jax.random.PRNGKey(seed + i) for i in range(num_seeds)])
+  compile_seconds, seconds, out = _timed(
+      jax.vmap(ppo.make_train(config)), keys)
+  returns = jax.device_get(out['metrics']['returned_episode_returns'])
+  finished = jax.device_get(out['metrics']['returned_episode'])
+  steps = int(config['NUM_UPDATES'] * config['NUM_STEPS'] *
+              config['NUM_ENVS'])
+  return {'env_steps': steps, 'num_seeds': num_seeds,
+          'compile_seconds': compile_seconds, 'train_seconds': seconds,
+          'per_seed': [
+              {'seed': seed + i,
+               'training_return': _last_episodes_return(returns[i],
+                                                        finished[i])}
+              for i in range(num_seeds)],
+          'peak_memory_mib': _peak_memory_mib()}
+
+
+def _last_episodes_return(returns, finished, episodes: int = 100) -> dict:
+  """The mean return of the last whole updates that finished at least
+  `episodes` episodes (`returns`, `finished`: `[updates, ...]`), as our
+  reproductions count the last log rows: `{'mean', 'episodes'}`."""
+  total, weighted = 0, 0.0
+  for update in range(len(finished) - 1, -1, -1):
+    done = finished[update].astype(bool)
+    total += int(done.sum())
+    weighted += float(returns[update][done].sum())
+    if total >= episodes:
+      break
+  return {'mean': weighted / total if total else None, 'episodes': total}
 
 
 def _scanned_gru(ppo_rnn):
@@ -177,6 +223,7 @@ def sbx(algorithm: str, settings: dict, seed: int) -> dict:
 def main() -> None:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument('program', choices=('purejaxrl_ppo',
+                                          'purejaxrl_ppo_seeds',
                                           'purejaxrl_ppo_rnn',
                                           'purejaxrl_script',
                                           'purejaxql_pqn_minatar', 'rejax',
@@ -186,10 +233,15 @@ def main() -> None:
   parser.add_argument('--algorithm', default='ppo')
   parser.add_argument('--settings', default='{}', help='JSON object')
   parser.add_argument('--seed', type=int, default=0)
+  parser.add_argument('--num_seeds', type=int, default=1,
+                      help='purejaxrl_ppo_seeds: seeds in one program')
   args = parser.parse_args()
   settings = json.loads(args.settings)
   if args.program == 'purejaxrl_ppo':
     figures = purejaxrl_ppo(args.source, settings, args.seed)
+  elif args.program == 'purejaxrl_ppo_seeds':
+    figures = purejaxrl_ppo_seeds(args.source, settings, args.seed,
+                                  args.num_seeds)
   elif args.program == 'purejaxrl_ppo_rnn':
     figures = purejaxrl_ppo_rnn(args.source, settings, args.seed)
   elif args.program == 'purejaxrl_script':

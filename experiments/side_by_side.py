@@ -1,0 +1,134 @@
+r"""A peer's own program beside ours, same setting, same seeds; JSON.
+
+  python -m experiments.side_by_side --seeds=5 \
+      --purejaxrl_source=/path/to/purejaxrl \
+      --output=benchmarks/purejaxrl_minatar_learning.json
+  python -m experiments.side_by_side --seeds=5 --games=Breakout ...
+
+PPO on the MinAtar games at 10M steps in PureJaxRL's MinAtar setting (64
+environments × 128 steps, 4 epochs × 8 minibatches, lr 5e-3 annealed,
+64-64 ReLU networks): PureJaxRL's `ppo.make_train` run here in the peers'
+environment (`scripts/setup_peer_venv.sh`), its seeds vmapped in one
+program as its README runs them, and ours (the `ppo_<game>_minatar`
+presets) in two arms: returns ended at time limits as PureJaxRL's are
+(`bootstrap_time_limits=False`: the same arithmetic), and bootstrapped
+through them (our default). Both sides are measured the same way, on the
+same seed numbers: the mean return of each seed's last training episodes
+(at least 100, whole updates; `experiments.reproductions.training_return`),
+the policy sampled as it acts. Our arms also report their final
+evaluation. The page: docs/benchmarks/reproductions.md.
+"""
+
+import dataclasses
+import os
+import tempfile
+import time
+from typing import Any, Dict, List
+
+from absl import flags
+
+from experiments import learning_benchmark
+from experiments import peer_benchmarks
+from experiments import peer_runs
+from experiments import reproductions
+from experiments.benchmark_docs import fingerprints
+from experiments.cli import help_text
+from experiments.setup import library_logs
+
+GAMES = ('Breakout', 'SpaceInvaders', 'Asterix', 'Freeway')
+NUM_STEPS = 10_000_000
+# PureJaxRL's MinAtar setting, as our presets carry it (`ppo_<game>_minatar`).
+_PUREJAXRL = dict(num_envs=64, learning_rate=5e-3, num_minibatches=8,
+                  activation='relu')
+
+
+def ours(game: str, bootstrap: bool) -> reproductions.Reproduction:
+  """Our arm on `game`: the MinAtar row of `reproductions`, ending returns
+  at time limits unless `bootstrap`."""
+  (row,) = [r for r in reproductions.REPRODUCTIONS
+            if r.env == f'gymnax:{game}-MinAtar' and
+            r.preset.endswith('_minatar') and 'blines' not in r.preset]
+  return row if bootstrap else dataclasses.replace(
+      row, overrides=(('bootstrap_time_limits', False),))
+
+
+def _statistics(values: List[float]) -> Dict[str, Any]:
+  return reproductions.summary(values) if values else None
+
+
+def purejaxrl(game: str, num_seeds: int, runner: peer_runs.Peers,
+              source: str) -> Dict[str, Any]:
+  """PureJaxRL's seeds 0 … num_seeds-1 on `game`, in one program, from
+  its checkout `source`."""
+  settings = peer_benchmarks.purejaxrl_ppo_settings(
+      f'{game}-MinAtar', NUM_STEPS, **_PUREJAXRL)
+  figures = runner.peer('purejaxrl_ppo_seeds', 0, source=source,
+                        num_seeds=num_seeds, settings=settings)
+  returns = [s['training_return']['mean'] for s in figures['per_seed']
+             if s['training_return']['mean'] is not None]
+  return {**figures, 'settings': settings,
+          'training_return': _statistics(returns)}
+
+
+def side_by_side(game: str, num_seeds: int, root: str,
+                 runner: peer_runs.Peers, source: str) -> Dict[str, Any]:
+  """One game: PureJaxRL's program and our two arms."""
+  start = time.perf_counter()
+  arms = {'purejaxrl': purejaxrl(game, num_seeds, runner, source)}
+  arms['purejaxrl']['seconds'] = time.perf_counter() - start
+  for name, bootstrap in (('ours_ending_at_time_limits', False),
+                          ('ours_bootstrapping', True)):
+    row = ours(game, bootstrap)
+    start = time.perf_counter()
+    arms[name] = reproductions.row(
+        row, reproductions.run(row, num_seeds, root),
+        reproductions.seed_directories(row, num_seeds, root))
+    arms[name]['seconds'] = time.perf_counter() - start
+  return {'env': f'gymnax:{game}-MinAtar', 'num_steps': NUM_STEPS, **arms}
+
+
+FLAG_GROUPS = {
+    'What to run': ('games', 'seeds'),
+    'The peer': ('peer_python', 'purejaxrl_source'),
+    'Output': ('output', 'workdir'),
+}
+
+
+def _define_flags() -> None:
+  learning_benchmark.define_run_flags('Seeds per side (0..N-1).')
+  flags.DEFINE_list('games', list(GAMES), 'MinAtar games, of: '
+                    + ', '.join(GAMES) + '.')
+  flags.DEFINE_string('peer_python', peer_runs.DEFAULT_PEER_PYTHON,
+                      'The peers\' Python (scripts/setup_peer_venv.sh).')
+  flags.DEFINE_string('purejaxrl_source', None,
+                      'A checkout of luchris429/purejaxrl.')
+
+
+def main(argv):
+  del argv
+  library_logs.quiet()
+  f = flags.FLAGS
+  unknown = sorted(set(f.games) - set(GAMES))
+  if unknown:
+    raise SystemExit(f'--games: unknown {unknown}; valid: '
+                     f'{", ".join(GAMES)}.')
+  try:
+    peer_benchmarks.check_setup(f.peer_python, f.purejaxrl_source,
+                                ('peers_breakout_minatar',))
+  except peer_benchmarks.PeerSetupError as e:
+    raise SystemExit(str(e)) from e
+  root = f.workdir or tempfile.mkdtemp(prefix='side-by-side-')
+  runner = peer_runs.Peers(f.peer_python, f.purejaxrl_source)
+  rows = [side_by_side(game, f.seeds, root, runner, f.purejaxrl_source)
+          for game in f.games]
+  arms = [ours(game, bootstrap) for game in f.games
+          for bootstrap in (False, True)]
+  learning_benchmark.write_output(
+      f.seeds, rows, f.output,
+      fingerprints.measured([reproductions.config(a) for a in arms],
+                            [dict(a.overrides) for a in arms]))
+
+
+if __name__ == '__main__':
+  _define_flags()
+  help_text.run(main, FLAG_GROUPS, __doc__)
