@@ -35,7 +35,12 @@ from experiments.benchmark_docs import fingerprints
 from experiments.cli import help_text
 from experiments.setup import library_logs
 
-GAMES = ('Breakout', 'SpaceInvaders', 'Asterix', 'Freeway')
+# Each MinAtar game and our preset of PureJaxRL's setting on it.
+PRESETS = {'Breakout': 'ppo_breakout_minatar',
+           'SpaceInvaders': 'ppo_space_invaders_minatar',
+           'Asterix': 'ppo_asterix_minatar',
+           'Freeway': 'ppo_freeway_minatar'}
+GAMES = tuple(PRESETS)
 NUM_STEPS = 10_000_000
 # PureJaxRL's MinAtar setting, as our presets carry it (`ppo_<game>_minatar`).
 _PUREJAXRL = dict(num_envs=64, learning_rate=5e-3, num_minibatches=8,
@@ -46,8 +51,8 @@ def ours(game: str, bootstrap: bool) -> reproductions.Reproduction:
   """Our arm on `game`: the MinAtar row of `reproductions`, ending returns
   at time limits unless `bootstrap`."""
   (row,) = [r for r in reproductions.REPRODUCTIONS
-            if r.env == f'gymnax:{game}-MinAtar' and
-            r.preset.endswith('_minatar') and 'blines' not in r.preset]
+            if r.preset == PRESETS[game] and
+            r.env == f'gymnax:{game}-MinAtar']
   return row if bootstrap else dataclasses.replace(
       row, overrides=(('bootstrap_time_limits', False),))
 
