@@ -91,3 +91,18 @@ def test_each_arm_s_fingerprint_rebuilds_that_arm():
   record = fingerprints.measured([reproductions.config(a) for a in arms],
                                  [dict(a.overrides) for a in arms])
   assert fingerprints.changes(record) == []
+
+
+def test_a_second_launch_keeps_the_peer_s_finished_figures(tmp_path):
+  calls = []
+
+  def measure():
+    calls.append(1)
+    return {'training_return': {'seeds': 1, 'mean': 3.0, 'range': [3, 3]}}
+
+  path = str(tmp_path / 'purejaxrl' / 'Breakout-5-seeds.json')
+  first = side_by_side._kept(path, measure)
+  second = side_by_side._kept(path, measure)
+  assert len(calls) == 1
+  assert first == second and first['training_return']['mean'] == 3.0
+  assert first['seconds'] >= 0
