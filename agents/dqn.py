@@ -69,7 +69,7 @@ class DQNConfig:
   """DQN hyperparameters.
 
   The defaults learn Catch within 20k steps. CartPole needs a slower, more
-  stable setting (see `experiments/learning_benchmark.py` and the measured
+  stable setting (see `benchmarks/learning.py` and the measured
   results in docs/benchmarks/learning.md).
 
   Attributes:

@@ -1,19 +1,23 @@
 """Experiments: entry points over packages with one role each.
 
-Entry points (`python -m experiments.<name>`): train, compare, report,
-export_tflite, play, benchmark, learning_benchmark. They use:
+Entry points (`python -m experiments.<name>`): train, compare, sweep,
+report, export_tflite, play; `api` is the same from Python. They use:
 
   driver/      the one host loop over both training loops, the workdir
   setup/       config, building a run from it, the user's --imports
   loops/       the Python dm_env loop and the compiled loop
   export/      TFLite export (plain, quantised, trainable) and its checks
   comparison/  plans of runs, launchers, statistics, figures, reports
+  sweeps/      search spaces, sweep plans, rankings
+  presets/     the built-in presets and the sources' own settings
   storage/     atomic files, checkpoints, loggers
   cli/         shared command-line flags
 
 Dependencies point one way: entry points → driver → setup → loops →
 agents / environments / networks; export and comparison never import the
-driver (the entry points hand them what they need).
+driver (the entry points hand them what they need). The benchmark
+harness (`benchmarks/`, outside this package) measures all of it from
+outside; nothing here imports it.
 """
 
 import os

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes .venv-peers: the peers' own environment for the peers_* suites of
-# experiments.benchmark (PureJaxRL's and purejaxql's needs, rejax, SBX),
+# benchmarks.suites (PureJaxRL's and purejaxql's needs, rejax, SBX),
 # with our JAX
 # version, so that speeds compare programs, not JAX releases. Never part of
 # the project's dependencies. PureJaxRL and purejaxql are not packages:

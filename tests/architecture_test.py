@@ -5,7 +5,8 @@ importing anything, and fails on:
   * an import cycle among the project's modules;
   * an import against the layering: entry points → driver → setup → loops →
     agents / environments / networks, with export and comparison beside the
-    driver (they never import it) and storage at the bottom;
+    driver (they never import it) and storage at the bottom; the benchmark
+    harness (`benchmarks/`) outside it all, imported by none of it;
   * a project import inside a function (the way cycles get hidden);
   * a module over 400 lines.
 """
@@ -18,7 +19,8 @@ from typing import Dict, List, Set, Tuple
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = ('agents', 'environments', 'networks', 'experiments', 'examples')
+PACKAGES = ('agents', 'environments', 'networks', 'experiments', 'examples',
+            'benchmarks')
 MAX_LINES = 400
 
 # Package -> project packages it must not import (by module-name prefix).
@@ -31,6 +33,7 @@ FORBIDDEN = {
     'agents': ('experiments', 'examples'),
     'environments': ('agents', 'networks', 'experiments', 'examples'),
     'networks': ('agents', 'experiments', 'examples'),
+    'experiments': ('examples',),
     'experiments.storage': ('experiments.loops', 'experiments.setup') + _UPPER,
     'experiments.loops': ('experiments.setup',) + _UPPER,
     'experiments.setup': _UPPER,
@@ -46,6 +49,9 @@ FORBIDDEN = {
         if p.stem not in ('__init__', '__pycache__', 'api') and
         (p.suffix == '.py' or p.is_dir()))),
 }
+# The harness measures the framework from outside: nothing in it imports
+# the harness.
+FORBIDDEN = {k: v + ('benchmarks',) for k, v in FORBIDDEN.items()}
 
 
 def _modules() -> Dict[str, pathlib.Path]:
@@ -180,12 +186,18 @@ def test_checker_sees_a_cycle_and_a_wrong_way_import(tmp_path, monkeypatch):
     test_dependencies_point_one_way()
   with pytest.raises(AssertionError, match='imports experiments.driver.run'):
     test_no_project_imports_inside_functions()
+  monkeypatch.setitem(GRAPH, 'experiments.storage.loggers',
+                      GRAPH['experiments.storage.loggers'] +
+                      [('benchmarks.fingerprints', 1, False)])
+  with pytest.raises(AssertionError, match='imports benchmarks.fingerprints'):
+    test_dependencies_point_one_way()
 
 
 def test_every_package_is_seen():
   for name in ('experiments.driver.run', 'experiments.loops.compiled_loop',
                'experiments.export.tflite', 'experiments.comparison.plan',
-               'agents.registry', 'environments.registry'):
+               'agents.registry', 'environments.registry',
+               'benchmarks.suites', 'benchmarks.pages.speed_tables'):
     assert name in MODULES, name
   assert os.path.basename(str(ROOT)) and _imports(
       MODULES['experiments.driver.run'])

@@ -3,12 +3,14 @@ real flags.
 
 Commands are read, without running anything, from the pages' fenced code
 blocks (a line, joined over trailing backslashes, that starts, after any
-`VAR=value` settings, with `python -m experiments.<name>`, `python
-<file>.py`, `./run.sh`, `./test.sh` or `scripts/…`) and from inline code
-that starts with `python -m experiments.`. For each:
+`VAR=value` settings, with `python -m experiments.<name>`, `python -m
+benchmarks.<name>`, `python <file>.py`, `./run.sh`, `./test.sh` or
+`scripts/…`) and from inline code that starts with `python -m
+experiments.` or `python -m benchmarks.`. For each:
 
-  * the entry point exists: `experiments/<name>.py` runs as a program, or
-    the script or file is there;
+  * the entry point exists: `experiments/<name>.py` or
+    `benchmarks/<name>.py` runs as a program, or the script or file is
+    there;
   * every `--flag` is one the entry point defines: the names in its
     `FLAG_GROUPS` (which tests/experiments/cli/help_text_test.py holds
     equal to the flags it defines), read with `ast`, so no module is
@@ -46,6 +48,9 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _ABSL_FLAGS = {'help', 'helpshort', 'helpfull', 'helpconfig', 'flagfile'}
 _PLACEHOLDER_MODULES = ('my_module', 'my_pkg')
 _VARIABLE = re.compile(r'^[A-Z_][A-Z0-9_]*=')
+# The packages whose modules run as our programs.
+_PACKAGES = ('experiments', 'benchmarks')
+_PROGRAMS = tuple(f'python -m {p}.' for p in _PACKAGES)
 
 
 class Command(NamedTuple):
@@ -79,7 +84,7 @@ def commands_in(text: str, page: str) -> Iterator[Command]:
         yield Command(f'{page}:{first + start}', line.strip())
   prose = fence.sub(lambda m: '\n' * m.group(0).count('\n'), text)
   for span in re.finditer(r'`([^`]+)`', prose):
-    if span.group(1).startswith('python -m experiments.'):
+    if span.group(1).startswith(_PROGRAMS):
       line = prose.count('\n', 0, span.start()) + 1
       yield Command(f'{page}:{line}', ' '.join(span.group(1).split()))
 
@@ -104,8 +109,8 @@ def _tree(path: str) -> ast.Module:
 def bool_flags() -> Set[str]:
   """Every boolean flag the project defines (its `--no<flag>` exists)."""
   names = set()
-  for path in glob.glob(os.path.join(_ROOT, 'experiments', '**', '*.py'),
-                        recursive=True):
+  for path in (p for package in _PACKAGES for p in glob.glob(
+      os.path.join(_ROOT, package, '**', '*.py'), recursive=True)):
     for node in ast.walk(_tree(path)):
       if (isinstance(node, ast.Call) and
           getattr(node.func, 'attr', '') in ('DEFINE_bool', 'DEFINE_boolean')
@@ -121,8 +126,8 @@ class EntryPoint(NamedTuple):
 
 @functools.lru_cache(maxsize=None)
 def entry_point(module: str) -> Optional[EntryPoint]:
-  """The flags of `experiments.<x>` from its FLAG_GROUPS; None if it is no
-  program."""
+  """The flags of `experiments.<x>` or `benchmarks.<x>` from its
+  FLAG_GROUPS; None if it is no program."""
   path = os.path.join(_ROOT, *module.split('.')) + '.py'
   if not os.path.isfile(path):
     return None
@@ -202,7 +207,7 @@ def _valid_env(name: str, extra: Set[str]) -> bool:
 
 def _tuple_value(node: ast.AST, module_path: str) -> Tuple[str, ...]:
   """A module-level tuple of strings: literals, `+` and
-  `other_module.NAME` of another experiments module."""
+  `other_module.NAME` of another module of the same package."""
   if isinstance(node, ast.BinOp):
     return (_tuple_value(node.left, module_path) +
             _tuple_value(node.right, module_path))
@@ -222,8 +227,8 @@ def _module_tuple(path: str, name: str) -> Tuple[str, ...]:
 
 
 def benchmark_suites() -> Set[str]:
-  """`experiments.benchmark --suites` values."""
-  path = os.path.join(_ROOT, 'experiments', 'benchmark.py')
+  """`benchmarks.suites --suites` values."""
+  path = os.path.join(_ROOT, 'benchmarks', 'suites.py')
   return set(_module_tuple(path, 'SUITES')) | {'compiled'}
 
 
@@ -253,7 +258,8 @@ def check(command: str) -> List[str]:
     args = fixed + tokens[1:]
   elif head == 'python' and len(tokens) > 2 and tokens[1] == '-m':
     module = tokens[2]
-    if not module.startswith('experiments.') or _is_placeholder(module):
+    if (not module.startswith(tuple(f'{p}.' for p in _PACKAGES)) or
+        _is_placeholder(module)):
       return []  # pytest, pip, …
     args = tokens[3:]
   elif head == 'python' and len(tokens) > 1 and tokens[1].endswith('.py'):
@@ -263,8 +269,8 @@ def check(command: str) -> List[str]:
     return []
   entry = entry_point(module)
   if entry is None:
-    return [f'{module}: no such entry point (experiments/*.py run as a '
-            'program)']
+    return [f'{module}: no such entry point (experiments/*.py or '
+            'benchmarks/*.py run as a program)']
   return _check_args(module, entry, args)
 
 
@@ -320,7 +326,7 @@ def _check_args(module: str, entry: EntryPoint, args: List[str]) -> List[str]:
             _is_placeholder(preset)):
       problems.append(f'--preset: no preset {preset!r}')
 
-  if module == 'experiments.benchmark':
+  if module == 'benchmarks.suites':
     for suite in filter(None, values.get('suites', '').split(',')):
       if suite not in benchmark_suites():
         problems.append(f'--suites: no suite {suite!r}')
@@ -401,6 +407,7 @@ def test_a_wrong_command_is_named():
   cases = {
       'python -m experiments.train --num_stepz=5': '--num_stepz',
       'python -m experiments.trian --agent=ppo': 'no such entry point',
+      'python -m benchmarks.suitez --suites=startup': 'no such entry point',
       'python -m experiments.train --agent=pp0': "no agent 'pp0'",
       'python -m experiments.train --env=plane_strik': 'no environment',
       'python -m experiments.train --agent=ppo --config.learning_rat=1':
@@ -422,8 +429,8 @@ def test_a_wrong_command_is_named():
       '--agent=reinforce_with_baseline --config.baseline_cost=1':
           "no setting 'baseline_cost' in reinforce_with_baseline",
       'python examples/nope.py': 'no such file',
-      'python -m experiments.benchmark --suites=startup,seedz': "'seedz'",
-      'python -m experiments.learning_benchmark --only=catch/pp': "'catch/pp'",
+      'python -m benchmarks.suites --suites=startup,seedz': "'seedz'",
+      'python -m benchmarks.learning --only=catch/pp': "'catch/pp'",
   }
   for command, expected in cases.items():
     problems = check(command)
@@ -442,8 +449,8 @@ def test_real_commands_pass():
       'python -m experiments.export_tflite --workdir=DIR [--output=m.tflite]',
       './run.sh --seed=3   # a comment --not_a_flag',
       './test.sh -m "not slow"',
-      'python -m experiments.benchmark --suites=compiled,peers_python_loop',
-      'python -m experiments.learning_benchmark '
+      'python -m benchmarks.suites --suites=compiled,peers_python_loop',
+      'python -m benchmarks.learning '
       '--only=gymnax:Pendulum-v1/sac,plane_strike/dqn',
       'tensorboard --logdir=/tmp/ps'):
     assert check(command) == [], command

@@ -45,8 +45,9 @@ REQUESTS = {
     '--helpfull': 'helpfull', '-helpfull': 'helpfull',
     '--helpconfig': 'helpconfig', '-helpconfig': 'helpconfig',
 }
+# Whose flags are ours (the benchmark harness's commands use this help too).
 PROJECT_PACKAGES = ('agents', 'environments', 'networks', 'experiments',
-                    'examples')
+                    'examples', 'benchmarks')
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 _INDENT = ' ' * 6

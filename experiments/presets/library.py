@@ -1,7 +1,7 @@
 """The built-in presets: every agent's tuned settings on each of our games.
 
 The one place these settings live: `train` and `compare` use a pair's
-default preset, and `experiments.learning_benchmark` measures each of them
+default preset, and `benchmarks.learning` measures each of them
 against its target (docs/benchmarks/learning.md). Each says how it was found
 and what it measured; a preset's numbers come from the command in its
 `source`. `PRESETS` also holds the published sources' settings of
@@ -13,17 +13,17 @@ from experiments.presets import published
 
 Preset = preset_lib.Preset
 
-_LEARNING_BENCHMARK = ('python -m experiments.learning_benchmark --seeds=3 '
+_LEARNING_BENCHMARK = ('python -m benchmarks.learning --seeds=3 '
                        '(docs/benchmarks/learning.md, "Catch and CartPole")')
 
-_TIME_TO_MODEL = ('python -m experiments.benchmark --suites=time_to_model '
+_TIME_TO_MODEL = ('python -m benchmarks.suites --suites=time_to_model '
                   '(docs/benchmarks/learning.md, "Plane Strike presets")')
 
-_IMPALA = ('python -m experiments.learning_benchmark --seeds=3 '
+_IMPALA = ('python -m benchmarks.learning --seeds=3 '
            '--only=catch/impala,plane_strike/impala '
            '(docs/benchmarks/learning.md, "IMPALA")')
 
-_DQN_FAMILY = ('python -m experiments.learning_benchmark --seeds=3 '
+_DQN_FAMILY = ('python -m benchmarks.learning --seeds=3 '
                '--only=catch/c51,catch/qr_dqn,plane_strike/c51,'
                'plane_strike/qr_dqn (docs/benchmarks/learning.md, '
                '"The DQN family")')
@@ -183,7 +183,7 @@ GYMNAX = (
            'ppo.py\'s classic-control defaults (4 envs x 128 steps, '
            '4 epochs x 4 minibatches, lr 2.5e-4 annealed, separate 64-64 '
            'tanh actor and critic); measured by python -m '
-           'experiments.benchmark --suites=gymnax_cartpole'),
+           'benchmarks.suites --suites=gymnax_cartpole'),
     # CleanRL's ppo.py classic-control setting is PureJaxRL's CartPole one.
     Preset('ppo_gymnax_acrobot', 'ppo', 'gymnax:Acrobot-v1',
            {'anneal_learning_rate': True},
@@ -191,14 +191,14 @@ GYMNAX = (
            default=True,
            source='CleanRL ppo.py classic-control defaults (as '
            'ppo_gymnax_cartpole); measured by python -m '
-           'experiments.reproductions --seeds=5 --only='
+           'benchmarks.reproductions --seeds=5 --only='
            'ppo_gymnax_acrobot/gymnax:Acrobot-v1',
            result='greedy return -82.68 / -85.5 / -85.44 (seeds 0-2)'),
     Preset('ppo_breakout_minatar', 'ppo', 'gymnax:Breakout-MinAtar',
            _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
            num_steps=10_000_000, default=True,
            source=_PUREJAXRL_MINATAR_SOURCE + 'python -m '
-           'experiments.benchmark --suites=breakout_minatar'),
+           'benchmarks.suites --suites=breakout_minatar'),
 ) + tuple(
     # The same setting on the other MinAtar games the gymnax README gives
     # PPO results for (docs/benchmarks/reproductions.md).
@@ -206,7 +206,7 @@ GYMNAX = (
            _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
            num_steps=10_000_000, default=True,
            source=_PUREJAXRL_MINATAR_SOURCE + 'python -m '
-           f'experiments.reproductions --only=ppo_{name}_minatar/'
+           f'benchmarks.reproductions --only=ppo_{name}_minatar/'
            f'gymnax:{game}-MinAtar',
            result=f'return {result} (seeds 0-2; the policy sampled, as '
            'MinAtar evaluates by default)')
@@ -218,7 +218,7 @@ GYMNAX = (
 # Continuous control: gymnax's Pendulum-v1, solved at a greedy
 # return of about -200. Measured by the learning benchmark's command.
 _PENDULUM_SOURCE = ('tuned on this 2-core CPU; measured by '
-                    'python -m experiments.learning_benchmark --seeds=3 '
+                    'python -m benchmarks.learning --seeds=3 '
                     '--only=gymnax:Pendulum-v1/ppo,gymnax:Pendulum-v1/sac')
 CONTINUOUS = (
     # A plain Gaussian (clipped by the game), rewards scaled to ~1 a step,
@@ -243,7 +243,7 @@ CONTINUOUS = (
            {'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3},
            num_steps=20_000, default=True,
            source=('the SAC preset\'s step sizes; measured by python -m '
-                   'experiments.learning_benchmark --seeds=3 '
+                   'benchmarks.learning --seeds=3 '
                    '--only=gymnax:Pendulum-v1/td3'),
            result='greedy return -157.5 / -149.0 / -142.2 (seeds 0-2)'),
     # Brax (the `control` extra): 32 envs x 32 steps, 4 epochs x 8
@@ -254,7 +254,7 @@ CONTINUOUS = (
             'value_clip_epsilon': None, 'reward_scale': 0.1},
            num_steps=200_000, default=True,
            source=('tuned on this 2-core CPU; measured by python '
-                   '-m experiments.learning_benchmark --seeds=3 '
+                   '-m benchmarks.learning --seeds=3 '
                    '--only=brax:inverted_pendulum/ppo'),
            result='greedy return 1000 / 1000 / 1000 (seeds 0-2)'),
 )
@@ -271,9 +271,9 @@ _CLEANRL_DQN = {
     'epsilon_decay_steps': 250_000, 'double_q': False, 'loss': 'l2',
     'max_grad_norm': None}
 _CLEANRL_DQN_SOURCE = ('CleanRL dqn.py (cleanrl/dqn.py Args defaults); '
-                       'measured by python -m experiments.reproductions '
+                       'measured by python -m benchmarks.reproductions '
                        '--seeds=5')
-_DQN_CLASSIC_CONTROL = ('python -m experiments.learning_benchmark --seeds=3 '
+_DQN_CLASSIC_CONTROL = ('python -m benchmarks.learning --seeds=3 '
                         '--only=gymnax:CartPole-v1/dqn,gymnax:Acrobot-v1/dqn,'
                         'gymnax:MountainCar-v0/dqn')
 # Acrobot and MountainCar: one setting for both, tuned on this 2-core CPU
@@ -346,14 +346,14 @@ PQN = (
     Preset('pqn_gymnax_cartpole', 'pqn', 'gymnax:CartPole-v1', {},
            num_steps=524_288, default=True,
            source='rejax configs/gymnax/cartpole.yaml (pqn); measured by '
-           'python -m experiments.benchmark --suites=peers_pqn_cartpole'),
+           'python -m benchmarks.suites --suites=peers_pqn_cartpole'),
 ) + tuple(
     Preset(f'pqn_{name}_minatar', 'pqn', f'gymnax:{game}-MinAtar',
            _PUREJAXQL_MINATAR, network='conv_layer_norm_q_values',
            num_steps=10_000_000, default=True,
            source='purejaxql config/alg/pqn_minatar.yaml; Breakout '
            'measured at 2M steps beside purejaxql by python -m '
-           'experiments.benchmark --suites=peers_pqn_breakout_minatar, the '
+           'benchmarks.suites --suites=peers_pqn_breakout_minatar, the '
            'other games not yet')
     for name, game in (('breakout', 'Breakout'), ('asterix', 'Asterix'),
                        ('freeway', 'Freeway'),
@@ -367,14 +367,14 @@ MEMORY = (
            num_steps=200_000, default=True,
            source='tuned on this 2-core CPU (the PPO defaults with lr 1e-3 '
            'and a 64-64 LSTM actor-critic); measured by python -m '
-           'experiments.memory_benchmark --seeds=3'),
+           'benchmarks.memory --seeds=3'),
     Preset('ppo_rnn_gymnax_cartpole', 'ppo', 'gymnax:CartPole-v1',
            {'anneal_learning_rate': True},
            network='gru_actor_critic_relu_heads', num_steps=500_000,
            source='PureJaxRL ppo_rnn.py CartPole-v1 config (4 envs x 128 '
            'steps, 4 epochs x 4 minibatches of whole sequences, lr 2.5e-4 '
            'annealed, a 128 ReLU embedding, a 128 GRU, 128-ReLU actor and '
-           'critic heads); measured by python -m experiments.benchmark '
+           'critic heads); measured by python -m benchmarks.suites '
            '--suites=peers_ppo_rnn'),
 )
 

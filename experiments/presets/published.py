@@ -2,7 +2,7 @@
 
 Each preset here is another project's configuration of an agent, carried
 over setting by setting (and what could not be carried over is said in
-`experiments/reproductions.py`, which runs them beside the source's
+`benchmarks/reproductions.py`, which runs them beside the source's
 figure): RL Baselines3 Zoo's hyperparameter files, CleanRL's single-file
 scripts, gymnax-blines' per-game configurations. None is a default: the
 tuned presets of `experiments/presets/library.py` stay the pairs' own.
@@ -12,7 +12,7 @@ from experiments.presets import preset as preset_lib
 
 Preset = preset_lib.Preset
 
-_MEASURED = 'measured by python -m experiments.reproductions --seeds=5'
+_MEASURED = 'measured by python -m benchmarks.reproductions --seeds=5'
 
 # RL Baselines3 Zoo (DLR-RM/rl-baselines3-zoo, hyperparams/<algo>.yml at
 # 22e3ff2) on Stable-Baselines3's defaults (DLR-RM/stable-baselines3 at

@@ -20,10 +20,14 @@ _MODULE = 'experiments.fake_entry'  # Counts as a project module.
 
 
 def _entry_points():
-  """experiments/*.py modules that run as programs."""
-  return sorted(f'experiments.{p.stem}'
-                for p in (_REPO / 'experiments').glob('*.py')
-                if "if __name__ == '__main__':" in p.read_text())
+  """experiments/*.py and benchmarks/*.py modules that run as our programs
+  (`benchmarks/peer_programs.py` runs in the peers' environment, on
+  argparse)."""
+  return sorted(f'{p.parent.name}.{p.stem}'
+                for folder in ('experiments', 'benchmarks')
+                for p in (_REPO / folder).glob('*.py')
+                if p.stem != 'peer_programs' and
+                "if __name__ == '__main__':" in p.read_text())
 
 
 def _run(*args, **kwargs):
@@ -175,7 +179,7 @@ class EntryPointsTest(absltest.TestCase):
     self.assertContainsSubset(
         {'experiments.train', 'experiments.compare', 'experiments.sweep',
          'experiments.report', 'experiments.export_tflite',
-         'experiments.play', 'experiments.benchmark'}, names)
+         'experiments.play', 'benchmarks.suites'}, names)
     for name in names:
       path = _REPO / (name.replace('.', '/') + '.py')
       tree = ast.parse(path.read_text())

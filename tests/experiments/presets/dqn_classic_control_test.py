@@ -6,7 +6,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 
 from agents import registry as agent_registry
-from experiments import learning_benchmark
+from benchmarks import learning
 from experiments.presets import library
 from experiments.presets import registry
 
@@ -27,7 +27,7 @@ class DQNClassicControlPresetsTest(parameterized.TestCase):
   @parameterized.parameters(*_PAIRS)
   def test_learning_benchmark_measures_it_against_its_target(
       self, env, name, target):
-    setting = learning_benchmark.find(env, 'dqn')
+    setting = learning.find(env, 'dqn')
     self.assertEqual(setting.preset.name, name)
     self.assertEqual(setting.min_return, target)
     self.assertIn('--only=', setting.preset.source)

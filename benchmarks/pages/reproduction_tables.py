@@ -1,10 +1,10 @@
 """The tables of docs/benchmarks/reproductions.md: our runs beside
-published figures (`experiments.reproductions`) and beside a peer's own
-program run here (`experiments.side_by_side`)."""
+published figures (`benchmarks.reproductions`) and beside a peer's own
+program run here (`benchmarks.side_by_side`)."""
 
 from typing import Any, Dict, List, Tuple
 
-from experiments.benchmark_docs import markdown as md
+from benchmarks.pages import markdown as md
 
 short = md.short
 

@@ -1,5 +1,5 @@
 """PQN beside purejaxql's, the program of PQN's authors (Gallici et al.,
-2024), in its MinAtar setting; run through `experiments.benchmark`.
+2024), in its MinAtar setting; run through `benchmarks.suites`.
 
   peers_pqn_breakout_minatar: PQN on Breakout-MinAtar in purejaxql's
     `config/alg/pqn_minatar.yaml` setting (our `pqn_breakout_minatar`
@@ -12,13 +12,13 @@
 
 purejaxql is a checkout (`--purejaxql_source`, github.com/mttga/purejaxql),
 run in the peers' environment (`scripts/setup_peer_venv.sh`) by
-`scripts/peer_programs.py`.
+`benchmarks/peer_programs.py`.
 """
 
 from typing import Any, Callable, Dict
 
-from experiments import peer_runs
-from experiments import scaling_benchmarks
+from benchmarks import peer_runs
+from benchmarks import scaling
 
 SUITES = ('peers_pqn_breakout_minatar',)
 
@@ -38,16 +38,16 @@ def purejaxql_minatar_settings(env_id: str, steps: int) -> Dict[str, Any]:
 
 
 def pqn_breakout_minatar(root: str, repeats: int,
-                         run: scaling_benchmarks.Runner,
+                         run: scaling.Runner,
                          steps: int) -> Dict[str, Any]:
   """PQN on Breakout-MinAtar: ours and purejaxql's, purejaxql's setting."""
-  runs = scaling_benchmarks.measure(root, {
-      'ours': scaling_benchmarks.Measurement(dict(
+  runs = scaling.measure(root, {
+      'ours': scaling.Measurement(dict(
           program='ours', preset='pqn_breakout_minatar', num_steps=steps,
           agent_config={'epsilon_decay_steps': steps // 10},
           eval_policy='greedy',
           **dict(peer_runs.TRAINING_ONLY, eval_episodes=128))),
-      'purejaxql': scaling_benchmarks.Measurement(dict(
+      'purejaxql': scaling.Measurement(dict(
           program='purejaxql_pqn_minatar',
           config=purejaxql_minatar_settings('Breakout-MinAtar', steps))),
   }, repeats, run)
@@ -61,10 +61,10 @@ def pqn_breakout_minatar(root: str, repeats: int,
                      f'1/255 and ends its targets at time limits; ours Adam, '
                      f'observations as given, bootstrapped time limits. '
                      f'purejaxql\'s time includes its two greedy tests',
-          **scaling_benchmarks.summary(runs)}
+          **scaling.summary(runs)}
 
 
-def suites(root: str, flags_values: Any, run: scaling_benchmarks.Runner
+def suites(root: str, flags_values: Any, run: scaling.Runner
           ) -> Dict[str, Callable[[], Any]]:
   """The suites of this module, by name, bound to their flag values."""
   f = flags_values

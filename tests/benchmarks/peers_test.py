@@ -1,4 +1,4 @@
-"""Tests for experiments/peer_benchmarks.py (peers faked: the real ones
+"""Tests for benchmarks/peers.py (peers faked: the real ones
 live in their own environment, which tests must not need)."""
 
 import os
@@ -6,7 +6,7 @@ import stat
 
 from absl.testing import absltest
 
-from experiments import peer_benchmarks
+from benchmarks import peers
 
 
 def _fake_runner(figures):
@@ -26,19 +26,19 @@ class PeerBenchmarksTest(absltest.TestCase):
 
   def test_missing_peers_are_refused_naming_the_fix(self):
     python = os.path.join(self.create_tempdir().full_path, 'python')
-    with self.assertRaisesRegex(peer_benchmarks.PeerSetupError,
+    with self.assertRaisesRegex(peers.PeerSetupError,
                                 'setup_peer_venv.sh'):
-      peer_benchmarks.check_setup(python, None, ['peers_sac_pendulum'])
+      peers.check_setup(python, None, ['peers_sac_pendulum'])
     with open(python, 'w') as f:
       f.write('#!/bin/sh\n')
     os.chmod(python, os.stat(python).st_mode | stat.S_IEXEC)
-    peer_benchmarks.check_setup(python, None, ['peers_sac_pendulum'])
-    with self.assertRaisesRegex(peer_benchmarks.PeerSetupError,
+    peers.check_setup(python, None, ['peers_sac_pendulum'])
+    with self.assertRaisesRegex(peers.PeerSetupError,
                                 'purejaxrl_source.*purejaxrl/ppo.py'):
-      peer_benchmarks.check_setup(python, '/nowhere',
+      peers.check_setup(python, '/nowhere',
                                   ['peers_gymnax_cartpole'])
     # Other suites need no peers.
-    peer_benchmarks.check_setup('/nowhere', None, ['gymnax_cartpole'])
+    peers.check_setup('/nowhere', None, ['gymnax_cartpole'])
 
   def test_cartpole_compares_within_each_round(self):
     run, calls = _fake_runner({
@@ -48,7 +48,7 @@ class PeerBenchmarksTest(absltest.TestCase):
         'our_command': lambda seed: {'seconds': 10.0},
         'purejaxrl_script': lambda seed: {'seconds': 20.0 + seed},
     })
-    report = peer_benchmarks.gymnax_cartpole('root', 2, run)
+    report = peers.gymnax_cartpole('root', 2, run)
     # Every configuration once per round, in turn: ours with the peers'
     # arithmetic and bootstrapping time limits, the peers, the commands.
     self.assertEqual([c[2] for c in calls], [0] * 6 + [1] * 6)
@@ -75,7 +75,7 @@ class PeerBenchmarksTest(absltest.TestCase):
         figures['run_seconds'] = 2.0
       return figures
 
-    report = peer_benchmarks.python_loop('root', 1, faster_with_8, 40_000, 8)
+    report = peers.python_loop('root', 1, faster_with_8, 40_000, 8)
     self.assertEqual([c[1] for c in calls], ['ours', 'ours', 'sbx'])
     mine = report['runs']['8_envs'][0]
     self.assertEqual(mine['speedup_over_one_env'], 4.0)

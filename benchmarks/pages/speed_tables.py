@@ -3,7 +3,7 @@ rejax and SBX, the Python loop, start-up and time to a model."""
 
 from typing import List
 
-from experiments.benchmark_docs import markdown as md
+from benchmarks.pages import markdown as md
 
 num, short, sci, mib = md.num, md.short, md.sci, md.mib
 

@@ -7,7 +7,7 @@ runs changes it) and each run's resolved settings (`runs`: the agent config
 with every default filled in, the network, widths, environments, loop,
 evaluation protocol and budget, with the `recipe` that rebuilds them from
 today's defaults). `changes` compares that record with the code and
-defaults of today: `python -m experiments.benchmark_tables --check` fails
+defaults of today: `python -m benchmarks.tables --check` fails
 on a table whose JSON measured code or settings that have changed since,
 until the table is re-measured or its page says under what it was measured
 (`acknowledge`).
@@ -29,8 +29,7 @@ from experiments.setup import config as config_lib
 from experiments.setup import train_settings
 from networks import registry as network_registry
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The loop modules each loop's runs execute.
 LOOP_MODULES = {
     'compiled': ('experiments/loops/compiled_loop.py',
@@ -189,7 +188,7 @@ def commit() -> Optional[str]:
                           check=True).stdout.strip()
     dirty = subprocess.run(['git', 'status', '--porcelain', '--',
                             'agents', 'environments', 'networks',
-                            'experiments'], cwd=ROOT, capture_output=True,
+                            'experiments', 'benchmarks/*.py'], cwd=ROOT, capture_output=True,
                            text=True, check=True).stdout.strip()
   except (OSError, subprocess.CalledProcessError):
     return None

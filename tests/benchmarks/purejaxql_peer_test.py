@@ -1,4 +1,4 @@
-"""Tests for experiments/purejaxql_benchmarks.py (purejaxql faked: it runs
+"""Tests for benchmarks/purejaxql_peer.py (purejaxql faked: it runs
 in the peers' environment, which tests must not need)."""
 
 import os
@@ -6,10 +6,10 @@ import stat
 
 from absl.testing import absltest
 
-from experiments import peer_benchmarks
-from experiments import purejaxql_benchmarks
+from benchmarks import peers
+from benchmarks import purejaxql_peer
 from experiments.presets import registry as preset_registry
-from tests.experiments import peer_benchmarks_test
+from tests.benchmarks import peers_test
 
 
 class PQNMinAtarTest(absltest.TestCase):
@@ -23,7 +23,7 @@ class PQNMinAtarTest(absltest.TestCase):
                 else 200.0}
       return run
 
-    run, calls = peer_benchmarks_test._fake_runner(
+    run, calls = peers_test._fake_runner(
         {'ours': figures('ours'),
          'purejaxql_pqn_minatar': figures('purejaxql')})
 
@@ -31,7 +31,7 @@ class PQNMinAtarTest(absltest.TestCase):
       settings[measurement.settings['program']] = measurement.settings
       return run(root, name, measurement, seed)
 
-    report = purejaxql_benchmarks.pqn_breakout_minatar('root', 2, recording,
+    report = purejaxql_peer.pqn_breakout_minatar('root', 2, recording,
                                                        500_000)
     self.assertEqual([c[2] for c in calls], [0, 0, 1, 1])
     self.assertEqual([r['speed_over_purejaxql']
@@ -66,9 +66,9 @@ class PQNMinAtarTest(absltest.TestCase):
     with open(python, 'w') as f:
       f.write('#!/bin/sh\n')
     os.chmod(python, os.stat(python).st_mode | stat.S_IEXEC)
-    with self.assertRaisesRegex(peer_benchmarks.PeerSetupError,
+    with self.assertRaisesRegex(peers.PeerSetupError,
                                 '--purejaxql_source.*mttga/purejaxql'):
-      peer_benchmarks.check_setup(python, None,
+      peers.check_setup(python, None,
                                   ['peers_pqn_breakout_minatar'], '/nowhere')
 
 

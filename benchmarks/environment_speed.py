@@ -1,6 +1,6 @@
 """Benchmark suites of environments beyond our own games.
 
-Run through `experiments.benchmark` (`--suites=gymnax_cartpole,...`); each
+Run through `benchmarks.suites` (`--suites=gymnax_cartpole,...`); each
 suite returns per-run figures and their medians:
   gymnax_cartpole: PPO on `gymnax:CartPole-v1` at its preset (PureJaxRL's
     reference setting), compiled loop, 500k steps: training steps per

@@ -1,8 +1,8 @@
 r"""Scaling benchmarks: every measurement in a fresh process.
 
-Run through `experiments.benchmark` (`--suites=loop_speed,seeds,devices`).
+Run through `benchmarks.suites` (`--suites=loop_speed,seeds,devices`).
 Each figure comes from its own child process (`python -m
-experiments.scaling_benchmarks --child=<settings as JSON>`), which trains
+benchmarks.scaling --child=<settings as JSON>`), which trains
 once and prints one JSON line: environment steps per second (compile
 excluded, reported apart), compile seconds, steps, and the process's peak
 memory, which is then that run's own. A suite's configurations alternate
@@ -40,8 +40,8 @@ import jax
 import numpy as np
 
 from agents import registry as agent_registry
-from experiments import environment_benchmarks
-from experiments.benchmark_docs import fingerprints
+from benchmarks import environment_speed
+from benchmarks import fingerprints
 from experiments.cli import help_text
 from experiments.driver import run as driver
 from experiments.presets import registry as preset_registry
@@ -87,7 +87,7 @@ def config_settings(spec: Mapping[str, Any]) -> Dict[str, Any]:
   spec = dict(spec)
   preset = spec.pop('preset', None)
   overrides = dict(spec.pop('agent_config', {}))
-  settings = (environment_benchmarks.preset_settings(preset)
+  settings = (environment_speed.preset_settings(preset)
               if preset else {})
   settings.update(spec)
   if overrides or not preset:
@@ -142,7 +142,7 @@ def device_environment(devices: Optional[int],
 
 def child_command(settings: Mapping[str, Any], workdir: str) -> List[str]:
   """The command line of one measurement's child."""
-  return [sys.executable, '-m', 'experiments.scaling_benchmarks',
+  return [sys.executable, '-m', 'benchmarks.scaling',
           '--child=' + json.dumps(dict(settings), sort_keys=True),
           f'--workdir={workdir}']
 
@@ -203,7 +203,7 @@ def alternation(names: Sequence[str], repeats: int) -> List[Tuple[int, str]]:
 
 
 # The configs of our measurements since the last `take_measured`, so that
-# each suite's JSON records what it measured (`benchmark_docs.fingerprints`).
+# each suite's JSON records what it measured (`benchmarks.fingerprints`).
 _MEASURED: List[Tuple[config_lib.ExperimentConfig, Dict[str, Any]]] = []
 
 
@@ -251,7 +251,7 @@ def add_ratios(runs: Runs, baseline: str, key: str, ratio_key: str) -> None:
 def summary(runs: Runs) -> Dict[str, Any]:
   """Medians per configuration (of every numeric figure, ratios included),
   then every run."""
-  return {'median': {name: environment_benchmarks.medians(name_runs)
+  return {'median': {name: environment_speed.medians(name_runs)
                      for name, name_runs in runs.items()},
           'runs': runs}
 
@@ -324,12 +324,12 @@ def devices(root: str, repeats: int, counts: Sequence[int] = (1, 2, 4),
 
 # What --help shows (every flag in exactly one group:
 # tests/experiments/cli/help_text_test.py).
-FLAG_GROUPS = {'One measurement (a child of experiments.benchmark)': (
+FLAG_GROUPS = {'One measurement (a child of benchmarks.suites)': (
     'child', 'workdir')}
 
 
 def _define_flags() -> None:
-  # Defined only when run as a program: experiments.benchmark imports this.
+  # Defined only when run as a program: benchmarks.suites imports this.
   flags.DEFINE_string(
       'child', None, 'Settings of one run, as JSON: ExperimentConfig fields, '
       'plus "preset" (start from that preset) and "agent_config" (a mapping '
@@ -345,7 +345,7 @@ def main(argv):
   f = flags.FLAGS
   if f.child is None:
     raise app.UsageError('--child (the run\'s settings as JSON) is needed; '
-                         'experiments.benchmark runs this module.')
+                         'benchmarks.suites runs this module.')
   try:
     spec = json.loads(f.child)
   except ValueError as e:

@@ -1,9 +1,9 @@
 r"""A peer's own program beside ours, same setting, same seeds; JSON.
 
-  python -m experiments.side_by_side --seeds=5 \
+  python -m benchmarks.side_by_side --seeds=5 \
       --purejaxrl_source=/path/to/purejaxrl \
       --output=benchmarks/purejaxrl_minatar_learning.json
-  python -m experiments.side_by_side --seeds=5 --games=Breakout ...
+  python -m benchmarks.side_by_side --seeds=5 --games=Breakout ...
 
 PPO on the MinAtar games at 10M steps in PureJaxRL's MinAtar setting (64
 environments × 128 steps, 4 epochs × 8 minibatches, lr 5e-3 annealed,
@@ -14,7 +14,7 @@ presets) in two arms: returns ended at time limits as PureJaxRL's are
 (`bootstrap_time_limits=False`: the same arithmetic), and bootstrapped
 through them (our default). Both sides are measured the same way, on the
 same seed numbers: the mean return of each seed's last training episodes
-(at least 100, whole updates; `experiments.reproductions.training_return`),
+(at least 100, whole updates; `benchmarks.reproductions.training_return`),
 the policy sampled as it acts. Our arms also report their final
 evaluation. The page: docs/benchmarks/reproductions.md.
 """
@@ -28,11 +28,11 @@ from typing import Any, Callable, Dict, List
 
 from absl import flags
 
-from experiments import learning_benchmark
-from experiments import peer_benchmarks
-from experiments import peer_runs
-from experiments import reproductions
-from experiments.benchmark_docs import fingerprints
+from benchmarks import fingerprints
+from benchmarks import learning
+from benchmarks import peer_runs
+from benchmarks import peers
+from benchmarks import reproductions
 from experiments.cli import help_text
 from experiments.setup import library_logs
 from experiments.storage import atomic_files
@@ -67,7 +67,7 @@ def purejaxrl(game: str, num_seeds: int, runner: peer_runs.Peers,
               source: str) -> Dict[str, Any]:
   """PureJaxRL's seeds 0 … num_seeds-1 on `game`, in one program, from
   its checkout `source`."""
-  settings = peer_benchmarks.purejaxrl_ppo_settings(
+  settings = peers.purejaxrl_ppo_settings(
       f'{game}-MinAtar', NUM_STEPS, **_PUREJAXRL)
   figures = runner.peer('purejaxrl_ppo_seeds', 0, source=source,
                         num_seeds=num_seeds, settings=settings)
@@ -118,7 +118,7 @@ FLAG_GROUPS = {
 
 
 def _define_flags() -> None:
-  learning_benchmark.define_run_flags('Seeds per side (0..N-1).')
+  learning.define_run_flags('Seeds per side (0..N-1).')
   flags.DEFINE_list('games', list(GAMES), 'MinAtar games, of: '
                     + ', '.join(GAMES) + '.')
   flags.DEFINE_string('peer_python', peer_runs.DEFAULT_PEER_PYTHON,
@@ -136,9 +136,9 @@ def main(argv):
     raise SystemExit(f'--games: unknown {unknown}; valid: '
                      f'{", ".join(GAMES)}.')
   try:
-    peer_benchmarks.check_setup(f.peer_python, f.purejaxrl_source,
+    peers.check_setup(f.peer_python, f.purejaxrl_source,
                                 ('peers_breakout_minatar',))
-  except peer_benchmarks.PeerSetupError as e:
+  except peers.PeerSetupError as e:
     raise SystemExit(str(e)) from e
   root = f.workdir or tempfile.mkdtemp(prefix='side-by-side-')
   runner = peer_runs.Peers(f.peer_python, f.purejaxrl_source)
@@ -146,7 +146,7 @@ def main(argv):
           for game in f.games]
   arms = [ours(game, bootstrap) for game in f.games
           for bootstrap in (False, True)]
-  learning_benchmark.write_output(
+  learning.write_output(
       f.seeds, rows, f.output,
       fingerprints.measured([reproductions.config(a) for a in arms],
                             [dict(a.overrides) for a in arms]))

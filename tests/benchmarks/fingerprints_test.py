@@ -1,16 +1,16 @@
-"""Tests for experiments/benchmark_docs/fingerprints.py: a benchmark's
+"""Tests for benchmarks/fingerprints.py: a benchmark's
 record of what it measured, and what has changed since."""
 
 import dataclasses
 
 from agents import dqn
 from agents import registry as agent_registry
-from experiments import learning_benchmark
-from experiments.benchmark_docs import fingerprints
+from benchmarks import fingerprints
+from benchmarks import learning
 
 
 def _config(env='gymnax:Acrobot-v1', agent='dqn'):
-  return learning_benchmark.config(learning_benchmark.Setting(env, agent))
+  return learning.config(learning.Setting(env, agent))
 
 
 def test_code_modules_are_the_agent_network_environment_and_loop():

@@ -1,13 +1,13 @@
 """Our canonical runs beside the single-file JAX scripts people compare with.
 
-Run through `experiments.benchmark` (`--suites=peers_gymnax_cartpole,...`).
+Run through `benchmarks.suites` (`--suites=peers_gymnax_cartpole,...`).
 Every configuration runs `--seeds` times in fresh processes, the
-configurations taken in turn each round (`scaling_benchmarks.measure`), so
+configurations taken in turn each round (`scaling.measure`), so
 that the machine's noise falls on all of them; figures are medians, ratios
 are taken within a round. Training speed excludes compilation, reported
 apart. The peers run in their own environment (`scripts/setup_peer_venv.sh`
 makes `.venv-peers`; `--peer_python` points at its interpreter), never in
-ours, through `scripts/peer_programs.py`; PureJaxRL is a checkout
+ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
 (`--purejaxrl_source`), as it is not a package.
 
   peers_gymnax_cartpole: PPO on gymnax CartPole-v1 in PureJaxRL's setting
@@ -26,9 +26,9 @@ ours, through `scripts/peer_programs.py`; PureJaxRL is a checkout
     PureJaxRL's `ppo_rnn.py` with the same settings.
   peers_sac_pendulum, peers_dqn_cartpole, peers_td3_pendulum,
     peers_pqn_cartpole: the RLax agent family beside rejax's
-    (`experiments/rejax_benchmarks.py`).
+    (`benchmarks/rejax_peer.py`).
   peers_pqn_breakout_minatar: PQN beside purejaxql's on MinAtar
-    (`experiments/purejaxql_benchmarks.py`).
+    (`benchmarks/purejaxql_peer.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -40,14 +40,14 @@ ours, through `scripts/peer_programs.py`; PureJaxRL is a checkout
 import os
 from typing import Any, Callable, Dict, Optional, Sequence
 
-from experiments import peer_runs
-from experiments import purejaxql_benchmarks
-from experiments import rejax_benchmarks
-from experiments import scaling_benchmarks
+from benchmarks import peer_runs
+from benchmarks import purejaxql_peer
+from benchmarks import rejax_peer
+from benchmarks import scaling
 
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
-          'peers_ppo_rnn', 'peers_python_loop') + rejax_benchmarks.SUITES + (
-              purejaxql_benchmarks.SUITES)
+          'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
+              purejaxql_peer.SUITES)
 
 
 class PeerSetupError(ValueError):
@@ -76,7 +76,7 @@ def check_setup(peer_python: str, purejaxrl_source: Optional[str],
         f'--purejaxrl_source: {purejaxrl_source!r} is no checkout of '
         f'luchris429/purejaxrl (no purejaxrl/ppo.py); clone it and pass '
         f'its path.')
-  if set(purejaxql_benchmarks.SUITES) & set(suites) and not os.path.isfile(
+  if set(purejaxql_peer.SUITES) & set(suites) and not os.path.isfile(
       os.path.join(purejaxql_source or '', 'purejaxql', 'pqn_minatar.py')):
     raise PeerSetupError(
         f'--purejaxql_source: {purejaxql_source!r} is no checkout of '
@@ -97,23 +97,23 @@ def purejaxrl_ppo_settings(env_id: str, num_steps: int, num_envs: int,
 
 
 def gymnax_cartpole(root: str, repeats: int,
-                    run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+                    run: scaling.Runner) -> Dict[str, Any]:
   """PPO on gymnax CartPole-v1, PureJaxRL's setting: ours and the peers."""
   steps = 500_000
-  runs = scaling_benchmarks.measure(root, {
+  runs = scaling.measure(root, {
       # PureJaxRL's and rejax's arithmetic (time limits end the returns),
       # then ours by default (bootstrapping through them).
-      'ours': scaling_benchmarks.Measurement(dict(
+      'ours': scaling.Measurement(dict(
           program='ours', preset='ppo_gymnax_cartpole',
           agent_config={'bootstrap_time_limits': False},
           **peer_runs.TRAINING_ONLY)),
-      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
+      'ours_bootstrapping': scaling.Measurement(dict(
           program='ours', preset='ppo_gymnax_cartpole',
           **peer_runs.TRAINING_ONLY)),
-      'purejaxrl': scaling_benchmarks.Measurement(dict(
+      'purejaxrl': scaling.Measurement(dict(
           program='purejaxrl_ppo', config=purejaxrl_ppo_settings(
               'CartPole-v1', steps, 4, 2.5e-4, 4, 'tanh'))),
-      'rejax': scaling_benchmarks.Measurement(dict(
+      'rejax': scaling.Measurement(dict(
           program='rejax', algorithm='ppo', config={
               'env': 'CartPole-v1', 'num_envs': 4, 'num_steps': 128,
               'num_epochs': 4, 'num_minibatches': 4,
@@ -122,10 +122,10 @@ def gymnax_cartpole(root: str, repeats: int,
               'skip_initial_evaluation': True, 'gamma': 0.99,
               'gae_lambda': 0.95, 'clip_eps': 0.2, 'ent_coef': 0.01,
               'vf_coef': 0.5, 'agent_kwargs': {'activation': 'tanh'}})),
-      'our_default_command': scaling_benchmarks.Measurement(dict(
+      'our_default_command': scaling.Measurement(dict(
           program='our_command',
           args=('--agent=ppo', '--env=gymnax:CartPole-v1'))),
-      'purejaxrl_script': scaling_benchmarks.Measurement(dict(
+      'purejaxrl_script': scaling.Measurement(dict(
           program='purejaxrl_script')),
   }, repeats, run)
   for ours in ('ours', 'ours_bootstrapping'):
@@ -144,10 +144,10 @@ def gymnax_cartpole(root: str, repeats: int,
                                      '--agent=ppo --env=gymnax:CartPole-v1',
               'purejaxrl_script': 'python purejaxrl/ppo.py (DEBUG on, as '
                                   'shipped; printing muted)'},
-          **scaling_benchmarks.summary(runs)}
+          **scaling.summary(runs)}
 
 
-def breakout_minatar(root: str, repeats: int, run: scaling_benchmarks.Runner,
+def breakout_minatar(root: str, repeats: int, run: scaling.Runner,
                      step_counts: Sequence[int]) -> Dict[str, Any]:
   """PPO on Breakout-MinAtar, PureJaxRL's MinAtar setting."""
   report = {'setting': '64 envs x 128 steps, 4 epochs x 8 minibatches, lr '
@@ -157,43 +157,43 @@ def breakout_minatar(root: str, repeats: int, run: scaling_benchmarks.Runner,
   for steps in step_counts:
     runs = peer_runs.both_arithmetics(
         root, repeats, run, 'ppo_breakout_minatar', 'purejaxrl',
-        scaling_benchmarks.Measurement(dict(
+        scaling.Measurement(dict(
             program='purejaxrl_ppo', config=purejaxrl_ppo_settings(
                 'Breakout-MinAtar', steps, 64, 5e-3, 8, 'relu'))),
         num_steps=steps)
-    report[f'{steps}_steps'] = scaling_benchmarks.summary(runs)
+    report[f'{steps}_steps'] = scaling.summary(runs)
   return report
 
 
 def ppo_rnn(root: str, repeats: int,
-            run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+            run: scaling.Runner) -> Dict[str, Any]:
   """A GRU PPO on gymnax CartPole-v1, PureJaxRL `ppo_rnn.py`'s setting."""
   steps = 500_000
   config = purejaxrl_ppo_settings('CartPole-v1', steps, 4, 2.5e-4, 4, 'relu')
   del config['ACTIVATION']  # ppo_rnn.py's network is ReLU, not a setting.
   runs = peer_runs.both_arithmetics(
       root, repeats, run, 'ppo_rnn_gymnax_cartpole', 'purejaxrl',
-      scaling_benchmarks.Measurement(dict(program='purejaxrl_ppo_rnn',
+      scaling.Measurement(dict(program='purejaxrl_ppo_rnn',
                                           config=config)))
   return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches of '
                      'whole sequences, lr 2.5e-4 annealed, a 128 ReLU '
                      'embedding, a 128 GRU, 128-ReLU actor and critic '
                      'heads, 500k steps; ours as PureJaxRL (time limits '
                      'end the returns) and as by default (bootstrapped)',
-          **scaling_benchmarks.summary(runs)}
+          **scaling.summary(runs)}
 
 
-def python_loop(root: str, repeats: int, run: scaling_benchmarks.Runner,
+def python_loop(root: str, repeats: int, run: scaling.Runner,
                 steps: int, num_envs: int) -> Dict[str, Any]:
   """The Python loop with 1 and `num_envs` environments, and SBX's PPO."""
   common = dict(program='ours', agent='ppo', env='gym:CartPole-v1',
                 loop='python', num_episodes=None, num_steps=steps,
                 export_tflite=False)
-  runs = scaling_benchmarks.measure(root, {
-      'one_env': scaling_benchmarks.Measurement(dict(common)),
-      f'{num_envs}_envs': scaling_benchmarks.Measurement(dict(
+  runs = scaling.measure(root, {
+      'one_env': scaling.Measurement(dict(common)),
+      f'{num_envs}_envs': scaling.Measurement(dict(
           common, num_envs=num_envs)),
-      f'sbx_{num_envs}_envs': scaling_benchmarks.Measurement(dict(
+      f'sbx_{num_envs}_envs': scaling.Measurement(dict(
           program='sbx', algorithm='ppo', config={
               'env': 'CartPole-v1', 'num_envs': num_envs,
               'total_timesteps': steps})),
@@ -209,7 +209,7 @@ def python_loop(root: str, repeats: int, run: scaling_benchmarks.Runner,
     mine['speedup_over_sbx'] = rate(mine) / rate(sbx)
   return {'setting': f'PPO defaults, {steps} steps, default evaluations '
                      f'(ours; SBX: none), no export',
-          **scaling_benchmarks.summary(runs)}
+          **scaling.summary(runs)}
 
 
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
@@ -218,8 +218,8 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
   run = peer_runs.Peers(f.peer_python, f.purejaxrl_source,
                         f.purejaxql_source).run
   return {
-      **rejax_benchmarks.suites(root, f, run),
-      **purejaxql_benchmarks.suites(root, f, run),
+      **rejax_peer.suites(root, f, run),
+      **purejaxql_peer.suites(root, f, run),
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),

@@ -1,8 +1,8 @@
 """The RLax agent family beside rejax's implementations, in rejax's settings.
 
-Peer suites of `experiments.benchmark` (run as `experiments.
-peer_benchmarks` runs them: alternating rounds in fresh processes, rejax in
-its own environment; `experiments.peer_runs`):
+Peer suites of `benchmarks.suites` (run as `benchmarks.peers` runs them:
+alternating rounds in fresh processes, rejax in its own environment;
+`benchmarks.peer_runs`):
 
   peers_sac_pendulum: SAC on gymnax Pendulum-v1, 256-256 networks, batch
     256, one SGD step per environment step, `--sac_steps` steps: ours
@@ -21,20 +21,20 @@ its own environment; `experiments.peer_runs`):
 
 from typing import Any, Callable, Dict
 
-from experiments import peer_runs
-from experiments import scaling_benchmarks
+from benchmarks import peer_runs
+from benchmarks import scaling
 
 SUITES = ('peers_pqn_cartpole', 'peers_sac_pendulum', 'peers_dqn_cartpole',
           'peers_td3_pendulum')
 
 
 def pqn_cartpole(root: str, repeats: int,
-                 run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+                 run: scaling.Runner) -> Dict[str, Any]:
   """PQN on gymnax CartPole-v1: ours and rejax's, rejax's setting."""
   steps = 524_288
   runs = peer_runs.both_arithmetics(
       root, repeats, run, 'pqn_gymnax_cartpole', 'rejax',
-      scaling_benchmarks.Measurement(dict(
+      scaling.Measurement(dict(
           program='rejax', algorithm='pqn', config={
               'env': 'CartPole-v1', 'num_envs': 16, 'num_steps': 128,
               'num_epochs': 5, 'num_minibatches': 16,
@@ -47,17 +47,17 @@ def pqn_cartpole(root: str, repeats: int,
                      'LayerNorm ReLU Q-network, 524,288 steps; ours as '
                      'rejax (time limits end the targets) and as by '
                      'default (bootstrapped)',
-          **scaling_benchmarks.summary(runs)}
+          **scaling.summary(runs)}
 
 
-def sac_pendulum(root: str, repeats: int, run: scaling_benchmarks.Runner,
+def sac_pendulum(root: str, repeats: int, run: scaling.Runner,
                  steps: int) -> Dict[str, Any]:
   """SAC on gymnax Pendulum-v1: ours and rejax's, the same sizes."""
-  runs = scaling_benchmarks.measure(root, {
-      'ours': scaling_benchmarks.Measurement(dict(
+  runs = scaling.measure(root, {
+      'ours': scaling.Measurement(dict(
           program='ours', preset='sac_pendulum', num_steps=steps,
           hidden_sizes=(256, 256), **peer_runs.TRAINING_ONLY)),
-      'rejax': scaling_benchmarks.Measurement(dict(
+      'rejax': scaling.Measurement(dict(
           program='rejax', algorithm='sac', config={
               'env': 'Pendulum-v1', 'num_envs': 1, 'batch_size': 256,
               'num_epochs': 1, 'fill_buffer': 1000,
@@ -70,15 +70,15 @@ def sac_pendulum(root: str, repeats: int, run: scaling_benchmarks.Runner,
   peer_runs.ratios(runs, 'ours', 'steps_per_second', ('rejax',), 'speed')
   return {'setting': f'256-256 networks, batch 256, one SGD step per '
                      f'environment step after 1000, lr 1e-3, {steps} steps',
-          **scaling_benchmarks.summary(runs)}
+          **scaling.summary(runs)}
 
 
 def dqn_cartpole(root: str, repeats: int,
-                 run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+                 run: scaling.Runner) -> Dict[str, Any]:
   """DQN on gymnax CartPole-v1: ours and rejax's, rejax's setting."""
   steps = 100_000
-  runs = scaling_benchmarks.measure(root, {
-      'ours': scaling_benchmarks.Measurement(dict(
+  runs = scaling.measure(root, {
+      'ours': scaling.Measurement(dict(
           program='ours', agent='dqn', env='gymnax:CartPole-v1',
           num_steps=steps, hidden_sizes=(64, 64), agent_config={
               'num_actors': 10, 'update_period': 1,
@@ -88,7 +88,7 @@ def dqn_cartpole(root: str, repeats: int,
               'target_update_period': 5, 'target_update_rate': 0.02,
               'epsilon_decay_steps': steps // 2, 'double_q': True},
           **peer_runs.TRAINING_ONLY)),
-      'rejax': scaling_benchmarks.Measurement(dict(
+      'rejax': scaling.Measurement(dict(
           program='rejax', algorithm='dqn', config={
               'env': 'CartPole-v1', 'agent': 'QNetwork',
               'agent_kwargs': {'activation': 'relu'}, 'num_envs': 10,
@@ -106,16 +106,16 @@ def dqn_cartpole(root: str, repeats: int,
                      f'double Q, Polyak targets (τ 0.02 every 5 SGD '
                      f'steps), ε 1 → 0.05 over {steps // 2} steps, a '
                      f'64-64 ReLU Q-network, {steps} steps',
-          **scaling_benchmarks.summary(runs)}
+          **scaling.summary(runs)}
 
 
 def td3_pendulum(root: str, repeats: int,
-                 run: scaling_benchmarks.Runner) -> Dict[str, Any]:
+                 run: scaling.Runner) -> Dict[str, Any]:
   """TD3 on gymnax Pendulum-v1: ours and rejax's, rejax's setting."""
   steps = 10_000
   # rejax gives its noises in action units; Pendulum's half-range is 2.
-  runs = scaling_benchmarks.measure(root, {
-      'ours': scaling_benchmarks.Measurement(dict(
+  runs = scaling.measure(root, {
+      'ours': scaling.Measurement(dict(
           program='ours', preset='td3_pendulum', num_steps=steps,
           hidden_sizes=(64, 64), agent_config={
               'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
@@ -124,7 +124,7 @@ def td3_pendulum(root: str, repeats: int,
               'exploration_noise': 0.15, 'target_noise': 0.1,
               'target_noise_clip': 0.25},
           **peer_runs.TRAINING_ONLY)),
-      'rejax': scaling_benchmarks.Measurement(dict(
+      'rejax': scaling.Measurement(dict(
           program='rejax', algorithm='td3', config={
               'env': 'Pendulum-v1', 'num_envs': 1, 'buffer_size': 10_000,
               'fill_buffer': 1000, 'batch_size': 100, 'learning_rate': 1e-3,
@@ -143,10 +143,10 @@ def td3_pendulum(root: str, repeats: int,
                      f'and targets (τ 0.05) every second, lr 1e-3, '
                      f'exploration noise 0.3, target noise 0.2 clipped at '
                      f'0.5, {steps} steps',
-          **scaling_benchmarks.summary(runs)}
+          **scaling.summary(runs)}
 
 
-def suites(root: str, flags_values: Any, run: scaling_benchmarks.Runner
+def suites(root: str, flags_values: Any, run: scaling.Runner
           ) -> Dict[str, Callable[[], Any]]:
   """The suites of this module, by name, bound to their flag values."""
   f = flags_values

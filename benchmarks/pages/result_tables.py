@@ -2,7 +2,7 @@
 
 from typing import Any, Dict, List
 
-from experiments.benchmark_docs import markdown as md
+from benchmarks.pages import markdown as md
 
 num, short, sci, mib = md.num, md.short, md.sci, md.mib
 
@@ -56,7 +56,7 @@ def impala_learning() -> List[str]:
 
 
 def _learning_grid(name: str, envs=None) -> List[str]:
-  """Rows of `experiments.learning_benchmark`'s JSON `name` (of `envs`)."""
+  """Rows of `benchmarks.learning`'s JSON `name` (of `envs`)."""
   rows = []
   for row in md.load(name)['results']:
     if envs is not None and row['env'] not in envs:

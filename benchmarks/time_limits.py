@@ -1,6 +1,6 @@
 r"""What bootstrapping through time limits changes; prints JSON.
 
-  python -m experiments.time_limit_benchmark --seeds=3 \
+  python -m benchmarks.time_limits --seeds=3 \
       --output=benchmarks/time_limit_bootstrap_learning.json
 
 Each pair of `PAIRS` (games whose episodes end by a time limit: every
@@ -25,34 +25,34 @@ from typing import Any, Dict, List
 from absl import flags
 import numpy as np
 
-from experiments import learning_benchmark
+from benchmarks import learning
 from experiments.cli import help_text
 from experiments.setup import library_logs
 
 PAIRS = (
-    learning_benchmark.find('gymnax:Pendulum-v1', 'ppo'),
-    learning_benchmark.find('gymnax:Pendulum-v1', 'sac'),
-    learning_benchmark.find('gymnax:CartPole-v1', 'dqn'),
-    learning_benchmark.Setting('gymnax:CartPole-v1', 'ppo', eval_episodes=20,
+    learning.find('gymnax:Pendulum-v1', 'ppo'),
+    learning.find('gymnax:Pendulum-v1', 'sac'),
+    learning.find('gymnax:CartPole-v1', 'dqn'),
+    learning.Setting('gymnax:CartPole-v1', 'ppo', eval_episodes=20,
                                min_return=475.0),
-    learning_benchmark.find('brax:inverted_pendulum', 'ppo'),
+    learning.find('brax:inverted_pendulum', 'ppo'),
 )
 # Each arm: the value of every agent's `bootstrap_time_limits`.
 ARMS = {'bootstrap': True, 'as_terminations': False}
 
 
-def run_arm(setting: learning_benchmark.Setting, bootstrap: bool,
+def run_arm(setting: learning.Setting, bootstrap: bool,
             num_seeds: int, root: str) -> List[Dict[str, Any]]:
   """Seeds 0 … num_seeds-1 of `setting`'s preset with
   `bootstrap_time_limits=bootstrap`, one result per seed."""
-  config = learning_benchmark.config(setting)
+  config = learning.config(setting)
   config = dataclasses.replace(
       config, export_tflite=False, agent_config=dataclasses.replace(
           config.agent_config, bootstrap_time_limits=bootstrap))
-  return learning_benchmark.run_seeds(config, num_seeds, root)
+  return learning.run_seeds(config, num_seeds, root)
 
 
-def _arm_row(setting: learning_benchmark.Setting,
+def _arm_row(setting: learning.Setting,
              results: List[Dict[str, Any]]) -> Dict[str, Any]:
   scored = [r for r in results if r.get('status') != 'diverged']
   returns = [r['eval_mean_return'] for r in scored]
@@ -61,7 +61,7 @@ def _arm_row(setting: learning_benchmark.Setting,
       'mean_return': float(np.mean(returns)) if returns else None,
       'target_met_by_median': bool(returns) and setting.met(
           {'eval_mean_return': float(np.median(returns))}),
-      **learning_benchmark.per_seed(results),
+      **learning.per_seed(results),
   }
 
 
@@ -72,7 +72,7 @@ FLAG_GROUPS = {
 
 
 def _define_flags() -> None:
-  learning_benchmark.define_run_flags('Seeds per pair and arm (0..N-1).')
+  learning.define_run_flags('Seeds per pair and arm (0..N-1).')
   flags.DEFINE_list('only', None, 'Run only these pairs, e.g. '
                     'gymnax:Pendulum-v1/ppo.')
 
@@ -97,7 +97,7 @@ def main(argv):
         'target': setting.target, 'arms': arms,
         'seconds': time.perf_counter() - start})
     print(json.dumps(rows[-1]), flush=True)
-  learning_benchmark.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
+  learning.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
 
 
 if __name__ == '__main__':

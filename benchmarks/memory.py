@@ -1,8 +1,8 @@
 r"""Memory: a recurrent PPO against a feed-forward one; prints JSON.
 
-  python -m experiments.memory_benchmark --seeds=3 \
+  python -m benchmarks.memory --seeds=3 \
       --output=benchmarks/memory_chain_learning.json
-  python -m experiments.memory_benchmark --suite=bsuite --memory_lengths=10 \
+  python -m benchmarks.memory --suite=bsuite --memory_lengths=10 \
       --seeds=3 --output=benchmarks/bsuite_memory_len_learning.json
 
 gymnax's `MemoryChain-bsuite` shows a context (which of two actions pays)
@@ -30,7 +30,7 @@ from bsuite.experiments.memory_len import sweep as memory_len_sweep
 import numpy as np
 
 from agents import registry as agent_registry
-from experiments import learning_benchmark
+from benchmarks import learning
 from experiments.cli import help_text
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
@@ -84,7 +84,7 @@ def config(network: str, memory_length: int,
 def run_arm(network: str, memory_length: int, num_seeds: int,
             root: str, suite: str = 'gymnax') -> List[Dict[str, Any]]:
   """Seeds 0 … num_seeds-1 of one arm, one result per seed."""
-  return learning_benchmark.run_seeds(config(network, memory_length, suite),
+  return learning.run_seeds(config(network, memory_length, suite),
                                       num_seeds, root)
 
 
@@ -94,7 +94,7 @@ def _arm_row(results: List[Dict[str, Any]]) -> Dict[str, Any]:
   return {
       'median_return': float(np.median(returns)) if returns else None,
       'seeds_solved': sum(r >= 0.9 for r in returns),
-      **learning_benchmark.per_seed(results),
+      **learning.per_seed(results),
   }
 
 
@@ -108,7 +108,7 @@ def _define_flags() -> None:
   flags.DEFINE_enum('suite', 'gymnax', SUITES,
                     'gymnax: MemoryChain-bsuite in the compiled loop; '
                     'bsuite: bsuite\'s memory_len in the Python loop.')
-  learning_benchmark.define_run_flags('Seeds per arm (0..N-1).')
+  learning.define_run_flags('Seeds per arm (0..N-1).')
   flags.DEFINE_list('memory_lengths', [str(n) for n in MEMORY_LENGTHS],
                     'Memory lengths to run.')
 
@@ -139,7 +139,7 @@ def main(argv):
                  'budget_steps': preset.num_steps, 'arms': arms,
                  'seconds': time.perf_counter() - start})
     print(json.dumps(rows[-1]), flush=True)
-  learning_benchmark.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
+  learning.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
 
 
 if __name__ == '__main__':

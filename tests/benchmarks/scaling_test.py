@@ -1,4 +1,4 @@
-"""Tests for experiments/scaling_benchmarks.py: run order, ratios and
+"""Tests for benchmarks/scaling.py: run order, ratios and
 medians, the child's output and failures, and one real child run."""
 
 import os
@@ -8,7 +8,7 @@ from absl.testing import absltest
 import pytest
 
 from agents import registry as agent_registry
-from experiments import scaling_benchmarks as sb
+from benchmarks import scaling as sb
 
 
 def _fake_run(calls):
@@ -144,7 +144,7 @@ class ChildPartsTest(absltest.TestCase):
     self.assertIn("benchmark child 'broken' failed", message)
     self.assertIn('XLA_FLAGS=--xla_force_host_platform_device_count=2 '
                   'JAX_PLATFORMS=cpu ' + sys.executable +
-                  ' -m experiments.scaling_benchmarks', message)
+                  ' -m benchmarks.scaling', message)
     self.assertIn('no_such_agent', message.split('stderr ends:')[1])
 
 

@@ -1,4 +1,4 @@
-"""Tests for experiments/benchmark_tables.py: the tables of docs/benchmarks/
+"""Tests for benchmarks/tables.py: the tables of docs/benchmarks/
 are the committed JSON's, and every JSON feeds a table."""
 
 import glob
@@ -8,16 +8,16 @@ import re
 
 import pytest
 
-from experiments import benchmark_tables
-from experiments import learning_benchmark
-from experiments.benchmark_docs import fingerprints
-from experiments.benchmark_docs import markdown
+from benchmarks import fingerprints
+from benchmarks import learning
+from benchmarks.pages import markdown
+from benchmarks import tables
 
 _ROOT = markdown.ROOT
 
 
 def _pages():
-  pages = benchmark_tables.pages()
+  pages = tables.pages()
   assert pages, 'docs/benchmarks/ has no pages'
   return pages
 
@@ -28,23 +28,23 @@ def _names_in_pages():
     with open(path, encoding='utf-8') as f:
       text = f.read()
     markers = re.findall(r'^<!-- table: (\S+) -->$', text, re.MULTILINE)
-    closed = [m.group(2) for m in benchmark_tables.MARKER.finditer(text)]
+    closed = [m.group(2) for m in tables.MARKER.finditer(text)]
     assert markers == closed, f'{path}: a table marker without its end'
     names += markers
   return names
 
 
 def test_every_page_table_matches_its_json():
-  stale = benchmark_tables.stale(_pages())
+  stale = tables.stale(_pages())
   assert not stale, ('Tables differ from their JSON (redraw them with '
-                     '`python -m experiments.benchmark_tables`): ' +
+                     '`python -m benchmarks.tables`): ' +
                      ', '.join(stale))
 
 
 def test_no_measured_result_is_stale():
   """The JSON that record what they measured measured today's code and
   settings (else re-measure, or --acknowledge with a note)."""
-  changed = benchmark_tables.measured_changes()
+  changed = tables.measured_changes()
   assert not changed, '\n'.join(changed)
 
 
@@ -60,18 +60,18 @@ def test_a_changed_module_makes_a_measured_table_stale(monkeypatch):
     return data
 
   monkeypatch.setattr(markdown, 'load', load)
-  assert benchmark_tables.measured_changes() == [
+  assert tables.measured_changes() == [
       'benchmarks/reproductions_learning.json: agents/dqn.py changed']
   assert 'Measured at commit abc (reproductions_learning.json).' in (
-      benchmark_tables.draw('reproductions'))
+      tables.draw('reproductions'))
   record['note'] = 'the defaults of commit abc.'
   assert ('Measured under: the defaults of commit abc.' in
-          benchmark_tables.draw('reproductions'))
+          tables.draw('reproductions'))
 
 
 def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
-  config = learning_benchmark.config(
-      learning_benchmark.Setting('catch', 'dqn'))
+  config = learning.config(
+      learning.Setting('catch', 'dqn'))
   record = fingerprints.measured([config])
   record['code']['agents/dqn.py'] = 'the hash of older code'
   (tmp_path / 'benchmarks').mkdir()
@@ -79,24 +79,24 @@ def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
       json.dumps({'results': [], 'measured': record}))
   monkeypatch.setattr(markdown, 'ROOT', str(tmp_path))
   with pytest.raises(ValueError, match='--note'):
-    benchmark_tables.acknowledge('x.json', ' ')
-  benchmark_tables.acknowledge('x.json', 'DQN before its n-step targets.')
+    tables.acknowledge('x.json', ' ')
+  tables.acknowledge('x.json', 'DQN before its n-step targets.')
   kept = markdown.load('x.json')['measured']
   assert kept['note'] == 'DQN before its n-step targets.'
   assert fingerprints.changes(kept) == []
   (tmp_path / 'benchmarks' / 'old.json').write_text('{"results": []}')
   with pytest.raises(ValueError, match='records no fingerprint'):
-    benchmark_tables.acknowledge('old.json', 'a note')
+    tables.acknowledge('old.json', 'a note')
 
 
 def test_every_table_is_in_a_page_once():
   names = _names_in_pages()
-  assert sorted(names) == sorted(benchmark_tables.TABLES)
+  assert sorted(names) == sorted(tables.TABLES)
 
 
 def test_each_table_reads_the_files_it_declares(monkeypatch):
   real = markdown.load
-  for name, (draw, declared) in benchmark_tables.TABLES.items():
+  for name, (draw, declared) in tables.TABLES.items():
     read = []
     monkeypatch.setattr(markdown, 'load',
                         lambda file, read=read: read.append(file) or
@@ -108,7 +108,7 @@ def test_each_table_reads_the_files_it_declares(monkeypatch):
 def test_every_committed_json_feeds_a_table():
   committed = {os.path.basename(p) for p in
                glob.glob(os.path.join(_ROOT, 'benchmarks', '*.json'))}
-  declared = {f for _, files in benchmark_tables.TABLES.values()
+  declared = {f for _, files in tables.TABLES.values()
               for f in files}
   assert committed == declared
 
@@ -116,16 +116,16 @@ def test_every_committed_json_feeds_a_table():
 def test_redraw_replaces_a_stale_table_and_keeps_the_rest():
   text = ('Before.\n<!-- table: sweep -->\n| old |\n<!-- end table -->\n'
           'After.\n')
-  new, changed = benchmark_tables.redraw(text)
+  new, changed = tables.redraw(text)
   assert changed == ['sweep']
   assert new.startswith('Before.\n<!-- table: sweep -->\n| figure | value |')
   assert new.endswith('\n<!-- end table -->\nAfter.\n')
-  assert benchmark_tables.redraw(new) == (new, [])
+  assert tables.redraw(new) == (new, [])
 
 
 def test_an_unknown_table_is_named():
   with pytest.raises(ValueError, match="No table 'nope'"):
-    benchmark_tables.redraw('<!-- table: nope -->\n<!-- end table -->')
+    tables.redraw('<!-- table: nope -->\n<!-- end table -->')
 
 
 def test_numbers_are_written_as_the_pages_write_them():

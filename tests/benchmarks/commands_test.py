@@ -2,13 +2,13 @@
 
 from absl.testing import absltest
 
-from experiments import command_benchmarks
+from benchmarks import commands
 
 
 class SecondsUntilTest(absltest.TestCase):
 
   def test_times_the_lines_a_process_prints(self):
-    timing = command_benchmarks._seconds_until(
+    timing = commands._seconds_until(
         ['-c', 'import sys, time; print("ready", file=sys.stderr, '
          'flush=True); time.sleep(0.3); print("done", file=sys.stderr)'],
         ('ready', 'done', 'never'))
@@ -21,7 +21,7 @@ class SecondsUntilTest(absltest.TestCase):
 
   def test_a_failing_command_is_an_error(self):
     with self.assertRaisesRegex(RuntimeError, 'boom'):
-      command_benchmarks._seconds_until(
+      commands._seconds_until(
           ['-c', 'import sys; sys.exit("boom")'])
 
 
@@ -33,34 +33,34 @@ class StartupTest(absltest.TestCase):
     def fake(args, lines=()):
       calls.append(args)
       if args[0] == '-c':
-        seconds = {command_benchmarks.IMPORTS: 5.0,
-                   command_benchmarks.LEAN_IMPORTS: 1.0}[args[1]]
+        seconds = {commands.IMPORTS: 5.0,
+                   commands.LEAN_IMPORTS: 1.0}[args[1]]
         return {'seconds': seconds}
       if '--helpshort' in args:
         return {'seconds': 2.0 if args[1] == 'experiments.report' else 1.2}
       return {'seconds': 9.0, 'Compiling the training program': 1.5,
               'Compiled in': 4.0}
 
-    with absltest.mock.patch.object(command_benchmarks, '_seconds_until',
+    with absltest.mock.patch.object(commands, '_seconds_until',
                                     fake):
-      report = command_benchmarks.startup(self.create_tempdir().full_path, 3)
-    self.assertLen(calls, 3 * (2 + len(command_benchmarks.ENTRY_POINTS) + 1))
+      report = commands.startup(self.create_tempdir().full_path, 3)
+    self.assertLen(calls, 3 * (2 + len(commands.ENTRY_POINTS) + 1))
     self.assertEqual(report['slowest_helpshort'], 'report')
     self.assertEqual(report['max_median_helpshort_seconds'], 2.0)
     self.assertLen(report['seconds']['train: compiled'], 3)
     self.assertAlmostEqual(
         report['train_setup_over_imports_seconds'],
-        1.5 - report['median_seconds'][command_benchmarks.LEAN_IMPORTS])
+        1.5 - report['median_seconds'][commands.LEAN_IMPORTS])
 
   def test_a_missing_line_is_an_error(self):
     def fake(args, lines=()):
       del args
       return {'seconds': 1.0, **{line: None for line in lines}}
 
-    with absltest.mock.patch.object(command_benchmarks, '_seconds_until',
+    with absltest.mock.patch.object(commands, '_seconds_until',
                                     fake):
       with self.assertRaisesRegex(RuntimeError, 'never printed'):
-        command_benchmarks.startup(self.create_tempdir().full_path, 1)
+        commands.startup(self.create_tempdir().full_path, 1)
 
 
 if __name__ == '__main__':

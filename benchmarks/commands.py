@@ -25,8 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN_COMMAND = ('--agent=ppo', '--env=cartpole', '--num_steps=500000')
 BARE = ('--noexport_tflite', '--eval_episodes=1')
-ENTRY_POINTS = ('train', 'compare', 'sweep', 'report', 'export_tflite', 'play',
-                'benchmark', 'learning_benchmark')
+ENTRY_POINTS = ('train', 'compare', 'sweep', 'report', 'export_tflite', 'play')
 # What a training command cannot start without. `agents` first loads distrax
 # without TensorFlow, as every entry point does; plain, TFP loads it.
 IMPORTS = 'import jax, haiku, optax, rlax'

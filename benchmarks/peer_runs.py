@@ -1,8 +1,8 @@
 """Running peers' programs beside ours, for the peer benchmark suites.
 
-`Peers.run` is the runner `scaling_benchmarks.measure` takes: our own
+`Peers.run` is the runner `scaling.measure` takes: our own
 runs in a child process of ours, the peers' programs in their own
-environment (`scripts/peer_programs.py` under `.venv-peers`'s interpreter),
+environment (`benchmarks/peer_programs.py` under `.venv-peers`'s interpreter),
 never in ours. `ratios` and `both_arithmetics` are what the suites share.
 """
 
@@ -13,11 +13,11 @@ import tempfile
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
-from experiments import command_benchmarks
-from experiments import scaling_benchmarks
+from benchmarks import commands
+from benchmarks import scaling
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PEER_PROGRAMS = os.path.join(_REPO, 'scripts', 'peer_programs.py')
+PEER_PROGRAMS = os.path.join(_REPO, 'benchmarks', 'peer_programs.py')
 DEFAULT_PEER_PYTHON = os.path.join(_REPO, '.venv-peers', 'bin', 'python')
 # Training alone: no periodic evaluation, a short final one, no export.
 TRAINING_ONLY = dict(eval_every_steps=0, eval_every_episodes=0,
@@ -35,7 +35,7 @@ class Peers:
 
   def peer(self, program: str, seed: int, **options: Any
            ) -> Dict[str, Any]:
-    """`scripts/peer_programs.py program` in the peers' environment: its
+    """`benchmarks/peer_programs.py program` in the peers' environment: its
     figures, wall seconds and peak memory."""
     command = [self._python, PEER_PROGRAMS, program, f'--seed={seed}']
     for key, value in options.items():
@@ -47,25 +47,25 @@ class Peers:
     stdout, stderr = process.communicate()
     seconds = time.perf_counter() - start
     if process.returncode != 0:
-      raise scaling_benchmarks.ChildFailed(
+      raise scaling.ChildFailed(
           f'peer program {program!r} failed ({process.returncode}): '
           f'{" ".join(command)}\n{stderr[-3000:]}')
-    figures = scaling_benchmarks.parse_child_output(stdout)
+    figures = scaling.parse_child_output(stdout)
     figures['process_seconds'] = seconds
     return figures
 
   def run(self, root: str, name: str,
-          measurement: scaling_benchmarks.Measurement,
+          measurement: scaling.Measurement,
           seed: int) -> Dict[str, Any]:
     """One measurement (`settings['program']` says whose) with `seed`."""
     settings = dict(measurement.settings)
     program = settings.pop('program')
     if program == 'ours':
-      return scaling_benchmarks.run_child(
-          root, name, scaling_benchmarks.Measurement(settings), seed)
+      return scaling.run_child(
+          root, name, scaling.Measurement(settings), seed)
     if program == 'our_command':
       workdir = tempfile.mkdtemp(prefix=f'{name}-', dir=root)
-      return command_benchmarks.timed_command(
+      return commands.timed_command(
           list(settings['args']) + [f'--workdir={workdir}', f'--seed={seed}'])
     if program == 'purejaxrl_script':
       figures = self.peer(program, seed, source=self._source)
@@ -91,20 +91,20 @@ def ratios(runs: Dict[str, List[Dict[str, Any]]], ours: str, key: str,
 
 
 def both_arithmetics(
-    root: str, repeats: int, run: scaling_benchmarks.Runner, preset: str,
-    peer: str, peer_measurement: scaling_benchmarks.Measurement,
+    root: str, repeats: int, run: scaling.Runner, preset: str,
+    peer: str, peer_measurement: scaling.Measurement,
     **settings: Any) -> Dict[str, List[Dict[str, Any]]]:
   """Our `preset` (with `settings`, e.g. its budget) twice per round, with
   the peer's arithmetic (time limits end the returns: 'ours') and as by
   default (bootstrapping through them, which takes the value of every
   step's next observation: 'ours_bootstrapping'), beside `peer`; each with
   its speed over the peer's in the same round."""
-  runs = scaling_benchmarks.measure(root, {
-      'ours': scaling_benchmarks.Measurement(dict(
+  runs = scaling.measure(root, {
+      'ours': scaling.Measurement(dict(
           program='ours', preset=preset,
           agent_config={'bootstrap_time_limits': False}, **settings,
           **TRAINING_ONLY)),
-      'ours_bootstrapping': scaling_benchmarks.Measurement(dict(
+      'ours_bootstrapping': scaling.Measurement(dict(
           program='ours', preset=preset, **settings, **TRAINING_ONLY)),
       peer: peer_measurement,
   }, repeats, run)

@@ -1,7 +1,7 @@
 r"""Learning results of every agent on every environment; prints JSON.
 
-  python -m experiments.learning_benchmark --seeds=3 --output=learning.json
-  python -m experiments.learning_benchmark --seeds=3 \
+  python -m benchmarks.learning --seeds=3 --output=learning.json
+  python -m benchmarks.learning --seeds=3 \
       --only=gymnax:Pendulum-v1/ppo,gymnax:Pendulum-v1/sac \
       --output=benchmarks/pendulum_learning.json
 
@@ -28,7 +28,7 @@ from absl import flags
 import numpy as np
 
 from agents import registry as agent_registry
-from experiments.benchmark_docs import fingerprints
+from benchmarks import fingerprints
 from experiments.cli import help_text
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
@@ -193,7 +193,7 @@ def write_output(num_seeds: int, rows: List[Dict[str, Any]],
                  output: Optional[str],
                  measured: Optional[Dict[str, Any]] = None) -> None:
   """Prints the benchmark's JSON, and writes it to `output` if given;
-  `measured`: what it measured (`benchmark_docs.fingerprints.measured`),
+  `measured`: what it measured (`benchmarks.fingerprints.measured`),
   so that its tables can tell when they are stale."""
   text = json.dumps({'seeds': num_seeds, 'results': rows,
                      **({'measured': measured} if measured else {})},
@@ -217,7 +217,7 @@ FLAG_GROUPS = {
 
 def define_run_flags(seeds_help: str) -> None:
   """`--seeds`, `--output` and `--workdir`, as every learning benchmark
-  (this one, `memory_benchmark`, `time_limit_benchmark`) takes them."""
+  (this one, `memory`, `time_limits`) takes them."""
   flags.DEFINE_integer('seeds', 3, seeds_help, lower_bound=1)
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string('workdir', None, 'Root of the runs; default a temp dir.')

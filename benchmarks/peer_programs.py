@@ -1,16 +1,16 @@
-"""Times a peer's training program; run by `experiments.peer_benchmarks`.
+"""Times a peer's training program; run by `benchmarks.peers`.
 
 Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 `.venv-peers`), never the project's: it imports PureJaxRL, rejax or SBX,
 never this project. Prints one JSON line:
 
-  python scripts/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
-  python scripts/peer_programs.py purejaxrl_ppo --source=DIR --settings=JSON
-  python scripts/peer_programs.py purejaxrl_ppo_seeds --source=DIR --settings=JSON --num_seeds=5
-  python scripts/peer_programs.py purejaxrl_ppo_rnn --source=DIR --settings=JSON
-  python scripts/peer_programs.py purejaxrl_script --source=DIR
-  python scripts/peer_programs.py rejax --algorithm=ppo --settings=JSON
-  python scripts/peer_programs.py sbx --algorithm=ppo --settings=JSON
+  python benchmarks/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
+  python benchmarks/peer_programs.py purejaxrl_ppo --source=DIR --settings=JSON
+  python benchmarks/peer_programs.py purejaxrl_ppo_seeds --source=DIR --settings=JSON --num_seeds=5
+  python benchmarks/peer_programs.py purejaxrl_ppo_rnn --source=DIR --settings=JSON
+  python benchmarks/peer_programs.py purejaxrl_script --source=DIR
+  python benchmarks/peer_programs.py rejax --algorithm=ppo --settings=JSON
+  python benchmarks/peer_programs.py sbx --algorithm=ppo --settings=JSON
 
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
 `pqn_minatar.py`) and `rejax` compile the program for one seed, then run it
@@ -31,6 +31,12 @@ import resource
 import runpy
 import sys
 import time
+
+# Run as a script, this file puts its own folder first on the path: our
+# harness modules there (`tables`, `memory`, ...) must not shadow the
+# peers' packages of the same names (PyTables is `tables`).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or '.') != _HERE]
 
 
 def _peak_memory_mib() -> float:

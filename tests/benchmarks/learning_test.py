@@ -5,7 +5,7 @@ from absl.testing import parameterized
 import pytest
 
 from agents import registry
-from experiments import learning_benchmark
+from benchmarks import learning
 
 
 def _agents_for(space: str) -> list[str]:
@@ -16,10 +16,10 @@ def _agents_for(space: str) -> list[str]:
 class SettingTest(absltest.TestCase):
 
   def test_targets(self):
-    catch = learning_benchmark.find('catch', 'dqn')
+    catch = learning.find('catch', 'dqn')
     self.assertTrue(catch.met({'eval_mean_return': 0.9}))
     self.assertFalse(catch.met({'eval_mean_return': 0.88}))
-    strikes = learning_benchmark.find('plane_strike', 'reinforce')
+    strikes = learning.find('plane_strike', 'reinforce')
     self.assertTrue(strikes.met({'eval_mean_episode_length': 12.9}))
     self.assertFalse(strikes.met({'eval_mean_episode_length': 13.1}))
     self.assertIn('<= 13', strikes.target)
@@ -28,13 +28,13 @@ class SettingTest(absltest.TestCase):
     for env, space in (('catch', registry.DISCRETE),
                        ('plane_strike', registry.DISCRETE),
                        ('gymnax:Pendulum-v1', registry.CONTINUOUS)):
-      agents = {s.agent for s in learning_benchmark.GRID if s.env == env}
+      agents = {s.agent for s in learning.GRID if s.env == env}
       self.assertEqual(agents, set(_agents_for(space)), env)
 
   def test_every_setting_has_a_valid_preset(self):
-    for setting in learning_benchmark.GRID:
+    for setting in learning.GRID:
       registry.make_config(setting.agent, **setting.preset.config)
-      self.assertEqual(learning_benchmark.config(setting).preset,
+      self.assertEqual(learning.config(setting).preset,
                        setting.preset.name)
 
 
@@ -44,8 +44,8 @@ class CatchLearningTest(parameterized.TestCase):
   @parameterized.parameters(*_agents_for(registry.DISCRETE))
   def test_learns_catch_within_20k_steps(self, agent):
     # A uniformly random policy scores about -0.6 on Catch.
-    setting = learning_benchmark.find('catch', agent)
-    (result,) = learning_benchmark.run_setting(
+    setting = learning.find('catch', agent)
+    (result,) = learning.run_setting(
         setting, num_seeds=1, root=self.create_tempdir().full_path)
     # The compiled loop stops at the first update that reaches the budget
     # (updates of Catch have a fixed number of steps).

@@ -1,26 +1,14 @@
-"""Tests for experiments/side_by_side.py and the peer program's count of
-the last training episodes (scripts/peer_programs.py): both sides are
+"""Tests for benchmarks/side_by_side.py and the peer program's count of
+the last training episodes (benchmarks/peer_programs.py): both sides are
 measured alike, on the same seeds."""
 
-import importlib.util
-import os
 
 import numpy as np
 
-from experiments import reproductions
-from experiments import side_by_side
-from experiments.benchmark_docs import fingerprints
-
-_PEER_PROGRAMS = os.path.join(os.path.dirname(__file__), '..', '..',
-                              'scripts', 'peer_programs.py')
-
-
-def _peer_programs():
-  spec = importlib.util.spec_from_file_location('peer_programs',
-                                                _PEER_PROGRAMS)
-  module = importlib.util.module_from_spec(spec)
-  spec.loader.exec_module(module)
-  return module
+from benchmarks import fingerprints
+from benchmarks import peer_programs
+from benchmarks import reproductions
+from benchmarks import side_by_side
 
 
 def test_the_peer_counts_the_last_episodes_as_ours_does():
@@ -32,7 +20,7 @@ def test_the_peer_counts_the_last_episodes_as_ours_does():
   finished[2, 0, 0] = 1  # The one before ends one of return 1.
   returns[2, 0, 0] = 1.0
   returns[2, 0, 1] = 99.0  # Not finished: not counted.
-  count = _peer_programs()._last_episodes_return
+  count = peer_programs._last_episodes_return
   assert count(returns, finished, episodes=3) == {'mean': 5.0, 'episodes': 3}
   assert count(returns, finished, episodes=4) == {'mean': 4.0, 'episodes': 4}
   assert count(returns, np.zeros_like(finished)) == {'mean': None,

@@ -1,8 +1,8 @@
 r"""Redraws the tables of docs/benchmarks/ from the JSON in benchmarks/.
 
-  python -m experiments.benchmark_tables          # rewrite the tables
-  python -m experiments.benchmark_tables --check  # only name stale ones
-  python -m experiments.benchmark_tables \
+  python -m benchmarks.tables          # rewrite the tables
+  python -m benchmarks.tables --check  # only name stale ones
+  python -m benchmarks.tables \
       --acknowledge=reproductions_learning.json --note='…'
 
 A drawn table sits in a page between `<!-- table: NAME -->` and
@@ -11,7 +11,7 @@ the table is drawn from. Everything outside the markers is written by hand,
 the command that produced each JSON included.
 
 A table is stale when it differs from its JSON, or when its JSON records
-what it measured (`benchmark_docs.fingerprints`) and that code or those
+what it measured (`benchmarks.fingerprints`) and that code or those
 settings have changed since: re-measure it, or keep it and say under what
 it was measured (`--acknowledge` with `--note`: the note is drawn under the
 table, and the check passes until the code changes again). Each
@@ -28,11 +28,11 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 from absl import app
 from absl import flags
 
-from experiments.benchmark_docs import fingerprints
-from experiments.benchmark_docs import markdown
-from experiments.benchmark_docs import reproduction_tables
-from experiments.benchmark_docs import result_tables
-from experiments.benchmark_docs import speed_tables
+from benchmarks import fingerprints
+from benchmarks.pages import markdown
+from benchmarks.pages import reproduction_tables
+from benchmarks.pages import result_tables
+from benchmarks.pages import speed_tables
 from experiments.cli import help_text
 from experiments.storage import atomic_files
 
@@ -131,7 +131,7 @@ def draw(name: str) -> str:
 
 def _holders(data: Dict[str, Any]) -> List[Dict[str, Any]]:
   """The parts of a benchmark JSON that record what they measured: the
-  whole (learning benchmarks) or each suite (`experiments.benchmark`)."""
+  whole (learning benchmarks) or each suite (`benchmarks.suites`)."""
   parts = [data] + [v for v in data.values() if isinstance(v, dict)]
   return [part for part in parts if part.get('measured')]
 
@@ -232,7 +232,7 @@ def main(argv):
       print(f'measured code or settings changed: {entry}')
     if changed:
       print('Re-measure those results (the command is on their page), or '
-            'keep them with python -m experiments.benchmark_tables '
+            'keep them with python -m benchmarks.tables '
             '--acknowledge=<file> --note=\'<under what they were '
             'measured>\'.')
     legacy = unfingerprinted()

@@ -1,11 +1,11 @@
 r"""Speed benchmarks of the training loops; prints JSON.
 
-  python -m experiments.benchmark --suites=startup --seeds=3 \
+  python -m benchmarks.suites --suites=startup --seeds=3 \
       --output=benchmarks/startup.json
-  python -m experiments.benchmark --suites=compiled --output=/tmp/compiled.json
+  python -m benchmarks.suites --suites=compiled --output=/tmp/compiled.json
 
 The committed JSON of each suite, the command that wrote it and its tables
-are in docs/benchmarks/ (`python -m experiments.benchmark_tables` redraws
+are in docs/benchmarks/ (`python -m benchmarks.tables` redraws
 the tables from the JSON).
 
 Suites (figures are medians over `--seeds` runs of one invocation):
@@ -18,9 +18,9 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     second of each (compile excluded, reported apart) and their ratio; the
     compiled loop also with `--wide_envs` environments and episodes per
     update. Each run in a fresh process, with its peak memory
-    (`experiments/scaling_benchmarks.py`, as are seeds and devices).
+    (`benchmarks/scaling.py`, as are seeds and devices).
   gymnax_cartpole, breakout_minatar, vector_python_loop,
-    bsuite_python_loop: see `experiments/environment_benchmarks.py`.
+    bsuite_python_loop: see `benchmarks/environment_speed.py`.
   ppo_pendulum, sac_pendulum, brax_inverted_pendulum: continuous control,
     compiled-loop steps per second (compile excluded) and greedy return of
     the presets ppo_pendulum, sac_pendulum (gymnax Pendulum-v1) and
@@ -33,11 +33,11 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     to an exported, verified model, and that model's greedy strikes.
   train_command: `python -m experiments.train --agent=ppo --env=cartpole
     --num_steps=500000` end to end with its defaults, against start-up plus
-    training alone (`experiments/command_benchmarks.py`), each `--seeds`
+    training alone (`benchmarks/commands.py`), each `--seeds`
     times in fresh processes: seconds, their ratio, peak memory.
   startup: `--helpshort` of every entry point, and a small `train` command
     until its program starts compiling and until it is compiled, against
-    `import jax, haiku, optax, rlax` (`experiments/command_benchmarks.py`),
+    `import jax, haiku, optax, rlax` (`benchmarks/commands.py`),
     each `--seeds` times in fresh processes: median wall seconds.
   sweep: a 16-configuration × 3-seed PPO sweep on Plane Strike (4 learning
     rates × 4 discounts from the preset, `--sweep_steps` each) as one
@@ -55,7 +55,7 @@ Suites (figures are medians over `--seeds` runs of one invocation):
   peers_gymnax_cartpole, peers_breakout_minatar, peers_ppo_rnn,
     peers_pqn_cartpole, peers_dqn_cartpole, peers_sac_pendulum,
     peers_td3_pendulum, peers_python_loop: ours beside PureJaxRL, rejax and SBX, installed in
-    their own environment; see `experiments/peer_benchmarks.py`.
+    their own environment; see `benchmarks/peers.py`.
 """
 
 import csv
@@ -72,12 +72,12 @@ from absl import flags
 import numpy as np
 
 from agents import registry as agent_registry
+from benchmarks import commands
+from benchmarks import environment_speed
+from benchmarks import peer_runs
+from benchmarks import peers
+from benchmarks import scaling
 from environments import plane_strike
-from experiments import command_benchmarks
-from experiments import environment_benchmarks
-from experiments import peer_benchmarks
-from experiments import peer_runs
-from experiments import scaling_benchmarks
 from experiments.cli import help_text
 from experiments.driver import run as driver
 from experiments.setup import config as config_lib
@@ -89,7 +89,7 @@ SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
           'seeds', 'devices', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
           'vector_python_loop', 'bsuite_python_loop', 'train_command',
           'ppo_pendulum', 'sac_pendulum', 'brax_inverted_pendulum',
-          'startup') + peer_benchmarks.SUITES
+          'startup') + peers.SUITES
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
             'devices')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
@@ -169,7 +169,7 @@ def python_loop(root: str, seeds: int, num_episodes: int,
   env_rates = [environment_steps_per_second(env_steps, seed)
                for seed in range(3)]
   return {'env_steps_per_second': float(np.median(env_rates)),
-          'median': environment_benchmarks.medians(runs), 'runs': runs}
+          'median': environment_speed.medians(runs), 'runs': runs}
 
 
 def ppo_cartpole(root: str, seeds: int) -> Dict[str, Any]:
@@ -193,7 +193,7 @@ def ppo_cartpole(root: str, seeds: int) -> Dict[str, Any]:
     })
   return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches, tanh '
                      '64-64, lr 2.5e-4 annealed, 500k steps',
-          'median': environment_benchmarks.medians(runs), 'runs': runs}
+          'median': environment_speed.medians(runs), 'runs': runs}
 
 
 def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
@@ -201,7 +201,7 @@ def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
   runs = []
   for seed in range(seeds):
     result = _train(root, f'run_sh_seed{seed}', seed=seed,
-                    **environment_benchmarks.preset_settings(RUN_SH_PRESET),
+                    **environment_speed.preset_settings(RUN_SH_PRESET),
                     eval_every_episodes=0, eval_every_steps=100_000,
                     periodic_eval_episodes=200)
     runs.append({
@@ -215,12 +215,12 @@ def time_to_model(root: str, seeds: int) -> Dict[str, Any]:
         **seconds_to_thresholds(os.path.join(result['workdir'],
                                              'eval.csv')),
     })
-  return {'preset': RUN_SH_PRESET, 'median': environment_benchmarks.medians(runs), 'runs': runs}
+  return {'preset': RUN_SH_PRESET, 'median': environment_speed.medians(runs), 'runs': runs}
 
 
 def sweep(root: str, num_steps: int, single_runs: int) -> Dict[str, Any]:
   """The 16 × 3 PPO sweep as one program, and single runs timed alone."""
-  settings = environment_benchmarks.preset_settings(RUN_SH_PRESET)
+  settings = environment_speed.preset_settings(RUN_SH_PRESET)
   settings.update(num_steps=num_steps, eval_episodes=200,
                   eval_every_episodes=0, eval_every_steps=num_steps // 10,
                   export_tflite=False)
@@ -355,38 +355,38 @@ def main(argv):
                            f'{", ".join(SUITES)}, compiled.')
     suites.extend(COMPILED if name == 'compiled' else [name])
   try:
-    peer_benchmarks.check_setup(f.peer_python, f.purejaxrl_source, suites,
+    peers.check_setup(f.peer_python, f.purejaxrl_source, suites,
                                 f.purejaxql_source)
-  except peer_benchmarks.PeerSetupError as e:
+  except peers.PeerSetupError as e:
     raise app.UsageError(str(e)) from e
   root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')
   os.makedirs(root, exist_ok=True)
   run = {
       'python_loop': lambda: python_loop(root, f.seeds, f.num_episodes,
                                          f.eval_every_episodes, f.env_steps),
-      'loop_speed': lambda: scaling_benchmarks.loop_speed(
+      'loop_speed': lambda: scaling.loop_speed(
           root, f.seeds, f.speed_episodes, f.wide_envs),
       'ppo_cartpole': lambda: ppo_cartpole(root, f.seeds),
       'time_to_model': lambda: time_to_model(root, f.seeds),
-      'train_command': lambda: command_benchmarks.train_command(root,
+      'train_command': lambda: commands.train_command(root,
                                                                 f.seeds),
-      'startup': lambda: command_benchmarks.startup(root, f.seeds),
-      'seeds': lambda: scaling_benchmarks.seeds_in_one_program(
+      'startup': lambda: commands.startup(root, f.seeds),
+      'seeds': lambda: scaling.seeds_in_one_program(
           root, f.seeds, [int(n) for n in f.seed_counts],
           f.program_episodes),
-      'devices': lambda: scaling_benchmarks.devices(
+      'devices': lambda: scaling.devices(
           root, f.seeds, [int(n) for n in f.device_counts],
           f.devices_episodes, f.devices_ppo_steps),
       'sweep': lambda: sweep(root, f.sweep_steps, f.sweep_single_runs),
-      **environment_benchmarks.suites(root, f),
-      **peer_benchmarks.suites(root, f),
+      **environment_speed.suites(root, f),
+      **peers.suites(root, f),
   }
   report = {'runs_per_figure': f.seeds, 'machine': {'cpus': os.cpu_count()}}
   for name in suites:
     start = time.perf_counter()
     report[name] = run[name]()
     report[name]['suite_seconds'] = time.perf_counter() - start
-    report[name].update(scaling_benchmarks.take_measured())
+    report[name].update(scaling.take_measured())
     report['peak_memory_mib'] = resource.getrusage(
         resource.RUSAGE_SELF).ru_maxrss / 1024
     text = json.dumps(report, indent=2)

@@ -1,12 +1,12 @@
 r"""Our agents beside published results; JSON.
 
-  python -m experiments.reproductions --seeds=5 \
+  python -m benchmarks.reproductions --seeds=5 \
       --output=benchmarks/reproductions_learning.json
-  python -m experiments.reproductions --seeds=5 --only=dqn/gymnax:Acrobot-v1
+  python -m benchmarks.reproductions --seeds=5 --only=dqn/gymnax:Acrobot-v1
 
 Each `Reproduction` trains one preset for the published budget, its seeds
 side by side in one compiled program (the comparison run groups of
-`experiments.learning_benchmark`), and reports two scores per seed: the
+`benchmarks.learning`), and reports two scores per seed: the
 final evaluation under the run's own protocol (recorded from each
 `result.json`: greedy, sampled or ε-greedy, over how many episodes) and
 the mean return of the last training episodes (at least 100, whole log
@@ -29,8 +29,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from absl import flags
 import pandas as pd
 
-from experiments import learning_benchmark
-from experiments.benchmark_docs import fingerprints
+from benchmarks import fingerprints
+from benchmarks import learning
 from experiments.cli import help_text
 from experiments.comparison import run_groups
 from experiments.comparison import statistics
@@ -114,9 +114,9 @@ class Reproduction:
     return COMPARED if self.differences else REPRODUCED
 
   @property
-  def setting(self) -> learning_benchmark.Setting:
+  def setting(self) -> learning.Setting:
     """The preset, scored over `eval_episodes` episodes at the end."""
-    return learning_benchmark.Setting(self.env, self.agent,
+    return learning.Setting(self.env, self.agent,
                                       eval_episodes=self.eval_episodes,
                                       preset_name=self.preset)
 
@@ -224,7 +224,7 @@ def seed_directories(reproduction: Reproduction, num_seeds: int,
 def config(reproduction: Reproduction):
   """The run: the preset at the published budget, logging rows of about
   `ROW_STEPS` steps so the last training episodes are counted closely."""
-  base = learning_benchmark.config(reproduction.setting)
+  base = learning.config(reproduction.setting)
   return dataclasses.replace(
       base, num_steps=reproduction.num_steps, num_episodes=None,
       log_every_episodes=0, log_every_steps=ROW_STEPS,
@@ -235,7 +235,7 @@ def config(reproduction: Reproduction):
 def run(reproduction: Reproduction, num_seeds: int,
         root: str) -> List[Dict[str, Any]]:
   """Seeds 0 … num_seeds-1 of `reproduction`, one result per seed."""
-  return learning_benchmark.run_seeds(config(reproduction), num_seeds,
+  return learning.run_seeds(config(reproduction), num_seeds,
                                       _root(reproduction, root))
 
 
@@ -274,7 +274,7 @@ def row(reproduction: Reproduction, results: List[Dict[str, Any]],
         directories: List[str]) -> Dict[str, Any]:
   """The JSON row of `reproduction` from its seeds' `results`, whose logs
   are in `directories` (in seed order)."""
-  seeds = learning_benchmark.per_seed(results)
+  seeds = learning.per_seed(results)
   by_seed = dict(zip(range(len(directories)), directories))
   for entry in seeds['per_seed']:
     entry['training_return'] = training_return(
@@ -294,7 +294,7 @@ def row(reproduction: Reproduction, results: List[Dict[str, Any]],
       'published_protocol': reproduction.published_protocol,
       'differences': reproduction.differences,
       'measured_as': reproduction.measured_as,
-      'protocol': (learning_benchmark.protocol(finished) if finished
+      'protocol': (learning.protocol(finished) if finished
                    else None),
       'final_score': summary(final) if final else None,
       'training_return': summary(training) if training else None,
@@ -309,7 +309,7 @@ FLAG_GROUPS = {
 
 
 def _define_flags() -> None:
-  learning_benchmark.define_run_flags('Seeds per reproduction (0..N-1).')
+  learning.define_run_flags('Seeds per reproduction (0..N-1).')
   flags.DEFINE_list('only', None, 'Run only these, e.g. '
                     'dqn_cleanrl_acrobot/gymnax:Acrobot-v1 (preset/env).')
 
@@ -334,7 +334,7 @@ def main(argv):
     print(json.dumps({k: result[k] for k in (
         'preset', 'env', 'published', 'protocol', 'training_return',
         'final_score')}), flush=True)
-  learning_benchmark.write_output(
+  learning.write_output(
       flags.FLAGS.seeds, rows, flags.FLAGS.output,
       fingerprints.measured([config(r) for r in chosen],
                             [dict(r.overrides) for r in chosen]))

@@ -1,11 +1,11 @@
-"""Tests for experiments/reproductions.py: what each row reports, and that
+"""Tests for benchmarks/reproductions.py: what each row reports, and that
 a row is 'reproduced' only in the source's own setting."""
 
 import pytest
 
-from experiments import learning_benchmark
-from experiments import reproductions
-from experiments.benchmark_docs import reproduction_tables
+from benchmarks import learning
+from benchmarks.pages import reproduction_tables
+from benchmarks import reproductions
 from experiments.presets import registry as preset_registry
 
 
@@ -42,12 +42,12 @@ def test_intervals_only_from_five_seeds():
 def test_the_protocol_is_what_every_result_says():
   results = [{'eval_protocol': {'policy': 'sampled', 'episodes': 'x'},
               'eval_episodes': 100}] * 3
-  assert learning_benchmark.protocol(results) == {
+  assert learning.protocol(results) == {
       'policy': 'sampled', 'episodes': 100, 'seeds': 3}
   mixed = results[:2] + [{'eval_protocol': {'policy': 'greedy'},
                           'eval_episodes': 100}]
   with pytest.raises(ValueError, match='different protocols'):
-    learning_benchmark.protocol(mixed)
+    learning.protocol(mixed)
 
 
 def test_reproduced_rows_run_the_source_s_own_setting():

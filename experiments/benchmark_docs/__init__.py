@@ -1,1 +1,0 @@
-"""The tables of docs/benchmarks/, drawn from the JSON in benchmarks/."""
