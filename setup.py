@@ -19,6 +19,8 @@ setuptools.setup(
         'distrax>=0.1.5',
         'dm-env>=1.6',
         'dm-haiku>=0.0.12',
+        # The workdir lock (an flock the OS drops when its holder dies).
+        'filelock>=3.12',
         'gymnasium>=1.0',
         # JAX releases for Python 3.11 stop at 0.10.x.
         'jax>=0.4.30,<0.11',

@@ -1,19 +1,20 @@
 """One process per workdir: an exclusive lock the OS releases on death.
 
-`flock` on `<workdir>/.lock` is held for as long as the process keeps the
-file open; when the process exits, is killed (-9 included) or its host
-reboots, the kernel drops the lock, so no stale lock ever needs removing by
-hand. The holder writes its pid, host and command into the file, so that a
+`filelock` holds `<workdir>/.lock` (an `flock` on Unix) for as long as the
+lock is held; when the process exits, is killed (-9 included) or its host
+reboots, the kernel drops it, so no stale lock ever needs removing by hand.
+The holder writes its pid, host and command into the file, so that a
 second process is refused with a message naming who holds it.
 """
 
-import fcntl
 import json
 import os
 import socket
 import sys
 import time
 from typing import Optional
+
+import filelock
 
 LOCK_FILE = '.lock'
 
@@ -41,37 +42,34 @@ class WorkdirLock:
     """`what`: the kind of workdir, for the message (e.g. 'comparison')."""
     self._workdir = workdir
     self._what = what
-    self._file: Optional[object] = None
+    self._lock: Optional[filelock.FileLock] = None
 
   def acquire(self) -> 'WorkdirLock':
     """Takes the lock or raises `WorkdirLocked` naming its holder."""
     os.makedirs(self._workdir, exist_ok=True)
     path = os.path.join(self._workdir, LOCK_FILE)
-    handle = open(path, 'a+')  # pylint: disable=consider-using-with
+    lock = filelock.FileLock(path, timeout=0)
     try:
-      fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-      handle.close()
+      lock.acquire()
+    except filelock.Timeout:
       raise WorkdirLocked(
           f'The {self._what} workdir {self._workdir!r} is in use by '
           f'{_holder(path)}. Wait for that process to finish (or stop it: '
           f'it checkpoints on SIGTERM and Ctrl-C), or use another '
           f'--workdir. The lock goes away by itself when its holder exits.'
       ) from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(json.dumps({
-        'pid': os.getpid(), 'host': socket.gethostname(),
-        'started': time.strftime('%Y-%m-%d %H:%M:%S'),
-        'command': ' '.join(sys.argv)[:300]}))
-    handle.flush()
-    self._file = handle
+    with open(path, 'w') as f:
+      f.write(json.dumps({
+          'pid': os.getpid(), 'host': socket.gethostname(),
+          'started': time.strftime('%Y-%m-%d %H:%M:%S'),
+          'command': ' '.join(sys.argv)[:300]}))
+    self._lock = lock
     return self
 
   def release(self) -> None:
-    if self._file is not None:
-      self._file.close()  # Closing the file drops the flock.
-      self._file = None
+    if self._lock is not None:
+      self._lock.release()
+      self._lock = None
 
   def __enter__(self) -> 'WorkdirLock':
     return self.acquire()
