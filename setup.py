@@ -1,4 +1,5 @@
-"""Install: pip install -e .[test]"""
+"""Install: `pip install -e .` (the core), `pip install -e .[export,report]`
+(export, comparisons); ./run.sh and ./test.sh install every extra."""
 
 import setuptools
 
@@ -11,9 +12,9 @@ setuptools.setup(
         include=['agents', 'agents.*', 'environments', 'environments.*',
                  'networks', 'networks.*', 'experiments', 'experiments.*']),
     python_requires='>=3.11',
+    # The core: train, evaluate and checkpoint every agent on our own games.
     install_requires=[
         'absl-py>=1.4',
-        'bsuite>=0.3.5',
         'chex>=0.1.86',
         # Gaussian policies (continuous control); also rlax's dependency.
         'distrax>=0.1.5',
@@ -21,38 +22,42 @@ setuptools.setup(
         'dm-haiku>=0.0.12',
         # The workdir lock (an flock the OS drops when its holder dies).
         'filelock>=3.12',
-        'gymnasium>=1.0',
         # JAX releases for Python 3.11 stop at 0.10.x.
         'jax>=0.4.30,<0.11',
         'jaxlib>=0.4.30,<0.11',
-        'matplotlib>=3.7',
         'ml-collections>=0.1.1',
         'numpy>=1.26',
         'optax>=0.2.2',
         'orbax-checkpoint>=0.6',
-        # rliable's bootstrap (arch < 8) breaks on pandas 3 (deprecate_kwarg).
-        'pandas>=1.5,<3',
-        'rliable>=1.0',
         'rlax>=0.1.6',
-        'tensorboard>=2.16',
         'tensorboardX>=2.6',
         'tqdm>=4.66',
-        # Export only: jax2tf + TFLiteConverter, and LiteRT to run .tflite.
-        'tensorflow-cpu>=2.16,<2.22',
-        'ai-edge-litert>=1.2',
     ],
+    # A command that needs a missing extra names its pip line before any
+    # work (experiments/setup/extras.py; the suites' adapters).
     extras_require={
+        # Export to TFLite (jax2tf + TFLiteConverter) and LiteRT to run and
+        # verify the model: --export_tflite (train's default),
+        # experiments.export_tflite, experiments.play.
+        'export': ['tensorflow-cpu>=2.16,<2.22', 'ai-edge-litert>=1.2'],
+        # Comparisons, sweeps and their reports: rliable's intervals,
+        # figures, and TensorBoard to read the logs. rliable's bootstrap
+        # (arch < 8) breaks on pandas 3 (deprecate_kwarg).
+        'report': ['rliable>=1.0', 'pandas>=1.5,<3', 'matplotlib>=3.7',
+                   'tensorboard>=2.16'],
+        # Game suites: --env=gymnax:<id> and --env=pgx:<id> (pure-JAX cores,
+        # both loops), --env=bsuite:<id> and --env=gym:<id> (the Python
+        # loop). gymnax imports six without declaring it.
+        'suites': ['gymnax>=1.0.1', 'six', 'pgx>=2.6', 'bsuite>=0.3.5',
+                   'gymnasium>=1.0'],
+        # Continuous control: --env=brax:<name> (a JAX core, both loops) and
+        # Gymnasium's MuJoCo tasks (--env=gym:HalfCheetah-v5). The brax
+        # adapter reads 0.14's task list and action scaling.
+        'control': ['brax>=0.14.2,<0.15', 'mujoco>=3.1', 'gymnasium>=1.0'],
         # pytest-xdist: ./test.sh runs the suite on parallel workers.
         'test': ['pytest>=7', 'pytest-xdist>=3.5'],
         # Comparisons on a Ray cluster: experiments.compare --launcher=ray.
         'ray': ['ray>=2.9'],
-        # JAX game suites with pure-JAX cores (both loops): --env=gymnax:<id>
-        # and --env=pgx:<id>. gymnax imports six without declaring it.
-        'suites': ['gymnax>=1.0.1', 'six', 'pgx>=2.6'],
-        # Continuous control: --env=brax:<name> (a JAX core, both loops) and
-        # Gymnasium's MuJoCo tasks (--env=gym:HalfCheetah-v5). The brax
-        # adapter reads 0.14's task list and action scaling.
-        'control': ['brax>=0.14.2,<0.15', 'mujoco>=3.1'],
         # Logging to Weights & Biases: --wandb_project. 0.19.10 is the first
         # with several runs side by side in one process (one per seed).
         'wandb': ['wandb>=0.19.10'],

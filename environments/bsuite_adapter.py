@@ -33,13 +33,26 @@ import numpy as np
 
 from environments import episode_streams
 
+INSTALL_HINT = "pip install -e '.[suites]'"
 _LIST_IDS = ('list them with `from bsuite import sweep; print(sweep.SWEEP)`, '
              'e.g. catch/0, cartpole/0, deep_sea/0')
 
 
+def _bsuite() -> Any:
+  """bsuite's `bsuite` and `sweep` modules, imported on first use
+  (ValueError if bsuite is missing)."""
+  try:
+    from bsuite import bsuite as bsuite_lib  # pylint: disable=g-import-not-at-top
+    from bsuite import sweep  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    raise ValueError(f'bsuite is not installed: {INSTALL_HINT} ({e}).'
+                     ) from e
+  return bsuite_lib, sweep
+
+
 def check_id(bsuite_id: str) -> None:
   """Raises ValueError naming `bsuite_id` unless it is in `sweep.SWEEP`."""
-  from bsuite import sweep  # pylint: disable=g-import-not-at-top
+  _, sweep = _bsuite()
   if bsuite_id in sweep.SETTINGS:
     return
   close = difflib.get_close_matches(str(bsuite_id), sweep.SWEEP, n=3)
@@ -50,7 +63,7 @@ def check_id(bsuite_id: str) -> None:
 
 def takes_seed(bsuite_id: str) -> bool:
   """Whether `make_environment(bsuite_id, seed)` applies the seed."""
-  from bsuite import bsuite as bsuite_lib  # pylint: disable=g-import-not-at-top
+  bsuite_lib, _ = _bsuite()
   check_id(bsuite_id)
   experiment, _ = bsuite_lib.unpack_bsuite_id(bsuite_id)
   constructor = bsuite_lib.EXPERIMENT_NAME_TO_ENVIRONMENT[experiment]
@@ -151,8 +164,7 @@ def make_environment(bsuite_id: str,
   Raises:
     ValueError: `bsuite_id` is not a bsuite id.
   """
-  from bsuite import bsuite as bsuite_lib  # pylint: disable=g-import-not-at-top
-  from bsuite import sweep  # pylint: disable=g-import-not-at-top
+  bsuite_lib, sweep = _bsuite()
   check_id(bsuite_id)
   experiment, _ = bsuite_lib.unpack_bsuite_id(bsuite_id)
   kwargs = dict(sweep.SETTINGS[bsuite_id])

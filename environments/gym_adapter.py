@@ -29,15 +29,24 @@ from typing import Any, Optional
 
 import dm_env
 from dm_env import specs
-import gymnasium
-from gymnasium import spaces
 import numpy as np
 
 from environments import continuous_actions
 from environments import dm_env_wrapper
 from environments import episode_streams
 
+INSTALL_HINT = "pip install -e '.[suites]'"
 _FLOAT = np.float32
+
+
+def _gymnasium() -> Any:
+  """Gymnasium, imported on first use (ValueError if missing)."""
+  try:
+    import gymnasium  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    raise ValueError(f'Gymnasium is not installed: {INSTALL_HINT} '
+                     f'({e}).') from e
+  return gymnasium
 
 
 def check_id(gym_id: str) -> None:
@@ -46,6 +55,7 @@ def check_id(gym_id: str) -> None:
   Ids may name the module that registers them, as `gymnasium.make` allows:
   'module:EnvName-v0'. Ids must carry their version ('CartPole-v1').
   """
+  gymnasium = _gymnasium()
   module, _, env_id = str(gym_id).rpartition(':')
   try:
     if module:
@@ -57,7 +67,7 @@ def check_id(gym_id: str) -> None:
         f'ids with `gymnasium.pprint_registry()`.') from e
 
 
-def _box_spec(space: spaces.Box, dtype: np.dtype, name: str) -> specs.Array:
+def _box_spec(space: Any, dtype: np.dtype, name: str) -> specs.Array:
   """BoundedArray with the Box's bounds when all are finite, else Array."""
   low, high = np.asarray(space.low), np.asarray(space.high)
   if np.all(np.isfinite(low)) and np.all(np.isfinite(high)):
@@ -75,7 +85,9 @@ class GymEnvironment(dm_env.Environment):
   new episode, as the dm_env contract asks.
   """
 
-  def __init__(self, env: gymnasium.Env, seed: Optional[int] = None):
+  def __init__(self, env: Any, seed: Optional[int] = None):
+    """`env`: a `gymnasium.Env`."""
+    spaces = self._spaces = _gymnasium().spaces
     self._env = env
     self._seeds = episode_streams.EpisodeSeeds(seed)
     self._needs_reset = True
@@ -103,13 +115,13 @@ class GymEnvironment(dm_env.Environment):
                        f'only Discrete and Box.')
 
   @property
-  def gym_env(self) -> gymnasium.Env:
+  def gym_env(self) -> Any:
     """The wrapped Gymnasium environment."""
     return self._env
 
   def _observation(self, observation: Any) -> np.ndarray:
     space = self._env.observation_space
-    if isinstance(space, spaces.Discrete):
+    if isinstance(space, self._spaces.Discrete):
       one_hot = np.zeros(int(space.n), _FLOAT)
       one_hot[int(observation) - int(space.start)] = 1.0
       return one_hot
@@ -117,7 +129,7 @@ class GymEnvironment(dm_env.Environment):
 
   def _action(self, action: Any) -> Any:
     space = self._env.action_space
-    if isinstance(space, spaces.Discrete):
+    if isinstance(space, self._spaces.Discrete):
       action = dm_env_wrapper.validate_discrete_action(action,
                                                        self._action_spec)
       return int(space.start) + action
@@ -194,7 +206,7 @@ def make_environment(gym_id: str,
     ValueError: `gym_id` is not registered, or its spaces are unsupported.
   """
   check_id(gym_id)
-  env = gymnasium.make(gym_id, **kwargs)
+  env = _gymnasium().make(gym_id, **kwargs)
   try:
     return GymEnvironment(env, seed)
   except ValueError:

@@ -44,6 +44,7 @@ from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import env_settings
+from experiments.setup import extras
 from experiments.setup import keyword_checks
 from experiments.setup import library_logs
 from experiments.setup import train_settings
@@ -60,12 +61,11 @@ EXPORTS = ('plain', 'trainable')
 
 
 class UsageError(ValueError):
-  """Bad input to an API function: the message names the setting (as its
-  command's flag) and what is valid. Nothing was built or written."""
+  """Bad input: the message names the setting (as its command's flag) and
+  what is valid. Nothing was built or written."""
 
 
-# Beside ValueError, of which the layers' own input errors are kinds.
-_INPUT_ERRORS = (ValueError, launchers.LauncherError)
+_INPUT_ERRORS = (ValueError, launchers.LauncherError)  # ValueError: layers'.
 
 
 @contextlib.contextmanager
@@ -124,8 +124,7 @@ def train(workdir: Optional[str] = None, progress: bool = True,
 def run(config: config_lib.ExperimentConfig, workdir: Optional[str] = None,
         progress: bool = True, reevaluate: bool = False,
         announce: bool = True) -> Dict[str, Any]:
-  """Runs a config of `experiment_config` in `workdir` (default
-  `default_workdir(config)`); see `train`."""
+  """Runs `experiment_config`'s config in `workdir`; see `train`."""
   library_logs.quiet()
   try:
     return driver.run_experiment(
@@ -178,6 +177,7 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
   """
   library_logs.quiet()
   with _bad_input():
+    extras.require('report', 'A comparison')
     keyword_checks.names(agents=agents, envs=envs, preset=preset,
                          imports=imports)
     keyword_checks.count('seeds', seeds, 1)
@@ -257,6 +257,7 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
   """
   library_logs.quiet()
   with _bad_input():
+    extras.require('report', 'A sweep')
     keyword_checks.names(random=random, imports=imports)
     keyword_checks.count('seeds', seeds, 1)
     keyword_checks.count('held_out_seeds', held_out_seeds, 0, optional=True)
@@ -336,6 +337,7 @@ def export(workdir: str, output: Optional[str] = None,
   """
   library_logs.quiet()
   with _bad_input():
+    extras.require('export', 'Exporting to TFLite')
     keyword_checks.choice('export', export, EXPORTS)
     if quantize is not None:
       keyword_checks.choice('quantize', quantize, tflite.QUANTIZATIONS)
@@ -394,6 +396,5 @@ def load_policy(workdir: str,
   an action, `policy(observations)` one per row."""
   library_logs.quiet()
   with _bad_input():
-    built, _, params = trained_run.load(workdir, seed,
-                                            refuse_diverged=False)
+    built, _, params = trained_run.load(workdir, seed, refuse_diverged=False)
   return evaluation.GreedyPolicy(built.agent, built.environment_spec, params)

@@ -28,6 +28,7 @@ from agents import greedy
 from environments import plane_strike
 from experiments.cli import help_text
 from experiments.export import litert_policies
+from experiments.setup import extras
 
 SIZE = 8
 COLUMNS = 'ABCDEFGH'
@@ -229,6 +230,11 @@ def _define_flags() -> None:
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}.')
+  try:
+    extras.require('export', 'Playing an exported model',
+                   modules=('ai_edge_litert',))
+  except extras.MissingExtra as e:
+    raise app.UsageError(str(e)) from e
   if not flags.FLAGS['verbosity'].present:
     logging.set_verbosity(logging.WARNING)  # JAX's backend notes, as train.
   policy = load_policy(flags.FLAGS.agent_model)

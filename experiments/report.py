@@ -18,6 +18,7 @@ from experiments.cli import help_text
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report
 from experiments.comparison import statistics
+from experiments.setup import extras
 
 
 # What --help shows, in this order (every flag in exactly one group:
@@ -38,6 +39,11 @@ def main(argv):
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   if not flags.FLAGS.workdir:
     raise app.UsageError('--workdir is required: the comparison to report.')
+  try:
+    extras.require('report', 'The report (its intervals, tables and '
+                   'figures)')
+  except extras.MissingExtra as e:
+    raise app.UsageError(str(e)) from e
   logging.set_verbosity(logging.WARNING)  # rliable logs every estimate.
   try:
     written = report.write_report(flags.FLAGS.workdir,

@@ -24,6 +24,7 @@ from environments import registry as env_registry
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
 from experiments.setup import env_settings
+from experiments.setup import extras
 from experiments.setup import user_modules
 
 
@@ -179,6 +180,12 @@ def _check_values(settings: TrainSettings) -> None:
   if isinstance(settings.imports, str):
     raise SettingError(f'--imports: a list of modules or files is needed; '
                        f'got the string {settings.imports!r}.')
+  if settings.export_tflite:
+    try:
+      extras.require('export', '--export_tflite (on by default)',
+                     'or pass --noexport_tflite')
+    except extras.MissingExtra as e:
+      raise SettingError(str(e)) from e
 
 
 def experiment_config(settings: TrainSettings
