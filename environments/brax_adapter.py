@@ -42,7 +42,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from environments import continuous_actions
-from environments import dm_env_wrapper
 from environments import functional
 
 INSTALL_HINT = "pip install -e '.[control]'"
@@ -308,9 +307,3 @@ class BraxCore:
 def make_core(name: str, **kwargs: Any) -> BraxCore:
   """Brax task `name` as a functional core; `kwargs`: its settings."""
   return BraxCore(name, **kwargs)
-
-
-def make_environment(name: str, seed: Optional[int] = None,
-                     **kwargs: Any) -> dm_env_wrapper.DmEnvironment:
-  """Brax task `name` as a seeded `dm_env.Environment`."""
-  return dm_env_wrapper.DmEnvironment(make_core(name, **kwargs), seed)

@@ -35,7 +35,7 @@ every gymnax id raises, saying how to install it).
 import dataclasses
 import difflib
 import math
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, List, NamedTuple, Tuple, Union
 
 import dm_env
 from dm_env import specs
@@ -44,7 +44,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from environments import continuous_actions
-from environments import dm_env_wrapper
 from environments import functional
 from environments import reference_scores
 
@@ -298,9 +297,3 @@ class GymnaxCore:
 def make_core(env_id: str, **env_kwargs: Any) -> GymnaxCore:
   """gymnax game `env_id` as a functional core; `env_kwargs` set params."""
   return GymnaxCore(env_id, **env_kwargs)
-
-
-def make_environment(env_id: str, seed: Optional[int] = None,
-                     **env_kwargs: Any) -> dm_env_wrapper.DmEnvironment:
-  """gymnax game `env_id` as a seeded `dm_env.Environment`."""
-  return dm_env_wrapper.DmEnvironment(make_core(env_id, **env_kwargs), seed)

@@ -27,7 +27,7 @@ pgx id raises, saying how to install it).
 """
 
 import difflib
-from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Tuple
 
 import dm_env
 from dm_env import specs
@@ -35,7 +35,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from environments import dm_env_wrapper
 from environments import functional
 
 INSTALL_HINT = "pip install -e '.[suites]'"
@@ -208,10 +207,3 @@ class PgxCore:
 def make_core(env_id: str, max_steps: int = DEFAULT_MAX_STEPS) -> PgxCore:
   """Single-agent pgx game `env_id` as a functional core."""
   return PgxCore(env_id, max_steps)
-
-
-def make_environment(env_id: str, seed: Optional[int] = None,
-                     max_steps: int = DEFAULT_MAX_STEPS
-                    ) -> dm_env_wrapper.DmEnvironment:
-  """Single-agent pgx game `env_id` as a seeded `dm_env.Environment`."""
-  return dm_env_wrapper.DmEnvironment(make_core(env_id, max_steps), seed)

@@ -160,22 +160,3 @@ def define_config_flag(argv: Optional[Sequence[str]] = None,
       f'--{FLAG_NAME}.learning_rate=3e-4; overrides the preset. '
       f'--helpconfig lists the keys, their defaults and meaning.')
 
-
-def agent_config(agent_name: str, preset_values: Optional[dict] = None,
-                 **shorthands: Any) -> Any:
-  """The agent config: a preset's values, then `--config.*` flags (if
-  defined), then flag shorthands; later ones win.
-
-  Args:
-    agent_name: the agent whose config class to build.
-    preset_values: the chosen preset's config values, if any.
-    **shorthands: values of shorthand flags (e.g. learning_rate); None
-      values are ignored.
-
-  Raises:
-    ValueError: naming the bad key or value.
-  """
-  values = dict(preset_values or {})
-  values.update(overrides())
-  values.update({k: v for k, v in shorthands.items() if v is not None})
-  return agent_registry.make_config(agent_name, **values)

@@ -82,14 +82,6 @@ def overrides(flag_values: flags.FlagValues = flags.FLAGS) -> Dict[str, Any]:
   return config_flags.overrides(FLAG_NAME, flag_values)
 
 
-def env_kwargs(env_name: str,
-               flag_values: flags.FlagValues = flags.FLAGS
-              ) -> Dict[str, Any]:
-  """The `--env_config.*` values for `env_name`, checked (ValueError)."""
-  values = overrides(flag_values)
-  env_settings.check_values(env_name, values)
-  return values
-
 
 def refuse(argv: Sequence[str], command: str, fix: str) -> None:
   """Exits, saying `fix`, if `argv` sets `--env_config.*`: for commands

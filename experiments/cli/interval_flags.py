@@ -1,7 +1,5 @@
 """How often a run logs and evaluates: the flags of `experiments.train`."""
 
-from typing import Dict, Optional
-
 from absl import flags
 
 from experiments.setup import config as config_lib
@@ -35,8 +33,3 @@ def define() -> None:
       '(in environment steps, counting each episode at the game\'s '
       'longest), between 1 and 100.', lower_bound=1)
 
-
-def values() -> Dict[str, Optional[int]]:
-  """The flags' values, as `ExperimentConfig` keyword arguments."""
-  names = config_lib.INTERVAL_KEYS + ('periodic_eval_episodes',)
-  return {name: flags.FLAGS[name].value for name in names}

@@ -26,13 +26,13 @@ from environments import registry as env_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import config_drift
-from experiments.setup import eval_defaults
 from experiments.setup import user_modules
 from experiments.comparison import budgets
 from experiments.comparison import pair_settings
 from experiments.comparison import run_groups
 from experiments.loops import evaluation
 from experiments.storage import atomic_files
+from experiments.storage import workdir_format
 
 FILENAME = 'comparison.json'
 
@@ -206,9 +206,18 @@ def plan(comparison: Comparison, workdir: str) -> List[run_groups.RunGroup]:
 def _saved(workdir: str) -> Optional[Dict[str, Any]]:
   """The workdir's `comparison.json`, or None if it has none."""
   path = os.path.join(workdir, FILENAME)
-  return _read_json(path, 'Restore it (rerunning the same command rewrites '
-                    'it from the flags once it reads), or use a new '
-                    '--workdir.') if os.path.exists(path) else None
+  if not os.path.exists(path):
+    return None
+  return _unstamped(_read_json(
+      path, 'Restore it (rerunning the same command rewrites it from the '
+      'flags once it reads), or use a new --workdir.'), workdir)
+
+
+def _unstamped(saved: Dict[str, Any], workdir: str) -> Dict[str, Any]:
+  try:
+    return workdir_format.unstamped(saved, workdir)
+  except workdir_format.OtherFormat as e:
+    raise ComparisonError(str(e)) from e
 
 
 def seed_batches(comparison: Comparison,
@@ -234,16 +243,8 @@ def check_workdir(comparison: Comparison,
   """
   saved = _saved(workdir)
   if saved is not None:
-    saved.setdefault('imports', [])  # Comparisons before --imports had none.
-    # Comparisons written before presets existed ran every agent at its
-    # plain defaults.
-    saved.setdefault('agent_overrides', {})
-    saved.setdefault('presets', ['none'])
-    saved.setdefault('eval_protocol', dataclasses.asdict(evaluation.GREEDY))
-    saved['eval_protocol'] = _as_now(saved['eval_protocol'], comparison)
-    if not isinstance(saved.get('num_steps'), Mapping):
-      saved['num_steps'] = {env: saved.get('num_steps')
-                            for env in saved.get('envs', [])}
+    saved['eval_protocol'] = _as_now(saved.get('eval_protocol', {}),
+                                     comparison)
     current = comparison.to_dict()
     if len(current['seeds']) < len(saved.get('seeds', [])):
       raise ComparisonError(
@@ -265,17 +266,11 @@ def check_workdir(comparison: Comparison,
 
 def _as_now(saved: Mapping[str, Any],
             comparison: Comparison) -> Dict[str, Any]:
-  """A saved protocol as `comparison` states its own, where they mean the
-  same runs: ε counts for ε-greedy only, and greedy given for every pair
-  (comparisons written before each pair took its own default saved that)
-  is the default where every pair's default is greedy."""
+  """A saved protocol as `comparison` states its own where they mean the
+  same runs: ε counts for ε-greedy only."""
   now = dataclasses.asdict(comparison.eval_protocol)
   policy = saved.get('policy')
   if policy == now['policy'] and policy != 'epsilon_greedy':
-    return now
-  if policy == 'greedy' and now['policy'] is None and all(
-      eval_defaults.protocol(agent, env).policy == 'greedy'
-      for agent in comparison.agents for env in comparison.envs):
     return now
   return dict(saved)
 
@@ -288,18 +283,17 @@ def prepare_workdir(comparison: Comparison,
   check_workdir(comparison, groups, workdir)
   batches = seed_batches(comparison, workdir)
   os.makedirs(workdir, exist_ok=True)
+  runs = [{'agent': g.config.agent, 'env': g.config.env, 'seed': seed,
+           'directory': os.path.relpath(directory, os.path.abspath(workdir))}
+          for g in groups for seed, directory in zip(g.seeds, g.seed_dirs)]
   atomic_files.write_json(os.path.join(workdir, FILENAME),
-                          {**comparison.to_dict(), 'command': command,
-                           'seed_batches': [list(b) for b in batches],
-                           'warnings': budgets.warnings(
-                               g.config for g in groups),
-                           # Each seed: agent, env, seed, its directory.
-                           'runs': [{'agent': g.config.agent,
-                                     'env': g.config.env, 'seed': seed,
-                                     'directory': os.path.relpath(
-                                         directory, os.path.abspath(workdir))}
-                                    for g in groups for seed, directory in
-                                    zip(g.seeds, g.seed_dirs)]})
+                          workdir_format.stamped({
+                              **comparison.to_dict(), 'command': command,
+                              'seed_batches': [list(b) for b in batches],
+                              'warnings': budgets.warnings(
+                                  g.config for g in groups),
+                              # Each seed: agent, env, seed, its directory.
+                              'runs': runs}))
 
 
 def _read_json(path: str, what: str) -> Dict[str, Any]:
@@ -331,8 +325,9 @@ def load(workdir: str) -> Dict[str, Any]:
     raise ComparisonError(
         f'No {FILENAME} in {workdir!r}; is it the --workdir of '
         f'experiments.compare?')
-  saved = _read_json(path, 'Rerun experiments.compare with the same flags '
-                     'and a new --workdir, or restore the file.')
+  saved = _unstamped(_read_json(
+      path, 'Rerun experiments.compare with the same flags and a new '
+      '--workdir, or restore the file.'), workdir)
   try:
     user_modules.import_modules(saved.get('imports', ()))
   except ValueError as e:

@@ -80,19 +80,15 @@ def check(directory: str, config: config_lib.ExperimentConfig,
   if status == DIVERGED:
     return SeedStatus(DIVERGED, _divergence(result.get('divergence')),
                       result)
-  # Results written before runs had a status (workdir format 2) count
-  # when everything else checks out; their evaluations were not counted.
-  legacy = 'status' not in result and 'evaluations' not in result
-  required = [k for k in _REQUIRED if not (legacy and k == 'evaluations')]
-  lacking = [k for k in required if k not in result]
-  if (status != FINISHED and not legacy) or lacking:
+  lacking = [k for k in _REQUIRED if k not in result]
+  if status != FINISHED or lacking:
     return SeedStatus(UNFINISHED, f'{path} is incomplete (status '
                       f'{status!r}, lacking {lacking})')
   if (result['seed'] != seed or result['agent'] != config.agent or
       result['env'] != config.env):
     return SeedStatus(UNFINISHED, f'{path} is of another run ({result["agent"]} '
                       f'on {result["env"]}, seed {result["seed"]})')
-  if not all(_finite(result[k]) for k in required[3:]):
+  if not all(_finite(result[k]) for k in _REQUIRED[3:]):
     return SeedStatus(UNFINISHED, f'{path} holds a non-numeric or '
                       f'non-finite value')
   if not _budget_reached(result, config):
@@ -105,7 +101,7 @@ def check(directory: str, config: config_lib.ExperimentConfig,
     rows = loggers.read_rows(eval_path)
   except (OSError, loggers.CorruptLogError) as e:
     return SeedStatus(DAMAGED, str(e), result)
-  if not legacy and len(rows) != result['evaluations']:
+  if len(rows) != result['evaluations']:
     return SeedStatus(DAMAGED, f'{eval_path} holds {len(rows)} evaluations, '
                       f'{RESULT} counted {result["evaluations"]}', result)
   if not all(_finite(r.get(k)) for r in rows

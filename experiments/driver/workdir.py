@@ -45,16 +45,10 @@ from experiments.setup import env_settings
 from experiments.setup import user_modules
 from experiments.storage import atomic_files
 from experiments.storage import checkpointing
+from experiments.storage import workdir_format
 
 CONFIG = 'config.json'
 RESULT = 'result.json'
-# Bumped when checkpoints or files change layout; config.json records it.
-# Format 1 (no key): before one driver served both loops. Format 2: one
-# driver; checkpoints held the loop's state only. Format 3: checkpoints also
-# hold host-side state (the Python loop's part-filled batch, the number of
-# evaluations) and the compiled loop counts in two words (no overflow).
-FORMAT_KEY = 'workdir_format'
-FORMAT = 3
 
 
 def checkpoint_directory(workdir: str) -> str:
@@ -104,14 +98,10 @@ def _read_saved(workdir: str) -> dict:
         f'{path} cannot be read ({e}): the run\'s settings cannot be '
         f'checked, so it is not resumed. Restore the file (e.g. from a '
         f'backup), or train in a new --workdir.') from e
-  version = saved.pop(FORMAT_KEY, 1)
-  if version != FORMAT:
-    raise build_lib.ExperimentError(
-        f'--workdir {workdir!r} was written by an earlier version of this '
-        f'framework (workdir format {version}, now {FORMAT}): its '
-        f'checkpoints have another layout and cannot be resumed or '
-        f'exported. Train again in a new --workdir.')
-  return saved
+  try:
+    return workdir_format.unstamped(saved, workdir)
+  except workdir_format.OtherFormat as e:
+    raise build_lib.ExperimentError(str(e)) from e
 
 
 def load_config(workdir: str) -> config_lib.ExperimentConfig:
@@ -174,7 +164,7 @@ def prepare(config: config_lib.ExperimentConfig, workdir: str) -> None:
   check(config, workdir)
   os.makedirs(workdir, exist_ok=True)
   atomic_files.write_json(os.path.join(workdir, CONFIG),
-                          {**config.to_dict(), FORMAT_KEY: FORMAT})
+                          workdir_format.stamped(config.to_dict()))
 
 
 def check(config: config_lib.ExperimentConfig, workdir: str) -> None:

@@ -239,8 +239,7 @@ class SequenceBatcher:
     check_settings(state, batch_size=self._batch_size,
                     unroll_length=self._unroll_length)
     self._pending = _host_copy(state['pending'])
-    self._steps = _with_next_observations(
-        _host_copy(list(state['steps'])), self._pending)
+    self._steps = _host_copy(list(state['steps']))
     self._sequences = _host_copy(list(state['sequences']))
 
   def pop_batch(self) -> agent_lib.Trajectory:
@@ -253,39 +252,11 @@ class SequenceBatcher:
     return stack_sequences(sequences)
 
 
-def _with_next_observations(steps: List[tuple],
-                            pending: Optional[np.ndarray]) -> List[tuple]:
-  """Steps of a checkpoint written before steps kept their next
-  observation, with it: the following step's (or `pending`), else (an
-  episode's end, whose own was not kept) the step's own observation."""
-  out = []
-  for i, step in enumerate(steps):
-    if len(step) == 7:
-      out.append(tuple(step))
-      continue
-    following = steps[i + 1][0] if i + 1 < len(steps) else pending
-    last = step[4]
-    out.append(tuple(step) + (
-        step[0] if last or following is None else following,))
-  return out
-
-
-def _next_observations(sequence: dict) -> np.ndarray:
-  """A sequence's next observations; for one saved before sequences kept
-  them, its observations shifted by one and its final observation (at a
-  time limit inside it, the next episode's first: one batch bootstraps
-  there as before)."""
-  if 'next_observations' in sequence:
-    return sequence['next_observations']
-  return np.concatenate([sequence['observations'][1:],
-                         np.asarray(sequence['final_observations'])[None]])
 
 
 def stack_sequences(sequences: List[dict]) -> agent_lib.Trajectory:
   """Unrolls (dicts of `Trajectory` fields, each `[T, ...]`; the final
   observation `[...]`) as one time-major batch `[T, B, ...]`."""
-  sequences = [dict(s, next_observations=_next_observations(s))
-               for s in sequences]
   stack = lambda *xs: np.stack(xs, axis=1)
   batch = jax.tree.map(stack, *sequences)
   batch['final_observations'] = np.stack(

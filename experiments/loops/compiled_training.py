@@ -26,7 +26,6 @@ from experiments.loops import evaluation
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
 from experiments.loops import device_mesh
-from experiments.loops import env_slots
 from experiments.loops import row_plans
 from experiments.loops import seeding
 from experiments.loops import wide_counters
@@ -142,9 +141,7 @@ class CompiledTraining:
     already donated them."""
     if any(x.is_deleted() for x in jax.tree.leaves(self._states)):
       return None
-    # As checkpoints hold it (`env_slots.saved_form`).
-    return self._states._replace(
-        envs=env_slots.saved_form(self._states.envs))
+    return self._states
 
   @property
   def host_state(self) -> Optional[Dict[str, Any]]:
@@ -157,7 +154,7 @@ class CompiledTraining:
 
   def restore(self, state: compiled_loop.LoopState,
               host_state: Any = None) -> None:
-    self._states = state._replace(envs=env_slots.from_saved_form(state.envs))
+    self._states = state
     host_state = host_state or {}
     self._partial = host_state.get('row_sums')
     self._partial_updates = int(host_state.get('row_updates', 0))

@@ -32,19 +32,6 @@ class EnvSlots(NamedTuple):
   core_states: Any = ()
 
 
-def saved_form(envs: EnvSlots) -> Any:
-  """`envs` as checkpoints hold them: a feed-forward agent's (no state)
-  as a mapping without `core_states`, the layout checkpoints had before
-  recurrent agents, so that those checkpoints restore."""
-  if jax.tree.leaves(envs.core_states):
-    return envs
-  return {k: v for k, v in envs._asdict().items() if k != 'core_states'}
-
-
-def from_saved_form(envs: Any) -> EnvSlots:
-  """`saved_form`'s inverse."""
-  return envs if isinstance(envs, EnvSlots) else EnvSlots(**envs)
-
 
 def where(condition: jax.Array, x: Any, y: Any) -> Any:
   """`jnp.where` over pytrees, broadcasting `condition` [n] from the left."""

@@ -31,9 +31,3 @@ def value(counter: Any) -> np.ndarray:
   counter = np.asarray(counter, np.int64)
   return counter[..., 0] * _WORD + counter[..., 1]
 
-
-def from_values(values: Any) -> np.ndarray:
-  """Two-word counters of int64 `values` (`[...]` -> `[..., 2]`), e.g. to
-  craft a state."""
-  values = np.asarray(values, np.int64)
-  return np.stack([values // _WORD, values % _WORD], axis=-1).astype(np.int32)

@@ -33,6 +33,7 @@ from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import eval_defaults
 from experiments.storage import atomic_files
+from experiments.storage import workdir_format
 
 FILENAME = 'sweep.json'
 
@@ -273,8 +274,7 @@ def prepare_workdir(sweep: Sweep, lanes: Sequence[Lane], workdir: str,
   """Writes `sweep.json`, or refuses a workdir of another sweep."""
   path = os.path.join(workdir, FILENAME)
   if os.path.exists(path):
-    saved = {'env_kwargs': {}, 'eval_policy': 'greedy', 'eval_epsilon': 0.05,
-             **load(workdir)}  # Older sweeps had none of these.
+    saved = load(workdir)
     mismatch = {k: (saved.get(k), v) for k, v in sweep.to_dict().items()
                 if saved.get(k) != v}
     if mismatch:
@@ -283,19 +283,23 @@ def prepare_workdir(sweep: Sweep, lanes: Sequence[Lane], workdir: str,
           f'({config_lib.describe_mismatch(mismatch)}). Use a new '
           f'--workdir, or the same settings to resume this one.')
   os.makedirs(workdir, exist_ok=True)
-  atomic_files.write_json(path, {
+  atomic_files.write_json(path, workdir_format.stamped({
       **sweep.to_dict(), 'command': command,
-      'lanes': [dataclasses.asdict(lane) for lane in lanes]})
+      'lanes': [dataclasses.asdict(lane) for lane in lanes]}))
 
 
 def load(workdir: str) -> Dict[str, Any]:
   """The saved `sweep.json` of `workdir`."""
   path = os.path.join(workdir, FILENAME)
   try:
-    return atomic_files.read_json_object(path)
+    saved = atomic_files.read_json_object(path)
   except (OSError, ValueError) as e:
     raise SweepError(f'{path} cannot be read ({e}). Restore it, or rerun '
                      f'the sweep in a new --workdir.') from e
+  try:
+    return workdir_format.unstamped(saved, workdir)
+  except workdir_format.OtherFormat as e:
+    raise SweepError(str(e)) from e
 
 
 def best_preset(sweep: Sweep, configuration: int, command: str,

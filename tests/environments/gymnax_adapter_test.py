@@ -15,6 +15,7 @@ import numpy as np
 from agents import registry as agent_registry
 from environments import dm_env_wrapper
 from environments import gymnax_adapter
+from environments import registry as env_registry
 from environments import specs as env_specs
 
 _CONTINUOUS = ('Pendulum-v1', 'MountainCarContinuous-v0', 'Reacher-misc',
@@ -148,7 +149,7 @@ class CoreTest(absltest.TestCase):
 class DmFaceTest(absltest.TestCase):
 
   def test_dm_environment(self):
-    env = gymnax_adapter.make_environment('CartPole-v1', seed=3,
+    env = env_registry.make_environment('gymnax:CartPole-v1', seed=3,
                                           max_steps_in_episode=3)
     self.assertIsInstance(env, dm_env_wrapper.DmEnvironment)
     first = env.reset()
@@ -165,7 +166,7 @@ class DmFaceTest(absltest.TestCase):
     self.assertEqual(spec.num_actions, 2)
 
   def test_agents_act_on_the_spec(self):
-    env = gymnax_adapter.make_environment('CartPole-v1', seed=0)
+    env = env_registry.make_environment('gymnax:CartPole-v1', seed=0)
     spec = env_specs.make_environment_spec(env)
     agent = agent_registry.make_agent(
         'ppo', agent_registry.make_config('ppo'), spec, None)
@@ -265,9 +266,9 @@ class ContinuousTest(absltest.TestCase):
     self.assertTrue(np.all(np.asarray(timesteps.reward) <= 0.0))
 
   def test_dm_face_validates_and_clips(self):
-    env = gymnax_adapter.make_environment('Pendulum-v1', seed=5,
+    env = env_registry.make_environment('gymnax:Pendulum-v1', seed=5,
                                           max_steps_in_episode=3)
-    twin = gymnax_adapter.make_environment('Pendulum-v1', seed=5,
+    twin = env_registry.make_environment('gymnax:Pendulum-v1', seed=5,
                                            max_steps_in_episode=3)
     env.reset()
     twin.reset()
@@ -326,7 +327,7 @@ class CheckIdTest(parameterized.TestCase):
     np.testing.assert_array_equal(
         spec.maximum, np.broadcast_to(space.high, spec.shape))
     self.assertTrue(env_specs.make_environment_spec(
-        gymnax_adapter.make_environment(env_id)).is_continuous)
+        env_registry.make_environment(f'gymnax:{env_id}')).is_continuous)
 
   def test_env_kwargs_are_checked(self):
     with self.assertRaisesRegex(ValueError,

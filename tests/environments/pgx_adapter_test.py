@@ -16,6 +16,7 @@ import pytest
 from agents import registry as agent_registry
 from environments import dm_env_wrapper
 from environments import pgx_adapter
+from environments import registry as env_registry
 from environments import specs as env_specs
 
 
@@ -158,7 +159,7 @@ class Play2048Test(absltest.TestCase):
 
   @pytest.mark.slow
   def test_dm_face_and_masking_agent(self):
-    env = pgx_adapter.make_environment('2048', seed=0)
+    env = env_registry.make_environment('pgx:2048', seed=0)
     self.assertIsInstance(env, dm_env_wrapper.DmEnvironment)
     spec = env_specs.make_environment_spec(env)
     self.assertIsNotNone(spec.legal_actions)
@@ -188,7 +189,7 @@ class MinAtarTest(absltest.TestCase):
   def test_no_legal_actions_function_and_all_actions_legal(self):
     core = pgx_adapter.make_core('minatar-breakout')
     self.assertFalse(hasattr(core, 'legal_actions'))
-    env = pgx_adapter.make_environment('minatar-breakout', seed=0)
+    env = env_registry.make_environment('pgx:minatar-breakout', seed=0)
     self.assertIsNone(env_specs.make_environment_spec(env).legal_actions)
     self.assertEqual(core.observation_spec().shape, (10, 10, 4))
     self.assertEqual(core.action_spec().num_values, 3)

@@ -42,11 +42,6 @@ class ConfigFlagsTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError, r"\['lr'\].*clip_epsilon"):
       config_flags.check_override_keys(['x', '--config.lr=1'], 'ppo')
 
-  def test_shorthands_override_defaults(self):
-    config = config_flags.agent_config('reinforce', learning_rate=0.5,
-                                       batch_size=None)
-    self.assertEqual(config, reinforce.ReinforceConfig(learning_rate=0.5))
-
   @pytest.mark.slow
   def test_command_line_overrides_reach_the_saved_config(self):
     workdir = self.create_tempdir().full_path

@@ -50,8 +50,7 @@ class ParseTest(absltest.TestCase):
                           int)
     values = _parsed(['prog', '--env=gymnax:CartPole-v1',
                       '--env_config.gravity=5'])
-    self.assertEqual(env_config_flags.env_kwargs('gymnax:CartPole-v1',
-                                                 values), {'gravity': 5.0})
+    self.assertEqual(env_config_flags.overrides(values), {'gravity': 5.0})
     self.assertEqual(env_config_flags.overrides(_parsed(['prog'])), {})
 
   def test_a_value_of_the_wrong_type_is_named(self):
@@ -66,7 +65,7 @@ class ParseTest(absltest.TestCase):
   def test_gym_takes_literals_and_its_refusals_are_named(self):
     values = _parsed(['prog', '--env=gym:CartPole-v1',
                       '--env_config.max_episode_steps=50'])
-    self.assertEqual(env_config_flags.env_kwargs('gym:CartPole-v1', values),
+    self.assertEqual(env_config_flags.overrides(values),
                      {'max_episode_steps': 50})
     with self.assertRaisesRegex(
         ValueError, r'^--env_config.bogus=3: gym:CartPole-v1 refuses these '

@@ -141,18 +141,25 @@ class WorkdirTest(absltest.TestCase):
         'agent': 'ppo', 'env': 'catch', 'seed': 1,
         'directory': os.path.join('runs', 'catch', 'ppo', 'seed_1')})
 
-  def test_comparison_json_from_before_imports_is_still_this_comparison(self):
+  def test_comparison_of_another_workdir_format_is_refused(self):
     workdir = self.create_tempdir().full_path
     comparison = _comparison()
     groups = comparison_lib.plan(comparison, workdir)
     comparison_lib.prepare_workdir(comparison, groups, workdir, 'test')
+    comparison_lib.load(workdir)  # This format reads.
     path = os.path.join(workdir, comparison_lib.FILENAME)
     with open(path) as f:
       saved = json.load(f)
-    del saved['imports']  # As an earlier version wrote it.
+    del saved['workdir_format']  # As an earlier version wrote it.
     with open(path, 'w') as f:
       json.dump(saved, f)
-    comparison_lib.prepare_workdir(comparison, groups, workdir, 'test')
+    for call in (lambda: comparison_lib.prepare_workdir(
+        comparison, groups, workdir, 'test'),
+                 lambda: comparison_lib.load(workdir)):
+      with self.assertRaisesRegex(comparison_lib.ComparisonError,
+                                  r'workdir format 1, this one reads 4\): '
+                                  r'train again in a new --workdir'):
+        call()
 
   def test_workdir_of_another_comparison_is_refused(self):
     workdir = self.create_tempdir().full_path

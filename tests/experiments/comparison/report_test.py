@@ -15,6 +15,7 @@ from environments import registry as env_registry
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import run_groups
 from experiments.comparison import report
+from experiments.storage import workdir_format
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -80,7 +81,7 @@ def _make_workdir(root, agents=AGENTS, envs=ENVS, seeds=(0, 1, 2),
       'periodic_eval_episodes': 100, 'overrides': {'learning_rate': 0.001},
       'runs': runs}
   with open(os.path.join(root, 'comparison.json'), 'w') as f:
-    json.dump(comparison, f)
+    json.dump(workdir_format.stamped(comparison), f)
   return str(root)
 
 
@@ -312,7 +313,8 @@ def test_malformed_inputs(tmp_path):
   assert curve['steps'][-1] == 10000.0
   bad = tmp_path / 'b'
   bad.mkdir()
-  (bad / 'comparison.json').write_text('{"agents": ["ppo"]}')
+  (bad / 'comparison.json').write_text(json.dumps(
+      workdir_format.stamped({'agents': ['ppo']})))
   with pytest.raises(comparison_lib.ComparisonError, match=r"lacks \['envs', 'runs'\]"):
     report.write_report(str(bad), REPS)
 

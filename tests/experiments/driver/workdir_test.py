@@ -8,6 +8,7 @@ from absl.testing import absltest
 from experiments.driver import workdir as workdir_lib
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
+from experiments.storage import workdir_format
 
 
 class WorkdirTest(absltest.TestCase):
@@ -17,12 +18,12 @@ class WorkdirTest(absltest.TestCase):
     config = config_lib.ExperimentConfig(env='catch', num_episodes=5)
     workdir_lib.prepare(config, workdir)
     with open(os.path.join(workdir, 'config.json')) as f:
-      self.assertEqual(json.load(f)['workdir_format'], workdir_lib.FORMAT)
+      self.assertEqual(json.load(f)['workdir_format'], workdir_format.FORMAT)
     self.assertEqual(workdir_lib.load_config(workdir), config)
 
   def test_workdirs_of_earlier_versions_are_refused(self):
     for loop, version in (('python', None), ('compiled', None),
-                          ('compiled', 2)):
+                          ('compiled', 3)):
       workdir = self.create_tempdir().full_path
       config = config_lib.ExperimentConfig(env='catch', loop=loop)
       saved = config.to_dict()
@@ -34,8 +35,9 @@ class WorkdirTest(absltest.TestCase):
                    lambda: workdir_lib.prepare(config, workdir)):
         with self.assertRaisesRegex(
             build_lib.ExperimentError,
-            rf'earlier version.*format {version or 1}, now '
-            rf'{workdir_lib.FORMAT}.*new --workdir'):
+            rf'another version.*format {version or 1}, this one reads '
+            rf'{workdir_format.FORMAT}\): train again in a new --workdir, '
+            rf'or read it with the release that wrote it\.$'):
           call()
 
   def test_unreadable_config_is_named(self):
@@ -54,7 +56,7 @@ class WorkdirTest(absltest.TestCase):
   def test_config_with_bad_values_is_named(self):
     workdir = self.create_tempdir().full_path
     saved = config_lib.ExperimentConfig(env='catch').to_dict()
-    saved.update(workdir_format=workdir_lib.FORMAT, num_steps=-3)
+    saved.update(workdir_format=workdir_format.FORMAT, num_steps=-3)
     with open(os.path.join(workdir, 'config.json'), 'w') as f:
       json.dump(saved, f)
     with self.assertRaisesRegex(build_lib.ExperimentError,

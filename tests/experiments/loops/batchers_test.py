@@ -132,20 +132,6 @@ class SequenceBatcherTest(absltest.TestCase):
                                   [1, 2, 101, 102])
     np.testing.assert_array_equal(batch.discounts[:, 0], [1, 1, 1, 0])
 
-  def test_a_checkpoint_without_next_observations_restores(self):
-    batcher = batchers.SequenceBatcher(batch_size=1, unroll_length=4)
-    _feed(batcher, 3, start=0.0, truncated=True)
-    state = batcher.state()
-    state['steps'] = [step[:6] for step in state['steps']]  # As they were.
-    resumed = batchers.SequenceBatcher(batch_size=1, unroll_length=4)
-    resumed.restore(state)
-    _feed(resumed, 1, start=50.0)
-    batch = resumed.pop_batch()
-    # Inside the episode, the next step's; at its end, its own (the cut-off
-    # one was not kept).
-    np.testing.assert_array_equal(batch.next_observations[:, 0, 0],
-                                  [1, 2, 2, 51])
-
   def test_leftover_steps_wait_for_the_next_batch(self):
     batcher = batchers.SequenceBatcher(batch_size=1, unroll_length=4)
     _feed(batcher, 3)
