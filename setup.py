@@ -41,8 +41,8 @@ setuptools.setup(
         # experiments.export_tflite, experiments.play.
         'export': ['tensorflow-cpu>=2.16,<2.22', 'ai-edge-litert>=1.2'],
         # Comparisons, sweeps and their reports: rliable's intervals,
-        # figures, and TensorBoard to read the logs. rliable's bootstrap
-        # (arch < 8) breaks on pandas 3 (deprecate_kwarg).
+        # pandas' CSV tables, figures, and TensorBoard to read the logs.
+        # rliable's bootstrap (arch < 8) breaks on pandas 3 (deprecate_kwarg).
         'report': ['rliable>=1.0', 'pandas>=1.5,<3', 'matplotlib>=3.7',
                    'tensorboard>=2.16'],
         # Game suites: --env=gymnax:<id> and --env=pgx:<id> (pure-JAX cores,

@@ -1,5 +1,10 @@
 """Report tables in three forms from one definition: Markdown, CSV, LaTeX.
 
+The CSV is pandas' (`to_csv`). Markdown and LaTeX are written here:
+pandas' `to_markdown` pads every cell to its column's width, so one wide
+cell rewrites every row of a report, and its `Styler.to_latex` has no rule
+between row groups with their repeated values blanked (`Table.group`).
+
 `report.md` shows a table in Markdown; `tables/<name>.csv` (for scripts and
 spreadsheets) and `tables/<name>.tex` (a booktabs `tabular` to `\\input` in
 a paper) hold the same rows, so the three never disagree.
@@ -12,9 +17,7 @@ precision and gives an interval column three columns (`x`, `x_low`,
 `x_high`), so scripts need not parse brackets.
 """
 
-import csv
 import dataclasses
-import io
 import os
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
@@ -97,40 +100,26 @@ def markdown(table: Table) -> List[str]:
   return out + ['']
 
 
-def _csv_value(value: Any) -> str:
-  if isinstance(value, Marked):
-    value = value.value
-  if value is None:
-    return ''
-  if isinstance(value, float):
-    return repr(value)
-  return str(value)
+def _csv_value(value: Any) -> Any:
+  return value.value if isinstance(value, Marked) else value
 
 
 def csv_text(table: Table) -> str:
-  """The table as CSV: full precision, an interval as three columns."""
-  interval_keys = {c.key for c in table.columns
-                   if any(is_interval(r.get(c.key)) for r in table.rows)}
-  header = []
+  """The table as CSV (pandas' `to_csv`): full precision, an interval as
+  three columns."""
+  import pandas as pd  # pylint: disable=g-import-not-at-top  # [report].
+  columns: Dict[str, List[Any]] = {}
   for column in table.columns:
-    header.append(column.key)
-    if column.key in interval_keys:
-      header += [column.key + '_low', column.key + '_high']
-  buffer = io.StringIO()
-  writer = csv.writer(buffer, lineterminator='\n')
-  writer.writerow(header)
-  for row in table.rows:
-    cells = []
-    for column in table.columns:
-      value = row.get(column.key)
-      if column.key not in interval_keys:
-        cells.append(_csv_value(value))
-      elif is_interval(value):
-        cells += [_csv_value(float(value[k])) for k in ('point', 'low', 'high')]
-      else:
-        cells += [_csv_value(value), '', '']
-    writer.writerow(cells)
-  return buffer.getvalue()
+    values = [_csv_value(row.get(column.key)) for row in table.rows]
+    if not any(is_interval(v) for v in values):
+      columns[column.key] = values
+      continue
+    for suffix, part in (('', 'point'), ('_low', 'low'), ('_high', 'high')):
+      columns[column.key + suffix] = [
+          float(v[part]) if is_interval(v) else (v if not suffix else None)
+          for v in values]
+  return pd.DataFrame(columns, dtype=object).to_csv(index=False,
+                                                     lineterminator='\n')
 
 
 def latex_escape(value: str) -> str:

@@ -8,6 +8,8 @@ import sys
 from absl.testing import absltest
 import pytest
 
+from experiments.storage import workdir_format
+
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -108,17 +110,15 @@ class CompareTest(absltest.TestCase):
   def test_workdir_of_another_comparison_is_refused(self):
     workdir = self.create_tempdir().full_path
     with open(os.path.join(workdir, 'comparison.json'), 'w') as f:
-      json.dump({'agents': ['reinforce'], 'envs': ['catch'], 'seeds': [0, 1],
-                 'num_steps': 5000}, f)
+      json.dump(workdir_format.stamped(
+          {'agents': ['reinforce'], 'envs': ['catch'], 'seeds': [0, 1],
+           'num_steps': {'catch': 5000}}), f)
     result = _compare('--agents=reinforce', '--envs=catch', *_SMALL,
                       f'--workdir={workdir}')
     self.assertNotEqual(result.returncode, 0)
     self.assertRegex(result.stderr,
-                     r'holds a different comparison \(num_steps.catch: '
+                     r'holds a different comparison \(.*num_steps.catch: '
                      r'saved 5000, now 720; ')
-    # Written before each pair took its own protocol: greedy, which is
-    # Catch's default, so not a difference.
-    self.assertNotIn('eval_protocol', result.stderr)
     self.assertEqual(os.listdir(workdir), ['comparison.json'])
 
 
