@@ -31,40 +31,32 @@ _DQN_FAMILY = ('python -m benchmarks.learning --seeds=3 '
 CATCH = (
     Preset('reinforce_catch', 'reinforce', 'catch',
            {'discount': 0.99, 'batch_size': 4}, num_steps=20_000,
-           default=True, source=_LEARNING_BENCHMARK,
-           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+           default=True, source=_LEARNING_BENCHMARK),
     Preset('dqn_catch', 'dqn', 'catch', {}, num_steps=20_000, default=True,
-           source=_LEARNING_BENCHMARK,
-           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+           source=_LEARNING_BENCHMARK),
     Preset('a2c_catch', 'a2c', 'catch', {}, num_steps=20_000, default=True,
-           source=_LEARNING_BENCHMARK,
-           result='greedy return 1.0 / 0.68 / 1.0 (seeds 0-2)'),
+           source=_LEARNING_BENCHMARK),
     # The return distributions: 4 steps of 1 environment and 2 SGD steps
     # per update; C51's atoms span Catch's returns, [-1, 1].
     Preset('c51_catch', 'c51', 'catch',
            {'v_min': -1.0, 'v_max': 1.0, 'update_period': 4,
             'sgd_steps_per_update': 2},
-           num_steps=20_000, default=True, source=_DQN_FAMILY,
-           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+           num_steps=20_000, default=True, source=_DQN_FAMILY),
     Preset('qr_dqn_catch', 'qr_dqn', 'catch',
            {'num_quantiles': 32, 'update_period': 4,
             'sgd_steps_per_update': 2},
-           num_steps=20_000, default=True, source=_DQN_FAMILY,
-           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+           num_steps=20_000, default=True, source=_DQN_FAMILY),
     Preset('pqn_catch', 'pqn', 'catch',
            {'unroll_length': 16, 'batch_size': 16, 'num_minibatches': 4,
             'num_epochs': 4, 'epsilon_decay_steps': 10_000,
             'learning_rate': 1e-3},
-           num_steps=20_000, default=True, source=_LEARNING_BENCHMARK,
-           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+           num_steps=20_000, default=True, source=_LEARNING_BENCHMARK),
     Preset('impala_catch', 'impala', 'catch',
            {'batch_size': 2, 'learning_rate': 3e-3}, num_steps=20_000,
-           default=True, source=_IMPALA,
-           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+           default=True, source=_IMPALA),
     Preset('ppo_catch', 'ppo', 'catch',
            {'unroll_length': 32, 'learning_rate': 1e-3, 'num_epochs': 10},
-           num_steps=20_000, default=True, source=_LEARNING_BENCHMARK,
-           result='greedy return 1.0 / 1.0 / 1.0 (seeds 0-2)'),
+           num_steps=20_000, default=True, source=_LEARNING_BENCHMARK),
 )
 
 CARTPOLE = (
@@ -76,31 +68,26 @@ CARTPOLE = (
             'min_replay_size': 10_000, 'loss': 'l2', 'max_grad_norm': None},
            num_steps=500_000, default=True,
            source='CleanRL dqn.py CartPole-v1 hyperparameters; measured by '
-           + _LEARNING_BENCHMARK,
-           result='greedy return 390.8 / 500 / 500 (seeds 0-2)'),
+           + _LEARNING_BENCHMARK),
     Preset('a2c_cartpole', 'a2c', 'cartpole', {}, num_steps=500_000,
-           default=True, source=_LEARNING_BENCHMARK,
-           result='greedy return 500 / 500 / 500 (seeds 0-2)'),
+           default=True, source=_LEARNING_BENCHMARK),
     Preset('ppo_cartpole', 'ppo', 'cartpole', {'anneal_learning_rate': True},
            num_steps=500_000, default=True,
            source='the common CartPole PPO setting (PureJaxRL, CleanRL); '
-           'measured by ' + _LEARNING_BENCHMARK,
-           result='greedy return 500 / 500 / 500 (seeds 0-2)'),
+           'measured by ' + _LEARNING_BENCHMARK),
 )
 
 PLANE_STRIKE = (
     Preset('reinforce_plane_strike', 'reinforce', 'plane_strike', {},
            num_episodes=100_000, default=True,
            source=('the default experiment of ./run.sh when it trained '
-                   'REINFORCE; measured by ' + _TIME_TO_MODEL),
-           result='exported model 12.47 greedy strikes (seed 0, 1000 games)'),
+                   'REINFORCE; measured by ' + _TIME_TO_MODEL)),
     Preset('ppo_plane_strike', 'ppo', 'plane_strike',
            {'discount': 0.5, 'batch_size': 64, 'unroll_length': 16,
             'learning_rate': 1e-3},
            num_steps=1_000_000, default=True,
            source=('tuned on this 2-core CPU (γ = 0.5 rewards finding the '
-                   'plane early); measured by ' + _TIME_TO_MODEL),
-           result='exported model 12.12 greedy strikes (seed 0, 1000 games)'),
+                   'plane early); measured by ' + _TIME_TO_MODEL)),
 )
 
 _TUNED_HERE = ('tuned on this 2-core CPU: python -m experiments.train '
@@ -121,29 +108,21 @@ PLANE_STRIKE += (
     Preset('a2c_plane_strike', 'a2c', 'plane_strike',
            {'discount': 0.5, 'batch_size': 32, 'unroll_length': 16,
             'learning_rate': 1e-3},
-           num_steps=2_000_000, default=True, source=_TUNED_HERE,
-           result='greedy strikes 12.23 / 12.40 (seeds 0, 1; 1000 games)'),
+           num_steps=2_000_000, default=True, source=_TUNED_HERE),
     # A2C's setting; the actors act with the learner's latest params.
     Preset('impala_plane_strike', 'impala', 'plane_strike',
            {'discount': 0.5, 'batch_size': 32, 'unroll_length': 16,
             'learning_rate': 1e-3},
-           num_steps=2_000_000, default=True, source=_IMPALA,
-           result='greedy strikes 12.32 / 12.38 / 12.53 (seeds 0-2; 1000 '
-           'games)'),
+           num_steps=2_000_000, default=True, source=_IMPALA),
     Preset('dqn_plane_strike', 'dqn', 'plane_strike', _DQN_PLANE_STRIKE,
-           num_steps=2_000_000, default=True, source=_TUNED_HERE,
-           result='greedy strikes 12.55 / 12.78 (seeds 0, 1; 1000 games)'),
+           num_steps=2_000_000, default=True, source=_TUNED_HERE),
     Preset('c51_plane_strike', 'c51', 'plane_strike', _C51_PLANE_STRIKE,
            num_steps=2_000_000, default=True,
-           source='DQN\'s Plane Strike setting; measured by ' + _DQN_FAMILY,
-           result='greedy strikes 12.27 / 12.34 / 12.59 (seeds 0-2; 1000 '
-           'games)'),
+           source='DQN\'s Plane Strike setting; measured by ' + _DQN_FAMILY),
     Preset('qr_dqn_plane_strike', 'qr_dqn', 'plane_strike',
            dict(_DQN_PLANE_STRIKE, num_quantiles=32), num_steps=2_000_000,
            default=True,
-           source='DQN\'s Plane Strike setting; measured by ' + _DQN_FAMILY,
-           result='greedy strikes 12.46 / 12.40 / 12.59 (seeds 0-2; 1000 '
-           'games)'),
+           source='DQN\'s Plane Strike setting; measured by ' + _DQN_FAMILY),
     # Rainbow without noisy networks, as Dopamine's: C51 with 3-step
     # targets, prioritised replay, double Q and dueling heads.
     Preset('rainbow_plane_strike', 'c51', 'plane_strike',
@@ -151,9 +130,7 @@ PLANE_STRIKE += (
            network='mlp_dueling_q_distribution', num_steps=2_000_000,
            source='C51\'s Plane Strike setting with Rainbow\'s parts; '
            'measured by python -m experiments.train --agent=c51 '
-           '--env=plane_strike --preset=rainbow_plane_strike --num_seeds=3',
-           result='greedy strikes 12.34 / 12.01 / 12.68 (seeds 0-2; 1000 '
-           'games); exported 12.29 / 12.03 / 12.52'),
+           '--env=plane_strike --preset=rainbow_plane_strike --num_seeds=3'),
 )
 
 PLANE_STRIKE += (
@@ -162,8 +139,7 @@ PLANE_STRIKE += (
            {'discount': 0.5, 'batch_size': 64, 'unroll_length': 16,
             'num_minibatches': 4, 'num_epochs': 4, 'learning_rate': 1e-3,
             'epsilon_decay_steps': 500_000, 'td_lambda': 0.65},
-           num_steps=2_000_000, default=True, source=_TUNED_HERE,
-           result='greedy strikes 12.42 / 12.40 (seeds 0, 1; 1000 games)'),
+           num_steps=2_000_000, default=True, source=_TUNED_HERE),
 )
 
 # gymnax suites (the `suites` extra), in PureJaxRL's reference settings.
@@ -192,8 +168,7 @@ GYMNAX = (
            source='CleanRL ppo.py classic-control defaults (as '
            'ppo_gymnax_cartpole); measured by python -m '
            'benchmarks.reproductions --seeds=5 --only='
-           'ppo_gymnax_acrobot/gymnax:Acrobot-v1',
-           result='greedy return -82.68 / -85.5 / -85.44 (seeds 0-2)'),
+           'ppo_gymnax_acrobot/gymnax:Acrobot-v1'),
     Preset('ppo_breakout_minatar', 'ppo', 'gymnax:Breakout-MinAtar',
            _PUREJAXRL_MINATAR, network='mlp_separate_actor_critic_relu',
            num_steps=10_000_000, default=True,
@@ -207,13 +182,9 @@ GYMNAX = (
            num_steps=10_000_000, default=True,
            source=_PUREJAXRL_MINATAR_SOURCE + 'python -m '
            f'benchmarks.reproductions --only=ppo_{name}_minatar/'
-           f'gymnax:{game}-MinAtar',
-           result=f'return {result} (seeds 0-2; the policy sampled, as '
-           'MinAtar evaluates by default)')
-    for name, game, result in (
-        ('asterix', 'Asterix', '6.72 / 8.77 / 7.13'),
-        ('freeway', 'Freeway', '57.96 / 59.21 / 59.49'),
-        ('space_invaders', 'SpaceInvaders', '185.9 / 188.25 / 173.39')))
+           f'gymnax:{game}-MinAtar')
+    for name, game in (('asterix', 'Asterix'), ('freeway', 'Freeway'),
+                       ('space_invaders', 'SpaceInvaders')))
 
 # Continuous control: gymnax's Pendulum-v1, solved at a greedy
 # return of about -200. Measured by the learning benchmark's command.
@@ -230,22 +201,19 @@ CONTINUOUS = (
             'batch_size': 16, 'unroll_length': 128, 'num_epochs': 10,
             'num_minibatches': 32, 'discount': 0.95, 'entropy_cost': 0.0,
             'value_clip_epsilon': None, 'reward_scale': 0.1},
-           num_steps=300_000, default=True, source=_PENDULUM_SOURCE,
-           result='greedy return -171.9 / -159.6 / -155.3 (seeds 0-2)'),
+           num_steps=300_000, default=True, source=_PENDULUM_SOURCE),
     # The SAC defaults with every step size at 1e-3.
     Preset('sac_pendulum', 'sac', 'gymnax:Pendulum-v1',
            {'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
             'temperature_learning_rate': 1e-3},
-           num_steps=20_000, default=True, source=_PENDULUM_SOURCE,
-           result='greedy return -186.1 / -154.9 / -151.7 (seeds 0-2)'),
+           num_steps=20_000, default=True, source=_PENDULUM_SOURCE),
     # The TD3 defaults with both step sizes at 1e-3, as SAC's.
     Preset('td3_pendulum', 'td3', 'gymnax:Pendulum-v1',
            {'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3},
            num_steps=20_000, default=True,
            source=('the SAC preset\'s step sizes; measured by python -m '
                    'benchmarks.learning --seeds=3 '
-                   '--only=gymnax:Pendulum-v1/td3'),
-           result='greedy return -157.5 / -149.0 / -142.2 (seeds 0-2)'),
+                   '--only=gymnax:Pendulum-v1/td3')),
     # Brax (the `control` extra): 32 envs x 32 steps, 4 epochs x 8
     # minibatches, rewards (1 a step alive) scaled to 0.1.
     Preset('ppo_brax_inverted_pendulum', 'ppo', 'brax:inverted_pendulum',
@@ -255,8 +223,7 @@ CONTINUOUS = (
            num_steps=200_000, default=True,
            source=('tuned on this 2-core CPU; measured by python '
                    '-m benchmarks.learning --seeds=3 '
-                   '--only=brax:inverted_pendulum/ppo'),
-           result='greedy return 1000 / 1000 / 1000 (seeds 0-2)'),
+                   '--only=brax:inverted_pendulum/ppo')),
 )
 
 # DQN on gymnax's classic-control games with discrete actions. The
@@ -307,12 +274,10 @@ DQN_CLASSIC_CONTROL = (
             'loss': 'l2', 'max_grad_norm': None},
            num_steps=500_000, default=True,
            source='PureJaxRL dqn.py CartPole-v1 config; measured by '
-           + _DQN_CLASSIC_CONTROL,
-           result='greedy return 500 / 500 / 500 (seeds 0-2)'),
+           + _DQN_CLASSIC_CONTROL),
     Preset('dqn_gymnax_acrobot', 'dqn', 'gymnax:Acrobot-v1',
            _REJAX_CLASSIC_CONTROL, num_steps=200_000, default=True,
-           source=_REJAX_SOURCE,
-           result='greedy return -82.99 / -80.15 / -79.74 (seeds 0-2)'),
+           source=_REJAX_SOURCE),
     # CleanRL dqn.py's own setting (its Args defaults): one environment,
     # one SGD step of 128 every 10 steps from step 10k, a 10k replay, a
     # target copy every 500 steps (50 SGD steps), ε 1 → 0.05 over half of
@@ -328,8 +293,7 @@ DQN_CLASSIC_CONTROL = (
            source=_CLEANRL_DQN_SOURCE),
     Preset('dqn_gymnax_mountaincar', 'dqn', 'gymnax:MountainCar-v0',
            _REJAX_CLASSIC_CONTROL, num_steps=200_000, default=True,
-           source=_REJAX_SOURCE,
-           result='greedy return -142.45 / -103.26 / -156.04 (seeds 0-2)'),
+           source=_REJAX_SOURCE),
 )
 
 # PQN: rejax's CartPole-v1 setting (its configs/gymnax/cartpole.yaml),

@@ -2,9 +2,10 @@
 
 A preset names the agent-config values, network and environments per seed
 that an (agent, environment) pair trains best with, the budget they were
-tuned for, and where they came from (the sweep command and its measured
-result), so a reported number can always be traced to how its settings
-were chosen. Presets are JSON-ready: `experiments.sweep` writes the best
+tuned for, and where they came from (the sweep command, or a reference),
+so a reported number can always be traced to how its settings were
+chosen. A preset holds settings only: what they measure lives in the
+benchmark docs (docs/benchmarks/), re-measured with the code. Presets are JSON-ready: `experiments.sweep` writes the best
 configuration of a sweep as a preset file, and `--preset=<file>.json` reads
 one (`registry.resolve`).
 """
@@ -18,8 +19,7 @@ from environments import registry as env_registry
 
 # Keys of a preset file, as `Preset.to_dict` writes them.
 FIELDS = ('name', 'agent', 'env', 'config', 'network', 'hidden_sizes',
-          'num_envs', 'num_steps', 'num_episodes', 'default', 'source',
-          'result')
+          'num_envs', 'num_steps', 'num_episodes', 'default', 'source')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,8 +40,8 @@ class Preset:
     num_episodes: the budget in episodes, for presets tuned that way.
     default: used by `train` and `compare` for (agent, env) unless
       `--preset` says otherwise; at most one per pair.
-    source: how the settings were found (the sweep command, or a reference).
-    result: what they measured (e.g. greedy strikes of the exported model).
+    source: how the settings were found (the sweep command and its
+      outcome, or a reference).
   """
   name: str
   agent: str
@@ -54,7 +54,6 @@ class Preset:
   num_episodes: Optional[int] = None
   default: bool = False
   source: str = ''
-  result: str = ''
 
   def __post_init__(self):
     object.__setattr__(self, 'config', dict(sorted(self.config.items())))
@@ -105,8 +104,12 @@ def from_dict(values: Mapping[str, Any], where: str) -> Preset:
                      f'{type(values).__name__}.')
   unknown = sorted(set(values) - set(FIELDS))
   if unknown:
+    hint = (' A preset holds settings, not results: delete "result" (a '
+            'sweep\'s outcome is in its sweep_results.json and, from this '
+            'version, in the preset\'s "source").'
+            if 'result' in unknown else '')
     raise ValueError(f'{where}: unknown preset key(s) {unknown}; valid keys: '
-                     f'{", ".join(FIELDS)}.')
+                     f'{", ".join(FIELDS)}.{hint}')
   missing = [k for k in ('name', 'agent', 'env') if k not in values]
   if missing:
     raise ValueError(f'{where}: missing preset key(s) {missing}.')

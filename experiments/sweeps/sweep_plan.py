@@ -303,12 +303,13 @@ def load(workdir: str) -> Dict[str, Any]:
 
 
 def best_preset(sweep: Sweep, configuration: int, command: str,
-                result: str) -> preset_lib.Preset:
-  """The preset of a sweep's configuration, with where it came from."""
+                outcome: str) -> preset_lib.Preset:
+  """The preset of a sweep's configuration, with where it came from: the
+  sweep's command and `outcome` (its rank and score)."""
   return preset_lib.Preset(
       name=f'{sweep.agent}_{run_groups.path_safe(sweep.env)}_sweep',
       agent=sweep.agent, env=sweep.env,
       config={**sweep.base, **sweep.configurations[configuration]},
       network=sweep.network, hidden_sizes=sweep.hidden_sizes,
-      num_envs=sweep.num_envs, num_steps=sweep.num_steps, source=command,
-      result=result)
+      num_envs=sweep.num_envs, num_steps=sweep.num_steps,
+      source=f'{command} ({outcome})')

@@ -55,7 +55,7 @@ class SweepTest(absltest.TestCase):
     self.assertEqual(results['held_out']['seeds'], [2, 3])
     self.assertEqual(results['held_out']['configuration'],
                      ranked[0]['configuration'])
-    self.assertIn('fresh seeds', preset['result'])
+    self.assertIn('fresh seeds', preset['source'])
     with open(os.path.join(workdir, 'sweep.md')) as f:
       markdown = f.read()
     self.assertIn('**Rank 1 on fresh seeds.**', markdown)
