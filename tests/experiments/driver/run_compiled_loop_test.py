@@ -20,6 +20,7 @@ from agents import registry as agent_registry
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
 from experiments.loops import compiled_training
+from experiments.loops import env_slots
 from experiments.loops import row_plans
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
@@ -84,11 +85,12 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertEqual(workdir_lib.load_config(workdir), _config())
 
   @pytest.mark.slow
-  def test_checkpoints_of_feed_forward_agents_keep_their_layout(self):
-    # As before recurrent agents: their checkpoints still restore.
+  def test_checkpoints_hold_every_agents_environment_slots_whole(self):
+    # One layout (workdir format 4): a feed-forward agent's slots carry an
+    # empty recurrent state, a recurrent agent's its cores' states.
     loop = build_lib.make_loop(build_lib.build(_config()))
-    self.assertIsInstance(loop.state.envs, dict)
-    self.assertNotIn('core_states', loop.state.envs)
+    self.assertIsInstance(loop.state.envs, env_slots.EnvSlots)
+    self.assertEqual(jax.tree.leaves(loop.state.envs.core_states), [])
     recurrent = build_lib.make_loop(build_lib.build(_config(
         agent='ppo', network='lstm_actor_critic', num_episodes=None,
         num_steps=64, agent_config=agent_registry.make_config(
