@@ -38,6 +38,17 @@ class RegistryTest(absltest.TestCase):
     self.assertEqual(registry.resolve('ppo_catch', 'ppo', 'plane_strike').name,
                      'ppo_catch')
 
+  def test_a_preset_file_with_a_result_is_refused_saying_why(self):
+    path = os.path.join(self.create_tempdir().full_path, 'old.json')
+    with open(path, 'w') as f:
+      json.dump({'name': 'old', 'agent': 'ppo', 'env': 'catch',
+                 'num_steps': 1000, 'result': 'return 1.0'}, f)
+    with self.assertRaisesRegex(
+        ValueError, r"preset file '.*old.json': unknown preset key\(s\) "
+        r"\['result'\].* A preset holds settings, not results: delete "
+        r'"result"'):
+      preset_lib.read_file(path)
+
   def test_unknown_name_lists_the_valid_ones(self):
     with self.assertRaisesRegex(ValueError, r"Unknown preset 'nope'.*"
                                 r"ppo_plane_strike.*none"):
