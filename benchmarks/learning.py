@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from absl import flags
 import numpy as np
@@ -201,6 +201,41 @@ def write_output(num_seeds: int, rows: List[Dict[str, Any]],
   print(text)
   if output:
     atomic_files.write_bytes(output, (text + '\n').encode())
+
+
+def rows_kept(output: Optional[str], num_seeds: int
+              ) -> List[Dict[str, Any]]:
+  """The rows `output` holds from earlier launches, each recording what it
+  measured, so that a launch running some rows keeps the others (adding
+  one reproduction does not rerun the rest). Called before any run: a file
+  of another seed count, or one that is not such a JSON, is refused first.
+  """
+  if not output or not os.path.exists(output):
+    return []
+  try:
+    with open(output, encoding='utf-8') as f:
+      data = json.load(f)
+    rows = data['results']
+    seeds = data['seeds']
+  except (OSError, ValueError, KeyError, TypeError) as e:
+    raise ValueError(f'--output {output}: not a benchmark JSON this '
+                     f'command wrote ({e}); name another file.') from e
+  if seeds != num_seeds:
+    raise ValueError(f'--output {output} holds {seeds}-seed rows: run with '
+                     f'--seeds={seeds}, or name another file.')
+  if any('measured' not in row for row in rows):
+    raise ValueError(f'--output {output}: its rows do not each record what '
+                     f'they measured; name another file.')
+  return rows
+
+
+def merged(kept: List[Dict[str, Any]], rows: List[Dict[str, Any]],
+           key: Callable[[Dict[str, Any]], Any]) -> List[Dict[str, Any]]:
+  """`kept` with each of `rows` in place of the kept row of its `key`;
+  rows of new keys follow."""
+  fresh = {key(row): row for row in rows}
+  out = [fresh.pop(key(row), row) for row in kept]
+  return out + [row for row in rows if key(row) in fresh]
 
 
 def _median(values) -> Optional[float]:

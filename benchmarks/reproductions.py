@@ -2,7 +2,9 @@ r"""Our agents beside published results; JSON.
 
   python -m benchmarks.reproductions --seeds=5 \
       --output=benchmarks/reproductions_learning.json
-  python -m benchmarks.reproductions --seeds=5 --only=dqn/gymnax:Acrobot-v1
+  python -m benchmarks.reproductions --seeds=5 \
+      --only=dqn_cleanrl_acrobot/gymnax:Acrobot-v1 \
+      --output=benchmarks/reproductions_learning.json
 
 Each `Reproduction` trains one preset for the published budget, its seeds
 side by side in one compiled program (the comparison run groups of
@@ -16,7 +18,9 @@ anything else, a tuned preset of ours included, is **compared with** the
 figure, and says what differs. Statistics: the mean and interquartile mean
 (IQM) with rliable's 95% stratified-bootstrap intervals when a row has at
 least `MIN_SEEDS_FOR_INTERVALS` seeds, else the mean and the seeds' range.
-The page: docs/benchmarks/reproductions.md.
+Each row records what it measured; a launch with `--only` rewrites those
+rows of `--output` and keeps the others. The page:
+docs/benchmarks/reproductions.md.
 """
 
 import dataclasses
@@ -324,21 +328,36 @@ def main(argv):
     raise SystemExit(f'--only: unknown {sorted(only - known)}; valid: '
                      f'{", ".join(sorted(known))}.')
   chosen = [r for r in REPRODUCTIONS if not only or r.name in only]
+  try:
+    kept = learning.rows_kept(flags.FLAGS.output, flags.FLAGS.seeds)
+  except ValueError as e:
+    raise SystemExit(str(e)) from e
   rows = []
   for reproduction in chosen:
     start = time.perf_counter()
     result = row(reproduction, run(reproduction, flags.FLAGS.seeds, root),
                  seed_directories(reproduction, flags.FLAGS.seeds, root))
     result['seconds'] = time.perf_counter() - start
+    result['measured'] = fingerprints.measured(
+        [config(reproduction)], [dict(reproduction.overrides)])
     rows.append(result)
     print(json.dumps({k: result[k] for k in (
         'preset', 'env', 'published', 'protocol', 'training_return',
         'final_score')}), flush=True)
-  learning.write_output(
-      flags.FLAGS.seeds, rows, flags.FLAGS.output,
-      fingerprints.measured([config(r) for r in chosen],
-                            [dict(r.overrides) for r in chosen]))
+    # After every row, so a failure keeps what was measured.
+    learning.write_output(flags.FLAGS.seeds, _in_order(
+        learning.merged(kept, rows, _name)), flags.FLAGS.output)
 
+
+def _name(result: Dict[str, Any]) -> str:
+  return f'{result["preset"]}/{result["env"]}'
+
+
+def _in_order(results: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+  """`results` in the order of `REPRODUCTIONS` (rows it no longer lists
+  last)."""
+  order = {r.name: i for i, r in enumerate(REPRODUCTIONS)}
+  return sorted(results, key=lambda r: order.get(_name(r), len(order)))
 
 if __name__ == '__main__':
   _define_flags()

@@ -16,7 +16,9 @@ through them (our default). Both sides are measured the same way, on the
 same seed numbers: the mean return of each seed's last training episodes
 (at least 100, whole updates; `benchmarks.reproductions.training_return`),
 the policy sampled as it acts. Our arms also report their final
-evaluation. The page: docs/benchmarks/reproductions.md.
+evaluation. Each game's row records what it measured; a launch with
+`--games` rewrites those games' rows of `--output` and keeps the others.
+The page: docs/benchmarks/reproductions.md.
 """
 
 import dataclasses
@@ -107,7 +109,11 @@ def side_by_side(game: str, num_seeds: int, root: str,
         row, reproductions.run(row, num_seeds, root),
         reproductions.seed_directories(row, num_seeds, root))
     arms[name]['seconds'] = time.perf_counter() - start
-  return {'env': f'gymnax:{game}-MinAtar', 'num_steps': NUM_STEPS, **arms}
+  ours_arms = [ours(game, bootstrap) for bootstrap in (False, True)]
+  return {'env': f'gymnax:{game}-MinAtar', 'num_steps': NUM_STEPS, **arms,
+          'measured': fingerprints.measured(
+              [reproductions.config(a) for a in ours_arms],
+              [dict(a.overrides) for a in ours_arms])}
 
 
 FLAG_GROUPS = {
@@ -137,19 +143,25 @@ def main(argv):
                      f'{", ".join(GAMES)}.')
   try:
     peers.check_setup(f.peer_python, f.purejaxrl_source,
-                                ('peers_breakout_minatar',))
+                      ('peers_breakout_minatar',))
   except peers.PeerSetupError as e:
+    raise SystemExit(str(e)) from e
+  try:
+    kept = learning.rows_kept(f.output, f.seeds)
+  except ValueError as e:
     raise SystemExit(str(e)) from e
   root = f.workdir or tempfile.mkdtemp(prefix='side-by-side-')
   runner = peer_runs.Peers(f.peer_python, f.purejaxrl_source)
-  rows = [side_by_side(game, f.seeds, root, runner, f.purejaxrl_source)
-          for game in f.games]
-  arms = [ours(game, bootstrap) for game in f.games
-          for bootstrap in (False, True)]
-  learning.write_output(
-      f.seeds, rows, f.output,
-      fingerprints.measured([reproductions.config(a) for a in arms],
-                            [dict(a.overrides) for a in arms]))
+  rows = []
+  for game in f.games:
+    rows.append(side_by_side(game, f.seeds, root, runner, f.purejaxrl_source))
+    # After every game, so a failure keeps what was measured.
+    learning.write_output(f.seeds, learning.merged(kept, rows, _game),
+                          f.output)
+
+
+def _game(row: Dict[str, Any]) -> str:
+  return row['env']
 
 
 if __name__ == '__main__':

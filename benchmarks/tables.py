@@ -121,18 +121,33 @@ def draw(name: str) -> str:
     raise ValueError(f'No table {name!r}; tables: {", ".join(TABLES)}.')
   lines = TABLES[name][0]()
   for file in TABLES[name][1]:
-    for holder in _holders(markdown.load(file)):
+    holders = _holders(markdown.load(file))
+    records = {}  # (commit, note): the rows measured under them.
+    for holder in holders:
       record = holder['measured']
-      lines += ['', f'Measured at commit {record["commit"]} ({file}).']
-      if record.get('note'):
-        lines[-1] += f' Measured under: {record["note"]}'
+      records.setdefault((record['commit'], record.get('note')), []).append(
+          _label(holder))
+    for (commit, note), labels in records.items():
+      which = file if len(records) == 1 else f'{file}: {", ".join(labels)}'
+      lines += ['', f'Measured at commit {commit} ({which}).']
+      if note:
+        lines[-1] += f' Measured under: {note}'
   return '\n'.join(lines) + '\n'
+
+
+def _label(holder: Dict[str, Any]) -> str:
+  """What a row recording its own measurement is, for the line under its
+  table: its preset, or its environment."""
+  return str(holder.get('preset') or holder.get('env') or 'the rest')
 
 
 def _holders(data: Dict[str, Any]) -> List[Dict[str, Any]]:
   """The parts of a benchmark JSON that record what they measured: the
-  whole (learning benchmarks) or each suite (`benchmarks.suites`)."""
-  parts = [data] + [v for v in data.values() if isinstance(v, dict)]
+  whole (learning benchmarks), each suite (`benchmarks.suites`) or each
+  row (`benchmarks.reproductions`, `benchmarks.side_by_side`)."""
+  parts = ([data] + [v for v in data.values() if isinstance(v, dict)] +
+           [row for row in data.get('results', ())
+            if isinstance(row, dict)])
   return [part for part in parts if part.get('measured')]
 
 

@@ -1,5 +1,7 @@
 """Bounded learning tests: every agent learns Catch with its grid setting."""
 
+import json
+
 from absl.testing import absltest
 from absl.testing import parameterized
 import pytest
@@ -56,3 +58,37 @@ class CatchLearningTest(parameterized.TestCase):
 
 if __name__ == '__main__':
   absltest.main()
+
+
+class KeptRowsTest(absltest.TestCase):
+  """A launch running some rows keeps the others its --output holds."""
+
+  def _write(self, data) -> str:
+    path = self.create_tempfile(content=json.dumps(data)).full_path
+    return path
+
+  def test_rows_of_other_launches_are_kept_in_place(self):
+    path = self._write({'seeds': 5, 'results': [
+        {'env': 'a', 'value': 1, 'measured': {}},
+        {'env': 'b', 'value': 2, 'measured': {}}]})
+    kept = learning.rows_kept(path, 5)
+    rows = learning.merged(kept, [{'env': 'c', 'value': 3},
+                                  {'env': 'a', 'value': 4}],
+                           lambda row: row['env'])
+    self.assertEqual([(r['env'], r['value']) for r in rows],
+                     [('a', 4), ('b', 2), ('c', 3)])
+    self.assertEqual(learning.rows_kept(None, 5), [])
+    self.assertEqual(learning.rows_kept(path + '.absent', 5), [])
+
+  def test_a_file_it_cannot_extend_is_refused_before_any_run(self):
+    path = self._write({'seeds': 3, 'results': [{'measured': {}}]})
+    with self.assertRaisesRegex(ValueError, '3-seed rows: run with '
+                                '--seeds=3'):
+      learning.rows_kept(path, 5)
+    path = self._write({'seeds': 5, 'results': [{'env': 'a'}],
+                        'measured': {}})
+    with self.assertRaisesRegex(ValueError, 'do not each record'):
+      learning.rows_kept(path, 5)
+    path = self.create_tempfile(content='not json').full_path
+    with self.assertRaisesRegex(ValueError, 'not a benchmark JSON'):
+      learning.rows_kept(path, 5)

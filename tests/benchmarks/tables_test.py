@@ -54,19 +54,36 @@ def test_a_changed_module_makes_a_measured_table_stale(monkeypatch):
             'runs': []}
 
   def load(file):
-    data = dict(real(file))
+    data = json.loads(json.dumps(real(file)))
     if file == 'reproductions_learning.json':
-      data['measured'] = record
+      data['results'][0]['measured'] = record
     return data
 
   monkeypatch.setattr(markdown, 'load', load)
   assert tables.measured_changes() == [
       'benchmarks/reproductions_learning.json: agents/dqn.py changed']
-  assert 'Measured at commit abc (reproductions_learning.json).' in (
-      tables.draw('reproductions'))
+  first = load('reproductions_learning.json')['results'][0]['preset']
+  assert (f'Measured at commit abc (reproductions_learning.json: {first}).'
+          in tables.draw('reproductions'))
   record['note'] = 'the defaults of commit abc.'
   assert ('Measured under: the defaults of commit abc.' in
           tables.draw('reproductions'))
+
+
+def test_rows_measured_alike_share_one_line(monkeypatch):
+  record = {'commit': 'abc', 'code': {}, 'runs': []}
+  monkeypatch.setattr(markdown, 'load', lambda file: {
+      'seeds': 5, 'results': [{'env': 'e1', 'measured': record},
+                              {'env': 'e2', 'measured': record}]})
+  monkeypatch.setitem(tables.TABLES, 'x', (lambda: ['|a|'], ('x.json',)))
+  assert tables.draw('x') == '|a|\n\nMeasured at commit abc (x.json).\n'
+  monkeypatch.setattr(markdown, 'load', lambda file: {
+      'seeds': 5, 'results': [
+          {'env': 'e1', 'measured': record},
+          {'env': 'e2', 'measured': {**record, 'commit': 'def'}}]})
+  assert tables.draw('x').splitlines()[2:] == [
+      'Measured at commit abc (x.json: e1).', '',
+      'Measured at commit def (x.json: e2).']
 
 
 def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
