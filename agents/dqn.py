@@ -54,6 +54,7 @@ from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
 from agents import epsilon_greedy
+from agents import off_policy
 from agents import optimizers
 from agents import prioritized_replay
 from agents import replay as replay_lib
@@ -388,5 +389,4 @@ def make_agent(config: DQNConfig,
       act=act,
       update=update,
       deployable_policy=deployable_policy,
-      data=agent_lib.DataRequirements(batch_size=config.num_actors,
-                                      unroll_length=config.update_period))
+      data=off_policy.data_requirements(config))

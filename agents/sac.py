@@ -42,11 +42,10 @@ from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
 from agents import gaussian_policies
+from agents import off_policy
 from agents import optimizers
 from agents import replay as replay_lib
-from agents import returns as returns_lib
 from environments import specs
-from networks import actor_twin_q
 
 _METRICS = ('critic_loss', 'actor_loss', 'temperature_loss', 'temperature',
             'mean_q', 'entropy', 'critic_grad_norm', 'actor_grad_norm')
@@ -158,10 +157,8 @@ def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,
 
   def init(key: jax.Array) -> SACState:
     init_key, state_key = jax.random.split(key)
-    observations = jnp.zeros((1,) + tuple(observation_spec.shape),
-                             observation_spec.dtype)
-    actor_params, critic_params = actor_twin_q.split_params(network.init(
-        init_key, observations, jnp.zeros((1, action_dim), jnp.float32)))
+    actor_params, critic_params = off_policy.init_actor_critic(
+        network, init_key, environment_spec)
     log_temperature = jnp.log(jnp.asarray(config.initial_temperature,
                                           jnp.float32))
     return SACState(
@@ -267,31 +264,10 @@ def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,
     metrics['temperature'] = jnp.exp(state.log_temperature)
     return state, metrics
 
-  def update(state: SACState, trajectory: agent_lib.Trajectory
-            ) -> Tuple[SACState, agent_lib.Metrics]:
-    chex.assert_rank([trajectory.rewards, trajectory.discounts,
-                      trajectory.last, trajectory.mask], 2)
-    trajectory = returns_lib.time_limits_as_ends(
-        trajectory, config.bootstrap_time_limits)
-    chex.assert_shape(trajectory.actions,
-                      trajectory.rewards.shape + (action_dim,))
-    replay, _ = replay_lib.insert_trajectory(state.replay, trajectory)
-    key, steps_key = jax.random.split(state.key)
-    learns = replay.size >= config.min_replay_size
-
-    # The replay stays out of the carry (read, never written, by SGD).
-    state, metrics = replay_lib.sgd_steps(
-        sgd_step, no_step, state._replace(replay=None), replay, learns,
-        steps_key, config.sgd_steps_per_update)
-    metrics = dict(metrics, learned=learns.astype(jnp.float32),
-                   replay_size=replay.size.astype(jnp.float32))
-    return state._replace(replay=replay, key=key), metrics
-
   return agent_lib.Agent(
       init=init,
       actor_params=lambda state: {'actor': state.actor_params},
       act=act,
-      update=update,
+      update=off_policy.make_update(config, action_dim, sgd_step, no_step),
       deployable_policy=deployable_policy,
-      data=agent_lib.DataRequirements(batch_size=config.num_actors,
-                                      unroll_length=config.update_period))
+      data=off_policy.data_requirements(config))

@@ -240,11 +240,15 @@ def changes(record: Mapping[str, Any]) -> List[str]:
 def acknowledged(record: Mapping[str, Any]) -> Dict[str, Any]:
   """`record` with today's code hashes and settings as the ones it was
   measured under, kept beside the note that says so (`acknowledge`)."""
-  runs = []
+  runs, modules = [], set()
   for run in record.get('runs', ()):
     recipe = {k: v for k, v in run['recipe'].items() if v is not None}
     rebuilt = train_settings.experiment_config(
         train_settings.TrainSettings(**recipe, export_tflite=False))
     runs.append({**run, 'settings': settings_of(rebuilt)})
-  return {**record, 'code': code_hashes(list(record.get('code', {}))),
+    modules.update(code_modules(rebuilt))
+  # The modules today's runs execute (a module split out of one is
+  # watched from now on); a record without runs keeps its own.
+  return {**record, 'code': code_hashes(sorted(modules) or
+                                        list(record.get('code', {}))),
           'runs': runs}

@@ -170,8 +170,9 @@ def unfingerprinted() -> List[str]:
 
 
 def acknowledge(file: str, note: str) -> None:
-  """Keeps `file`'s results under today's code and settings, with `note`
-  saying under what they were measured (drawn under its tables)."""
+  """Keeps `file`'s changed results (`fingerprints.changes`) under
+  today's code and settings, with `note` saying under what they were
+  measured (drawn under its tables)."""
   path = os.path.join(markdown.ROOT, 'benchmarks', file)
   data = markdown.load(file)
   holders = _holders(data)
@@ -180,9 +181,11 @@ def acknowledge(file: str, note: str) -> None:
                      f'acknowledge; re-measure it.')
   if not note.strip():
     raise ValueError('--note: say under what the results were measured.')
+  # Only what changed takes the note: the others keep theirs.
   for holder in holders:
-    holder['measured'] = {**fingerprints.acknowledged(holder['measured']),
-                          'note': note.strip()}
+    if fingerprints.changes(holder['measured']):
+      holder['measured'] = {**fingerprints.acknowledged(holder['measured']),
+                            'note': note.strip()}
   atomic_files.write_bytes(path, (json.dumps(data, indent=2) + '\n')
                            .encode())
 

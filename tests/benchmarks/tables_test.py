@@ -106,6 +106,27 @@ def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
     tables.acknowledge('old.json', 'a note')
 
 
+def test_acknowledging_notes_only_the_rows_that_changed(monkeypatch,
+                                                       tmp_path):
+  config = learning.config(learning.Setting('catch', 'dqn'))
+  changed, unchanged = (fingerprints.measured([config]) for _ in range(2))
+  # A module the run executes today that the record did not watch.
+  del changed['code']['agents/off_policy.py']
+  changed['code']['agents/dqn.py'] = 'the hash of older code'
+  unchanged['note'] = 'its own note'
+  (tmp_path / 'benchmarks').mkdir()
+  (tmp_path / 'benchmarks' / 'x.json').write_text(json.dumps(
+      {'seeds': 5, 'results': [{'env': 'a', 'measured': changed},
+                               {'env': 'b', 'measured': unchanged}]}))
+  monkeypatch.setattr(markdown, 'ROOT', str(tmp_path))
+  tables.acknowledge('x.json', 'DQN before the off-policy skeleton.')
+  first, second = (row['measured']
+                   for row in markdown.load('x.json')['results'])
+  assert first['note'] == 'DQN before the off-policy skeleton.'
+  assert 'agents/off_policy.py' in first['code']
+  assert second == unchanged
+
+
 def test_every_table_is_in_a_page_once():
   names = _names_in_pages()
   assert sorted(names) == sorted(tables.TABLES)

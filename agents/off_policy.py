@@ -1,0 +1,86 @@
+"""The off-policy skeleton the replay agents share (SAC, TD3; DQN's data).
+
+An off-policy agent acts in `num_actors` environments for `update_period`
+steps, writes what it saw into a replay on the device and, once the replay
+holds `min_replay_size` transitions, takes `sgd_steps_per_update` SGD
+steps on minibatches drawn from it. What differs between agents is the SGD
+step (their losses and target updates); this module owns the rest:
+
+- `data_requirements`: the batches the loops cut for `update`;
+- `init_actor_critic`: actor and critic params of an actor-twin-Q network;
+- `make_update`: `update(state, trajectory)` around an agent's `sgd_step`.
+
+A config here is any agent config with the replay settings (`num_actors`,
+`update_period`, `min_replay_size`, `sgd_steps_per_update`,
+`bootstrap_time_limits`), and a state any NamedTuple with `replay` and
+`key` fields.
+"""
+
+from typing import Any, Callable, Dict, Tuple
+
+import chex
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+from agents import agent as agent_lib
+from agents import replay as replay_lib
+from agents import returns as returns_lib
+from environments import specs
+from networks import actor_twin_q
+
+# `(state, replay, key) -> (state, metrics)`, with the replay read only.
+SGDStep = Callable[[Any, replay_lib.Replay, jax.Array], Tuple[Any, Dict]]
+
+
+def data_requirements(config: Any) -> agent_lib.DataRequirements:
+  """`num_actors` environments, `update_period` steps per `update`."""
+  return agent_lib.DataRequirements(batch_size=config.num_actors,
+                                    unroll_length=config.update_period)
+
+
+def init_actor_critic(network: hk.MultiTransformed, key: jax.Array,
+                      environment_spec: specs.EnvironmentSpec
+                     ) -> Tuple[hk.Params, hk.Params]:
+  """The actor's and the critics' params of an actor-twin-Q `network`
+  (`networks.actor_twin_q`), initialised on one dummy observation and
+  action."""
+  observation_spec = environment_spec.observations
+  observations = jnp.zeros((1,) + tuple(observation_spec.shape),
+                           observation_spec.dtype)
+  actions = jnp.zeros((1, environment_spec.action_dim), jnp.float32)
+  return actor_twin_q.split_params(network.init(key, observations, actions))
+
+
+def make_update(config: Any, action_dim: int, sgd_step: SGDStep,
+                no_step: SGDStep
+               ) -> Callable[[Any, agent_lib.Trajectory],
+                             Tuple[Any, agent_lib.Metrics]]:
+  """`update(state, trajectory)` of an agent over `action_dim` continuous
+  actions: the trajectory's transitions into `state.replay` (time limits
+  ended there unless `config.bootstrap_time_limits`), then
+  `config.sgd_steps_per_update` of `sgd_step` once the replay holds
+  `config.min_replay_size` transitions, else as many of `no_step` (same
+  shapes and metrics: under vmap both run). The metrics are the steps'
+  means, with `learned` and `replay_size`."""
+
+  def update(state: Any, trajectory: agent_lib.Trajectory
+            ) -> Tuple[Any, agent_lib.Metrics]:
+    chex.assert_rank([trajectory.rewards, trajectory.discounts,
+                      trajectory.last, trajectory.mask], 2)
+    trajectory = returns_lib.time_limits_as_ends(
+        trajectory, config.bootstrap_time_limits)
+    chex.assert_shape(trajectory.actions,
+                      trajectory.rewards.shape + (action_dim,))
+    replay, _ = replay_lib.insert_trajectory(state.replay, trajectory)
+    key, steps_key = jax.random.split(state.key)
+    learns = replay.size >= config.min_replay_size
+    # The replay stays out of the carry (read, never written, by SGD).
+    state, metrics = replay_lib.sgd_steps(
+        sgd_step, no_step, state._replace(replay=None), replay, learns,
+        steps_key, config.sgd_steps_per_update)
+    metrics = dict(metrics, learned=learns.astype(jnp.float32),
+                   replay_size=replay.size.astype(jnp.float32))
+    return state._replace(replay=replay, key=key), metrics
+
+  return update
