@@ -5,6 +5,7 @@ JAX compilation cache (`.jax_cache/` in the repository, or
 $JAX_COMPILATION_CACHE_DIR): the suite compiles the same small programs in
 many processes, and a cached executable is the same executable, so no
 number changes. A developer's later runs reuse it; CI starts it empty.
+They compile without LLVM's backend optimisations (below).
 """
 
 import os
@@ -14,6 +15,13 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault('JAX_COMPILATION_CACHE_DIR',
                       os.path.join(_REPO, '.jax_cache'))
 os.environ.setdefault('JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS', '0')
+# Tests check what programs compute, not how fast they run: most of the
+# suite's time is XLA compiling small programs, and LLVM's optimisation of
+# them about a third of that (docs/testing.md). Every test, and every
+# process it starts, compiles this way unless XLA_FLAGS already says.
+if '--xla_backend_optimization_level' not in os.environ.get('XLA_FLAGS', ''):
+  os.environ['XLA_FLAGS'] = (os.environ.get('XLA_FLAGS', '') +
+                             ' --xla_backend_optimization_level=0').strip()
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
 from absl import flags

@@ -1,10 +1,12 @@
-"""Bounded learning tests: every agent learns Catch with its grid setting."""
+"""Tests for benchmarks/learning.py: its grid, targets and output.
+
+Whether each agent meets its target is what the benchmark measures
+(`python -m benchmarks.learning`, docs/benchmarks/learning.md), not a
+test."""
 
 import json
 
 from absl.testing import absltest
-from absl.testing import parameterized
-import pytest
 
 from agents import registry
 from benchmarks import learning
@@ -40,24 +42,6 @@ class SettingTest(absltest.TestCase):
                        setting.preset.name)
 
 
-@pytest.mark.slow
-class CatchLearningTest(parameterized.TestCase):
-
-  @parameterized.parameters(*_agents_for(registry.DISCRETE))
-  def test_learns_catch_within_20k_steps(self, agent):
-    # A uniformly random policy scores about -0.6 on Catch.
-    setting = learning.find('catch', agent)
-    (result,) = learning.run_setting(
-        setting, num_seeds=1, root=self.create_tempdir().full_path)
-    # The compiled loop stops at the first update that reaches the budget
-    # (updates of Catch have a fixed number of steps).
-    steps_per_update = result['env_steps'] / result['updates']
-    self.assertLess(result['env_steps'], 20_000 + steps_per_update)
-    self.assertGreaterEqual(result['eval_mean_return'], 0.9)
-
-
-if __name__ == '__main__':
-  absltest.main()
 
 
 class KeptRowsTest(absltest.TestCase):
@@ -92,3 +76,7 @@ class KeptRowsTest(absltest.TestCase):
     path = self.create_tempfile(content='not json').full_path
     with self.assertRaisesRegex(ValueError, 'not a benchmark JSON'):
       learning.rows_kept(path, 5)
+
+
+if __name__ == '__main__':
+  absltest.main()

@@ -316,7 +316,8 @@ class ShardingTest(absltest.TestCase):
            self.create_tempdir().full_path],
           capture_output=True, text=True, cwd=_REPO, check=False,
           env=dict(os.environ, PYTHONPATH=_REPO,
-                   XLA_FLAGS='--xla_force_host_platform_device_count=2'))
+                   XLA_FLAGS=os.environ.get('XLA_FLAGS', '') +
+                   ' --xla_force_host_platform_device_count=2'))
       self.assertEqual(result.returncode, 0, result.stderr[-3000:])
       self.assertIn('AGREE', result.stdout)
 
