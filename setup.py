@@ -11,6 +11,8 @@ setuptools.setup(
     packages=setuptools.find_packages(
         include=['agents', 'agents.*', 'environments', 'environments.*',
                  'networks', 'networks.*', 'experiments', 'experiments.*']),
+    # The built-in presets are data files beside their reader.
+    package_data={'experiments.presets': ['builtin/*.json']},
     python_requires='>=3.11',
     # The core: train, evaluate and checkpoint every agent on our own games.
     install_requires=[

@@ -9,7 +9,7 @@ The committed results (benchmarks/*_learning.json) and the command behind
 each are in docs/benchmarks/learning.md.
 
 Each (agent, environment) pair of `GRID` trains with its default preset
-(settings and budget, `experiments/presets/library.py`) for each seed, then
+(settings and budget, `experiments/presets/builtin/`) for each seed, then
 reports the greedy evaluation and the median over seeds next to its target.
 The runs are comparison run groups (`experiments/comparison/run_groups.py`): the
 seeds of a pair train side by side in one compiled program, under
@@ -43,7 +43,7 @@ from experiments.storage import atomic_files
 @dataclasses.dataclass(frozen=True)
 class Setting:
   """One (environment, agent) pair: its target. The settings and budget
-  are the pair's default preset (`experiments/presets/library.py`)."""
+  are the pair's default preset (`experiments/presets/builtin/`)."""
   env: str
   agent: str
   eval_episodes: int = 100

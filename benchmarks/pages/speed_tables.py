@@ -284,7 +284,7 @@ def loop_speed() -> List[str]:
         '(100 games), Python / compiled / 64 envs', strikes, '', '']])
 
 
-_SETTINGS = {  # What each preset trains (experiments/presets/library.py).
+_SETTINGS = {  # What each preset trains (experiments/presets/builtin/).
     'ppo_pendulum': '16 envs × 128 steps, 10 epochs × 32 minibatches',
     'sac_pendulum': '1 env, one SGD step of 256 transitions per step',
     'ppo_brax_inverted_pendulum': '32 envs × 32 steps, 4 epochs × 8 '

@@ -30,6 +30,34 @@ class RegistryTest(absltest.TestCase):
           self.assertIsNotNone(registry.default_for(agent, env),
                                (agent, env))
 
+  def test_built_in_files_hold_presets_a_preset_file_may_hold(self):
+    names = []
+    for name in library.FILES:
+      path = os.path.join(library.FOLDER, f'{name}.json')
+      with open(path, encoding='utf-8') as f:
+        entries = json.load(f)
+      self.assertNotEmpty(entries, path)
+      for values in entries:
+        names.append(preset_lib.from_dict(values, path).name)
+    self.assertEqual(names, [p.name for p in library.PRESETS])
+    self.assertLen(set(names), len(names))
+    # Every file of the folder is read.
+    self.assertCountEqual(
+        [f'{name}.json' for name in library.FILES],
+        [f for f in os.listdir(library.FOLDER) if f.endswith('.json')])
+
+  def test_a_damaged_built_in_file_names_itself(self):
+    folder = self.create_tempdir()
+    folder.create_file('bad.json', json.dumps(
+        [{'name': 'x', 'agent': 'ppo', 'env': 'catch'}]))
+    original = library.FOLDER
+    library.FOLDER = folder.full_path
+    try:
+      with self.assertRaisesRegex(ValueError, r'bad\.json: .*budget'):
+        library.read('bad')
+    finally:
+      library.FOLDER = original
+
   def test_resolve_default_none_and_name(self):
     self.assertEqual(registry.resolve(None, 'ppo', 'plane_strike').name,
                      'ppo_plane_strike')
