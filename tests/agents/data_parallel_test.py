@@ -10,6 +10,7 @@ import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from agents import agent as agent_lib
 from agents import data_parallel
@@ -245,6 +246,9 @@ def _flat_params(state) -> np.ndarray:
   return np.concatenate([np.ravel(x) for x in jax.tree.leaves(params)])
 
 
+# Several (simulated) devices, each agent's update compiled whole and split:
+# the full tier's (docs/testing.md).
+@pytest.mark.slow
 class AgentsDataParallelTest(parameterized.TestCase):
 
   # 4 devices for the agents whose splits differ in kind (episodes,
