@@ -12,6 +12,7 @@ from typing import Callable, Optional
 import dm_env
 from dm_env import specs
 import jax
+import numpy as np
 
 from environments import continuous_actions
 
@@ -61,6 +62,19 @@ class EnvironmentSpec:
           f'dm_env BoundedArray); the environment has '
           f'{continuous_actions.describe(self.actions)}.')
     return int(self.actions.shape[0])
+
+
+def make_spec(observations: specs.Array, actions: specs.Array,
+              legal_actions: Optional[LegalActionsFn] = None
+             ) -> EnvironmentSpec:
+  """A spec of `observations` and `actions` with float32 scalar rewards
+  and discounts in [0, 1], as our environments have: for building an agent
+  without an environment (a test, a notebook)."""
+  return EnvironmentSpec(
+      observations=observations, actions=actions,
+      rewards=specs.Array((), np.float32, 'reward'),
+      discounts=specs.BoundedArray((), np.float32, 0.0, 1.0, 'discount'),
+      legal_actions=legal_actions)
 
 
 def make_environment_spec(environment: dm_env.Environment) -> EnvironmentSpec:

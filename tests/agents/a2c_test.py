@@ -20,11 +20,9 @@ VALUE = 0.5  # The constant value the test network predicts at init.
 
 
 def _spec() -> specs.EnvironmentSpec:
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((NUM_ACTIONS,), np.float32),
-      actions=dm_specs.DiscreteArray(NUM_ACTIONS),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.Array((), np.float32),
+  return specs.make_spec(
+      dm_specs.Array((NUM_ACTIONS,), np.float32),
+      dm_specs.DiscreteArray(NUM_ACTIONS),
       legal_actions=lambda o: o == 0)
 
 

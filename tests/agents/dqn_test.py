@@ -27,11 +27,9 @@ NUM_ACTIONS = 4
 
 def _spec(with_mask: bool = True) -> specs.EnvironmentSpec:
   """Observations of 4 numbers; an entry >= 5 makes that action illegal."""
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((NUM_ACTIONS,), np.float32),
-      actions=dm_specs.DiscreteArray(NUM_ACTIONS),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.Array((), np.float32),
+  return specs.make_spec(
+      dm_specs.Array((NUM_ACTIONS,), np.float32),
+      dm_specs.DiscreteArray(NUM_ACTIONS),
       legal_actions=(lambda o: o < 5) if with_mask else None)
 
 

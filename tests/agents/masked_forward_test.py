@@ -17,11 +17,9 @@ VALUE = 0.5
 def _spec(with_mask: bool = True,
           num_actions: int = NUM_ACTIONS) -> specs.EnvironmentSpec:
   """Observations `[4]`; an action is legal where its entry is 0."""
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((NUM_ACTIONS,), np.float32),
-      actions=dm_specs.DiscreteArray(num_actions),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.Array((), np.float32),
+  return specs.make_spec(
+      dm_specs.Array((NUM_ACTIONS,), np.float32),
+      dm_specs.DiscreteArray(num_actions),
       legal_actions=(lambda o: o == 0) if with_mask else None)
 
 

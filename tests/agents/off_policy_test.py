@@ -31,11 +31,9 @@ class _State(NamedTuple):
 
 
 def _spec() -> specs.EnvironmentSpec:
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((2,), np.float32),
-      actions=dm_specs.BoundedArray((1,), np.float32, -1.0, 1.0),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
+  return specs.make_spec(
+      dm_specs.Array((2,), np.float32),
+      dm_specs.BoundedArray((1,), np.float32, -1.0, 1.0))
 
 
 def _trajectory(config: _Config) -> agent_lib.Trajectory:

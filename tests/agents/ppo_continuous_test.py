@@ -29,11 +29,9 @@ _HALF_LOG_2PIE = 0.5 * math.log(2 * math.pi * math.e)
 def _spec(low=-2.0, high=2.0, bounded=True) -> specs.EnvironmentSpec:
   actions = (dm_specs.BoundedArray((_DIM,), np.float32, low, high)
              if bounded else dm_specs.Array((_DIM,), np.float32))
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((_OBS,), np.float32),
-      actions=actions,
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
+  return specs.make_spec(
+      dm_specs.Array((_OBS,), np.float32),
+      actions)
 
 
 def _mlp_network(action_dim=_DIM):

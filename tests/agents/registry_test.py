@@ -16,11 +16,9 @@ from networks import registry as network_registry
 
 def _image_spec():
   """A MinAtar-like spec: float32 [10, 10, 4] images, 3 actions."""
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((10, 10, 4), np.float32),
-      actions=dm_specs.DiscreteArray(3),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
+  return specs.make_spec(
+      dm_specs.Array((10, 10, 4), np.float32),
+      dm_specs.DiscreteArray(3))
 
 
 class RegistryTest(absltest.TestCase):
@@ -160,11 +158,9 @@ class RegistryTest(absltest.TestCase):
 
 def _continuous_spec():
   """A Pendulum-like spec: 3 floats, one action in [-2, 2]."""
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((3,), np.float32),
-      actions=dm_specs.BoundedArray((1,), np.float32, -2.0, 2.0),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
+  return specs.make_spec(
+      dm_specs.Array((3,), np.float32),
+      dm_specs.BoundedArray((1,), np.float32, -2.0, 2.0))
 
 
 def _discrete_spec():

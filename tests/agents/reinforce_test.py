@@ -19,11 +19,9 @@ NUM_ACTIONS = 4
 
 
 def _spec(with_mask: bool = True) -> specs.EnvironmentSpec:
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((NUM_ACTIONS,), np.float32),
-      actions=dm_specs.DiscreteArray(NUM_ACTIONS),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.Array((), np.float32),
+  return specs.make_spec(
+      dm_specs.Array((NUM_ACTIONS,), np.float32),
+      dm_specs.DiscreteArray(NUM_ACTIONS),
       legal_actions=(lambda o: o == 0) if with_mask else None)
 
 

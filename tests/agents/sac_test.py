@@ -23,12 +23,10 @@ _HIGH = np.array([1.0, 2.0], np.float32)
 
 
 def _spec(actions=None) -> specs.EnvironmentSpec:
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array((_OBS,), np.float32),
-      actions=(dm_specs.BoundedArray((_DIM,), np.float32, _LOW, _HIGH)
-               if actions is None else actions),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
+  return specs.make_spec(
+      dm_specs.Array((_OBS,), np.float32),
+      (dm_specs.BoundedArray((_DIM,), np.float32, _LOW, _HIGH)
+       if actions is None else actions))
 
 
 def _network():

@@ -73,6 +73,21 @@ class EnvironmentSpecTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError, r'discrete \(64 actions\)'):
       _ = discrete.action_dim
 
+  def test_made_from_observations_and_actions(self):
+    environment = _ContinuousEnvironment()
+    made = specs.make_spec(environment.observation_spec(),
+                           environment.action_spec())
+    read = specs.make_environment_spec(environment)
+    self.assertEqual((made.observations, made.actions, made.legal_actions),
+                     (read.observations, read.actions, read.legal_actions))
+    self.assertEqual((made.rewards.shape, made.rewards.dtype), ((), np.float32))
+    self.assertEqual((made.discounts.shape, made.discounts.minimum,
+                      made.discounts.maximum), ((), 0.0, 1.0))
+    legal = lambda o: o > 0
+    self.assertIs(specs.make_spec(dm_specs.Array((2,), np.float32),
+                                  dm_specs.DiscreteArray(3),
+                                  legal).legal_actions, legal)
+
   def test_frozen(self):
     spec = specs.make_environment_spec(_ContinuousEnvironment())
     with self.assertRaises(dataclasses.FrozenInstanceError):

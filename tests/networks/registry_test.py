@@ -20,11 +20,9 @@ def _spec():
 
 def _image_spec(shape=(10, 10, 4)):
   """A MinAtar-like spec: float32 [H, W, C] images, 3 actions."""
-  return specs.EnvironmentSpec(
-      observations=dm_specs.Array(shape, np.float32),
-      actions=dm_specs.DiscreteArray(3),
-      rewards=dm_specs.Array((), np.float32),
-      discounts=dm_specs.BoundedArray((), np.float32, 0.0, 1.0))
+  return specs.make_spec(
+      dm_specs.Array(shape, np.float32),
+      dm_specs.DiscreteArray(3))
 
 
 class NetworkRegistryTest(absltest.TestCase):
