@@ -11,8 +11,11 @@ pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
 def test_a_collapsed_policy_is_warned_about_not_called_fine(cli, tmp_path):
   workdir = str(tmp_path / 'run')
+  # A collapsed policy scores random play's -0.6 on average; 1,000
+  # episodes hold its estimate (σ ≈ 0.03) inside the 5% margin, whatever
+  # path this run's numbers took.
   done = cli.run('train', '--env=catch', '--agent=ppo', '--num_steps=10000',
-                 '--config.learning_rate=1000', '--eval_episodes=100',
+                 '--config.learning_rate=1000', '--eval_episodes=1000',
                  '--export_check_episodes=2', '--progress=false',
                  f'--workdir={workdir}')
   assert done.returncode == 0, done.stderr

@@ -25,7 +25,8 @@ _PYTHON = ('--env=catch', '--agent=reinforce', '--loop=python',
 
 def _reference(cli, tmp_path_factory, flags):
   workdir = str(tmp_path_factory.mktemp('reference') / 'run')
-  done = cli.run('train', *flags, f'--workdir={workdir}')
+  done = cli.run('train', *flags, f'--workdir={workdir}',
+                 optimised=True)
   assert done.returncode == 0, done.stderr
   return cli.strict_json(os.path.join(workdir, 'result.json'))
 
@@ -43,7 +44,8 @@ def python_reference_fixture(cli, tmp_path_factory):
 def _interrupt(cli, flags, workdir, signum, after_checkpoints=1):
   """Starts training, sends `signum` once `after_checkpoints` exist;
   returns (exit code, stderr)."""
-  process = cli.start('train', *flags, f'--workdir={workdir}')
+  process = cli.start('train', *flags, f'--workdir={workdir}',
+                      optimised=True)
   cli.wait_for(lambda: process.poll() is not None or
                len(cli.checkpoint_steps(workdir)) >= after_checkpoints,
                what='a checkpoint')
@@ -65,7 +67,8 @@ def test_sigterm_checkpoints_exits_nonzero_and_resumes_bit_for_bit(
   assert f'Stopped by {name}; checkpoint saved' in stderr
   assert cli.checkpoint_steps(workdir)[-1] > before[-1]  # Saved on the way.
   assert not os.path.exists(os.path.join(workdir, 'result.json'))
-  done = cli.run('train', *_COMPILED, f'--workdir={workdir}')
+  done = cli.run('train', *_COMPILED, f'--workdir={workdir}',
+                 optimised=True)
   assert done.returncode == 0, done.stderr
   result = cli.strict_json(os.path.join(workdir, 'result.json'))
   assert cli.metrics(result) == cli.metrics(compiled_reference)
@@ -94,7 +97,8 @@ def test_python_loop_resume_continues_the_same_episodes(cli, tmp_path,
   workdir = str(tmp_path / 'run')
   code, stderr, _ = _interrupt(cli, _PYTHON, workdir, signal.SIGTERM)
   assert code == 128 + signal.SIGTERM, stderr
-  done = cli.run('train', *_PYTHON, f'--workdir={workdir}')
+  done = cli.run('train', *_PYTHON, f'--workdir={workdir}',
+                 optimised=True)
   assert done.returncode == 0, done.stderr
   result = cli.strict_json(os.path.join(workdir, 'result.json'))
   assert cli.metrics(result) == cli.metrics(python_reference)
@@ -108,11 +112,13 @@ def test_chaos_kill_9_at_random_moments_then_resume(cli, tmp_path,
   workdir = str(tmp_path / 'run')
   rng = random.Random(1234)
   for _ in range(2):
-    process = cli.start('train', *_COMPILED, f'--workdir={workdir}')
+    process = cli.start('train', *_COMPILED, f'--workdir={workdir}',
+                        optimised=True)
     time.sleep(rng.uniform(3, 20))
     process.send_signal(signal.SIGKILL)
     process.communicate()
-  done = cli.run('train', *_COMPILED, f'--workdir={workdir}')
+  done = cli.run('train', *_COMPILED, f'--workdir={workdir}',
+                 optimised=True)
   assert done.returncode == 0, done.stderr
   result = cli.strict_json(os.path.join(workdir, 'result.json'))
   assert cli.metrics(result) == cli.metrics(compiled_reference)
@@ -127,7 +133,8 @@ def test_ctrl_c_again_exits_130_at_once_and_the_run_resumes(cli, tmp_path):
            '--eval_episodes=20', '--export_tflite=false', '--progress=false',
            '--checkpoint_every_seconds=1')
   workdir = str(tmp_path / 'run')
-  process = cli.start('train', *flags, f'--workdir={workdir}')
+  process = cli.start('train', *flags, f'--workdir={workdir}',
+                      optimised=True)
   lines = []
   reader = threading.Thread(target=lambda: lines.extend(process.stderr))
   reader.start()
@@ -151,7 +158,8 @@ def test_ctrl_c_again_exits_130_at_once_and_the_run_resumes(cli, tmp_path):
   assert lines[-1].startswith(('Interrupted.', 'Stopped by SIGINT',
                                'Ctrl-C again')), stderr
   assert cli.checkpoint_steps(workdir), 'a checkpoint to resume from'
-  done = cli.run('train', *flags, f'--workdir={workdir}')
+  done = cli.run('train', *flags, f'--workdir={workdir}',
+                 optimised=True)
   assert done.returncode == 0, done.stderr
   assert 'resuming at environment step' in done.stderr
   assert cli.strict_json(os.path.join(workdir, 'result.json'))[
