@@ -289,14 +289,17 @@ class CompiledLoop:
         lambda c: jnp.zeros((num_rows,) + c.shape, c.dtype).at[0].set(c),
         carried)
 
-    def body(carry):
-      index, states, sums = carry
-      states, stats = self.update(states, hyperparams)
-      row = jnp.searchsorted(row_ends, index, side='right')
-      return index + 1, states, {k: sums[k].at[row].add(stats[k])
-                                 for k in sums}
+    into_carry, out_of_carry = lane_map.loop_carry(states)
 
-    _, states, sums = jax.lax.while_loop(
+    def body(carry):
+      index, carried_states, sums = carry
+      states, stats = self.update(out_of_carry(carried_states), hyperparams)
+      row = jnp.searchsorted(row_ends, index, side='right')
+      return index + 1, into_carry(states), {
+          k: sums[k].at[row].add(stats[k]) for k in sums}
+
+    _, carried_states, sums = jax.lax.while_loop(
         lambda carry: carry[0] < row_ends[-1], body,
-        (jnp.zeros((), row_ends.dtype), states, sums))
-    return states, {k: jnp.moveaxis(v, 0, 1) for k, v in sums.items()}
+        (jnp.zeros((), row_ends.dtype), into_carry(states), sums))
+    return (out_of_carry(carried_states),
+            {k: jnp.moveaxis(v, 0, 1) for k, v in sums.items()})
