@@ -11,7 +11,7 @@ sequence from the state it began with (`agents.recurrent_policy`).
 """
 
 import dataclasses
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import chex
 import haiku as hk
@@ -66,6 +66,11 @@ class A2CConfig:
     config_checks.check_positive_integer(self, 'unroll_length', 'batch_size')
     config_checks.check_positive(self, 'learning_rate')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+
+  def batch_splits(self) -> Dict[str, int]:
+    """Nothing beyond the environments: its batch splits wherever they do
+    (`agents.registry.batch_splits`)."""
+    return {}
 
 
 def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,

@@ -58,15 +58,15 @@ class C51Config(dqn.DQNConfig):
           f'to its projected target (loss={LOSSES[0]!r}); the Huber and L2 '
           f'losses are for one value per action (agent dqn).')
 
+  def network_options(self) -> dict:
+    """The network's outputs per action
+    (`agents.registry.network_options`)."""
+    return {'num_atoms': self.num_atoms}
+
 
 def value_head(config: C51Config) -> value_distributions.ValueHead:
   return value_distributions.categorical(config.num_atoms, config.v_min,
                                          config.v_max)
-
-
-def network_options(config: C51Config) -> dict:
-  """The network's outputs per action (`AgentEntry.network_options`)."""
-  return {'num_atoms': config.num_atoms}
 
 
 def make_agent(config: C51Config, environment_spec: specs.EnvironmentSpec,

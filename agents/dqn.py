@@ -164,6 +164,17 @@ class DQNConfig:
     """`loss` must be one the agent's value head has."""
     config_checks.check_one_of(self, 'loss', LOSSES)
 
+  def schedules(self) -> Dict[str, int]:
+    """`{schedule: environment step it ends at}`
+    (`agents.registry.schedule_ends`): ε reaches `epsilon_end` after
+    `epsilon_decay_steps` steps."""
+    return {'ε decay (epsilon_decay_steps)': self.epsilon_decay_steps}
+
+  def batch_splits(self) -> Dict[str, int]:
+    """What a device count splitting one seed must divide
+    (`agents.registry.batch_splits`): each minibatch is split."""
+    return {'batch_size (transitions per SGD step)': self.batch_size}
+
 
 class DQNState(NamedTuple):
   params: hk.Params
@@ -191,18 +202,6 @@ def make_epsilon_schedule(config: DQNConfig) -> optax.Schedule:
   """ε as a function of environment steps: linear, then constant."""
   return epsilon_greedy.schedule(config.epsilon_start, config.epsilon_end,
                                  config.epsilon_decay_steps)
-
-
-def schedules(config: DQNConfig) -> Dict[str, int]:
-  """The environment step each schedule ends at (`AgentEntry.schedules`):
-  ε reaches `epsilon_end` after `epsilon_decay_steps` steps."""
-  return {'ε decay (epsilon_decay_steps)': config.epsilon_decay_steps}
-
-
-def batch_splits(config: DQNConfig) -> Dict[str, int]:
-  """What a device count splitting one seed must divide (the registry's
-  `AgentEntry.batch_splits`)."""
-  return {'batch_size (transitions per SGD step)': config.batch_size}
 
 
 def value_head(config: DQNConfig) -> value_distributions.ValueHead:

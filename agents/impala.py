@@ -21,7 +21,7 @@ fraction above ρ̄), which measure the lag's effect.
 """
 
 import dataclasses
-from typing import Any, NamedTuple, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 import chex
 import haiku as hk
@@ -87,6 +87,11 @@ class IMPALAConfig:
       raise ValueError(f'IMPALAConfig.actor_lag must be an integer >= 0; '
                        f'got {self.actor_lag!r}.')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+
+  def batch_splits(self) -> Dict[str, int]:
+    """Nothing beyond the environments: its batch splits wherever they do
+    (`agents.registry.batch_splits`)."""
+    return {}
 
 
 class IMPALAState(NamedTuple):

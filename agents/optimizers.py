@@ -28,7 +28,7 @@ def linear_decay(learning_rate: float, decay_steps: int) -> optax.Schedule:
 def fit_decay_to_budget(config: Any, num_steps: Optional[int]) -> Any:
   """`config` with `learning_rate_decay_updates` set from a budget of
   `num_steps` environment steps when its `anneal_learning_rate` asks for
-  it (the `AgentEntry.fit_to_budget` of agents that update on batches of
+  it (the `fit_to_budget` of agent configs that update on batches of
   `unroll_length * batch_size` steps: PPO, PQN).
 
   Raises:
@@ -53,7 +53,7 @@ def fit_decay_to_budget(config: Any, num_steps: Optional[int]) -> Any:
 
 def decay_schedule(config: Any) -> Dict[str, int]:
   """The environment step a learning-rate decay given by hand ends at
-  (for `AgentEntry.schedules`; one fitted to the budget by
+  (for a config's `schedules`; one fitted to the budget by
   `anneal_learning_rate` ends with the run)."""
   if config.anneal_learning_rate or config.learning_rate_decay_updates is None:
     return {}

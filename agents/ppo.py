@@ -118,18 +118,22 @@ class PPOConfig:
       config_checks.check_positive_integer(self,
                                            'learning_rate_decay_updates')
 
+  def schedules(self) -> Dict[str, int]:
+    """`{schedule: environment step it ends at}`
+    (`agents.registry.schedule_ends`): the learning rate's decay."""
+    return optimizers.decay_schedule(self)
 
-def schedules(config: PPOConfig) -> Dict[str, int]:
-  """The environment step each schedule ends at (`AgentEntry.schedules`)."""
-  return optimizers.decay_schedule(config)
+  def batch_splits(self) -> Dict[str, int]:
+    """What a device count splitting one seed must divide
+    (`agents.registry.batch_splits`): each minibatch is split."""
+    return {'the minibatch (unroll_length * batch_size / num_minibatches '
+            'steps)': (self.unroll_length * self.batch_size //
+                       self.num_minibatches)}
 
-
-def batch_splits(config: PPOConfig) -> Dict[str, int]:
-  """What a device count splitting one seed must divide (the registry's
-  `AgentEntry.batch_splits`): each minibatch is split over the devices."""
-  return {'the minibatch (unroll_length * batch_size / num_minibatches '
-          'steps)': (config.unroll_length * config.batch_size //
-                     config.num_minibatches)}
+  def fit_to_budget(self, num_steps: Optional[int]) -> 'PPOConfig':
+    """This config with `learning_rate_decay_updates` fitted to a run of
+    `num_steps` environment steps (`optimizers.fit_decay_to_budget`)."""
+    return optimizers.fit_decay_to_budget(self, num_steps)
 
 
 def _standardize(advantages: jax.Array) -> jax.Array:

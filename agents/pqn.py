@@ -95,19 +95,23 @@ class PQNConfig:
           f'unroll_length * batch_size ({self.unroll_length} * '
           f'{self.batch_size}).')
 
+  def schedules(self) -> Dict[str, int]:
+    """`{schedule: environment step it ends at}`
+    (`agents.registry.schedule_ends`): ε's decay and the learning rate's."""
+    return {'ε decay (epsilon_decay_steps)': self.epsilon_decay_steps,
+            **optimizers.decay_schedule(self)}
 
-def schedules(config: PQNConfig) -> Dict[str, int]:
-  """The environment step each schedule ends at (`AgentEntry.schedules`)."""
-  return {'ε decay (epsilon_decay_steps)': config.epsilon_decay_steps,
-          **optimizers.decay_schedule(config)}
+  def batch_splits(self) -> Dict[str, int]:
+    """What a device count splitting one seed must divide
+    (`agents.registry.batch_splits`): each minibatch is split."""
+    return {'the minibatch (unroll_length * batch_size / num_minibatches '
+            'steps)': (self.unroll_length * self.batch_size //
+                       self.num_minibatches)}
 
-
-def batch_splits(config: PQNConfig) -> Dict[str, int]:
-  """What a device count splitting one seed must divide
-  (`AgentEntry.batch_splits`): each minibatch is split over the devices."""
-  return {'the minibatch (unroll_length * batch_size / num_minibatches '
-          'steps)': (config.unroll_length * config.batch_size //
-                     config.num_minibatches)}
+  def fit_to_budget(self, num_steps: Optional[int]) -> 'PQNConfig':
+    """This config with `learning_rate_decay_updates` fitted to a run of
+    `num_steps` environment steps (`optimizers.fit_decay_to_budget`)."""
+    return optimizers.fit_decay_to_budget(self, num_steps)
 
 
 def q_lambda_targets(trajectory: agent_lib.Trajectory,

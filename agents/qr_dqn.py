@@ -47,15 +47,15 @@ class QRDQNConfig(dqn.DQNConfig):
           f'learn by quantile regression, loss one of {tuple(LOSSES)}; the '
           f'Huber and L2 losses are for one value per action (agent dqn).')
 
+  def network_options(self) -> dict:
+    """The network's outputs per action
+    (`agents.registry.network_options`)."""
+    return {'num_atoms': self.num_quantiles}
+
 
 def value_head(config: QRDQNConfig) -> value_distributions.ValueHead:
   return value_distributions.quantile(config.num_quantiles,
                                       LOSSES[config.loss])
-
-
-def network_options(config: QRDQNConfig) -> dict:
-  """The network's outputs per action (`AgentEntry.network_options`)."""
-  return {'num_atoms': config.num_quantiles}
 
 
 def make_agent(config: QRDQNConfig, environment_spec: specs.EnvironmentSpec,

@@ -1,14 +1,16 @@
 """The one registry of agents: config dataclass, network and agent factory.
 
 Everything the framework needs to know about an agent lives in its
-`AgentEntry` (which network it needs, whether its policy can be trained on
-the device), so no code elsewhere tests an agent's name. A user's own agent,
-from their own module (see `examples/custom_agent.py`):
+`AgentEntry` (which networks it needs, whether its policy can be trained on
+the device) or follows from its config (`batch_splits`, `schedule_ends`,
+`fit_to_budget`, `network_options`), so no code elsewhere tests an agent's
+name. A user's own agent, from their own module (see
+`examples/custom_agent.py`):
 
     from agents import registry
     registry.register(registry.AgentEntry(
-        'my_agent', MyConfig, network_registry.POLICY, 'mlp_policy',
-        make_agent))
+        'my_agent', MyConfig, make_agent,
+        {registry.DISCRETE: (network_registry.POLICY, 'mlp_policy')}))
 
 then `python -m experiments.train --imports=my_module --agent=my_agent`.
 """
@@ -26,7 +28,6 @@ from agents import c51
 from agents import config_checks
 from agents import dqn
 from agents import impala
-from agents import optimizers
 from agents import ppo
 from agents import pqn
 from agents import qr_dqn
@@ -48,146 +49,111 @@ ACTION_SPACES = (DISCRETE, CONTINUOUS)
 class AgentEntry:
   """How to build one agent, and what it can do.
 
+  What follows from an agent's config is asked of the config itself, by
+  optional methods of its dataclass (`batch_splits`, `schedules`,
+  `fit_to_budget`, `network_options`, `static_keys`: see the functions
+  of the same names below); the entry keeps the rest.
+
   Attributes:
     name: the name `--agent` takes.
     config_class: the agent's config dataclass (documented defaults).
-    network_kind: the kind of network it needs (`networks.registry.KINDS`)
-      over actions of `action_space`.
-    default_network: the registered network it uses there unless
-      `--network` names another of its kind (on image observations the conv
-      network of its kind instead: `networks.registry.default_network`).
     make_agent: `(config, environment_spec, network) -> Agent`.
-    trainable_on_device: its exported policy has a policy gradient, so an
-      `--export=trainable` model can keep learning on the device.
-    fit_to_budget: `(config, num_steps) -> config`: fills the settings
-      derived from the run's step budget (e.g. PPO's learning-rate
-      annealing); None: the agent has none.
-    static_keys: float config keys the agent reads in Python (control flow,
-      shapes), so a sweep cannot give them as arrays: sweeps group by them
-      (`sweepable_keys`). Every other float key must work as a traced
-      scalar.
+    networks: `{action space: (network kind, default network)}` for each
+      space of `ACTION_SPACES` it acts in, its main one first (PPO:
+      discrete, categorical policy; continuous, Gaussian). The default is
+      the registered network it uses there unless `--network` names
+      another of that kind (on image observations the conv network of the
+      kind instead: `networks.registry.default_network`).
     title: the agent's name for people (figure legends, reports); None:
       `name`.
-    batch_splits: `config -> {what: size}`: the sizes a device count that
-      splits one seed's batch (`--devices_per_seed`) must divide, beyond
-      the environments (e.g. PPO's minibatch); None: the agent does not
-      reduce over its batch through `agents.data_parallel`, so each seed
-      runs on one device.
-    action_space: the actions `network_kind` acts in (`ACTION_SPACES`).
-    continuous_network: `(kind, default network)` over continuous actions,
-      for an agent whose `action_space` is discrete but that acts in both
-      (PPO: a Gaussian instead of a categorical policy); None: only
-      `action_space`.
-    schedules: `config -> {schedule: environment step it ends at}` for the
-      config's schedules that a run's budget may cut short (DQN's ε decay);
-      None: the agent has none. Checked against every run's budget
-      (`schedule_ends`).
-    eval_epsilon: the exploration rate of its ε-greedy evaluations unless
-      `--eval_epsilon` gives one: DQN's is 0.05, the evaluation ε of DQN on
-      Atari (Mnih et al., 2015); the policy agents, which have no published
-      convention, use the same so that one protocol compares them.
+    trainable_on_device: its exported policy has a policy gradient, so an
+      `--export=trainable` model can keep learning on the device.
     recurrent: it can use a recurrent network (`NetworkEntry.recurrent`),
       carrying a state through `Agent.recurrence`; others refuse one.
-    network_options: `config -> {option: value}` its network is built
-      with beyond the environment and widths (C51's `num_atoms`); None:
-      none.
     learns_from_stale_actors: it corrects for actors acting with params
       some updates old (IMPALA's V-trace), so the Python loop may run its
       actors ahead of the learner (`--actor_thread`).
   """
   name: str
   config_class: type
-  network_kind: str
-  default_network: str
   make_agent: Callable[[Any, specs.EnvironmentSpec, hk.Transformed],
                        agent_lib.Agent]
-  trainable_on_device: bool = False
-  fit_to_budget: Optional[Callable[[Any, Optional[int]], Any]] = None
-  static_keys: Tuple[str, ...] = ()
+  networks: Mapping[str, Tuple[str, str]]
   title: Optional[str] = None
-  batch_splits: Optional[Callable[[Any], Mapping[str, int]]] = None
-  action_space: str = DISCRETE
-  continuous_network: Optional[Tuple[str, str]] = None
-  schedules: Optional[Callable[[Any], Mapping[str, int]]] = None
-  eval_epsilon: float = 0.05
+  trainable_on_device: bool = False
   recurrent: bool = False
-  network_options: Optional[Callable[[Any], Mapping[str, Any]]] = None
   learns_from_stale_actors: bool = False
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
       raise ValueError(f'Agent {self.name!r}: config_class must be a '
                        f'dataclass; got {self.config_class!r}.')
-    if self.action_space not in ACTION_SPACES:
-      raise ValueError(f'Agent {self.name!r}: action_space must be one of '
-                       f'{ACTION_SPACES}; got {self.action_space!r}.')
-    if self.continuous_network is not None and self.action_space != DISCRETE:
-      raise ValueError(f'Agent {self.name!r}: continuous_network is for an '
-                       f'agent of discrete action_space that acts in both.')
-    for space, (kind, default) in self.networks().items():
+    if not self.networks or set(self.networks) - set(ACTION_SPACES):
+      raise ValueError(f'Agent {self.name!r}: networks must map action '
+                       f'spaces of {ACTION_SPACES} to (kind, default '
+                       f'network); got {dict(self.networks)!r}.')
+    for space, (kind, default) in self.networks.items():
       if (kind in network_registry.CONTINUOUS_KINDS) != (space == CONTINUOUS):
         raise ValueError(
             f'Agent {self.name!r}: network kind {kind!r} does not act in '
             f'{space} action spaces (continuous kinds: '
             f'{", ".join(network_registry.CONTINUOUS_KINDS)}).')
       network_registry.get(default, kind)
-    if not 0.0 <= self.eval_epsilon <= 1.0:
-      raise ValueError(f'Agent {self.name!r}: eval_epsilon must be in '
-                       f'[0, 1]; got {self.eval_epsilon!r}.')
 
-  def networks(self) -> Dict[str, Tuple[str, str]]:
-    """`{action space: (network kind, default network)}` it acts in."""
-    networks = {self.action_space: (self.network_kind, self.default_network)}
-    if self.continuous_network is not None:
-      networks[CONTINUOUS] = tuple(self.continuous_network)
-    return networks
+  @property
+  def action_space(self) -> str:
+    """Its main action space (the first of `networks`)."""
+    return next(iter(self.networks))
+
+  @property
+  def network_kind(self) -> str:
+    """The network kind of its main action space."""
+    return self.networks[self.action_space][0]
+
+  @property
+  def default_network(self) -> str:
+    """The default network of its main action space."""
+    return self.networks[self.action_space][1]
 
 
-def _no_splits(config: Any) -> Mapping[str, int]:
-  """An agent whose batch splits wherever its environments do."""
-  del config
-  return {}
+def _discrete(kind: str, default: str) -> Dict[str, Tuple[str, str]]:
+  return {DISCRETE: (kind, default)}
 
 
 _BUILT_IN = (
-    AgentEntry('a2c', a2c.A2CConfig, network_registry.ACTOR_CRITIC,
-               'mlp_actor_critic', a2c.make_agent, trainable_on_device=True,
-               title='A2C', batch_splits=_no_splits, recurrent=True),
-    AgentEntry('c51', c51.C51Config, network_registry.Q_DISTRIBUTION,
-               'mlp_q_distribution', c51.make_agent, title='C51',
-               batch_splits=dqn.batch_splits, schedules=dqn.schedules,
-               network_options=c51.network_options),
-    AgentEntry('dqn', dqn.DQNConfig, network_registry.Q_VALUES,
-               'mlp_q_values', dqn.make_agent, title='DQN',
-               batch_splits=dqn.batch_splits, schedules=dqn.schedules,
-               eval_epsilon=0.05),
-    AgentEntry('impala', impala.IMPALAConfig, network_registry.ACTOR_CRITIC,
-               'mlp_actor_critic', impala.make_agent, title='IMPALA',
-               batch_splits=_no_splits, learns_from_stale_actors=True),
-    AgentEntry('ppo', ppo.PPOConfig, network_registry.ACTOR_CRITIC,
-               'mlp_actor_critic', ppo.make_agent, trainable_on_device=True,
-               fit_to_budget=optimizers.fit_decay_to_budget, title='PPO',
-               recurrent=True, batch_splits=ppo.batch_splits, schedules=ppo.schedules,
-               continuous_network=(network_registry.GAUSSIAN_ACTOR_CRITIC,
-                                   'mlp_gaussian_actor_critic')),
-    AgentEntry('pqn', pqn.PQNConfig, network_registry.Q_VALUES,
-               'mlp_layer_norm_q_values', pqn.make_agent, title='PQN',
-               batch_splits=pqn.batch_splits, schedules=pqn.schedules,
-               fit_to_budget=optimizers.fit_decay_to_budget),
-    AgentEntry('qr_dqn', qr_dqn.QRDQNConfig, network_registry.Q_DISTRIBUTION,
-               'mlp_q_distribution', qr_dqn.make_agent, title='QR-DQN',
-               batch_splits=dqn.batch_splits, schedules=dqn.schedules,
-               network_options=qr_dqn.network_options),
-    AgentEntry('reinforce', reinforce.ReinforceConfig, network_registry.POLICY,
-               'mlp_policy', reinforce.make_agent, trainable_on_device=True,
-               title='REINFORCE', batch_splits=_no_splits, recurrent=True),
-    AgentEntry('sac', sac.SACConfig, network_registry.ACTOR_TWIN_Q,
-               'mlp_actor_twin_q', sac.make_agent, title='SAC',
-               batch_splits=sac.batch_splits, action_space=CONTINUOUS),
-    AgentEntry('td3', td3.TD3Config,
-               network_registry.DETERMINISTIC_ACTOR_TWIN_Q,
-               'mlp_deterministic_actor_twin_q', td3.make_agent, title='TD3',
-               batch_splits=td3.batch_splits, action_space=CONTINUOUS),
+    AgentEntry('a2c', a2c.A2CConfig, a2c.make_agent,
+               _discrete(network_registry.ACTOR_CRITIC, 'mlp_actor_critic'),
+               title='A2C', trainable_on_device=True, recurrent=True),
+    AgentEntry('c51', c51.C51Config, c51.make_agent,
+               _discrete(network_registry.Q_DISTRIBUTION,
+                         'mlp_q_distribution'), title='C51'),
+    AgentEntry('dqn', dqn.DQNConfig, dqn.make_agent,
+               _discrete(network_registry.Q_VALUES, 'mlp_q_values'),
+               title='DQN'),
+    AgentEntry('impala', impala.IMPALAConfig, impala.make_agent,
+               _discrete(network_registry.ACTOR_CRITIC, 'mlp_actor_critic'),
+               title='IMPALA', learns_from_stale_actors=True),
+    AgentEntry('ppo', ppo.PPOConfig, ppo.make_agent,
+               {DISCRETE: (network_registry.ACTOR_CRITIC, 'mlp_actor_critic'),
+                CONTINUOUS: (network_registry.GAUSSIAN_ACTOR_CRITIC,
+                             'mlp_gaussian_actor_critic')},
+               title='PPO', trainable_on_device=True, recurrent=True),
+    AgentEntry('pqn', pqn.PQNConfig, pqn.make_agent,
+               _discrete(network_registry.Q_VALUES,
+                         'mlp_layer_norm_q_values'), title='PQN'),
+    AgentEntry('qr_dqn', qr_dqn.QRDQNConfig, qr_dqn.make_agent,
+               _discrete(network_registry.Q_DISTRIBUTION,
+                         'mlp_q_distribution'), title='QR-DQN'),
+    AgentEntry('reinforce', reinforce.ReinforceConfig, reinforce.make_agent,
+               _discrete(network_registry.POLICY, 'mlp_policy'),
+               title='REINFORCE', trainable_on_device=True, recurrent=True),
+    AgentEntry('sac', sac.SACConfig, sac.make_agent,
+               {CONTINUOUS: (network_registry.ACTOR_TWIN_Q,
+                             'mlp_actor_twin_q')}, title='SAC'),
+    AgentEntry('td3', td3.TD3Config, td3.make_agent,
+               {CONTINUOUS: (network_registry.DETERMINISTIC_ACTOR_TWIN_Q,
+                             'mlp_deterministic_actor_twin_q')},
+               title='TD3'),
 )
 
 # Built-in entries, then whatever users `register` (never replaced).
@@ -239,7 +205,8 @@ def make_config(name: str, **overrides: Any) -> Any:
 
 def sweepable_keys(name: str) -> Tuple[str, ...]:
   """Config keys of agent `name` that a sweep can vary inside one compiled
-  program (float fields, less the entry's `static_keys`); the others
+  program (float fields, less those its config class names in a
+  `static_keys` class attribute, which it reads in Python); the others
   (integers, strings, flags) change shapes or code and form separate
   programs."""
   entry = get(name)
@@ -247,7 +214,7 @@ def sweepable_keys(name: str) -> Tuple[str, ...]:
   return tuple(sorted(
       f.name for f in dataclasses.fields(entry.config_class)
       if hints[f.name] in (float, Optional[float]) and
-      f.name not in entry.static_keys))
+      f.name not in getattr(entry.config_class, 'static_keys', ())))
 
 
 def traced_config(config: Any, values: Mapping[str, Any]) -> Any:
@@ -273,18 +240,43 @@ def check_stale_actors(name: str, setting: str) -> None:
         f'them, or leave {setting} unset.')
 
 
-def fit_to_budget(name: str, config: Any, num_steps: Optional[int]) -> Any:
-  """Agent `name`'s `config` with its budget-derived settings filled in
-  for a run of `num_steps` environment steps (`AgentEntry.fit_to_budget`)."""
-  fit = get(name).fit_to_budget
-  return config if fit is None else fit(config, num_steps)
+# What follows from an agent's config, asked of the config: each function
+# below calls the config's method of the same name if its class has one.
 
 
-def schedule_ends(name: str, config: Any) -> Dict[str, int]:
-  """`{schedule: environment step it ends at}` of agent `name`'s `config`
-  (`AgentEntry.schedules`); empty for an agent without schedules."""
-  schedules = get(name).schedules
-  return {} if schedules is None else dict(schedules(config))
+def fit_to_budget(config: Any, num_steps: Optional[int]) -> Any:
+  """`config` with its settings derived from a run of `num_steps`
+  environment steps filled in (e.g. PPO's learning-rate annealing):
+  `config.fit_to_budget(num_steps)`; `config` itself if it has none.
+  Raises ValueError for settings the budget cannot serve."""
+  fit = getattr(config, 'fit_to_budget', None)
+  return config if fit is None else fit(num_steps)
+
+
+def schedule_ends(config: Any) -> Dict[str, int]:
+  """`{schedule: environment step it ends at}` for `config`'s schedules a
+  run's budget may cut short (DQN's ε decay): `config.schedules()`; empty
+  if it has none."""
+  schedules = getattr(config, 'schedules', None)
+  return {} if schedules is None else dict(schedules())
+
+
+def batch_splits(config: Any) -> Optional[Dict[str, int]]:
+  """`{what: size}` a device count splitting one seed's batch
+  (`--devices_per_seed`) must divide beyond the environments (PPO's
+  minibatch): `config.batch_splits()`. None if it has none: the agent
+  does not reduce over its batch through `agents.data_parallel`, so each
+  seed runs on one device."""
+  splits = getattr(config, 'batch_splits', None)
+  return None if splits is None else dict(splits())
+
+
+def network_options(config: Any) -> Dict[str, Any]:
+  """`{option: value}` the agent's network is built with beyond the
+  environment and widths (C51's `num_atoms`): `config.network_options()`;
+  empty if it has none."""
+  options = getattr(config, 'network_options', None)
+  return {} if options is None else dict(options())
 
 
 def action_space(environment_spec: specs.EnvironmentSpec) -> Optional[str]:
@@ -304,17 +296,17 @@ def check_action_space(name: str,
   """Raises ValueError, naming the agent, the environment's action spec and
   the agents that fit, unless agent `name` acts in its action space."""
   space = action_space(environment_spec)
-  if space in get(name).networks():
+  if space in get(name).networks:
     return
   described = continuous_actions.describe(environment_spec.actions)
-  acts_in = " and ".join(get(name).networks())
+  acts_in = " and ".join(get(name).networks)
   if space is None:
     raise ValueError(
         f'Agent {name!r} acts in {acts_in} action spaces; this '
         f'environment\'s actions are {described}, which no agent here takes '
         f'(discrete: a dm_env DiscreteArray; continuous: a float '
         f'[action_dim] array).')
-  fits = [n for n in names() if space in get(n).networks()]
+  fits = [n for n in names() if space in get(n).networks]
   raise ValueError(
       f'Agent {name!r} acts in {acts_in} action spaces; this environment\'s '
       f'actions are {described}. Agents for {space} actions: '
@@ -334,7 +326,7 @@ def network_entry(name: str, network: Optional[str] = None,
   entry = get(name)
   observations = (None if environment_spec is None else
                   environment_spec.observations)
-  networks = entry.networks()
+  networks = entry.networks
   if environment_spec is not None:
     check_action_space(name, environment_spec)
   try:
@@ -372,8 +364,6 @@ def make_agent(name: str, config: Any,
                network: Optional[str] = None) -> agent_lib.Agent:
   """Builds agent `name` with its network (`network_entry`) for
   `environment_spec`."""
-  options = get(name).network_options
   transformed = network_entry(name, network, environment_spec).make(
-      environment_spec, hidden_sizes,
-      **({} if options is None else options(config)))
+      environment_spec, hidden_sizes, **network_options(config))
   return get(name).make_agent(config, environment_spec, transformed)

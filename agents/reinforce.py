@@ -7,7 +7,7 @@ inside the loss. Optionally subtract a baseline and add an entropy bonus.
 """
 
 import dataclasses
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import chex
 import haiku as hk
@@ -58,6 +58,11 @@ class ReinforceConfig:
     config_checks.check_positive_integer(self, 'batch_size')
     config_checks.check_positive(self, 'learning_rate')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+
+  def batch_splits(self) -> Dict[str, int]:
+    """Nothing beyond the environments: its batch splits wherever they do
+    (`agents.registry.batch_splits`)."""
+    return {}
 
 
 def make_agent(config: ReinforceConfig,

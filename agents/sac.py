@@ -107,6 +107,11 @@ class SACConfig:
     config_checks.check_replay_sizes(self)
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
 
+  def batch_splits(self) -> Dict[str, int]:
+    """What a device count splitting one seed must divide
+    (`agents.registry.batch_splits`): each minibatch is split."""
+    return {'batch_size (transitions per SGD step)': self.batch_size}
+
 
 class SACState(NamedTuple):
   actor_params: hk.Params
@@ -119,12 +124,6 @@ class SACState(NamedTuple):
   replay: replay_lib.Replay
   key: jax.Array
   learner_steps: jax.Array  # int32 [], SGD steps taken.
-
-
-def batch_splits(config: SACConfig) -> Dict[str, int]:
-  """What a device count splitting one seed must divide (the registry's
-  `AgentEntry.batch_splits`)."""
-  return {'batch_size (transitions per SGD step)': config.batch_size}
 
 
 def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,

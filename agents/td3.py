@@ -116,6 +116,11 @@ class TD3Config:
                                      'target_noise', 'target_noise_clip')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
 
+  def batch_splits(self) -> Dict[str, int]:
+    """What a device count splitting one seed must divide
+    (`agents.registry.batch_splits`): each minibatch is split."""
+    return {'batch_size (transitions per SGD step)': self.batch_size}
+
 
 class TD3State(NamedTuple):
   actor_params: hk.Params
@@ -138,12 +143,6 @@ def smoothed_target_actions(actions: jax.Array, noise: jax.Array,
   half_range = 0.5 * (high - low)
   smoothing = jnp.clip(target_noise * noise, -noise_clip, noise_clip)
   return jnp.clip(actions + smoothing * half_range, low, high)
-
-
-def batch_splits(config: TD3Config) -> Dict[str, int]:
-  """What a device count splitting one seed must divide (the registry's
-  `AgentEntry.batch_splits`)."""
-  return {'batch_size (transitions per SGD step)': config.batch_size}
 
 
 def make_agent(config: TD3Config, environment_spec: specs.EnvironmentSpec,

@@ -114,6 +114,7 @@ def make_agent(config: ReinforceWithBaselineConfig,
 
 registry.register(registry.AgentEntry(
     name='reinforce_with_baseline', config_class=ReinforceWithBaselineConfig,
-    network_kind=network_registry.ACTOR_CRITIC,
-    default_network='mlp_actor_critic', make_agent=make_agent,
+    make_agent=make_agent,
+    networks={registry.DISCRETE: (network_registry.ACTOR_CRITIC,
+                                  'mlp_actor_critic')},
     trainable_on_device=True))

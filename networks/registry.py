@@ -41,7 +41,7 @@ POLICY = 'policy'  # observations [N, ...] -> logits [N, A].
 ACTOR_CRITIC = 'actor_critic'  # -> (logits [N, A], values [N]).
 Q_VALUES = 'q_values'  # -> Q-values [N, A].
 # -> [N, A, K]: K logits over fixed atoms or K quantiles per action; its
-# factories take `num_atoms=K` (the agent's `AgentEntry.network_options`).
+# factories take `num_atoms=K` (`agents.registry.network_options`).
 Q_DISTRIBUTION = 'q_distribution'
 # -> (means [N, D], log_stds [N, D], values [N]).
 GAUSSIAN_ACTOR_CRITIC = 'gaussian_actor_critic'
@@ -75,7 +75,7 @@ class NetworkEntry:
       whose `apply(params, observations [N, *obs_shape])` returns the
       kind's outputs (`ACTOR_TWIN_Q`: an `hk.MultiTransformed`, see its
       kind); `hidden_sizes` None means the network's own default; options
-      are the agent's (`AgentEntry.network_options`: `num_atoms` for
+      are the agent's (`agents.registry.network_options`: `num_atoms` for
       `Q_DISTRIBUTION`).
     observation_rank: the rank of one observation the network needs (3 for
       the conv networks: `[H, W, C]`); None: any (the MLPs flatten).

@@ -53,7 +53,7 @@ def check_devices_per_seed(devices_per_seed: int, num_envs: int,
   Args:
     devices_per_seed: D, the devices one seed's batch is split over.
     num_envs: the seed's environments (each device gets N/D).
-    splits: other sizes D must divide (`AgentEntry.batch_splits`); None:
+    splits: other sizes D must divide (`agents.registry.batch_splits`); None:
       the agent cannot be split at all.
     num_devices: the devices there are (all processes').
     agent: the agent's name, for the message.

@@ -37,7 +37,7 @@ def warnings(config: config_lib.ExperimentConfig) -> List[str]:
     found.append(
         f'{who} trains {budget:,} steps, below the {tuned:,} its preset '
         f'{config.preset} was tuned for: its settings may not play out.')
-  ends = agent_registry.schedule_ends(config.agent, config.agent_config)
+  ends = agent_registry.schedule_ends(config.agent_config)
   for schedule, end in ends.items():
     if end > budget:
       found.append(

@@ -277,7 +277,7 @@ def make_loop(built: Built) -> interface.TrainingLoop:
   try:
     device_mesh.check_devices_per_seed(
         config.devices_per_seed, num_envs,
-        _batch_splits(config.agent, config.agent_config),
+        agent_registry.batch_splits(config.agent_config),
         len(jax.devices()), agent=agent_registry.title(config.agent))
   except ValueError as e:
     raise ExperimentError(str(e)) from e
@@ -292,9 +292,3 @@ def make_loop(built: Built) -> interface.TrainingLoop:
   except ValueError as e:
     raise ExperimentError(f'--num_envs: {e}') from e
 
-
-def _batch_splits(agent: str, agent_config: Any
-                 ) -> Optional[Mapping[str, int]]:
-  """What `--devices_per_seed` must divide for `agent` (None: no split)."""
-  splits = agent_registry.get(agent).batch_splits
-  return None if splits is None else splits(agent_config)

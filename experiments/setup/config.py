@@ -77,8 +77,8 @@ class ExperimentConfig:
       (discrete actions). Episodes come from the seed's own evaluation
       stream, never its training one. None: as the field reports the game
       (`setup.eval_defaults`: greedy, but the acting policy on MinAtar).
-    eval_epsilon: epsilon_greedy's exploration rate; None: the agent's
-      (`AgentEntry.eval_epsilon`; DQN's 0.05, Mnih et al., 2015).
+    eval_epsilon: epsilon_greedy's exploration rate; None: 0.05
+      (`setup.eval_defaults.EPSILON`: DQN's on Atari, Mnih et al., 2015).
     log_every_episodes: scalars go to the loggers every this many episodes
       (0: not by episodes).
     log_every_steps: ... every this many environment steps (0: not by
@@ -114,7 +114,7 @@ class ExperimentConfig:
       over (compiled loop; data parallel: each device acts in its share
       and the agent averages over them, `agents.data_parallel`). It must
       divide `num_envs` and the agent's own batch sizes
-      (`AgentEntry.batch_splits`); seeds then take rows of this many
+      (`agents.registry.batch_splits`); seeds then take rows of this many
       devices. Each update equals the one-device update to float
       rounding (which can compound over a long run).
     updates_per_chunk: updates per log row of the compiled loop, at most;
@@ -185,7 +185,7 @@ class ExperimentConfig:
           f'{self.agent!r} needs a '
           f'{agent_registry.get(self.agent).config_class.__name__}.')
     object.__setattr__(self, 'agent_config', agent_registry.fit_to_budget(
-        self.agent, self.agent_config, self.num_steps))
+        self.agent_config, self.num_steps))
     if self.eval_episodes is None:
       object.__setattr__(self, 'eval_episodes',
                          env_registry.eval_episodes(self.env))

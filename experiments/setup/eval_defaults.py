@@ -4,7 +4,7 @@
 reported (`environments.registry.evaluation`): greedily, as the exported
 model plays, on most games; on MinAtar as the policy acts, sampled from a
 policy agent's probabilities and ε-greedy for a value agent. `--eval_epsilon`
-unset is the agent's own evaluation ε (`AgentEntry.eval_epsilon`).
+unset is `EPSILON`.
 """
 
 from typing import Optional
@@ -15,6 +15,11 @@ from environments import suites
 from experiments.loops import evaluation
 from networks import registry as network_registry
 
+# ε of ε-greedy evaluations unless `--eval_epsilon` gives one: DQN's
+# evaluation ε on Atari (Mnih et al., 2015). The policy agents, which have
+# no published convention, use the same, so that one protocol compares them.
+EPSILON = 0.05
+
 
 def protocol(agent: str, env: str, policy: Optional[str] = None,
              epsilon: Optional[float] = None) -> evaluation.Protocol:
@@ -22,7 +27,7 @@ def protocol(agent: str, env: str, policy: Optional[str] = None,
   else their defaults (see the module docstring)."""
   entry = agent_registry.get(agent)
   if epsilon is None:
-    epsilon = entry.eval_epsilon
+    epsilon = EPSILON
   if policy is None:
     policy = 'greedy'
     if (env_registry.evaluation(env) == suites.ACTING_EVALUATION and

@@ -95,8 +95,8 @@ class RecurrentPPOTest(absltest.TestCase):
   def test_agents_and_actions_without_recurrence_are_refused(self):
     with mock.patch.dict(agent_registry._ENTRIES.by_name):  # pylint: disable=protected-access
       agent_registry.register(agent_registry.AgentEntry(
-          'stateless_ppo', ppo.PPOConfig, 'actor_critic', 'mlp_actor_critic',
-          ppo.make_agent))
+          'stateless_ppo', ppo.PPOConfig, ppo.make_agent,
+          {agent_registry.DISCRETE: ('actor_critic', 'mlp_actor_critic')}))
       with self.assertRaisesRegex(
           ValueError, "'stateless_ppo' cannot use the recurrent network "
           "'lstm_actor_critic'.*agents that can: a2c, ppo, reinforce.*"

@@ -321,7 +321,7 @@ class SACChecksTest(parameterized.TestCase):
   def test_defaults_are_valid(self):
     config = sac.SACConfig()
     self.assertEqual((config.tau, config.batch_size), (0.005, 256))
-    self.assertEqual(sac.batch_splits(config),
+    self.assertEqual(config.batch_splits(),
                      {'batch_size (transitions per SGD step)': 256})
 
   @parameterized.named_parameters(

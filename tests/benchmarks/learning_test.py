@@ -14,7 +14,7 @@ from benchmarks import learning
 
 def _agents_for(space: str) -> list[str]:
   """The registered agents that act in action space `space`."""
-  return [n for n in registry.names() if space in registry.get(n).networks()]
+  return [n for n in registry.names() if space in registry.get(n).networks]
 
 
 class SettingTest(absltest.TestCase):

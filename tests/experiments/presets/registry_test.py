@@ -26,7 +26,7 @@ class RegistryTest(absltest.TestCase):
                        ('plane_strike', agent_registry.DISCRETE),
                        ('gymnax:Pendulum-v1', agent_registry.CONTINUOUS)):
       for agent in agent_registry.names():
-        if space in agent_registry.get(agent).networks():
+        if space in agent_registry.get(agent).networks:
           self.assertIsNotNone(registry.default_for(agent, env),
                                (agent, env))
 

@@ -20,8 +20,8 @@ _UNSTABLE_AGENT = textwrap.dedent('''
       learning_rate: float = 1e9
 
     registry.register(registry.AgentEntry(
-        'unstable_reinforce', UnstableConfig, network_registry.POLICY,
-        'mlp_policy', reinforce.make_agent))
+        'unstable_reinforce', UnstableConfig, reinforce.make_agent,
+        {registry.DISCRETE: (network_registry.POLICY, 'mlp_policy')}))
 ''')
 
 
