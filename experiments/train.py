@@ -246,11 +246,9 @@ flags.register_validator(
     lambda sizes: sizes is None or all(s.isdigit() and int(s) > 0
                                        for s in sizes),
     message='--hidden_sizes must be positive integers, e.g. 64,64.')
-flags.register_validator(
-    'learning_rate', lambda lr: lr is None or lr > 0,
-    message='--learning_rate must be > 0.')
-finite_flags.require_finite('learning_rate', 'checkpoint_every_seconds',
-                            'max_abs_param')
+# --learning_rate is checked by the agent config that declares it
+# (`train_settings.experiment_config` names the flag in its error).
+finite_flags.require_finite('checkpoint_every_seconds', 'max_abs_param')
 
 
 def settings() -> Dict[str, Any]:

@@ -160,11 +160,6 @@ def _check_values(settings: TrainSettings) -> None:
   """What the flags' own parsers and validators check, for callers without
   flags."""
   _check_types(settings)
-  if settings.learning_rate is not None and not (
-      isinstance(settings.learning_rate, (int, float)) and
-      0 < settings.learning_rate < math.inf):
-    raise SettingError(f'--learning_rate: must be a finite number > 0; got '
-                       f'{settings.learning_rate!r}.')
   if settings.hidden_sizes is not None and (
       isinstance(settings.hidden_sizes, (str, bytes)) or
       not isinstance(settings.hidden_sizes, Sequence) or not all(
@@ -220,7 +215,8 @@ def experiment_config(settings: TrainSettings
         settings.agent, **{**(preset.config if preset else {}),
                            **settings.config, **shorthands})
   except (TypeError, ValueError) as e:
-    raise SettingError(f'--config: {e}') from e
+    named = [key for key in shorthands if f'.{key} ' in str(e)]
+    raise SettingError(f'--{named[0] if named else "config"}: {e}') from e
   try:
     env_settings.check_values(settings.env, settings.env_config)
   except ValueError as e:

@@ -106,6 +106,11 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
       (dict(seed=2**63 - 1, num_seeds=2), r'the last of num_seeds=2'),
       (dict(learning_rate=float('nan')), r'--learning_rate: must be a '
                                          r'finite number'),
+      # A shorthand of an agent config key is checked by the config, and
+      # named as its flag.
+      (dict(agent='ppo', learning_rate=-1e-3),
+       r'--learning_rate: PPOConfig.learning_rate must be > 0'),
+      (dict(batch_size=0), r'--batch_size: must be >= 1; got 0'),
       (dict(hidden_sizes=(64, 0)), r'--hidden_sizes: must be positive'),
       (dict(preset='fast'), r'--preset: Unknown preset'),
       (dict(loop='python', num_seeds=2), r'num_seeds needs loop=compiled'),

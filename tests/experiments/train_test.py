@@ -143,7 +143,8 @@ class CommandLineTest(absltest.TestCase):
     self.assertIn('plane_strike', result.stderr)
 
   def test_bad_values_name_the_flag(self):
-    for flag in ('--num_episodes=0', '--learning_rate=-1', '--batch_size=0',
+    # --learning_rate: its agent config's check (api_test).
+    for flag in ('--num_episodes=0', '--batch_size=0',
                  '--seed=-2', '--env=chess', '--agent=dqn2', '--loop=anakin',
                  '--num_envs=0', '--num_seeds=0', '--process_id=-1'):
       with flagsaver.flagsaver():
