@@ -22,6 +22,15 @@ from agents import agent as agent_lib
 from agents import data_parallel
 
 
+def batch_splits(config: Any) -> Dict[str, int]:
+  """What a device count splitting one seed must divide, for a config of
+  `unroll_length`, `batch_size` and `num_minibatches`: each minibatch is
+  split over the devices (`agents.registry.batch_splits`)."""
+  return {'the minibatch (unroll_length * batch_size / num_minibatches '
+          'steps)': (config.unroll_length * config.batch_size //
+                     config.num_minibatches)}
+
+
 def epochs(sgd_step: Callable[[Any, Any], Tuple[Any, Any]], carry: Any,
            data: Any, key: jax.Array, num_epochs: int, num_minibatches: int,
            whole_sequences: bool = False) -> Tuple[Any, Any]:

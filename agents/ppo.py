@@ -126,9 +126,7 @@ class PPOConfig:
   def batch_splits(self) -> Dict[str, int]:
     """What a device count splitting one seed must divide
     (`agents.registry.batch_splits`): each minibatch is split."""
-    return {'the minibatch (unroll_length * batch_size / num_minibatches '
-            'steps)': (self.unroll_length * self.batch_size //
-                       self.num_minibatches)}
+    return minibatches.batch_splits(self)
 
   def fit_to_budget(self, num_steps: Optional[int]) -> 'PPOConfig':
     """This config with `learning_rate_decay_updates` fitted to a run of
