@@ -336,7 +336,7 @@ class MultiHostTest(absltest.TestCase):
       s.bind(('localhost', 0))
       port = s.getsockname()[1]
     env = dict(os.environ, PYTHONPATH=_REPO, JAX_PLATFORMS='cpu')
-    env.pop('XLA_FLAGS', None)
+    env['XLA_FLAGS'] = '--xla_backend_optimization_level=0'  # As conftest.
     processes = [
         subprocess.Popen(
             [sys.executable, '-m', 'experiments.train',
@@ -366,7 +366,7 @@ class MultiHostTest(absltest.TestCase):
   def test_two_processes_train_what_one_process_trains(self):
     # Export on: every process joins in fetching the params to export.
     root = self._train_one_and_two(
-        ['--num_seeds=2', '--env=catch', '--num_episodes=160',
+        ['--num_seeds=2', '--env=catch', '--num_episodes=64',
          '--eval_episodes=20', '--noprogress'])
     for seed in (0, 1):
       results = self._results(root, f'seed_{seed}')
@@ -377,7 +377,7 @@ class MultiHostTest(absltest.TestCase):
     # Data parallel across hosts: each process holds half of the seed's
     # environments and the gradients are averaged over both.
     root = self._train_one_and_two(
-        ['--agent=ppo', '--env=catch', '--num_steps=8192', '--num_envs=8',
+        ['--agent=ppo', '--env=catch', '--num_steps=2048', '--num_envs=8',
          '--config.batch_size=8', '--config.unroll_length=16',
          '--eval_episodes=20', '--noexport_tflite', '--noprogress',
          '--preset=none'], two_only=['--devices_per_seed=2'])
