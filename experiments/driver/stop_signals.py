@@ -11,10 +11,16 @@ command exits with 130 too. While a checkpoint is being written, Ctrl-C
 waits until it is on disk (`storage.checkpointing`; a KeyboardInterrupt
 inside Orbax could hang its threads), and Ctrl-C again there ends the
 process at once, the checkpoints written before intact.
+
+A handler's exception raised inside a garbage-collector callback (JAX
+registers one) is printed as "Exception ignored" and dropped by Python;
+the second Ctrl-C's KeyboardInterrupt is then signalled again, silently,
+and raised where it can stop the run.
 """
 
 import os
 import signal
+import sys
 import threading
 from typing import Optional
 
@@ -41,6 +47,19 @@ class StopSignals:
   def __init__(self):
     self.requested: Optional[int] = None
     self._previous = {}
+    self._previous_hook = None
+
+  def _unraisable(self, unraisable) -> None:
+    """`sys.unraisablehook`: the second Ctrl-C's KeyboardInterrupt, dropped
+    where Python cannot raise it, is signalled again a moment later, from
+    another thread (sent now, it would be handled inside this hook and
+    dropped too); others as before."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+      again = threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT))
+      again.daemon = True
+      again.start()
+      return
+    self._previous_hook(unraisable)
 
   def _handle(self, signum, frame) -> None:
     del frame
@@ -58,12 +77,16 @@ class StopSignals:
     if threading.current_thread() is threading.main_thread():
       for signum in (signal.SIGTERM, signal.SIGINT):
         self._previous[signum] = signal.signal(signum, self._handle)
+      self._previous_hook, sys.unraisablehook = (sys.unraisablehook,
+                                                 self._unraisable)
     return self
 
   def __exit__(self, *exc) -> None:
     for signum, handler in self._previous.items():
       signal.signal(signum, handler)
     self._previous = {}
+    if self._previous_hook is not None:
+      sys.unraisablehook, self._previous_hook = self._previous_hook, None
 
   def interrupted(self, where: str) -> Interrupted:
     """The exception to raise once the checkpoint `where` is saved."""
