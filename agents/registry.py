@@ -88,10 +88,11 @@ class AgentEntry:
     if not dataclasses.is_dataclass(self.config_class):
       raise ValueError(f'Agent {self.name!r}: config_class must be a '
                        f'dataclass; got {self.config_class!r}.')
-    if not self.networks or set(self.networks) - set(ACTION_SPACES):
+    if (not isinstance(self.networks, Mapping) or not self.networks or
+        set(self.networks) - set(ACTION_SPACES)):
       raise ValueError(f'Agent {self.name!r}: networks must map action '
                        f'spaces of {ACTION_SPACES} to (kind, default '
-                       f'network); got {dict(self.networks)!r}.')
+                       f'network); got {self.networks!r}.')
     for space, (kind, default) in self.networks.items():
       if (kind in network_registry.CONTINUOUS_KINDS) != (space == CONTINUOUS):
         raise ValueError(

@@ -35,12 +35,16 @@ def any_lane(flag: jax.Array) -> jax.Array:
     return flag
 
 
+def _one_lane(tree: Any) -> bool:
+  """True if every leaf of `tree` leads with a lane axis of size 1."""
+  return {x.shape[0] for x in jax.tree.leaves(tree)} == {1}
+
+
 def map_lanes(fn: Callable[..., Any]) -> Callable[..., Any]:
   """`fn` over the leading (lane) axis of every argument leaf."""
 
   def mapped(*args: Any) -> Any:
-    sizes = {x.shape[0] for x in jax.tree.leaves(args)}
-    if sizes == {1}:
+    if _one_lane(args):
       out = fn(*jax.tree.map(lambda x: x[0], args))
       return jax.tree.map(lambda x: x[None], out)
     return jax.vmap(fn, axis_name=LANES)(*args)
@@ -56,7 +60,7 @@ def loop_carry(tree: Any) -> Tuple[Callable[[Any], Any], Callable[[Any], Any]]:
   (`lax.while_loop` over updates) adds it back only inside its body and
   XLA can update the carry in place; with several the carry is the tree.
   """
-  if {x.shape[0] for x in jax.tree.leaves(tree)} != {1}:
+  if not _one_lane(tree):
     return (lambda t: t), (lambda t: t)
   return (lambda t: jax.tree.map(lambda x: x[0], t),
           lambda t: jax.tree.map(lambda x: x[None], t))

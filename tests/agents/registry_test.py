@@ -269,7 +269,9 @@ class ActionSpaceTest(absltest.TestCase):
     self.assertEqual(params['actor']['actor/~/linear_1']['w'].shape, (8, 2))
 
   def test_entry_checks_its_action_spaces(self):
-    for networks in ({'box': (network_registry.POLICY, 'mlp_policy')}, {}):
+    # The old positional form (kind, default network) lands here too.
+    for networks in ({'box': (network_registry.POLICY, 'mlp_policy')}, {},
+                     'mlp_policy'):
       with self.assertRaisesRegex(ValueError,
                                   r"Agent 'x': networks must map action "
                                   r"spaces of \('discrete', 'continuous'\)"):
