@@ -5,6 +5,7 @@
 # LiteRT interpreter in .venv cannot. TF 2.18 cannot run our jax2tf
 # conversion, hence a second env (experiments/export/flex_check.py uses it).
 # Once per pin set (stamp file, as setup_venv.sh); silent when up to date.
+# Installs with .venv's uv (scripts/setup_venv.sh), pip where .venv has none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -26,8 +27,13 @@ if [ ! -x .venv-flex/bin/python ]; then
   "$PYTHON" -m venv .venv-flex
 fi
 echo "Installing ${requirements[*]} into .venv-flex" \
-     "(first time: a minute or so, 1.4 GB)..."
-.venv-flex/bin/python -m pip install --quiet --disable-pip-version-check \
-  "${requirements[@]}"
+     "(first time: seconds with uv, a minute or so with pip; 1.4 GB)..."
+if [ -x .venv/bin/uv ]; then
+  .venv/bin/uv pip install --quiet --python .venv-flex/bin/python \
+    "${requirements[@]}"
+else
+  .venv-flex/bin/python -m pip install --quiet --disable-pip-version-check \
+    "${requirements[@]}"
+fi
 rm -f .venv-flex/.installed-*
 touch "$stamp"
