@@ -1,8 +1,9 @@
 # Sourced by run.sh and test.sh: creates .venv if missing and installs the
 # package (editable, with every extra: export, report, suites, control,
 # test, ray, wandb) when setup.py changed since last time. It installs with
-# uv (from PyPI, into .venv): the same packages pip resolves, in ~20 s
-# rather than ~2 minutes on the 2-core CI machine (docs/testing.md).
+# uv (from PyPI, into .venv): the same packages pip resolves, bytecode
+# compiled as pip does (PYTHONDONTWRITEBYTECODE may be set, and every test
+# process imports JAX), in under a minute rather than ~3 on 2 cores.
 set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
@@ -18,7 +19,8 @@ stamp=".venv/.installed-$(sha1sum setup.py | cut -c1-12)"
 if [ ! -f "$stamp" ]; then
   echo "Installing dependencies into .venv (first time: under a minute)..."
   .venv/bin/python -m pip install --quiet --disable-pip-version-check uv
-  .venv/bin/uv pip install --quiet --python .venv/bin/python \
+  .venv/bin/uv pip install --quiet --compile-bytecode \
+    --python .venv/bin/python \
     -e '.[export,report,suites,control,test,ray,wandb]'
   rm -f .venv/.installed-*
   touch "$stamp"
