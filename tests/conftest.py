@@ -16,12 +16,17 @@ os.environ.setdefault('JAX_COMPILATION_CACHE_DIR',
                       os.path.join(_REPO, '.jax_cache'))
 os.environ.setdefault('JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS', '0')
 # Tests check what programs compute, not how fast they run: most of the
-# suite's time is XLA compiling small programs, and LLVM's optimisation of
-# them about a third of that (docs/testing.md). Every test, and every
-# process it starts, compiles this way unless XLA_FLAGS already says.
-if '--xla_backend_optimization_level' not in os.environ.get('XLA_FLAGS', ''):
-  os.environ['XLA_FLAGS'] = (os.environ.get('XLA_FLAGS', '') +
-                             ' --xla_backend_optimization_level=0').strip()
+# suite's time is XLA compiling small programs. Without LLVM's backend
+# optimisations and with XLA:CPU's older (non-MLIR) fusion emitters they
+# compile about half as long (docs/testing.md). Every test, and every
+# process it starts, compiles this way, each flag unless XLA_FLAGS already
+# names it.
+TEST_XLA_FLAGS = ('--xla_backend_optimization_level=0',
+                  '--xla_cpu_use_fusion_emitters=false')
+for _flag in TEST_XLA_FLAGS:
+  if _flag.split('=')[0] not in os.environ.get('XLA_FLAGS', ''):
+    os.environ['XLA_FLAGS'] = (os.environ.get('XLA_FLAGS', '') + ' ' +
+                               _flag).strip()
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
 from absl import flags
