@@ -232,7 +232,9 @@ def _whole_batch_run(name):
 
 
 def _copies(tree, d):
-  """The `d` devices' copies of a tree with a leading device axis."""
+  """The `d` devices' copies of a tree with a leading device axis (NumPy:
+  indexing device arrays would compile a program per leaf shape)."""
+  tree = jax.tree.map(np.asarray, tree)
   return [jax.tree.map(lambda x, i=i: x[i], tree) for i in range(d)]
 
 

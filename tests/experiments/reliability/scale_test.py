@@ -54,7 +54,7 @@ def test_budgets_beyond_the_counters_are_refused_before_compiling(
 
 # As many seeds as the process may hold open files: a file held open per
 # seed (a log, an event writer) runs out of descriptors.
-_SEEDS = _OPEN_FILES = 512
+_SEEDS = _OPEN_FILES = 128
 
 
 def _limit_open_files():
