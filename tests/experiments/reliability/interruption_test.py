@@ -12,8 +12,8 @@ import pytest
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
-# Compiled loop: ~25 s of training, long enough to be interrupted.
-_COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=400000',
+# Compiled loop: ~12 s of training, long enough to be interrupted.
+_COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=200000',
              '--eval_episodes=20', '--export_tflite=false',
              '--progress=false', '--checkpoint_every_seconds=2')
 # Python loop: REINFORCE's batches of 16 episodes straddle checkpoints.
@@ -114,7 +114,7 @@ def test_chaos_kill_9_at_random_moments_then_resume(cli, tmp_path,
   for _ in range(2):
     process = cli.start('train', *_COMPILED, f'--workdir={workdir}',
                         optimised=True)
-    time.sleep(rng.uniform(3, 20))
+    time.sleep(rng.uniform(3, 14))
     process.send_signal(signal.SIGKILL)
     process.communicate()
   done = cli.run('train', *_COMPILED, f'--workdir={workdir}',
