@@ -213,6 +213,15 @@ def network_name(config: config_lib.ExperimentConfig) -> str:
       None if config.network else environment_spec(config)).name
 
 
+def num_envs(config: config_lib.ExperimentConfig, agent: Any) -> int:
+  """Environments per seed: `config.num_envs`, or by default one in the
+  Python loop and the agent's batch (one environment per batch row) in the
+  compiled loop. The one place that says what `num_envs` None means."""
+  if config.num_envs is not None:
+    return config.num_envs
+  return 1 if config.loop == 'python' else agent.data.batch_size
+
+
 def seeds(config: config_lib.ExperimentConfig) -> list[int]:
   """The seed of each lane a config trains side by side (a sweep repeats
   them for each trial: every trial sees the same seeds)."""
@@ -261,7 +270,8 @@ def make_loop(built: Built) -> interface.TrainingLoop:
     return python_training.PythonTraining(built.agent, built.environment,
                                           config.seed,
                                           config.log_every_episodes,
-                                          num_envs=config.num_envs or 1,
+                                          num_envs=num_envs(config,
+                                                            built.agent),
                                           eval_protocol=eval_protocol(config),
                                           actor_thread=config.actor_thread)
   core = env_registry.make_functional(config.env, **config.env_kwargs)
@@ -273,17 +283,17 @@ def make_loop(built: Built) -> interface.TrainingLoop:
         built.environment_spec, config.resolved_hidden_sizes(),
         config.network)
 
-  num_envs = config.num_envs or built.agent.data.batch_size
+  envs = num_envs(config, built.agent)
   try:
     device_mesh.check_devices_per_seed(
-        config.devices_per_seed, num_envs,
+        config.devices_per_seed, envs,
         agent_registry.batch_splits(config.agent_config),
         len(jax.devices()), agent=agent_registry.title(config.agent))
   except ValueError as e:
     raise ExperimentError(str(e)) from e
   try:
     return compiled_training.CompiledTraining(
-        built.agent, built.environment_spec, core, num_envs, seeds(config),
+        built.agent, built.environment_spec, core, envs, seeds(config),
         config.updates_per_chunk, config.log_every_episodes,
         config.log_every_steps,
         _lane_values(config), lane_agent if config.trials else None,

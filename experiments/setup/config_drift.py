@@ -46,11 +46,12 @@ def _normalised(value: Any) -> Any:
 
 
 def _default_num_envs(config: config_lib.ExperimentConfig) -> int:
-  """What `num_envs` None means for `config` (`build.make_loop`)."""
-  if config.loop == 'python':
-    return 1
-  return build_lib.make_agent(
-      config, build_lib.environment_spec(config)).data.batch_size
+  """What `num_envs` None means for `config` (`build.num_envs`; the agent
+  is built only where the default is its batch)."""
+  config = dataclasses.replace(config, num_envs=None)
+  agent = (None if config.loop == 'python' else
+           build_lib.make_agent(config, build_lib.environment_spec(config)))
+  return build_lib.num_envs(config, agent)
 
 
 def _env_defaults(config: config_lib.ExperimentConfig) -> Dict[str, Any]:
