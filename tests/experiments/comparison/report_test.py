@@ -97,6 +97,7 @@ def _check_png(path):
   assert image.imread(path).shape[0] > 200
 
 
+@pytest.mark.slow  # Over 5 s cold (docs/testing.md).
 def test_known_scores_give_known_estimates(tmp_path):
   result = report.write_report(_make_workdir(tmp_path), REPS)
   catch = result['envs']['catch']['agents']
@@ -131,6 +132,7 @@ def test_known_scores_give_known_estimates(tmp_path):
       'high']
 
 
+@pytest.mark.slow  # Over 5 s cold (docs/testing.md).
 def test_writes_markdown_json_and_figures(tmp_path):
   workdir = _make_workdir(tmp_path)
   result = report.write_report(workdir, REPS)
@@ -198,6 +200,7 @@ def test_missing_runs_are_listed_and_left_out(tmp_path):
           in text)  # Appendix B lists it too.
 
 
+@pytest.mark.slow  # Over 5 s cold (docs/testing.md).
 def test_env_without_reference_is_left_out_of_the_aggregate(tmp_path):
   result = report.write_report(_make_workdir(tmp_path), REPS)
   bsuite = result['envs']['bsuite:catch/0']

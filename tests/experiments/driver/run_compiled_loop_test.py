@@ -97,6 +97,7 @@ class CompiledExperimentTest(absltest.TestCase):
             'ppo', unroll_length=8, batch_size=4, num_minibatches=2))))
     self.assertTrue(jax.tree.leaves(recurrent.state.envs.core_states))
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_interrupted_run_resumes_bit_for_bit(self):
     self._check_resumes_bit_for_bit(_config(), updates=10)
 
@@ -176,6 +177,7 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertEqual(result['env_steps'], 1024)  # 16 updates of 4 x 16.
     self.assertEqual(result['updates'], 16)
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_calls_of_many_rows_or_of_cut_rows_train_and_log_alike(self):
     # PPO by steps: every row's counters can be foreseen, so a call runs
     # many rows (up to an evaluation or a checkpoint by updates); with no

@@ -7,6 +7,7 @@ import signal
 from unittest import mock
 
 from absl.testing import absltest
+import pytest
 
 from agents import registry as agent_registry
 from experiments.driver import run as driver
@@ -31,6 +32,7 @@ def _checkpoints(workdir):
 
 class FinishedWorkdirTest(absltest.TestCase):
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_a_run_through_its_sessions(self):
     workdir = self.create_tempdir().full_path
     # Session 1 trains, then is interrupted while evaluating.

@@ -134,6 +134,7 @@ class CompiledLoopTest(parameterized.TestCase):
                      (8, 16, 32, 64, 128))
 
   @parameterized.parameters('reinforce', 'ppo')
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_chunks_split_anywhere_give_identical_states(self, name):
     overrides = {'batch_size': 4} if name == 'reinforce' else {
         'unroll_length': 8}

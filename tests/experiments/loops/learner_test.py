@@ -4,6 +4,7 @@ from absl.testing import absltest
 import chex
 import jax
 import numpy as np
+import pytest
 
 from agents import registry
 from environments import plane_strike
@@ -15,6 +16,7 @@ from experiments.loops import learner as learner_lib
 
 class LearnerTest(absltest.TestCase):
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_step_matches_agent_update(self):
     env = plane_strike.make_environment(seed=0)
     spec = specs.make_environment_spec(env)

@@ -16,6 +16,7 @@ import dm_env
 from dm_env import specs as dm_specs
 import jax
 import numpy as np
+import pytest
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -246,6 +247,7 @@ class BatchesTest(parameterized.TestCase):
       ('reinforce', 'reinforce', {'batch_size': 4}),
       # A recurrent PPO: the same states too (in its extras).
       ('ppo_lstm', 'ppo', {'unroll_length': 8}, 'lstm_actor_critic'))
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_first_batch_is_the_compiled_loops(self, name, overrides,
                                              network=None):
     # Same seed, N environments: the compiled loop plays the same episodes
