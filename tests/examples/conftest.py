@@ -1,33 +1,31 @@
 """The examples run as a user runs them: commands from the repository root
-with --imports, in fresh processes (so their registrations never leak into
-other tests)."""
+with --imports (in this process, `tests.commands`, which takes their
+registrations back afterwards)."""
 
 import json
 import os
-import subprocess
-import sys
 from typing import Any, Dict
 
 import pytest
+
+from tests import commands
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
 
-def run(module: str, *args: str) -> subprocess.CompletedProcess:
+def run(module: str, *args: str) -> commands.Completed:
   """`python -m <module> <args>` from the repository root."""
-  return subprocess.run(
-      [sys.executable, '-m', module, *args], capture_output=True, text=True,
-      cwd=REPO, check=False, env=dict(os.environ, PYTHONPATH=REPO))
+  return commands.run(module, *args, cwd=REPO)
 
 
-def output_json(process: subprocess.CompletedProcess) -> Dict[str, Any]:
+def output_json(process: commands.Completed) -> Dict[str, Any]:
   """The JSON a command printed last."""
   assert process.returncode == 0, process.stderr[-3000:]
   return json.loads(process.stdout[process.stdout.index('{'):])
 
 
-def train_result(process: subprocess.CompletedProcess,
+def train_result(process: commands.Completed,
                  workdir: str) -> Dict[str, Any]:
   """The `result.json` a successful `experiments.train` wrote (it prints a
   one-line summary of it)."""

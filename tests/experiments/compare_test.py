@@ -9,17 +9,24 @@ from absl.testing import absltest
 import pytest
 
 from experiments.storage import workdir_format
-
-pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+from tests import commands
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+
+pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
+
 _SMALL = ('--seeds=2', '--num_steps=720', '--eval_points=2',
           '--eval_episodes=20', '--periodic_eval_episodes=10',
           '--bootstrap_reps=200', '--noprogress')
 
 
 def _compare(*args):
+  return commands.run('experiments.compare', *args)
+
+
+def _compare_in_a_process(*args):
+  """For Ray, whose local cluster lives as long as the process."""
   return subprocess.run(
       [sys.executable, '-m', 'experiments.compare', *args], cwd=_REPO,
       capture_output=True, text=True, timeout=600, check=False)
@@ -70,9 +77,9 @@ class CompareTest(absltest.TestCase):
   def test_ray_launcher_runs_the_groups_as_ray_tasks(self):
     pytest.importorskip('ray')  # The optional extra: pip install -e .[ray]
     workdir = self.create_tempdir().full_path
-    result = _compare('--agents=reinforce', '--envs=catch', *_SMALL,
-                      '--launcher=ray', '--ray_num_cpus=1',
-                      f'--workdir={workdir}')
+    result = _compare_in_a_process(
+        '--agents=reinforce', '--envs=catch', *_SMALL, '--launcher=ray',
+        '--ray_num_cpus=1', f'--workdir={workdir}')
     self.assertEqual(result.returncode, 0, result.stderr)
     self.assertIn('[1/1] reinforce on catch, seeds 0-1: done', result.stdout)
     for seed in (0, 1):

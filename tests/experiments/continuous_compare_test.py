@@ -6,18 +6,15 @@ import csv
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
 from absl.testing import absltest
 import numpy as np
 import pytest
+from tests import commands
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
 PENDULUM = 'gymnax:Pendulum-v1'
 RUNS = os.path.join('runs', 'gymnax_Pendulum-v1')
 # Both commands start from the pairs' presets (ppo_pendulum, sac_pendulum)
@@ -32,10 +29,7 @@ _SAC = {'batch_size': 32, 'min_replay_size': 200}
 
 
 def _run(module, *args):
-  return subprocess.run(
-      [sys.executable, '-m', module, *args], capture_output=True, text=True,
-      cwd=_REPO, env=dict(os.environ, PYTHONPATH=_REPO), timeout=600,
-      check=False)
+  return commands.run(module, *args)
 
 
 def _read_json(*path):

@@ -7,8 +7,6 @@ import functools
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
 from absl.testing import absltest
@@ -24,11 +22,10 @@ from experiments.loops import evaluation
 from experiments.loops import seeding
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
+from tests import commands
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
 PENDULUM = 'gymnax:Pendulum-v1'
 TOLERANCE = 5e-5  # The exporter's bar (`experiments.export.tflite`).
 # Small settings: SAC learns from step 200 on minibatches of 32; PPO
@@ -76,10 +73,7 @@ def _trained(name, agent, env=PENDULUM, loop='compiled', num_steps=None):
 
 
 def _run(module, *args):
-  return subprocess.run(
-      [sys.executable, '-m', module, *args], capture_output=True, text=True,
-      cwd=_REPO, env=dict(os.environ, PYTHONPATH=_REPO), timeout=600,
-      check=False)
+  return commands.run(module, *args)
 
 
 def _pendulum_observations(count, seed=0):

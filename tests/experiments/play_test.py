@@ -1,9 +1,6 @@
 """Plane Strike against an exported model: logic in process, CLI by stdin."""
 
-import os
 import re
-import subprocess
-import sys
 
 from absl import app
 import jax
@@ -17,9 +14,8 @@ from environments import specs
 from experiments.export import litert_policies
 from experiments.export import tflite as export_tflite
 from experiments import play
+from tests import commands
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
 _CELLS = [f'{c}{r}' for r in range(1, 9) for c in 'ABCDEFGH']  # Row-major.
 # Invalid inputs first (each must be refused without losing the turn), then
 # every cell in order: the game must end before the input runs out.
@@ -45,10 +41,7 @@ def model_path(tmp_path_factory):
 
 
 def _run(stdin, *flags):
-  return subprocess.run(
-      [sys.executable, '-m', 'experiments.play', *flags], input=stdin,
-      capture_output=True, text=True, cwd=_REPO, timeout=120, check=False,
-      env=dict(os.environ, PYTHONPATH=_REPO))
+  return commands.run('experiments.play', *flags, input=stdin)
 
 
 @pytest.fixture(scope='module')

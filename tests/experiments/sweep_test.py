@@ -2,16 +2,13 @@
 
 import json
 import os
-import subprocess
-import sys
 
 from absl.testing import absltest
 import pytest
+from tests import commands
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
 _SMALL = ('--agent=ppo', '--env=catch', '--seeds=2', '--num_steps=1024',
           '--eval_points=2', '--eval_episodes=10',
           '--periodic_eval_episodes=5', '--bootstrap_reps=100',
@@ -19,9 +16,7 @@ _SMALL = ('--agent=ppo', '--env=catch', '--seeds=2', '--num_steps=1024',
 
 
 def _sweep(*args):
-  return subprocess.run(
-      [sys.executable, '-m', 'experiments.sweep', *args], cwd=_REPO,
-      capture_output=True, text=True, timeout=600, check=False)
+  return commands.run('experiments.sweep', *args)
 
 
 class SweepTest(absltest.TestCase):
@@ -70,12 +65,11 @@ class SweepTest(absltest.TestCase):
 
     # The preset file trains with train --preset.
     train_dir = os.path.join(workdir, 'train')
-    trained = subprocess.run(
-        [sys.executable, '-m', 'experiments.train', '--agent=ppo',
-         '--env=catch', f'--preset={workdir}/best_preset.json',
-         '--num_steps=512', '--eval_episodes=2', '--noexport_tflite',
-         '--noprogress', f'--workdir={train_dir}'],
-        cwd=_REPO, capture_output=True, text=True, timeout=600, check=False)
+    trained = commands.run(
+        'experiments.train', '--agent=ppo', '--env=catch',
+        f'--preset={workdir}/best_preset.json', '--num_steps=512',
+        '--eval_episodes=2', '--noexport_tflite', '--noprogress',
+        f'--workdir={train_dir}')
     self.assertEqual(trained.returncode, 0, trained.stderr[-3000:])
     with open(os.path.join(train_dir, 'config.json')) as f:
       self.assertEqual(json.load(f)['preset'], 'ppo_catch_sweep')

@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 
 from absl import app
 from absl import flags
@@ -12,16 +10,11 @@ from absl.testing import flagsaver
 import pytest
 
 from experiments import train
-
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+from tests import commands
 
 
 def _run(*args):
-  return subprocess.run(
-      [sys.executable, '-m', 'experiments.train', '--noprogress', *args],
-      capture_output=True, text=True, cwd=_REPO, check=False,
-      env=dict(os.environ, PYTHONPATH=_REPO))
+  return commands.run('experiments.train', '--noprogress', *args)
 
 
 class MakeConfigTest(absltest.TestCase):

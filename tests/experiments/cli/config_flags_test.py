@@ -1,8 +1,6 @@
 """Tests for experiments/cli/config_flags.py."""
 
 import os
-import subprocess
-import sys
 
 from absl.testing import absltest
 import ml_collections
@@ -11,9 +9,8 @@ import pytest
 from agents import ppo
 from agents import reinforce
 from experiments.cli import config_flags
+from tests import commands
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
 
 
 class ConfigFlagsTest(absltest.TestCase):
@@ -45,23 +42,19 @@ class ConfigFlagsTest(absltest.TestCase):
   @pytest.mark.slow
   def test_command_line_overrides_reach_the_saved_config(self):
     workdir = self.create_tempdir().full_path
-    result = subprocess.run(
-        [sys.executable, '-m', 'experiments.train', '--agent=a2c',
-         '--config.td_lambda=0.5', '--config.unroll_length=4',
-         '--learning_rate=0.002', f'--workdir={workdir}', '--num_episodes=2',
-         '--eval_episodes=1', '--noexport_tflite', '--noprogress'],
-        capture_output=True, text=True, cwd=_REPO, check=False,
-        env=dict(os.environ, PYTHONPATH=_REPO))
+    result = commands.run(
+        'experiments.train', '--agent=a2c', '--config.td_lambda=0.5',
+        '--config.unroll_length=4', '--learning_rate=0.002',
+        f'--workdir={workdir}', '--num_episodes=2', '--eval_episodes=1',
+        '--noexport_tflite', '--noprogress')
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
     with open(os.path.join(workdir, 'config.json')) as f:
       saved = f.read()
     for expected in ('"td_lambda": 0.5', '"unroll_length": 4',
                      '"learning_rate": 0.002'):
       self.assertIn(expected, saved)
-    bad = subprocess.run(
-        [sys.executable, '-m', 'experiments.train', '--agent=a2c',
-         '--config.clip_epsilon=0.1'], capture_output=True, text=True,
-        cwd=_REPO, check=False, env=dict(os.environ, PYTHONPATH=_REPO))
+    bad = commands.run('experiments.train', '--agent=a2c',
+                       '--config.clip_epsilon=0.1')
     self.assertNotEqual(bad.returncode, 0)
     self.assertIn("Unknown config key(s) ['clip_epsilon'] for agent 'a2c'",
                   bad.stderr)

@@ -1,8 +1,6 @@
 """Tests for experiments/cli/env_config_flags.py (`--env_config.<key>`)."""
 
 import os
-import subprocess
-import sys
 from unittest import mock
 
 from absl import flags
@@ -14,9 +12,8 @@ from experiments.cli import env_config_flags
 from experiments.setup import env_settings
 from experiments.setup import build as build_lib
 from experiments.sweeps import sweep_plan
+from tests import commands
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
 
 
 def _parsed(argv):
@@ -115,11 +112,8 @@ class WiringTest(absltest.TestCase):
 
   def test_an_unknown_key_stops_train_before_anything_runs(self):
     workdir = os.path.join(self.create_tempdir().full_path, 'run')
-    result = subprocess.run(
-        [sys.executable, '-m', 'experiments.train', '--env=plane_strike',
-         '--env_config.board_siz=6', f'--workdir={workdir}'],
-        capture_output=True, text=True, cwd=_REPO, check=False,
-        env=dict(os.environ, PYTHONPATH=_REPO))
+    result = commands.run('experiments.train', '--env=plane_strike',
+                          '--env_config.board_siz=6', f'--workdir={workdir}')
     self.assertEqual(result.returncode, 1)
     self.assertIn("--env_config.board_siz: plane_strike has no setting "
                   "'board_siz'. Valid: board_size, max_steps", result.stderr)

@@ -4,8 +4,6 @@ import csv
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 from matplotlib import image
 import numpy as np
@@ -16,9 +14,8 @@ from experiments.comparison import plan as comparison_lib
 from experiments.comparison import run_groups
 from experiments.comparison import report
 from experiments.storage import workdir_format
+from tests import commands
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
 REPS = 200
 AGENTS = ('reinforce', 'ppo')
 ENVS = ('catch', 'plane_strike', 'bsuite:catch/0')
@@ -289,9 +286,7 @@ def test_clear_errors(tmp_path):
 
 
 def _cli(*args):
-  return subprocess.run(
-      [sys.executable, '-m', 'experiments.report', *args], cwd=REPO,
-      capture_output=True, text=True, timeout=120, check=False)
+  return commands.run('experiments.report', *args)
 
 
 @pytest.mark.slow

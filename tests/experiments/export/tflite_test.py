@@ -4,8 +4,6 @@ import functools
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
 from absl.testing import absltest
@@ -19,9 +17,8 @@ from environments import plane_strike
 from environments import specs
 from experiments.export import litert_policies
 from experiments.export import tflite as export_tflite
+from tests import commands
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
 
 
 def _random_boards(count, seed=0):
@@ -215,17 +212,12 @@ class ExportCommandTest(parameterized.TestCase):
   def test_exports_a_training_workdir(self, train_flags, export_flags,
                                       subdirectory):
     workdir = self.create_tempdir().full_path
-    env = dict(os.environ, PYTHONPATH=_REPO)
-    train = subprocess.run(
-        [sys.executable, '-m', 'experiments.train', f'--workdir={workdir}',
-         '--num_episodes=32', '--eval_episodes=5', '--noexport_tflite',
-         '--noprogress', *train_flags], capture_output=True, text=True,
-        env=env, cwd=_REPO, check=False)
+    train = _run('experiments.train', f'--workdir={workdir}',
+                 '--num_episodes=32', '--eval_episodes=5',
+                 '--noexport_tflite', '--noprogress', *train_flags)
     self.assertEqual(train.returncode, 0, train.stderr[-2000:])
-    export = subprocess.run(
-        [sys.executable, '-m', 'experiments.export_tflite',
-         f'--workdir={workdir}', '--verify_games=10', *export_flags],
-        capture_output=True, text=True, env=env, cwd=_REPO, check=False)
+    export = _run('experiments.export_tflite', f'--workdir={workdir}',
+                  '--verify_games=10', *export_flags)
     self.assertEqual(export.returncode, 0, export.stderr[-2000:])
     report = json.loads(export.stdout[export.stdout.index('{'):])
     self.assertEqual(report['tflite_path'],
@@ -238,9 +230,7 @@ class ExportCommandTest(parameterized.TestCase):
 
 
 def _run(module, *args):
-  return subprocess.run(
-      [sys.executable, '-m', module, *args], capture_output=True, text=True,
-      env=dict(os.environ, PYTHONPATH=_REPO), cwd=_REPO, check=False)
+  return commands.run(module, *args)
 
 
 def _report(process):

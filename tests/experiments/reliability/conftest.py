@@ -1,8 +1,11 @@
 """Running the framework's commands as a user does, for fault tests.
 
-Every reliability test drives `python -m experiments.<command>` in a
-subprocess (signals, exit codes and files are what a user sees), on small
-runs of Catch that take seconds.
+Every reliability test drives `python -m experiments.<command>` (exit
+codes, what it prints and the files it leaves are what a user sees), on
+small runs of Catch that take seconds: in this process (`tests.commands`)
+where that shows the same, in a subprocess where the process is the point
+(`start`: signals and kills; `optimised`: long runs, compiled with XLA's
+own settings).
 """
 
 import json
@@ -22,6 +25,7 @@ from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
 from experiments.setup import build as build_lib
 from experiments.storage import checkpointing
+from tests import commands
 from tests import conftest
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
@@ -48,10 +52,13 @@ def _env(cwd: Optional[str], optimised: bool = False) -> dict:
 
 
 def run(command: str, *flags: str, cwd: Optional[str] = None,
-        timeout: float = 600,
-        optimised: bool = False) -> subprocess.CompletedProcess:
-  """`python -m experiments.<command> <flags>`, to completion; with XLA's
-  own optimisations if `optimised`."""
+        timeout: float = 600, optimised: bool = False,
+        process: bool = False) -> commands.Completed:
+  """`python -m experiments.<command> <flags>`, to completion: in this
+  process, unless `optimised` (a child with XLA's own optimisations) or
+  `process` (a child; e.g. for user modules imported by path)."""
+  if not (optimised or process):
+    return commands.run(f'experiments.{command}', *flags, cwd=cwd)
   return subprocess.run(
       [sys.executable, '-m', f'experiments.{command}', *flags],
       cwd=cwd or REPO, env=_env(cwd, optimised), capture_output=True,
