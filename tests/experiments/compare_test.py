@@ -10,6 +10,7 @@ import pytest
 
 from experiments.storage import workdir_format
 from tests import commands
+from tests import unrendered_figures
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -33,6 +34,10 @@ def _compare_in_a_process(*args):
 
 
 class CompareTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(unrendered_figures.unrendered())
 
   def test_trains_reports_and_skips_finished_runs_when_rerun(self):
     workdir = self.create_tempdir().full_path

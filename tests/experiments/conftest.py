@@ -10,6 +10,7 @@ from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import specs
 from experiments.export import trainable as trainable_export
+from tests import unrendered_figures as unrendered_figures_lib
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,3 +38,10 @@ def trainable_model(tmp_path_factory) -> TrainableModel:
     f.write(trainable_export.to_trainable_tflite(agent, params, spec,
                                                  optimizer))
   return TrainableModel(path, agent, params, spec, optimizer)
+
+
+@pytest.fixture
+def unrendered_figures():
+  """Figures named but not drawn (`tests/unrendered_figures.py`)."""
+  with unrendered_figures_lib.unrendered():
+    yield

@@ -12,6 +12,7 @@ from absl.testing import absltest
 import numpy as np
 import pytest
 from tests import commands
+from tests import unrendered_figures
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
@@ -48,6 +49,7 @@ class CompareAndSweepTest(absltest.TestCase):
     cls.root = tempfile.mkdtemp(prefix='continuous_compare_test_')
     cls.compare_dir = os.path.join(cls.root, 'compare')
     cls.sweep_dir = os.path.join(cls.root, 'sweep')
+    cls.enterClassContext(unrendered_figures.unrendered())
     cls.compare = _run(
         'experiments.compare', '--agents=ppo,sac', f'--envs={PENDULUM}',
         *_EVALUATION, '--bootstrap_reps=200',

@@ -6,6 +6,7 @@ import os
 from absl.testing import absltest
 import pytest
 from tests import commands
+from tests import unrendered_figures
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
@@ -20,6 +21,10 @@ def _sweep(*args):
 
 
 class SweepTest(absltest.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(unrendered_figures.unrendered())
 
   def test_ranks_writes_a_preset_and_skips_finished_programs(self):
     workdir = self.create_tempdir().full_path

@@ -95,6 +95,7 @@ def _check_png(path):
 
 
 @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
+@pytest.mark.usefixtures('unrendered_figures')
 def test_known_scores_give_known_estimates(tmp_path):
   result = report.write_report(_make_workdir(tmp_path), REPS)
   catch = result['envs']['catch']['agents']
@@ -155,6 +156,7 @@ def test_writes_markdown_json_and_figures(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures('unrendered_figures')
 def test_report_json_is_deterministic(tmp_path):
   first = _make_workdir(tmp_path / 'first', missing={('ppo', 'catch', 2)})
   second = str(tmp_path / 'second')
@@ -167,6 +169,7 @@ def test_report_json_is_deterministic(tmp_path):
   assert _read(os.path.join(first, 'report.json')) == contents[0]
 
 
+@pytest.mark.usefixtures('unrendered_figures')
 def test_missing_runs_are_listed_and_left_out(tmp_path):
   workdir = _make_workdir(tmp_path, missing={('ppo', 'catch', 2),
                                              ('reinforce', 'catch', 0),
@@ -198,6 +201,7 @@ def test_missing_runs_are_listed_and_left_out(tmp_path):
 
 
 @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
+@pytest.mark.usefixtures('unrendered_figures')
 def test_env_without_reference_is_left_out_of_the_aggregate(tmp_path):
   result = report.write_report(_make_workdir(tmp_path), REPS)
   bsuite = result['envs']['bsuite:catch/0']
@@ -212,6 +216,7 @@ def test_env_without_reference_is_left_out_of_the_aggregate(tmp_path):
           '(bsuite).' in text)
 
 
+@pytest.mark.usefixtures('unrendered_figures')
 def test_only_envs_without_reference(tmp_path):
   workdir = _make_workdir(tmp_path, envs=('bsuite:catch/0',))
   result = report.write_report(workdir, REPS)
@@ -224,6 +229,7 @@ def test_only_envs_without_reference(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures('unrendered_figures')
 def test_wall_seconds_rule(tmp_path):
   separate = [{'wall_seconds': 10.0}, {'wall_seconds': 12.0, 'num_seeds': 1,
                                        'loop': 'compiled'}]
@@ -253,6 +259,7 @@ def test_one_seed_one_agent(tmp_path):
   assert 'Needs two agents' in _read(os.path.join(workdir, 'report.md'))
 
 
+@pytest.mark.usefixtures('unrendered_figures')
 def test_curves_stop_at_the_shortest_seed(tmp_path):
   workdir = _make_workdir(tmp_path, envs=('catch',))
   short = os.path.join(workdir, 'runs/catch/ppo/seed_1')
@@ -275,6 +282,7 @@ def test_curves_stop_at_the_shortest_seed(tmp_path):
   assert written['envs']['catch']['agents']['ppo']['seeds'] == [0, 1]
 
 
+@pytest.mark.usefixtures('unrendered_figures')
 def test_clear_errors(tmp_path):
   with pytest.raises(comparison_lib.ComparisonError,
                      match='No comparison.json in .*experiments.compare'):
@@ -290,6 +298,7 @@ def _cli(*args):
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures('unrendered_figures')
 def test_command_line(tmp_path):
   workdir = _make_workdir(tmp_path / 'comparison')
   done = _cli('--workdir', workdir, '--bootstrap_reps', '100')
@@ -302,6 +311,7 @@ def test_command_line(tmp_path):
   assert 'No comparison.json' in failed.stderr
 
 
+@pytest.mark.usefixtures('unrendered_figures')
 def test_malformed_inputs(tmp_path):
   workdir = _make_workdir(tmp_path / 'a', envs=('catch',))
   with open(os.path.join(workdir, 'runs/catch/ppo/seed_0/eval.csv'),
@@ -333,6 +343,7 @@ def _provenance(agent, env):
           'differing_between_sessions': []}
 
 
+@pytest.mark.usefixtures('unrendered_figures')
 def test_per_seed_sample_efficiency_provenance_and_tables(tmp_path):
   workdir = _make_workdir(tmp_path, compiled=True, provenance=_provenance)
   result = report.write_report(workdir, REPS)

@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+from tests import unrendered_figures
+
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
 _FLAGS = ('--agents=ppo', '--envs=catch', '--seeds=2', '--num_steps=8000',
@@ -25,7 +27,8 @@ _SEED_1 = os.path.join('runs', 'catch', 'ppo', 'seed_1')
 def compared_fixture(cli, tmp_path_factory):
   """A finished comparison (read-only: tests copy it)."""
   workdir = str(tmp_path_factory.mktemp('compared') / 'comparison')
-  done = cli.run('compare', *_FLAGS, f'--workdir={workdir}')
+  with unrendered_figures.unrendered():
+    done = cli.run('compare', *_FLAGS, f'--workdir={workdir}')
   assert done.returncode == 0, done.stderr
   return workdir
 
@@ -35,7 +38,8 @@ def _rerun(cli, compared, tmp_path, damage):
   workdir = str(tmp_path / 'comparison')
   shutil.copytree(compared, workdir)
   damage(os.path.join(workdir, _SEED_1))
-  done = cli.run('compare', *_FLAGS, f'--workdir={workdir}')
+  with unrendered_figures.unrendered():
+    done = cli.run('compare', *_FLAGS, f'--workdir={workdir}')
   assert done.returncode == 0, done.stderr
   return done, workdir
 

@@ -68,6 +68,7 @@ def test_runaway_parameters_stop_the_python_loop(cli, tmp_path):
   assert not os.path.exists(os.path.join(workdir, 'catch.tflite'))
 
 
+@pytest.mark.usefixtures('unrendered_figures')
 def test_compare_lists_diverged_runs_and_leaves_them_out(cli, tmp_path):
   (tmp_path / 'unstable_agent.py').write_text(_UNSTABLE_AGENT)
   workdir = str(tmp_path / 'comparison')
