@@ -24,6 +24,7 @@ from experiments.loops import env_slots
 from experiments.loops import row_plans
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
+from tests import commands
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -334,8 +335,8 @@ class MultiHostTest(absltest.TestCase):
 
   def _train_one_and_two(self, common, two_only=(), one_only=()):
     """`experiments.train` with `common` flags in two processes (plus
-    `two_only`), then in one (plus `one_only`); the root of their workdirs
-    `one`, `two`."""
+    `two_only`), then in this one (plus `one_only`); the root of their
+    workdirs `one`, `two`."""
     root = self.create_tempdir().full_path
     with socket.socket() as s:
       s.bind(('localhost', 0))
@@ -354,10 +355,8 @@ class MultiHostTest(absltest.TestCase):
     for process in processes:
       _, stderr = process.communicate(timeout=600)
       self.assertEqual(process.returncode, 0, stderr[-3000:])
-    single = subprocess.run(
-        [sys.executable, '-m', 'experiments.train', f'--workdir={root}/one',
-         *one_only, *common], capture_output=True, text=True, cwd=_REPO, env=env,
-        check=False)
+    single = commands.run('experiments.train', f'--workdir={root}/one',
+                          *one_only, *common)  # Here: one process.
     self.assertEqual(single.returncode, 0, single.stderr[-3000:])
     return root
 
