@@ -1,8 +1,10 @@
 """Fixtures shared by the experiments tests."""
 
 import dataclasses
+import os
 from typing import Any
 
+import filelock
 import jax
 import pytest
 
@@ -10,6 +12,7 @@ from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import specs
 from experiments.export import trainable as trainable_export
+from experiments.storage import atomic_files
 from tests import unrendered_figures as unrendered_figures_lib
 
 
@@ -25,7 +28,8 @@ class TrainableModel:
 
 @pytest.fixture(scope='session')
 def trainable_model(tmp_path_factory) -> TrainableModel:
-  """Converted once per session: the conversion takes about a minute."""
+  """Converted once per test run, by the first worker that needs it (the
+  conversion takes about 10 s); the others read its file."""
   spec = specs.make_environment_spec(
       env_registry.make_environment('plane_strike'))
   agent = agent_registry.make_agent(
@@ -33,10 +37,14 @@ def trainable_model(tmp_path_factory) -> TrainableModel:
       env_registry.hidden_sizes('plane_strike', {}))
   params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
   optimizer = trainable_export.make_optimizer('adam', 3e-3)
-  path = str(tmp_path_factory.mktemp('trainable') / 'planestrike.tflite')
-  with open(path, 'wb') as f:
-    f.write(trainable_export.to_trainable_tflite(agent, params, spec,
-                                                 optimizer))
+  shared = tmp_path_factory.getbasetemp()
+  if os.environ.get('PYTEST_XDIST_WORKER'):
+    shared = shared.parent  # The run's, above each worker's.
+  path = str(shared / 'trainable_planestrike.tflite')
+  with filelock.FileLock(f'{path}.lock'):
+    if not os.path.exists(path):
+      atomic_files.write_bytes(path, trainable_export.to_trainable_tflite(
+          agent, params, spec, optimizer))
   return TrainableModel(path, agent, params, spec, optimizer)
 
 

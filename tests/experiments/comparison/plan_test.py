@@ -211,14 +211,16 @@ class RunTest(absltest.TestCase):
 
   @pytest.mark.slow
   def test_same_comparison_gives_identical_results(self):
-    comparison = _comparison(envs=('catch', 'bsuite:catch/0'))
+    # One agent in both loops (PPO's determinism: the resume tests).
+    comparison = _comparison(agents=('reinforce',),
+                             envs=('catch', 'bsuite:catch/0'))
     first_dir = self.create_tempdir().full_path
     second_dir = self.create_tempdir().full_path
     groups, first = _run(comparison, first_dir)
     _, second = _run(comparison, second_dir)
     first = [_metrics(r) for results in first for r in results]
     second = [_metrics(r) for results in second for r in results]
-    self.assertLen(first, 8)  # 2 agents x 2 environments x 2 seeds.
+    self.assertLen(first, 4)  # 2 environments x 2 seeds.
     self.assertEqual(first, second)
     self.assertEqual({r['env_steps'] >= 720 for r in first}, {True})
     for group in groups:

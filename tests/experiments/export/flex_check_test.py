@@ -11,17 +11,17 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 import tempfile
+from unittest import mock
 
 import numpy as np
 import pytest
 from absl.testing import absltest
 
 from experiments.export import flex_check
+from tests import commands
 
-_REPO = str(pathlib.Path(__file__).resolve().parents[3])
 _SCRIPT = pathlib.Path(flex_check.__file__).parent / 'flex_side' / (
     'save_restore.py')
 # What the fake side Python prints when restore gives other weights.
@@ -133,11 +133,10 @@ def test_side_script_imports_only_numpy_tensorflow_and_the_stdlib():
   assert modules - set(sys.stdlib_module_names) == {'numpy', 'tensorflow'}
 
 
-def _run(*args, env=None):
-  return subprocess.run(
-      [sys.executable, '-m', *args], capture_output=True, text=True,
-      env=dict(os.environ, PYTHONPATH=_REPO, **(env or {})), cwd=_REPO,
-      check=False)
+def _run(module, *args, env=None):
+  """`python -m module args` in this process, with `env` set meanwhile."""
+  with mock.patch.dict(os.environ, env or {}):
+    return commands.run(module, *args)
 
 
 @pytest.mark.slow
