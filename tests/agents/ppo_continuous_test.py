@@ -10,6 +10,7 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from agents import agent as agent_lib
 from agents import gaussian_policies
@@ -204,6 +205,7 @@ class PPOContinuousUpdateTest(parameterized.TestCase):
     self.assertAlmostEqual(float(metrics['value_loss']),
                            0.5 * (1.625**2 + 0.25**2) / 2, places=5)
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_reward_scale_equals_scaled_rewards(self):
     kwargs = dict(unroll_length=8, batch_size=4, num_epochs=2,
                   num_minibatches=2, normalize_advantages=True,

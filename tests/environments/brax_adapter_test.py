@@ -127,6 +127,7 @@ def test_a_falling_pole_terminates_with_discount_zero(pendulum):
   assert steps < 50  # Not truncated.
 
 
+@pytest.mark.slow  # Over 5 s cold (docs/testing.md).
 def test_jit_and_vmap_over_four_environments(pendulum):
   core = pendulum.core
   keys = jax.random.split(jax.random.PRNGKey(1), 4)

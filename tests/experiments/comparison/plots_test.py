@@ -212,6 +212,7 @@ def _colour_columns(fig, colour):
   return counts
 
 
+@pytest.mark.slow  # Over 5 s cold (docs/testing.md).
 def test_aggregate_degenerate_interval_is_still_drawn(tmp_path):
   intervals = _tight_intervals()
   fig = plots.aggregate_figure(intervals, {'reinforce': 1, 'ppo': 5,

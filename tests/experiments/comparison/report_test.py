@@ -244,6 +244,7 @@ def test_wall_seconds_rule(tmp_path):
   assert compiled['envs']['catch']['agents']['ppo']['wall_seconds'] == 42.0
 
 
+@pytest.mark.slow  # Over 5 s cold (docs/testing.md).
 def test_one_seed_one_agent(tmp_path):
   workdir = _make_workdir(tmp_path, agents=('ppo',), seeds=(0,))
   stale = os.path.join(workdir, 'probability_of_improvement.png')

@@ -57,6 +57,7 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertEqual(_config(env='bsuite:catch/0', loop=None,
                              updates_per_chunk=None).loop, 'python')
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_writes_config_logs_checkpoints_and_result(self):
     workdir = self.create_tempdir().full_path
     result = driver.run_experiment(_config(), workdir, progress=False)

@@ -61,6 +61,7 @@ class ExperimentTest(absltest.TestCase):
     self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
     self.assertEqual(workdir_lib.load_config(workdir), _config())
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_resume_continues_from_checkpoint(self):
     workdir = self.create_tempdir().full_path
     first = driver.run_experiment(_config(num_episodes=24), workdir,
@@ -77,6 +78,7 @@ class ExperimentTest(absltest.TestCase):
     self.assertEqual(steps, sorted(steps))
     self.assertLen(steps, 6)
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_interrupted_run_saves_and_resumes(self):
     workdir = self.create_tempdir().full_path
     real_run_episode = environment_loop.EnvironmentLoop.run_episode

@@ -181,6 +181,7 @@ class CompiledLoopTest(parameterized.TestCase):
           jax.tree.map(lambda x, s=s: x[s:s + 1], together), alone,
           rtol=1e-5, atol=1e-6)
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_unroll_stats_count_finished_episodes(self):
     agent = _agent('a2c', 'catch')
     loop = compiled_loop.CompiledLoop(agent,

@@ -9,6 +9,7 @@ from absl.testing import absltest
 import chex
 import jax
 import numpy as np
+import pytest
 
 from experiments.storage import checkpointing
 
@@ -49,6 +50,7 @@ class CheckpointerTest(absltest.TestCase):
     checkpointer.close()
     self.assertEqual(_checkpoints(directory), ['2', '3'])
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_a_reader_beside_a_live_writer_reads_the_newest_whole_one(self):
     # A process saving checkpoint after checkpoint (removing all but the
     # newest two) while this one restores again and again, as an export or
@@ -108,6 +110,7 @@ class DamagedCheckpointTest(absltest.TestCase):
     checkpointer.close()
     return root, directory
 
+  @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_falls_back_to_the_previous_checkpoint_and_sets_the_bad_aside(self):
     root, directory = self._saved()
     _damage(os.path.join(directory, '7'))
