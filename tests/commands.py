@@ -1,8 +1,7 @@
 """Runs the framework's commands in this process, as `python -m` would.
 
 A child process spends about 5 s importing JAX, TensorFlow and the framework
-and starting JAX before it does any work; the suite once spent a third of its
-time there. Most tests of a command check what it writes, prints and exits
+and starting JAX before it does any work. Most tests of a command check what it writes, prints and exits
 with, which the same code shows when run here: `run` executes the module as
 `__main__` with `sys.argv`, captures what it prints (file descriptors 1 and
 2), turns `sys.exit` into an exit status, and leaves flags, signal handlers,

@@ -14,7 +14,7 @@ import pathlib
 import subprocess
 import sys
 import time
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Union
 
 import jax
 import numpy as np
@@ -52,12 +52,11 @@ def _env(cwd: Optional[str], optimised: bool = False) -> dict:
 
 
 def run(command: str, *flags: str, cwd: Optional[str] = None,
-        timeout: float = 600, optimised: bool = False,
-        process: bool = False) -> commands.Completed:
+        timeout: float = 600, optimised: bool = False
+        ) -> Union[commands.Completed, subprocess.CompletedProcess]:
   """`python -m experiments.<command> <flags>`, to completion: in this
-  process, unless `optimised` (a child with XLA's own optimisations) or
-  `process` (a child; e.g. for user modules imported by path)."""
-  if not (optimised or process):
+  process, or with XLA's own optimisations (`optimised`) in a child."""
+  if not optimised:
     return commands.run(f'experiments.{command}', *flags, cwd=cwd)
   return subprocess.run(
       [sys.executable, '-m', f'experiments.{command}', *flags],
