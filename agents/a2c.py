@@ -7,7 +7,9 @@ terminations and bootstrap through time limits from the value of the
 observation the limit cut off (`returns.with_time_limit_values`). Illegal
 actions are masked when acting and in the losses. A recurrent network
 (`networks.recurrent`) acts with its state and the loss replays each
-sequence from the state it began with (`agents.recurrent_policy`).
+sequence from the state it began with; acting, recurrence and the
+update's shell are the on-policy skeleton's (`agents.on_policy`), the loss
+(`loss`) this module's.
 """
 
 import dataclasses
@@ -17,19 +19,16 @@ import chex
 import haiku as hk
 import jax
 import jax.numpy as jnp
-import optax
 import rlax
 
 from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
-from agents import masked_forward
+from agents import on_policy
 from agents import optimizers
 from agents import policy_gradient
-from agents import recurrent_policy
 from agents import returns as returns_lib
 from environments import specs
-from networks import recurrent as recurrent_lib
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +72,47 @@ class A2CConfig:
     return {}
 
 
+def loss(logits: jax.Array, values: jax.Array, next_values: jax.Array,
+         trajectory: agent_lib.Trajectory, config: A2CConfig
+        ) -> Tuple[jax.Array, agent_lib.Metrics]:
+  """A2C's loss over a `[T, B]` batch: the policy gradient weighted by the
+  advantage G^λ_t − v(o_t), ½ the squared advantage as the value loss and
+  the entropy bonus, each a mean over the real steps (`trajectory.mask`).
+
+  Args:
+    logits: `[T·B, A]`, illegal actions masked.
+    values: `[T, B]` v(o_t), with gradient.
+    next_values: `[T, B]` v(o_{t+1}) of each step's own episode, without
+      gradient (`on_policy.PolicyNetwork.next_values`): the last row
+      bootstraps the unroll, the others count at time limits.
+    trajectory: the batch.
+    config: discount, λ and the losses' weights.
+  """
+  flat = agent_lib.flatten_steps
+  returns = jax.vmap(rlax.lambda_returns, in_axes=(1, 1, 1, None),
+                     out_axes=1)(
+                         returns_lib.with_time_limit_values(
+                             trajectory.rewards, trajectory, next_values,
+                             config.discount),
+                         returns_lib.continuation_discounts(
+                             trajectory, config.discount),
+                         returns_lib.bootstrapped_values(values,
+                                                         next_values[-1]),
+                         config.td_lambda)
+  returns = jax.lax.stop_gradient(returns)
+  advantages = returns - values
+  weights = trajectory.mask
+  pg_loss, entropy_loss = policy_gradient.masked_losses(
+      logits, flat(trajectory.actions), flat(advantages), flat(weights))
+  # A mean over the real steps of the whole batch (every device's share).
+  value_loss = 0.5 * jnp.sum(weights * advantages**2) / jnp.maximum(
+      data_parallel.total(weights.sum()), 1.0)
+  loss_value = (pg_loss + config.value_cost * value_loss +
+                config.entropy_cost * entropy_loss)
+  return loss_value, {'loss': loss_value, 'policy_loss': pg_loss,
+                      'value_loss': value_loss, 'entropy': -entropy_loss}
+
+
 def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
@@ -80,65 +120,14 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
   a recurrent one (`networks.recurrent.RecurrentNetwork`)."""
   optimizer = optimizers.make_optimizer(config.learning_rate,
                                         max_grad_norm=config.max_grad_norm)
-  recurrent = recurrent_lib.is_recurrent(network)
-  if recurrent:
-    recurrent_policy.check_environment(environment_spec, 'A2C')
-  else:
-    forward = masked_forward.masked_actor_critic(network, environment_spec)
-
-  def init(key: jax.Array) -> agent_lib.TrainingState:
-    return agent_lib.init_training_state(
-        network, environment_spec.observations, optimizer, key)
-
-  def act(params: hk.Params, key: jax.Array,
-          observations: jax.Array) -> Tuple[jax.Array, agent_lib.Extras]:
-    logits, _ = forward(params, observations)
-    return jax.random.categorical(key, logits).astype(jnp.int32), {}
+  policy = on_policy.PolicyNetwork(network, environment_spec, 'A2C')
 
   def loss_fn(params: hk.Params, trajectory: agent_lib.Trajectory
              ) -> Tuple[jax.Array, agent_lib.Metrics]:
-    t, b = trajectory.actions.shape
-    flat = agent_lib.flatten_steps
-    # v(o_{t+1}) of each step's own episode: the last one is the unroll's
-    # bootstrap, those at time limits are added to the rewards there
-    # (without `next_observations`, time limits as ends: the last alone).
-    if recurrent:
-      logits, values, final_state = recurrent_policy.replay(
-          network, environment_spec, params, trajectory.observations,
-          trajectory.extras)
-      logits = flat(logits)
-      next_values = recurrent_policy.next_values(
-          network, params, returns_lib.next_observations(trajectory),
-          trajectory.extras, final_state)
-      next_values = jax.lax.stop_gradient(next_values.reshape(t, b))
-    else:
-      logits, values = forward(params, flat(trajectory.observations))
-      values = values.reshape(t, b)
-      next_values = returns_lib.next_values(
-          lambda observations: forward(params, observations)[1], trajectory)
-    final_values = next_values[-1]
-    returns = jax.vmap(rlax.lambda_returns, in_axes=(1, 1, 1, None),
-                       out_axes=1)(
-                           returns_lib.with_time_limit_values(
-                               trajectory.rewards, trajectory, next_values,
-                               config.discount),
-                           returns_lib.continuation_discounts(
-                               trajectory, config.discount),
-                           returns_lib.bootstrapped_values(values,
-                                                           final_values),
-                           config.td_lambda)
-    returns = jax.lax.stop_gradient(returns)
-    advantages = returns - values
-    weights = trajectory.mask
-    pg_loss, entropy_loss = policy_gradient.masked_losses(
-        logits, flat(trajectory.actions), flat(advantages), flat(weights))
-    # A mean over the real steps of the whole batch (every device's share).
-    value_loss = 0.5 * jnp.sum(weights * advantages**2) / jnp.maximum(
-        data_parallel.total(weights.sum()), 1.0)
-    loss = (pg_loss + config.value_cost * value_loss +
-            config.entropy_cost * entropy_loss)
-    return loss, {'loss': loss, 'policy_loss': pg_loss,
-                  'value_loss': value_loss, 'entropy': -entropy_loss}
+    logits, values, final_state = policy.outputs(
+        params, trajectory.observations, trajectory.extras)
+    next_values = policy.next_values(params, trajectory, final_state)
+    return loss(logits, values, next_values, trajectory, config)
 
   def update(
       state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
@@ -147,23 +136,9 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                       trajectory.mask], 2)
     trajectory = returns_lib.time_limits_as_ends(
         trajectory, config.bootstrap_time_limits)
-    grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params,
-                                                     trajectory)
-    # Each device's loss is its share of the whole batch's mean.
-    grads, metrics = data_parallel.total((grads, metrics))
-    metrics = dict(metrics, grad_norm=optax.global_norm(grads))
-    return agent_lib.apply_gradients(optimizer, state, grads), metrics
+    return on_policy.gradient_step(loss_fn, optimizer, state, trajectory)
 
-  data = agent_lib.DataRequirements(batch_size=config.batch_size,
-                                    unroll_length=config.unroll_length)
-  if recurrent:
-    return recurrent_policy.agent(init, lambda state: state.params, update,
-                                  data, network, environment_spec)
-  return agent_lib.Agent(
-      init=init,
-      actor_params=lambda state: state.params,
-      act=act,
-      update=update,
-      deployable_policy=masked_forward.policy_probabilities(
-          network, environment_spec, has_values=True),
-      data=data)
+  return on_policy.agent(
+      policy, on_policy.init_state(network, environment_spec, optimizer),
+      update, agent_lib.DataRequirements(batch_size=config.batch_size,
+                                         unroll_length=config.unroll_length))

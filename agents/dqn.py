@@ -260,17 +260,7 @@ def make_agent(config: DQNConfig,
     return {'online': state.params,
             'epsilon': epsilon_schedule(state.env_steps)}
 
-  def act(params: Dict[str, Any], key: jax.Array,
-          observations: jax.Array) -> Tuple[jax.Array, agent_lib.Extras]:
-    return epsilon_greedy.act(
-        environment_spec, key, observations,
-        q_values(params['online'], observations), params['epsilon']), {}
-
-  def deployable_policy(params: Dict[str, Any],
-                        observations: jax.Array) -> jax.Array:
-    return action_masking.policy_probabilities(
-        environment_spec, observations,
-        q_values(params['online'], observations))
+  act, deployable_policy = epsilon_greedy.policy(environment_spec, q_values)
 
   def loss_fn(params: hk.Params, target_params: hk.Params,
               batch: replay_lib.Transitions, weights: jax.Array

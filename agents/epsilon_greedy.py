@@ -7,12 +7,16 @@ the random one is uniform over the legal ones. ε decays linearly in
 environment steps (`schedule`).
 """
 
+from typing import Any, Callable, Dict, Tuple
+
 import jax
 import jax.numpy as jnp
 import optax
 
 from agents import action_masking
 from environments import specs
+
+QValues = Callable[[Any, jax.Array], jax.Array]
 
 
 def schedule(start: float, end: float, decay_steps: int) -> optax.Schedule:
@@ -33,3 +37,25 @@ def act(environment_spec: specs.EnvironmentSpec, key: jax.Array,
   explore = jax.random.uniform(
       explore_key, (observations.shape[0],)) < epsilon
   return jnp.where(explore, random, greedy).astype(jnp.int32)
+
+
+def policy(environment_spec: specs.EnvironmentSpec, q_values: QValues
+          ) -> Tuple[Callable[..., Tuple[jax.Array, Dict[str, jax.Array]]],
+                     Callable[..., jax.Array]]:
+  """`(act, deployable_policy)` of an agent acting by `q_values(params,
+  observations [N, ...]) -> [N, A]`, whose actor params are `{'online':
+  params, 'epsilon': ε}` (`Agent.act` and `Agent.deployable_policy`):
+  ε-greedy actions (no extras), and the masked softmax of the Q-values,
+  whose argmax is the greedy legal action the export converts."""
+
+  def act_fn(params, key, observations):
+    return act(environment_spec, key, observations,
+               q_values(params['online'], observations),
+               params['epsilon']), {}
+
+  def deployable_policy(params, observations):
+    return action_masking.policy_probabilities(
+        environment_spec, observations,
+        q_values(params['online'], observations))
+
+  return act_fn, deployable_policy

@@ -27,13 +27,12 @@ import chex
 import haiku as hk
 import jax
 import jax.numpy as jnp
-import optax
 import rlax
 
 from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
-from agents import masked_forward
+from agents import on_policy
 from agents import optimizers
 from agents import policy_gradient
 from agents import returns as returns_lib
@@ -108,16 +107,75 @@ class IMPALAState(NamedTuple):
   lagged_params: Optional[hk.Params]
 
 
+def loss(logits: jax.Array, values: jax.Array, next_values: jax.Array,
+         trajectory: agent_lib.Trajectory, config: IMPALAConfig
+        ) -> Tuple[jax.Array, agent_lib.Metrics]:
+  """IMPALA's loss over a `[T, B]` batch: V-trace's policy gradient
+  (`rlax.vtrace_td_error_and_advantage`) weighted by ρ_pg-corrected
+  advantages, ½ the squared V-trace error and the entropy bonus, each a
+  mean over the real steps; plus the importance ratios seen.
+
+  Args:
+    logits: `[T·B, A]` under the learner's params, illegal actions masked.
+    values: `[T, B]` v(o_t), with gradient.
+    next_values: `[T, B]` v(o_{t+1}) of each step's own episode, without
+      gradient (`on_policy.PolicyNetwork.next_values`).
+    trajectory: the batch, with the actors' `behaviour_log_prob` extras.
+    config: discount, V-trace's λ and truncations, the losses' weights.
+  """
+  t, b = trajectory.actions.shape
+  flat = agent_lib.flatten_steps
+  log_probs = jnp.take_along_axis(
+      jax.nn.log_softmax(logits), flat(trajectory.actions)[:, None],
+      -1)[:, 0].reshape(t, b)
+  rhos = jnp.exp(jax.lax.stop_gradient(log_probs) -
+                 trajectory.extras['behaviour_log_prob'])
+  vtrace = jax.vmap(
+      lambda v_tm1, v_t, r_t, d_t, rho: rlax.vtrace_td_error_and_advantage(
+          v_tm1, v_t, r_t, d_t, rho, config.vtrace_lambda,
+          config.clip_rho_threshold, config.clip_pg_rho_threshold),
+      in_axes=1, out_axes=1)(
+          values,
+          returns_lib.bootstrapped_values(values, next_values[-1]),
+          returns_lib.with_time_limit_values(
+              trajectory.rewards, trajectory, next_values, config.discount),
+          returns_lib.continuation_discounts(trajectory, config.discount),
+          rhos)
+  weights = trajectory.mask
+  pg_loss, entropy_loss = policy_gradient.masked_losses(
+      logits, flat(trajectory.actions), flat(vtrace.pg_advantage),
+      flat(weights))
+  # A mean over the real steps of the whole batch (every device's share).
+  real = jnp.maximum(data_parallel.total(weights.sum()), 1.0)
+  value_loss = 0.5 * jnp.sum(weights * vtrace.errors**2) / real
+  loss_value = (pg_loss + config.value_cost * value_loss +
+                config.entropy_cost * entropy_loss)
+  return loss_value, {
+      'loss': loss_value, 'policy_loss': pg_loss, 'value_loss': value_loss,
+      'entropy': -entropy_loss,
+      'rho_mean': jnp.sum(weights * rhos) / real,
+      # Beyond float rounding: an on-policy step's ratio is 1 ± 1e-6.
+      'rho_clipped': jnp.sum(weights * (
+          rhos > config.clip_rho_threshold * (1 + 1e-3))) / real}
+
+
+def _behaviour_log_prob(logits, values, actions) -> agent_lib.Extras:
+  """What the actors record: log μ(a|s) of the params they acted with."""
+  del values
+  return {'behaviour_log_prob': jnp.take_along_axis(
+      jax.nn.log_softmax(logits), actions[:, None], -1)[:, 0]}
+
+
 def make_agent(config: IMPALAConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed) -> agent_lib.Agent[IMPALAState]:
   """IMPALA around an actor-critic `network` (obs -> (logits, values))."""
   optimizer = optimizers.make_optimizer(config.learning_rate,
                                         max_grad_norm=config.max_grad_norm)
-  forward = masked_forward.masked_actor_critic(network, environment_spec)
+  policy = on_policy.PolicyNetwork(network, environment_spec, 'IMPALA')
+  init_training = on_policy.init_state(network, environment_spec, optimizer)
 
   def init(key: jax.Array) -> IMPALAState:
-    training = agent_lib.init_training_state(
-        network, environment_spec.observations, optimizer, key)
+    training = init_training(key)
     lagged = None
     if config.actor_lag:
       lagged = jax.tree.map(
@@ -130,56 +188,12 @@ def make_agent(config: IMPALAConfig, environment_spec: specs.EnvironmentSpec,
       return state.training.params
     return jax.tree.map(lambda x: x[0], state.lagged_params)
 
-  def act(params: hk.Params, key: jax.Array,
-          observations: jax.Array) -> Tuple[jax.Array, agent_lib.Extras]:
-    logits, _ = forward(params, observations)
-    actions = jax.random.categorical(key, logits).astype(jnp.int32)
-    log_probs = jnp.take_along_axis(jax.nn.log_softmax(logits),
-                                    actions[:, None], -1)[:, 0]
-    return actions, {'behaviour_log_prob': log_probs}
-
   def loss_fn(params: hk.Params, trajectory: agent_lib.Trajectory
              ) -> Tuple[jax.Array, Any]:
-    t, b = trajectory.actions.shape
-    flat = agent_lib.flatten_steps
-    logits, values = forward(params, flat(trajectory.observations))
-    values = values.reshape(t, b)
-    next_values = returns_lib.next_values(
-        lambda observations: forward(params, observations)[1], trajectory)
-    log_probs = jnp.take_along_axis(
-        jax.nn.log_softmax(logits), flat(trajectory.actions)[:, None],
-        -1)[:, 0].reshape(t, b)
-    rhos = jnp.exp(jax.lax.stop_gradient(log_probs) -
-                   trajectory.extras['behaviour_log_prob'])
-    vtrace = jax.vmap(
-        lambda v_tm1, v_t, r_t, d_t, rho: rlax.vtrace_td_error_and_advantage(
-            v_tm1, v_t, r_t, d_t, rho, config.vtrace_lambda,
-            config.clip_rho_threshold, config.clip_pg_rho_threshold),
-        in_axes=1, out_axes=1)(
-            values,
-            returns_lib.bootstrapped_values(values, next_values[-1]),
-            returns_lib.with_time_limit_values(
-                trajectory.rewards, trajectory, next_values,
-                config.discount),
-            returns_lib.continuation_discounts(trajectory, config.discount),
-            rhos)
-    weights = trajectory.mask
-    pg_loss, entropy_loss = policy_gradient.masked_losses(
-        logits, flat(trajectory.actions), flat(vtrace.pg_advantage),
-        flat(weights))
-    # A mean over the real steps of the whole batch (every device's share).
-    real = jnp.maximum(data_parallel.total(weights.sum()), 1.0)
-    value_loss = 0.5 * jnp.sum(weights * vtrace.errors**2) / real
-    loss = (pg_loss + config.value_cost * value_loss +
-            config.entropy_cost * entropy_loss)
-    metrics = {
-        'loss': loss, 'policy_loss': pg_loss, 'value_loss': value_loss,
-        'entropy': -entropy_loss,
-        'rho_mean': jnp.sum(weights * rhos) / real,
-        # Beyond float rounding: an on-policy step's ratio is 1 ± 1e-6.
-        'rho_clipped': jnp.sum(weights * (
-            rhos > config.clip_rho_threshold * (1 + 1e-3))) / real}
-    return loss, metrics
+    logits, values, _ = policy.outputs(params, trajectory.observations,
+                                       trajectory.extras)
+    return loss(logits, values, policy.next_values(params, trajectory),
+                trajectory, config)
 
   def update(state: IMPALAState, trajectory: agent_lib.Trajectory
             ) -> Tuple[IMPALAState, agent_lib.Metrics]:
@@ -189,12 +203,8 @@ def make_agent(config: IMPALAConfig, environment_spec: specs.EnvironmentSpec,
                              trajectory.extras['behaviour_log_prob']])
     trajectory = returns_lib.time_limits_as_ends(
         trajectory, config.bootstrap_time_limits)
-    grads, metrics = jax.grad(loss_fn, has_aux=True)(state.training.params,
-                                                     trajectory)
-    # Each device's loss is its share of the whole batch's mean.
-    grads, metrics = data_parallel.total((grads, metrics))
-    metrics = dict(metrics, grad_norm=optax.global_norm(grads))
-    training = agent_lib.apply_gradients(optimizer, state.training, grads)
+    training, metrics = on_policy.gradient_step(
+        loss_fn, optimizer, state.training, trajectory)
     lagged = state.lagged_params
     if lagged is not None:  # Drop the oldest; queue the params just left.
       lagged = jax.tree.map(
@@ -202,12 +212,8 @@ def make_agent(config: IMPALAConfig, environment_spec: specs.EnvironmentSpec,
           lagged, state.training.params)
     return IMPALAState(training, lagged), metrics
 
-  return agent_lib.Agent(
-      init=init,
-      actor_params=actor_params,
-      act=act,
-      update=update,
-      deployable_policy=masked_forward.policy_probabilities(
-          network, environment_spec, has_values=True),
-      data=agent_lib.DataRequirements(batch_size=config.batch_size,
-                                      unroll_length=config.unroll_length))
+  return on_policy.agent(
+      policy, init, update,
+      agent_lib.DataRequirements(batch_size=config.batch_size,
+                                 unroll_length=config.unroll_length),
+      actor_params=actor_params, record=_behaviour_log_prob)

@@ -31,7 +31,8 @@ class PolicyHead(NamedTuple):
   """An actor-critic network and its action distribution.
 
   Attributes:
-    forward: `(params, observations [N, ...]) -> (outputs, values [N])`.
+    forward: `(params, observations [N, ...]) -> (outputs, values [N])`
+      (values None for a policy network).
     sample: `(key, outputs) -> actions` (`[N]` int32 or `[N, D]` float32).
     log_prob: `(outputs, actions) -> [N]`.
     entropy_loss: `outputs -> []`, minus the mean entropy (the bonus's
@@ -53,20 +54,31 @@ def categorical_log_prob(logits: jax.Array, actions: jax.Array) -> jax.Array:
 
 
 def categorical_head(network: Optional[hk.Transformed],
-                     environment_spec: specs.EnvironmentSpec) -> PolicyHead:
-  """Masked logits of an actor-critic `network` (obs -> (logits, values));
-  None: the distribution alone, for a recurrent network, whose forward
-  passes carry a state (`agents.recurrent_policy`)."""
+                     environment_spec: specs.EnvironmentSpec,
+                     has_values: bool = True) -> PolicyHead:
+  """Masked logits of an actor-critic `network` (obs -> (logits, values)),
+  or of a policy network (obs -> logits: `has_values` False, its values
+  None); `network` None: the distribution alone, for a recurrent network,
+  whose forward passes carry a state (`agents.recurrent_policy`)."""
+  if network is None:
+    forward = deployable_policy = None
+  else:
+    if has_values:
+      forward = masked_forward.masked_actor_critic(network, environment_spec)
+    else:
+      logits = masked_forward.masked_policy(network, environment_spec)
+      forward = lambda params, observations: (logits(params, observations),
+                                              None)
+    deployable_policy = masked_forward.policy_probabilities(
+        network, environment_spec, has_values=has_values)
   return PolicyHead(
-      forward=network and masked_forward.masked_actor_critic(
-          network, environment_spec),
+      forward=forward,
       sample=lambda key, logits: jax.random.categorical(
           key, logits).astype(jnp.int32),
       log_prob=categorical_log_prob,
       entropy_loss=lambda logits: rlax.entropy_loss(
           logits, jnp.ones(logits.shape[:-1])),
-      deployable_policy=network and masked_forward.policy_probabilities(
-          network, environment_spec, has_values=True))
+      deployable_policy=deployable_policy)
 
 
 def gaussian_head(network: hk.Transformed,

@@ -12,7 +12,9 @@ limit bootstrapped from the value of the observation it cut off,
 minibatches of the clipped surrogate (`rlax.clipped_surrogate_pg_loss`), a
 clipped value loss and an entropy bonus, with global-norm gradient clipping
 and optional linear learning-rate annealing. All of it is one pure function,
-so the epochs run under `lax.scan` inside the caller's `jit`.
+so the epochs run under `lax.scan` inside the caller's `jit`. The loss
+(`loss`) is this module's; acting, recurrence and the epochs are the
+on-policy skeleton's (`agents.on_policy`).
 
 Split over devices (`agents.data_parallel`), every device gathers the whole
 batch and draws the same shuffles, then computes the loss and gradients of
@@ -21,7 +23,7 @@ are averaged over devices. The minibatches are therefore those of one
 device holding the whole batch, and so are the updates (to float rounding).
 
 With a recurrent network (`networks.recurrent`, discrete actions) PPO acts
-step by step with its state (`agents.recurrent_policy`) and its minibatches
+step by step with its state (`agents.on_policy`) and its minibatches
 are whole sequences, each replayed from the state it began with, so
 `num_minibatches` must divide `batch_size`.
 """
@@ -39,8 +41,8 @@ from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
 from agents import minibatches
+from agents import on_policy
 from agents import optimizers
-from agents import policy_heads
 from agents import recurrent_policy
 from agents import returns as returns_lib
 from environments import specs
@@ -144,6 +146,64 @@ def _standardize(advantages: jax.Array) -> jax.Array:
   return (advantages - mean) / (std + 1e-8)
 
 
+def advantages(trajectory: agent_lib.Trajectory, next_values: jax.Array,
+               config: PPOConfig) -> jax.Array:
+  """`[T, B]` GAE advantages (`rlax.truncated_generalized_advantage_estimation`)
+  of the values the actors recorded (`extras['value']`), bootstrapped from
+  `next_values` (`on_policy.PolicyNetwork.next_values`: the last row ends
+  the unroll, the others count at time limits); 0 on padding."""
+  values = trajectory.extras['value']
+  gae = jax.vmap(
+      rlax.truncated_generalized_advantage_estimation,
+      in_axes=(1, 1, None, 1), out_axes=1)(
+          returns_lib.with_time_limit_values(
+              trajectory.rewards * config.reward_scale, trajectory,
+              next_values, config.discount),
+          returns_lib.continuation_discounts(trajectory, config.discount),
+          config.gae_lambda,
+          returns_lib.values_with_final(values, next_values[-1]))
+  # Padding (mask 0) gets no advantage, so it exerts no policy gradient.
+  return gae * trajectory.mask
+
+
+def loss(log_probs: jax.Array, entropy_loss: jax.Array, values: jax.Array,
+         batch: Dict[str, jax.Array], config: PPOConfig
+        ) -> Tuple[jax.Array, agent_lib.Metrics]:
+  """PPO's loss over a minibatch of M steps: the clipped surrogate
+  (`rlax.clipped_surrogate_pg_loss`), ½ the (optionally clipped) squared
+  value error and the entropy bonus.
+
+  Args:
+    log_probs: `[M]` log π(a|s) of the actions under the current params.
+    entropy_loss: `[]` minus the mean entropy of the current policy.
+    values: `[M]` v(o) under the current params.
+    batch: `log_prob` and `value` recorded when acting, `advantages` and
+      `returns` (advantages + recorded values), `actions`, each `[M]`.
+    config: the clipping, the weights and whether advantages are
+      standardized over the minibatch.
+  """
+  ratios = jnp.exp(log_probs - batch['log_prob'])
+  advantages = batch['advantages']
+  if config.normalize_advantages:
+    advantages = _standardize(advantages)
+  policy_loss = rlax.clipped_surrogate_pg_loss(ratios, advantages,
+                                               config.clip_epsilon)
+  value_error = (values - batch['returns'])**2
+  if config.value_clip_epsilon is not None:
+    clipped = batch['value'] + jnp.clip(values - batch['value'],
+                                        -config.value_clip_epsilon,
+                                        config.value_clip_epsilon)
+    value_error = jnp.maximum(value_error, (clipped - batch['returns'])**2)
+  value_loss = 0.5 * value_error.mean()
+  loss_value = (policy_loss + config.value_cost * value_loss +
+                config.entropy_cost * entropy_loss)
+  return loss_value, {
+      'loss': loss_value, 'policy_loss': policy_loss,
+      'value_loss': value_loss, 'entropy': -entropy_loss,
+      'clip_fraction': jnp.mean(jnp.abs(ratios - 1.0) > config.clip_epsilon),
+  }
+
+
 def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
@@ -151,8 +211,7 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
   discrete actions, obs -> (means, log_stds, values) over continuous ones;
   or a recurrent actor-critic (`networks.recurrent.RecurrentNetwork`).
   """
-  recurrent = recurrent_lib.is_recurrent(network)
-  if recurrent:
+  if recurrent_lib.is_recurrent(network):
     recurrent_policy.check_environment(environment_spec, 'PPO')
     if config.batch_size % config.num_minibatches:
       raise ValueError(
@@ -165,84 +224,14 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
   if config.squash_actions and not environment_spec.is_continuous:
     raise ValueError('PPOConfig.squash_actions applies to continuous '
                      'actions; this environment\'s are discrete.')
-  head = (policy_heads.categorical_head(None, environment_spec) if recurrent
-          else policy_heads.policy_head(network, environment_spec,
-                                        config.squash_actions))
-  forward = head.forward
-
-  def init(key: jax.Array) -> agent_lib.TrainingState:
-    return agent_lib.init_training_state(
-        network, environment_spec.observations, optimizer, key)
-
-  def act(params, key, observations):
-    outputs, values = forward(params, observations)
-    actions = head.sample(key, outputs)
-    return actions, {'log_prob': head.log_prob(outputs, actions),
-                     'value': values}
-
-  def bootstrap_values(params, trajectory):
-    """`(next_values [T, B], final_values [B])`: v(o_{t+1}) of each step's
-    own episode (added to the rewards at time limits) and the unroll's last
-    one. Without `next_observations` (time limits as ends) only the last
-    is needed, so only it is computed."""
-    if recurrent:
-      after = recurrent_policy.final_state(network, params,
-                                           trajectory.observations,
-                                           trajectory.extras)
-      if trajectory.next_observations is None:
-        (_, final_values), _ = network.step(
-            params, trajectory.final_observations,
-            jnp.zeros(trajectory.rewards.shape[1], bool), after)
-        return None, final_values
-      next_values = recurrent_policy.next_values(
-          network, params, trajectory.next_observations, trajectory.extras,
-          after)
-      return next_values, next_values[-1]
-    if trajectory.next_observations is None:
-      _, final_values = forward(params, trajectory.final_observations)
-      return None, final_values
-    _, next_values = forward(
-        params, agent_lib.flatten_steps(trajectory.next_observations))
-    next_values = next_values.reshape(trajectory.rewards.shape)
-    return next_values, next_values[-1]
-
-  def outputs_of(params, batch):
-    """Policy outputs and values of a minibatch's steps `[M]`, and the
-    minibatch with each field `[M, ...]`: a recurrent network's sequences
-    `[T, b]` are replayed, then flattened."""
-    if not recurrent:
-      return forward(params, batch['observations']), batch
-    logits, values, _ = recurrent_policy.replay(
-        network, environment_spec, params, batch['observations'],
-        batch['extras'])
-    flat = agent_lib.flatten_steps
-    return (flat(logits), flat(values)), jax.tree.map(flat, batch)
+  policy = on_policy.PolicyNetwork(network, environment_spec, 'PPO',
+                                   squash_actions=config.squash_actions)
+  head = policy.head
 
   def minibatch_loss(params, batch):
-    (outputs, values), batch = outputs_of(params, batch)
-    ratios = jnp.exp(head.log_prob(outputs, batch['actions']) -
-                     batch['log_prob'])
-    advantages = batch['advantages']
-    if config.normalize_advantages:
-      advantages = _standardize(advantages)
-    policy_loss = rlax.clipped_surrogate_pg_loss(ratios, advantages,
-                                                 config.clip_epsilon)
-    value_error = (values - batch['returns'])**2
-    if config.value_clip_epsilon is not None:
-      clipped = batch['value'] + jnp.clip(values - batch['value'],
-                                          -config.value_clip_epsilon,
-                                          config.value_clip_epsilon)
-      value_error = jnp.maximum(value_error, (clipped - batch['returns'])**2)
-    value_loss = 0.5 * value_error.mean()
-    entropy_loss = head.entropy_loss(outputs)
-    loss = (policy_loss + config.value_cost * value_loss +
-            config.entropy_cost * entropy_loss)
-    return loss, {
-        'loss': loss, 'policy_loss': policy_loss, 'value_loss': value_loss,
-        'entropy': -entropy_loss,
-        'clip_fraction': jnp.mean(
-            jnp.abs(ratios - 1.0) > config.clip_epsilon),
-    }
+    (outputs, values), batch = policy.minibatch_outputs(params, batch)
+    return loss(head.log_prob(outputs, batch['actions']),
+                head.entropy_loss(outputs), values, batch, config)
 
   def update(
       state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
@@ -250,50 +239,21 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
     chex.assert_rank([trajectory.rewards, trajectory.mask], 2)
     trajectory = returns_lib.time_limits_as_ends(
         trajectory, config.bootstrap_time_limits)
+    gae = advantages(trajectory,
+                     policy.next_values(state.params, trajectory), config)
     values = trajectory.extras['value']
-    next_values, final_values = bootstrap_values(state.params, trajectory)
-    advantages = jax.vmap(
-        rlax.truncated_generalized_advantage_estimation,
-        in_axes=(1, 1, None, 1), out_axes=1)(
-            returns_lib.with_time_limit_values(
-                trajectory.rewards * config.reward_scale, trajectory,
-                next_values, config.discount),
-            returns_lib.continuation_discounts(trajectory, config.discount),
-            config.gae_lambda,
-            returns_lib.values_with_final(values, final_values))
-    # Padding (mask 0) gets no advantage, so it exerts no policy gradient.
-    advantages = advantages * trajectory.mask
-    # The whole batch (every device's sequences, in order) on every device.
-    data = data_parallel.gather({
-        'observations': trajectory.observations,
-        'actions': trajectory.actions,
-        'log_prob': trajectory.extras['log_prob'],
-        'value': values,
-        'advantages': advantages,
-        'returns': advantages + values,
-        **({'extras': {k: trajectory.extras[k] for k in (
-            recurrent_policy.FIRST, recurrent_policy.CORE_STATE)}}
-           if recurrent else {}),
-    }, axis=1)
-    key, epochs_key = jax.random.split(state.key)
-    (params, opt_state), metrics = minibatches.epochs(
-        minibatches.sgd_step(minibatch_loss, optimizer),
-        (state.params, state.opt_state), data, epochs_key,
-        config.num_epochs, config.num_minibatches, whole_sequences=recurrent)
-    metrics = jax.tree.map(jnp.mean, metrics)
-    new_state = agent_lib.TrainingState(params, opt_state, key,
-                                        state.updates + 1)
-    return new_state, metrics
+    data = {'observations': trajectory.observations,
+            'actions': trajectory.actions,
+            'log_prob': trajectory.extras['log_prob'],
+            'value': values, 'advantages': gae, 'returns': gae + values,
+            **policy.sequence_fields(trajectory)}
+    return on_policy.minibatch_epochs(
+        minibatch_loss, optimizer, state, data, config.num_epochs,
+        config.num_minibatches, whole_sequences=policy.recurrent)
 
-  data = agent_lib.DataRequirements(batch_size=config.batch_size,
-                                    unroll_length=config.unroll_length)
-  if recurrent:
-    return recurrent_policy.agent(init, lambda state: state.params, update,
-                                  data, network, environment_spec)
-  return agent_lib.Agent(
-      init=init,
-      actor_params=lambda state: state.params,
-      act=act,
-      update=update,
-      deployable_policy=head.deployable_policy,
-      data=data)
+  return on_policy.agent(
+      policy, on_policy.init_state(network, environment_spec, optimizer),
+      update, agent_lib.DataRequirements(batch_size=config.batch_size,
+                                         unroll_length=config.unroll_length),
+      record=lambda outputs, values, actions: {
+          'log_prob': head.log_prob(outputs, actions), 'value': values})

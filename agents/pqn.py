@@ -31,9 +31,9 @@ import rlax
 from agents import action_masking
 from agents import agent as agent_lib
 from agents import config_checks
-from agents import data_parallel
 from agents import epsilon_greedy
 from agents import minibatches
+from agents import on_policy
 from agents import optimizers
 from agents import returns as returns_lib
 from environments import specs
@@ -131,6 +131,23 @@ def q_lambda_targets(trajectory: agent_lib.Trajectory,
                       next_values, td_lambda)
 
 
+def loss(q_values: jax.Array, batch: Dict[str, jax.Array]
+        ) -> Tuple[jax.Array, agent_lib.Metrics]:
+  """PQN's loss over a minibatch of M steps: ½ the squared error of
+  Q(o_t, a_t) against its Q(λ) target (`q_lambda_targets`), a mean over
+  the M steps with padding's error zeroed.
+
+  Args:
+    q_values: `[M, A]` Q(o_t, ·) under the current params.
+    batch: `actions` int `[M]`, `targets` `[M]` (no gradient), `mask`
+      `[M]` 1 for real steps.
+  """
+  q_taken = jnp.take_along_axis(q_values, batch['actions'][:, None], -1)[:, 0]
+  errors = (q_taken - batch['targets']) * batch['mask']
+  loss_value = jnp.mean(rlax.l2_loss(errors))
+  return loss_value, {'loss': loss_value, 'mean_q': jnp.mean(q_taken)}
+
+
 def make_agent(config: PQNConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
               ) -> agent_lib.Agent[agent_lib.TrainingState]:
@@ -162,17 +179,7 @@ def make_agent(config: PQNConfig, environment_spec: specs.EnvironmentSpec,
     return {'online': state.params,
             'epsilon': epsilon(state.updates * steps_per_update)}
 
-  def act(params: Dict[str, Any], key: jax.Array,
-          observations: jax.Array) -> Tuple[jax.Array, agent_lib.Extras]:
-    return epsilon_greedy.act(
-        environment_spec, key, observations,
-        q_values(params['online'], observations), params['epsilon']), {}
-
-  def deployable_policy(params: Dict[str, Any],
-                        observations: jax.Array) -> jax.Array:
-    return action_masking.policy_probabilities(
-        environment_spec, observations,
-        q_values(params['online'], observations))
+  act, deployable_policy = epsilon_greedy.policy(environment_spec, q_values)
 
   def best_next_values(params: hk.Params,
                        trajectory: agent_lib.Trajectory) -> jax.Array:
@@ -187,12 +194,7 @@ def make_agent(config: PQNConfig, environment_spec: specs.EnvironmentSpec,
     return best.reshape(trajectory.rewards.shape)
 
   def minibatch_loss(params: hk.Params, batch: Dict[str, jax.Array]):
-    q_taken = jnp.take_along_axis(
-        q_values(params, batch['observations']),
-        batch['actions'][:, None], -1)[:, 0]
-    errors = (q_taken - batch['targets']) * batch['mask']
-    loss = jnp.mean(rlax.l2_loss(errors))
-    return loss, {'loss': loss, 'mean_q': jnp.mean(q_taken)}
+    return loss(q_values(params, batch['observations']), batch)
 
   def update(state: agent_lib.TrainingState,
              trajectory: agent_lib.Trajectory
@@ -203,22 +205,14 @@ def make_agent(config: PQNConfig, environment_spec: specs.EnvironmentSpec,
     targets = jax.lax.stop_gradient(q_lambda_targets(
         trajectory, best_next_values(state.params, trajectory),
         config.discount, config.td_lambda))
-    # The whole batch (every device's sequences, in order) on every device.
-    data = data_parallel.gather({
-        'observations': trajectory.observations,
-        'actions': trajectory.actions,
-        'targets': targets,
-        'mask': jnp.asarray(trajectory.mask, jnp.float32),
-    }, axis=1)
-    key, epochs_key = jax.random.split(state.key)
-    (params, opt_state), metrics = minibatches.epochs(
-        minibatches.sgd_step(minibatch_loss, optimizer),
-        (state.params, state.opt_state), data, epochs_key,
+    new_state, metrics = on_policy.minibatch_epochs(
+        minibatch_loss, optimizer, state,
+        {'observations': trajectory.observations,
+         'actions': trajectory.actions, 'targets': targets,
+         'mask': jnp.asarray(trajectory.mask, jnp.float32)},
         config.num_epochs, config.num_minibatches)
-    metrics = dict(jax.tree.map(jnp.mean, metrics),
-                   epsilon=epsilon(state.updates * steps_per_update))
-    return agent_lib.TrainingState(params, opt_state, key,
-                                   state.updates + 1), metrics
+    return new_state, dict(metrics,
+                           epsilon=epsilon(state.updates * steps_per_update))
 
   return agent_lib.Agent(
       init=init, actor_params=actor_params, act=act, update=update,

@@ -13,18 +13,15 @@ import chex
 import haiku as hk
 import jax
 import jax.numpy as jnp
-import optax
 
 from agents import agent as agent_lib
 from agents import config_checks
 from agents import data_parallel
-from agents import masked_forward
+from agents import on_policy
 from agents import optimizers
 from agents import policy_gradient
-from agents import recurrent_policy
 from agents import returns as returns_lib
 from environments import specs
-from networks import recurrent as recurrent_lib
 
 BASELINES = ('none', 'batch_mean')
 
@@ -65,6 +62,39 @@ class ReinforceConfig:
     return {}
 
 
+def advantages(trajectory: agent_lib.Trajectory, discount: float,
+               baseline: str) -> Tuple[jax.Array, jax.Array]:
+  """`(advantages [T, B], the mean return)`: each step's discounted return
+  G_t (`returns.discounted_returns`), less the mean G_t of the batch's real
+  steps (over every device's share) with the 'batch_mean' baseline."""
+  returns = returns_lib.discounted_returns(trajectory, discount)
+  mask = trajectory.mask
+  mean_return = data_parallel.total((returns * mask).sum()) / jnp.maximum(
+      data_parallel.total(mask.sum()), 1.0)
+  if baseline == 'batch_mean':
+    return returns - mean_return, mean_return
+  return returns, mean_return
+
+
+def loss(logits: jax.Array, actions: jax.Array, advantages: jax.Array,
+         mask: jax.Array, entropy_cost: float
+        ) -> Tuple[jax.Array, agent_lib.Metrics]:
+  """REINFORCE's loss over N steps: −A·log π(a|s) and the entropy bonus,
+  each a mean over the real steps (`mask` 1; `policy_gradient`).
+
+  Args:
+    logits: `[N, A]`, illegal actions masked.
+    actions: int `[N]`.
+    advantages: `[N]` weights of the log-probabilities (no gradient).
+    mask: `[N]`, 1 for real steps, 0 for padding.
+    entropy_cost: weight of the entropy bonus.
+  """
+  pg_loss, entropy_loss = policy_gradient.masked_losses(logits, actions,
+                                                        advantages, mask)
+  return pg_loss + entropy_cost * entropy_loss, {'policy_loss': pg_loss,
+                                                 'entropy': -entropy_loss}
+
+
 def make_agent(config: ReinforceConfig,
                environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
@@ -75,40 +105,16 @@ def make_agent(config: ReinforceConfig,
   optimizer = optimizers.make_optimizer(config.learning_rate,
                                         name=config.optimizer,
                                         max_grad_norm=config.max_grad_norm)
-  recurrent = recurrent_lib.is_recurrent(network)
-  if recurrent:
-    recurrent_policy.check_environment(environment_spec, 'REINFORCE')
-  else:
-    logits_fn = masked_forward.masked_policy(network, environment_spec)
-
-  def init(key: jax.Array) -> agent_lib.TrainingState:
-    return agent_lib.init_training_state(
-        network, environment_spec.observations, optimizer, key)
-
-  def actor_params(state: agent_lib.TrainingState) -> hk.Params:
-    return state.params
-
-  def act(params: hk.Params, key: jax.Array,
-          observations: jax.Array) -> Tuple[jax.Array, agent_lib.Extras]:
-    logits = logits_fn(params, observations)
-    actions = jax.random.categorical(key, logits).astype(jnp.int32)
-    return actions, {}
+  policy = on_policy.PolicyNetwork(network, environment_spec, 'REINFORCE',
+                                   has_values=False)
 
   def loss_fn(params: hk.Params, trajectory: agent_lib.Trajectory,
               advantages: jax.Array) -> Tuple[jax.Array, agent_lib.Metrics]:
+    logits, _, _ = policy.outputs(params, trajectory.observations,
+                                  trajectory.extras)
     flat = agent_lib.flatten_steps
-    if recurrent:
-      logits, _, _ = recurrent_policy.replay(
-          network, environment_spec, params, trajectory.observations,
-          trajectory.extras)
-      logits = flat(logits)
-    else:
-      logits = logits_fn(params, flat(trajectory.observations))
-    pg_loss, entropy_loss = policy_gradient.masked_losses(
-        logits, flat(trajectory.actions), flat(advantages),
-        flat(trajectory.mask))
-    loss = pg_loss + config.entropy_cost * entropy_loss
-    return loss, {'policy_loss': pg_loss, 'entropy': -entropy_loss}
+    return loss(logits, flat(trajectory.actions), flat(advantages),
+                flat(trajectory.mask), config.entropy_cost)
 
   def update(
       state: agent_lib.TrainingState, trajectory: agent_lib.Trajectory
@@ -117,37 +123,18 @@ def make_agent(config: ReinforceConfig,
                       trajectory.mask], 2)
     chex.assert_equal_shape([trajectory.actions, trajectory.rewards,
                              trajectory.discounts, trajectory.mask])
-    returns = returns_lib.discounted_returns(trajectory, config.discount)
-    mask = trajectory.mask
-    # Over every device's share of the batch (`agents.data_parallel`).
-    mean_return = data_parallel.total((returns * mask).sum()) / jnp.maximum(
-        data_parallel.total(mask.sum()), 1.0)
-    advantages = returns
-    if config.baseline == 'batch_mean':
-      advantages = returns - mean_return
-    grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params, trajectory,
-                                                     advantages)
-    # Each device's loss is its share of the whole batch's mean.
-    grads, metrics = data_parallel.total((grads, metrics))
+    weights, mean_return = advantages(trajectory, config.discount,
+                                      config.baseline)
+    state, metrics = on_policy.gradient_step(loss_fn, optimizer, state,
+                                             trajectory, weights)
     # The mean discounted return from each step of the batch (the
     # batch_mean baseline), apart from the evaluations' undiscounted return.
-    metrics = dict(metrics, discounted_return=mean_return,
-                   grad_norm=optax.global_norm(grads))
+    metrics['discounted_return'] = mean_return
     if config.entropy_cost:  # Else the loss is the policy loss: logged once.
       metrics['loss'] = (metrics['policy_loss'] +
                          config.entropy_cost * -metrics['entropy'])
-    return agent_lib.apply_gradients(optimizer, state, grads), metrics
+    return state, metrics
 
-  if recurrent:
-    return recurrent_policy.agent(
-        init, actor_params, update,
-        agent_lib.DataRequirements(batch_size=config.batch_size), network,
-        environment_spec)
-  return agent_lib.Agent(
-      init=init,
-      actor_params=actor_params,
-      act=act,
-      update=update,
-      deployable_policy=masked_forward.policy_probabilities(
-          network, environment_spec),
-      data=agent_lib.DataRequirements(batch_size=config.batch_size))
+  return on_policy.agent(
+      policy, on_policy.init_state(network, environment_spec, optimizer),
+      update, agent_lib.DataRequirements(batch_size=config.batch_size))

@@ -63,19 +63,24 @@ def _module_of(function: Callable[..., Any]) -> Optional[str]:
 
 
 def _package_imports(path: str) -> List[str]:
-  """The modules of `path`'s own package it imports (`from agents import
-  returns` in agents/ppo.py: agents/returns.py), registries left out."""
+  """The modules of `path`'s own package it imports, and those they import
+  in turn (`from agents import on_policy` in agents/ppo.py: agents/
+  on_policy.py, then the agents/ modules the skeleton imports), registries
+  left out."""
   package = path.split(os.sep)[0]
-  with open(os.path.join(ROOT, path), encoding='utf-8') as f:
-    tree = ast.parse(f.read())
-  found = []
-  for node in ast.walk(tree):
-    if isinstance(node, ast.ImportFrom) and node.module == package:
-      for alias in node.names:
-        candidate = os.path.join(package, f'{alias.name}.py')
-        if alias.name != 'registry' and os.path.exists(
-            os.path.join(ROOT, candidate)):
-          found.append(candidate)
+  found, pending = [], [path]
+  while pending:
+    with open(os.path.join(ROOT, pending.pop()), encoding='utf-8') as f:
+      tree = ast.parse(f.read())
+    for node in ast.walk(tree):
+      if isinstance(node, ast.ImportFrom) and node.module == package:
+        for alias in node.names:
+          candidate = os.path.join(package, f'{alias.name}.py')
+          if (alias.name != 'registry' and candidate not in found and
+              candidate != path and
+              os.path.exists(os.path.join(ROOT, candidate))):
+            found.append(candidate)
+            pending.append(candidate)
   return found
 
 

@@ -1,13 +1,15 @@
 r"""A minimal new agent on the agent interface: REINFORCE with a learned
-value baseline.
+value baseline, on the on-policy skeleton.
 
 Each update learns from `batch_size` whole episodes: the critic regresses
 v(o_t) on the discounted return G_t, and the actor follows the policy
 gradient weighted by the advantage G_t − v(o_t). (The built-in REINFORCE
 subtracts the batch's mean return instead.) It is built from the agents'
-shared parts (optimizer chain, masked forward pass, discounted returns,
-masked policy-gradient loss), so it masks illegal actions, runs in both
-loops and exports like the built-in agents.
+shared parts: the on-policy skeleton (`agents.on_policy`: acting with
+illegal actions masked, the update's shell, the `Agent` itself), the
+optimizer chain, discounted returns and the masked policy-gradient loss,
+so it runs in both loops and exports like the built-in agents. What is
+its own is its config and its loss.
 
 Registering it is one `AgentEntry`: its config dataclass, the kind of
 network it needs (an actor-critic: logits and values), its default network
@@ -25,11 +27,10 @@ import chex
 import haiku as hk
 import jax
 import jax.numpy as jnp
-import optax
 
 from agents import agent as agent_lib
 from agents import config_checks
-from agents import masked_forward
+from agents import on_policy
 from agents import optimizers
 from agents import policy_gradient
 from agents import registry
@@ -64,52 +65,53 @@ class ReinforceWithBaselineConfig:
     config_checks.check_positive_integer(self, 'batch_size')
 
 
+def loss(logits: jax.Array, values: jax.Array,
+         trajectory: agent_lib.Trajectory, config: ReinforceWithBaselineConfig
+        ) -> Tuple[jax.Array, agent_lib.Metrics]:
+  """The agent's loss over `[T, B]` whole episodes: the policy gradient
+  weighted by G_t − v(o_t), the critic's squared error and the entropy
+  bonus, each a mean over the real steps (`trajectory.mask`). A pure
+  function of arrays, tested alone like the built-in agents' losses."""
+  flat = agent_lib.flatten_steps
+  targets = flat(returns.discounted_returns(trajectory, config.discount))
+  mask = flat(trajectory.mask)
+  values = flat(values)
+  advantages = targets - values
+  pg_loss, entropy_loss = policy_gradient.masked_losses(
+      logits, flat(trajectory.actions), jax.lax.stop_gradient(advantages),
+      mask)
+  value_loss = jnp.sum(mask * advantages**2) / jnp.maximum(mask.sum(), 1)
+  loss_value = (pg_loss + config.value_cost * value_loss +
+                config.entropy_cost * entropy_loss)
+  return loss_value, {'loss': loss_value, 'policy_loss': pg_loss,
+                      'value_loss': value_loss, 'entropy': -entropy_loss}
+
+
 def make_agent(config: ReinforceWithBaselineConfig,
                environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
-  """The agent around an actor-critic `network`."""
+  """The agent around an actor-critic `network`, on the on-policy
+  skeleton (`agents.on_policy`): it acts, masks illegal actions, exports,
+  and steps the optimizer once per batch; this file adds the loss."""
   optimizer = optimizers.make_optimizer(config.learning_rate)
-  forward = masked_forward.masked_actor_critic(network, environment_spec)
-
-  def act(params, key, observations):
-    logits, _ = forward(params, observations)
-    return jax.random.categorical(key, logits).astype(jnp.int32), {}
+  policy = on_policy.PolicyNetwork(network, environment_spec,
+                                   'reinforce_with_baseline')
 
   def loss_fn(params, trajectory: agent_lib.Trajectory):
-    logits, values = forward(params,
-                             agent_lib.flatten_steps(trajectory.observations))
-    targets = agent_lib.flatten_steps(
-        returns.discounted_returns(trajectory, config.discount))
-    mask = agent_lib.flatten_steps(trajectory.mask)
-    advantages = targets - values
-    pg_loss, entropy_loss = policy_gradient.masked_losses(
-        logits, agent_lib.flatten_steps(trajectory.actions),
-        jax.lax.stop_gradient(advantages), mask)
-    value_loss = jnp.sum(mask * advantages**2) / jnp.maximum(mask.sum(), 1)
-    loss = (pg_loss + config.value_cost * value_loss +
-            config.entropy_cost * entropy_loss)
-    return loss, {'loss': loss, 'policy_loss': pg_loss,
-                  'value_loss': value_loss, 'entropy': -entropy_loss}
+    logits, values, _ = policy.outputs(params, trajectory.observations,
+                                       trajectory.extras)
+    return loss(logits, values, trajectory, config)
 
   def update(state: agent_lib.TrainingState,
              trajectory: agent_lib.Trajectory
             ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
     chex.assert_rank(trajectory.rewards, 2)
-    grads, metrics = jax.grad(loss_fn, has_aux=True)(state.params,
-                                                     trajectory)
-    metrics = dict(metrics, grad_norm=optax.global_norm(grads))
-    return agent_lib.apply_gradients(optimizer, state, grads), metrics
+    return on_policy.gradient_step(loss_fn, optimizer, state, trajectory)
 
-  return agent_lib.Agent(
-      init=lambda key: agent_lib.init_training_state(
-          network, environment_spec.observations, optimizer, key),
-      actor_params=lambda state: state.params,
-      act=act,
-      update=update,
-      deployable_policy=masked_forward.policy_probabilities(
-          network, environment_spec, has_values=True),
-      data=agent_lib.DataRequirements(batch_size=config.batch_size))
+  return on_policy.agent(
+      policy, on_policy.init_state(network, environment_spec, optimizer),
+      update, agent_lib.DataRequirements(batch_size=config.batch_size))
 
 
 registry.register(registry.AgentEntry(

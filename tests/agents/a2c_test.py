@@ -119,5 +119,42 @@ class A2CTest(parameterized.TestCase):
       a2c.A2CConfig(**kwargs)
 
 
+
+def _one_step(last: bool, discount: float = 1.0) -> agent_lib.Trajectory:
+  """One step of one sequence: reward 1, its next observation given."""
+  return agent_lib.Trajectory(
+      observations=np.zeros((1, 1, NUM_ACTIONS), np.float32),
+      actions=np.zeros((1, 1), np.int32),
+      rewards=np.ones((1, 1), np.float32),
+      discounts=np.full((1, 1), discount, np.float32),
+      last=np.full((1, 1), last), mask=np.ones((1, 1), np.float32),
+      final_observations=np.zeros((1, NUM_ACTIONS), np.float32), extras={},
+      next_observations=np.zeros((1, 1, NUM_ACTIONS), np.float32))
+
+
+class LossTest(absltest.TestCase):
+  """`a2c.loss` alone: a pure function of arrays."""
+
+  def test_bootstraps_from_the_next_value_and_stops_at_terminations(self):
+    config = a2c.A2CConfig(discount=0.9, td_lambda=1.0, value_cost=1.0,
+                           entropy_cost=0.0)
+    logits = jnp.zeros((1, NUM_ACTIONS))
+    values, next_values = jnp.array([[0.5]]), jnp.array([[2.0]])
+    _, going_on = a2c.loss(logits, values, next_values, _one_step(False),
+                           config)
+    # G = 1 + 0.9·2 = 2.8; advantage 2.3.
+    np.testing.assert_allclose(going_on['value_loss'], 0.5 * 2.3**2,
+                               rtol=1e-6)
+    np.testing.assert_allclose(going_on['policy_loss'],
+                               2.3 * math.log(NUM_ACTIONS), rtol=1e-6)
+    _, terminated = a2c.loss(logits, values, next_values,
+                             _one_step(True, discount=0.0), config)
+    np.testing.assert_allclose(terminated['value_loss'], 0.5 * 0.5**2,
+                               rtol=1e-6)  # G = 1.
+    # A time limit (an end with discount 1) still counts v(next): 2.8.
+    _, cut = a2c.loss(logits, values, next_values, _one_step(True), config)
+    np.testing.assert_allclose(cut['value_loss'], 0.5 * 2.3**2, rtol=1e-6)
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -7,8 +7,11 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import chex
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from agents import a2c
+from agents import agent as agent_lib
 from agents import impala
 from agents import registry
 from tests.agents import a2c_test
@@ -92,6 +95,41 @@ class ActorLagTest(parameterized.TestCase):
   def test_bad_config_is_named(self, overrides, pattern):
     with self.assertRaisesRegex(ValueError, pattern):
       registry.make_config('impala', **overrides)
+
+
+
+class LossTest(absltest.TestCase):
+  """`impala.loss` alone: a pure function of arrays."""
+
+  def test_on_policy_it_is_a2c_with_lambda_one(self):
+    rng = np.random.default_rng(0)
+    t, b, num_actions = 3, 2, 4
+    logits = jnp.asarray(rng.normal(size=(t * b, num_actions)), jnp.float32)
+    actions = rng.integers(0, num_actions, size=(t, b)).astype(np.int32)
+    log_probs = np.take_along_axis(
+        np.asarray(jax.nn.log_softmax(logits)),
+        actions.reshape(-1)[:, None], -1)[:, 0].reshape(t, b)
+    trajectory = agent_lib.Trajectory(
+        observations=np.zeros((t, b, 1), np.float32), actions=actions,
+        rewards=rng.normal(size=(t, b)).astype(np.float32),
+        discounts=np.array([[1, 1], [0, 1], [1, 1]], np.float32),
+        last=np.array([[0, 0], [1, 0], [0, 0]], bool),
+        mask=np.ones((t, b), np.float32),
+        final_observations=np.zeros((b, 1), np.float32),
+        extras={'behaviour_log_prob': log_probs},
+        next_observations=np.zeros((t, b, 1), np.float32))
+    values = jnp.asarray(rng.normal(size=(t, b)), jnp.float32)
+    next_values = jnp.asarray(rng.normal(size=(t, b)), jnp.float32)
+    _, impala_metrics = impala.loss(
+        logits, values, next_values, trajectory,
+        impala.IMPALAConfig(discount=0.9, entropy_cost=0.01))
+    _, a2c_metrics = a2c.loss(
+        logits, values, next_values, trajectory,
+        a2c.A2CConfig(discount=0.9, td_lambda=1.0, entropy_cost=0.01))
+    for name in ('loss', 'policy_loss', 'value_loss', 'entropy'):
+      np.testing.assert_allclose(impala_metrics[name], a2c_metrics[name],
+                                 rtol=1e-5, err_msg=name)
+    np.testing.assert_allclose(impala_metrics['rho_mean'], 1.0, rtol=1e-6)
 
 
 if __name__ == '__main__':

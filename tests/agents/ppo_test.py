@@ -102,5 +102,42 @@ class PPOTest(parameterized.TestCase):
       ppo.PPOConfig(**kwargs)
 
 
+
+class LossTest(absltest.TestCase):
+  """`ppo.loss` alone: a pure function of arrays."""
+
+  def _batch(self, advantage: float):
+    return {'log_prob': jnp.zeros(2), 'advantages': jnp.full(2, advantage),
+            'value': jnp.zeros(2), 'returns': jnp.ones(2),
+            'actions': jnp.zeros(2, jnp.int32)}
+
+  def test_the_surrogate_is_clipped_where_the_ratio_leaves_the_band(self):
+    config = ppo.PPOConfig(clip_epsilon=0.2, normalize_advantages=False,
+                           value_clip_epsilon=None, entropy_cost=0.0)
+    log_probs = jnp.full(2, 0.5)  # Ratio e^0.5 ≈ 1.65 > 1.2.
+    _, gain = ppo.loss(log_probs, jnp.zeros(()), jnp.ones(2),
+                       self._batch(2.0), config)
+    np.testing.assert_allclose(gain['policy_loss'], -1.2 * 2.0, rtol=1e-6)
+    np.testing.assert_allclose(gain['clip_fraction'], 1.0)
+    # A negative advantage takes the unclipped, lower objective.
+    _, loss = ppo.loss(log_probs, jnp.zeros(()), jnp.ones(2),
+                       self._batch(-2.0), config)
+    np.testing.assert_allclose(loss['policy_loss'], math.exp(0.5) * 2.0,
+                               rtol=1e-6)
+
+  def test_value_clipping_keeps_the_larger_error(self):
+    config = ppo.PPOConfig(normalize_advantages=False, value_clip_epsilon=0.2)
+    # New values hit the returns (error 0); clipped to 0.2 they miss by 0.8.
+    _, metrics = ppo.loss(jnp.zeros(2), jnp.zeros(()), jnp.ones(2),
+                          self._batch(0.0), config)
+    np.testing.assert_allclose(metrics['value_loss'], 0.5 * 0.8**2,
+                               rtol=1e-6)
+    unclipped = ppo.PPOConfig(normalize_advantages=False,
+                              value_clip_epsilon=None)
+    _, metrics = ppo.loss(jnp.zeros(2), jnp.zeros(()), jnp.ones(2),
+                          self._batch(0.0), unclipped)
+    np.testing.assert_allclose(metrics['value_loss'], 0.0)
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -127,5 +127,19 @@ class AgentTest(parameterized.TestCase):
       pqn.PQNConfig(**{**dict(unroll_length=4, batch_size=2), **overrides})
 
 
+
+class LossTest(absltest.TestCase):
+  """`pqn.loss` alone: a pure function of arrays."""
+
+  def test_half_squared_error_of_the_taken_action_padding_zeroed(self):
+    loss, metrics = pqn.loss(
+        jnp.array([[1.0, 2.0], [3.0, 4.0]]),
+        {'actions': jnp.array([1, 0]), 'targets': jnp.array([3.0, 9.0]),
+         'mask': jnp.array([1.0, 0.0])})
+    # Errors −1 (real) and 0 (padding): ½·1 over 2 steps.
+    np.testing.assert_allclose(loss, 0.25)
+    np.testing.assert_allclose(metrics['mean_q'], 2.5)
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -149,5 +149,40 @@ class ReinforceTest(parameterized.TestCase):
       reinforce.ReinforceConfig(**kwargs)
 
 
+
+class LossTest(absltest.TestCase):
+  """`reinforce.loss` alone: a pure function of arrays."""
+
+  def test_mean_over_real_steps_of_minus_advantage_log_prob(self):
+    logits = jnp.zeros((2, 2))  # π(a|s) = ½ for both actions.
+    loss, metrics = reinforce.loss(logits, jnp.array([0, 1]),
+                                   jnp.array([3.0, 100.0]),
+                                   jnp.array([1.0, 0.0]), entropy_cost=0.5)
+    # Only the real step counts: −3·log ½; entropy log 2.
+    np.testing.assert_allclose(metrics['policy_loss'], 3 * math.log(2),
+                               rtol=1e-6)
+    np.testing.assert_allclose(metrics['entropy'], math.log(2), rtol=1e-6)
+    np.testing.assert_allclose(loss, 3 * math.log(2) - 0.5 * math.log(2),
+                               rtol=1e-6)
+
+  def test_batch_mean_baseline_subtracts_the_real_steps_mean_return(self):
+    trajectory = agent_lib.Trajectory(
+        observations=np.zeros((2, 2, 1), np.float32),
+        actions=np.zeros((2, 2), np.int32),
+        rewards=np.array([[1.0, 4.0], [2.0, 0.0]], np.float32),
+        discounts=np.ones((2, 2), np.float32),
+        last=np.array([[False, True], [True, False]]),
+        mask=np.array([[1.0, 1.0], [1.0, 0.0]], np.float32),
+        final_observations=np.zeros((2, 1), np.float32), extras={})
+    advantages, mean_return = reinforce.advantages(trajectory, 0.5,
+                                                   'batch_mean')
+    # Returns: 1 + ½·2 = 2, 2, and 4; their mean 8/3.
+    np.testing.assert_allclose(mean_return, 8 / 3, rtol=1e-6)
+    np.testing.assert_allclose(advantages[:, 0], [2 - 8 / 3, 2 - 8 / 3],
+                               rtol=1e-6)
+    plain, _ = reinforce.advantages(trajectory, 0.5, 'none')
+    np.testing.assert_allclose(plain[:, 0], [2.0, 2.0], rtol=1e-6)
+
+
 if __name__ == '__main__':
   absltest.main()

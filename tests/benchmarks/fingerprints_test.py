@@ -23,6 +23,9 @@ def test_code_modules_are_the_agent_network_environment_and_loop():
   plane_strike = fingerprints.code_modules(_config('plane_strike', 'ppo'))
   assert 'environments/plane_strike.py' in plane_strike
   assert 'networks/actor_critic.py' in plane_strike
+  # Through the skeleton PPO imports: what it imports is watched too.
+  assert {'agents/on_policy.py', 'agents/policy_heads.py',
+          'agents/minibatches.py'} <= set(plane_strike)
 
 
 def test_the_code_hash_ignores_comments_docstrings_and_layout():
