@@ -48,10 +48,8 @@ from experiments import api
 from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
-from experiments.cli import evaluation_flags
-from experiments.cli import finite_flags
 from experiments.cli import help_text
-from experiments.cli import interval_flags
+from experiments.cli import settings_flags
 from experiments.cli import settings_help
 from experiments.setup import library_logs
 from experiments.setup import train_settings
@@ -61,131 +59,24 @@ from experiments.driver import console
 from experiments.driver import stop_signals
 from experiments.export import tflite
 from experiments.loops import device_mesh
-from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
 from experiments.storage import atomic_files
 
 SEEDS_SUMMARY = 'seeds_summary.json'
 
-_AGENT = flags.DEFINE_string(
-    'agent', 'reinforce', f'Agent to train: one of '
-    f'{", ".join(agent_registry.names())}, or one registered by --imports.')
-_ENV = flags.DEFINE_string(
-    'env', 'plane_strike',
-    f'Environment: one of {env_registry.describe_names()}, or one '
-    f'registered by --imports.')
+# Every training setting's flag, made from its declaration in
+# `setup.train_settings.TrainSettings` (the API's keywords are too); below,
+# the command's own flags.
+settings_flags.define(max_check_steps=tflite.MAX_CHECK_STEPS,
+                      tolerance=tflite.TOLERANCE)
 user_imports.define_flag()
-flags.DEFINE_string(
-    'preset', None, 'Tuned settings to start from: a preset name, a preset '
-    'file (.json, e.g. written by experiments.sweep) or none (the agent\'s '
-    'defaults); default: the agent\'s preset for --env, if it has one. '
-    '--config.* flags override its values. Presets: '
-    f'{", ".join(preset_registry.names())}.')
-flags.DEFINE_string(
-    'network', None, 'A registered network of the kind the agent needs '
-    '(e.g. mlp_policy for reinforce), or one registered by --imports; '
-    'default: the agent\'s.')
-flags.DEFINE_integer('seed', 0, 'Random seed, 0 to 2^63 - 1 (with '
-                     '--num_seeds=K, seed + K - 1 at most that).',
-                     lower_bound=0, upper_bound=config_lib.MAX_SEED)
-flags.DEFINE_integer(
-    'num_episodes', None, 'Training budget in episodes; default: the '
-    'preset\'s budget, else '
-    f'{config_lib.ExperimentConfig.num_episodes}, unless --num_steps is set.',
-    lower_bound=1)
-flags.DEFINE_integer(
-    'num_steps', None, 'Training budget in environment steps. With both '
-    'budgets set, training stops at whichever is reached first.',
-    lower_bound=1)
-flags.DEFINE_float(
-    'learning_rate', None,
-    'Shorthand for --config.learning_rate; default: the agent config\'s.')
-flags.DEFINE_integer(
-    'batch_size', None, 'Shorthand for --config.batch_size: episodes per '
-    'update (reinforce), sequences per update (a2c, ppo), SGD minibatch '
-    '(dqn, sac); default: the agent config\'s.',
-    lower_bound=1)
-flags.DEFINE_list(
-    'hidden_sizes', None, 'Network hidden layer widths, e.g. 64,64; default: '
-    'the environment\'s (Plane Strike: the reference 2·B², B² layout).')
 _WORKDIR = flags.DEFINE_string(
     'workdir', None, 'Directory for config, checkpoints, logs, result.json '
     'and the exported model; default runs/<agent>_<env>_seed<seed>.')
-flags.DEFINE_integer(
-    'eval_episodes', None, 'Greedy episodes of the final evaluation, the '
-    'run\'s score; default: the environment\'s '
-    f'({env_registry.DEFAULT_EVAL_EPISODES}; Plane Strike: '
-    f'{env_registry.eval_episodes("plane_strike")}, as the app\'s model is '
-    'judged).', lower_bound=1)
-flags.DEFINE_integer(
-    'export_check_episodes', None, 'Greedy games the exported model plays in '
-    f'the TFLite interpreter when verified (at most '
-    f'{tflite.MAX_CHECK_STEPS:,} observations; each, and 1000 from random '
-    f'play, must match JAX within {tflite.TOLERANCE:g}); default: the '
-    f'environment\'s ({env_registry.DEFAULT_EXPORT_CHECK_EPISODES}; Plane '
-    f'Strike: {env_registry.export_check_episodes("plane_strike")}).',
-    lower_bound=1)
-interval_flags.define()
-evaluation_flags.define_protocol()
-flags.DEFINE_bool(
-    'export_tflite', True, 'Export the trained policy to TFLite and verify it '
-    'against JAX in the LiteRT interpreter.')
 _PROGRESS = flags.DEFINE_bool('progress', True, 'Show a progress bar.')
 _REEVALUATE = flags.DEFINE_bool(
     'reevaluate', False, 'Evaluate and export a run that already finished '
     'its budget again (by default a finished --workdir is left as it is).')
-flags.DEFINE_string(
-    'wandb_project', None, 'Also log to this Weights & Biases project (needs '
-    'the wandb extra: pip install -e \'.[wandb]\').')
-flags.DEFINE_enum(
-    'loop', None, config_lib.LOOPS, 'compiled: acting, stepping and '
-    'learning in one XLA program (environments with a JAX core); python: '
-    'the dm_env loop (any environment). Default: compiled when possible.')
-flags.DEFINE_integer(
-    'num_envs', None, 'Environments per seed, stepped side by side. '
-    'Compiled loop: must divide the agent\'s sequences per update (default: '
-    'that number). Python loop: any number (default 1), one batched act '
-    'per step; a resumed run restarts them on fresh episodes.',
-    lower_bound=1)
-flags.DEFINE_bool(
-    'actor_thread', False, 'Python loop: act in a thread of its own that '
-    'runs ahead of the learner, handing it batches through a queue '
-    '(IMPALA\'s Sebulba pattern; agents that correct stale actors: '
-    'impala). Each update logs actor_lag, the updates since the params '
-    'that acted its batch.')
-flags.DEFINE_integer(
-    'num_seeds', 1, 'Compiled loop: train seeds --seed … --seed+K-1 side by '
-    'side in one program, sharded over the local devices; each gets '
-    '<workdir>/seed_<n>/.', lower_bound=1)
-flags.DEFINE_integer(
-    'devices_per_seed', 1, 'Compiled loop: split each seed\'s environments '
-    'and batch over this many devices (data parallel: gradients averaged '
-    'over them; each update as on one device, to float rounding). Must divide '
-    '--num_envs and the agent\'s split sizes (PPO: its minibatch; DQN: '
-    'batch_size); --num_seeds seeds take rows of '
-    'this many devices, across hosts with --coordinator_address.',
-    lower_bound=1)
-flags.DEFINE_integer(
-    'updates_per_chunk', None, 'Compiled loop: updates per log row, at '
-    'most; default: one logging interval, cut into equal parts of at most '
-    'about 64k environment steps. A host call runs about a second of '
-    'rows.', lower_bound=1)
-flags.DEFINE_integer(
-    'checkpoint_every_updates', None,
-    'Also checkpoint every this many updates (default: by wall time only, '
-    '--checkpoint_every_seconds).', lower_bound=1)
-flags.DEFINE_float(
-    'checkpoint_every_seconds',
-    config_lib.ExperimentConfig.checkpoint_every_seconds,
-    'Checkpoint at least this often (wall time; also every '
-    '--checkpoint_every_updates, and first after about 10 s of training), so '
-    'a killed run loses at most '
-    'about this much work.', lower_bound=1)
-flags.DEFINE_float(
-    'max_abs_param', config_lib.ExperimentConfig.max_abs_param,
-    'Divergence guard: stop the run when any actor parameter exceeds this '
-    'in magnitude (non-finite numbers always stop it); 0 checks only '
-    'finiteness.', lower_bound=0)
 _COORDINATOR_ADDRESS = flags.DEFINE_string(
     'coordinator_address', None, 'Multi-host runs: host:port of process 0, '
     'passed to jax.distributed.initialize. Seeds (and, with '
@@ -248,7 +139,6 @@ flags.register_validator(
     message='--hidden_sizes must be positive integers, e.g. 64,64.')
 # --learning_rate is checked by the agent config that declares it
 # (`train_settings.experiment_config` names the flag in its error).
-finite_flags.require_finite('checkpoint_every_seconds', 'max_abs_param')
 
 
 def settings() -> Dict[str, Any]:
@@ -374,4 +264,5 @@ if __name__ == '__main__':
   user_imports.import_from_argv()
   _define_flags()
   help_text.run(main, FLAG_GROUPS, __doc__, lambda argv: (
-      settings_help.from_argv(argv, _AGENT.default, _ENV.default)))
+      settings_help.from_argv(argv, flags.FLAGS['agent'].default,
+                              flags.FLAGS['env'].default)))

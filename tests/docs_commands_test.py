@@ -31,6 +31,7 @@ the made-up modules of the docs' own examples (`my_module`, `my_pkg`).
 """
 
 import ast
+import dataclasses
 import functools
 import glob
 import os
@@ -42,6 +43,7 @@ from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import suites
 from experiments.presets import registry as preset_registry
+from experiments.setup import train_settings
 from networks import registry as network_registry
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -107,8 +109,11 @@ def _tree(path: str) -> ast.Module:
 
 @functools.lru_cache(maxsize=None)
 def bool_flags() -> Set[str]:
-  """Every boolean flag the project defines (its `--no<flag>` exists)."""
-  names = set()
+  """Every boolean flag the project defines (its `--no<flag>` exists),
+  the training settings' among them (`settings_flags` makes their flags
+  from their declarations)."""
+  names = {field.name for field in dataclasses.fields(
+      train_settings.TrainSettings) if field.type in (bool, 'bool')}
   for path in (p for package in _PACKAGES for p in glob.glob(
       os.path.join(_ROOT, package, '**', '*.py'), recursive=True)):
     for node in ast.walk(_tree(path)):
@@ -148,6 +153,14 @@ def entry_point(module: str) -> Optional[EntryPoint]:
         isinstance(node.args[1], ast.Constant) and
         isinstance(node.args[1].value, str)):
       defaults[node.args[0].value] = node.args[1].value
+  for node in ast.walk(tree):  # Flags made from the settings' declarations.
+    if (isinstance(node, ast.Call) and
+        ast.unparse(node.func) == 'settings_flags.define'):
+      declared = {f.name: f for f in dataclasses.fields(
+          train_settings.TrainSettings) if f.metadata['flag']}
+      for name in [a.value for a in node.args] or list(declared):
+        if isinstance(declared[name].default, str):
+          defaults[name] = declared[name].default
   return EntryPoint(names, defaults)
 
 

@@ -1,11 +1,10 @@
 """The settings of one training run as a person gives them, and the
 `ExperimentConfig` they make.
 
-`experiments.train`'s flags and `experiments.api.train`'s keywords are the
-same settings with the same names and defaults (a test holds them equal);
-both build the run's config here, so the same settings give the same run.
-What each setting means is its flag's help (`python -m experiments.train
---helpfull`; `--helpconfig` for the agent's and environment's keys).
+Each setting is declared once, a field of `TrainSettings` with its default,
+help and bounds: `experiments.train`'s flags (`cli.settings_flags`) and
+`experiments.api.train`'s keywords are made from it, and both build the
+run's config here, so the same settings give the same run.
 
 The preset (`experiments.presets`) fills what the settings leave unset:
 its agent config (under `config` overrides and the `learning_rate` and
@@ -17,10 +16,11 @@ import dataclasses
 import inspect
 import math
 import typing
-from typing import Any, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments.loops import evaluation
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
 from experiments.setup import env_settings
@@ -33,50 +33,174 @@ class SettingError(ValueError):
   (`--key`) and says what is valid."""
 
 
+def _setting(default: Any = None, help: Any = '', *,  # pylint: disable=redefined-builtin
+             lower: Optional[float] = None, upper: Optional[float] = None,
+             choices: Optional[Sequence[str]] = None, flag: bool = True,
+             factory: Optional[Any] = None) -> Any:
+  """A setting's one declaration: its default, its help (a string, or a
+  function giving it, for help that names what is registered when the
+  flags are defined), its bounds or choices, and whether a flag of its own
+  stands for it (`experiments.cli.settings_flags` defines the flags from
+  these; `config`, `env_config` and `imports` are namespaces defined by
+  their own modules)."""
+  metadata = {'help': help, 'lower': lower, 'upper': upper,
+              'choices': choices, 'flag': flag}
+  if factory is not None:
+    return dataclasses.field(default_factory=factory, metadata=metadata)
+  return dataclasses.field(default=default, metadata=metadata)
+
+
+_INTERVAL_DEFAULTS = (
+    f'Default for each pair: {config_lib.LOG_POINTS} log rows and '
+    f'{config_lib.EVAL_POINTS} evaluations over the budget, by steps when '
+    f'--num_steps is set, else by episodes; setting one of a pair turns the '
+    f'other off.')
+_DEFAULTS = config_lib.ExperimentConfig
+
+
 @dataclasses.dataclass(frozen=True)
 class TrainSettings:
   """One training run's settings, named as `experiments.train`'s flags.
 
-  `config` and `env_config` hold `--config.<key>` and `--env_config.<key>`
-  values by key; `hidden_sizes` is a sequence of widths; `max_abs_param` 0
-  checks only finiteness, as the flag does. The rest mean what their flags
-  say (`python -m experiments.train --helpfull`).
+  Each field is the setting's one declaration (`_setting`): the flag and
+  the `api.train` keyword are made from it, with its default, help and
+  bounds. `config` and `env_config` hold `--config.<key>` and
+  `--env_config.<key>` values by key; `hidden_sizes` is a sequence of
+  widths; `max_abs_param` 0 checks only finiteness.
   """
-  agent: str = 'reinforce'
-  env: str = 'plane_strike'
-  preset: Optional[str] = None
-  config: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-  env_config: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-  learning_rate: Optional[float] = None
-  batch_size: Optional[int] = None
-  network: Optional[str] = None
-  hidden_sizes: Optional[Sequence[int]] = None
-  seed: int = 0
-  imports: Sequence[str] = ()
-  num_steps: Optional[int] = None
-  num_episodes: Optional[int] = None
-  max_abs_param: float = config_lib.ExperimentConfig.max_abs_param
-  eval_episodes: Optional[int] = None
-  eval_every_steps: Optional[int] = None
-  eval_every_episodes: Optional[int] = None
-  periodic_eval_episodes: Optional[int] = (
-      config_lib.ExperimentConfig.periodic_eval_episodes)
-  eval_policy: str = config_lib.ExperimentConfig.eval_policy
-  eval_epsilon: float = config_lib.ExperimentConfig.eval_epsilon
-  export_tflite: bool = True
-  export_check_episodes: Optional[int] = None
-  log_every_steps: Optional[int] = None
-  log_every_episodes: Optional[int] = None
-  checkpoint_every_seconds: float = (
-      config_lib.ExperimentConfig.checkpoint_every_seconds)
-  checkpoint_every_updates: Optional[int] = None
-  wandb_project: Optional[str] = None
-  loop: Optional[str] = None
-  num_envs: Optional[int] = None
-  actor_thread: bool = False
-  num_seeds: int = 1
-  devices_per_seed: int = 1
-  updates_per_chunk: Optional[int] = None
+  agent: str = _setting('reinforce', lambda: (
+      f'Agent to train: one of {", ".join(agent_registry.names())}, or one '
+      f'registered by --imports.'))
+  env: str = _setting('plane_strike', lambda: (
+      f'Environment: one of {env_registry.describe_names()}, or one '
+      f'registered by --imports.'))
+  preset: Optional[str] = _setting(None, lambda: (
+      'Tuned settings to start from: a preset name, a preset file (.json, '
+      'e.g. written by experiments.sweep) or none (the agent\'s defaults); '
+      'default: the agent\'s preset for --env, if it has one. --config.* '
+      f'flags override its values. Presets: '
+      f'{", ".join(preset_registry.names())}.'))
+  config: Mapping[str, Any] = _setting(factory=dict, flag=False)
+  env_config: Mapping[str, Any] = _setting(factory=dict, flag=False)
+  learning_rate: Optional[float] = _setting(
+      None, 'Shorthand for --config.learning_rate; default: the agent '
+      'config\'s.')
+  batch_size: Optional[int] = _setting(
+      None, 'Shorthand for --config.batch_size: episodes per update '
+      '(reinforce), sequences per update (a2c, ppo), SGD minibatch (dqn, '
+      'sac); default: the agent config\'s.', lower=1)
+  network: Optional[str] = _setting(
+      None, 'A registered network of the kind the agent needs (e.g. '
+      'mlp_policy for reinforce), or one registered by --imports; default: '
+      'the agent\'s.')
+  hidden_sizes: Optional[Sequence[int]] = _setting(
+      None, 'Network hidden layer widths, e.g. 64,64; default: the '
+      'environment\'s (Plane Strike: the reference 2·B², B² layout).')
+  seed: int = _setting(0, 'Random seed, 0 to 2^63 - 1 (with '
+                       '--num_seeds=K, seed + K - 1 at most that).',
+                       lower=0, upper=config_lib.MAX_SEED)
+  imports: Sequence[str] = _setting((), flag=False)
+  num_steps: Optional[int] = _setting(
+      None, 'Training budget in environment steps. With both budgets set, '
+      'training stops at whichever is reached first.', lower=1)
+  num_episodes: Optional[int] = _setting(
+      None, 'Training budget in episodes; default: the preset\'s budget, '
+      f'else {_DEFAULTS.num_episodes}, unless --num_steps is set.', lower=1)
+  max_abs_param: float = _setting(
+      _DEFAULTS.max_abs_param, 'Divergence guard: stop the run when any '
+      'actor parameter exceeds this in magnitude (non-finite numbers always '
+      'stop it); 0 checks only finiteness.', lower=0)
+  eval_episodes: Optional[int] = _setting(
+      None, 'Greedy episodes of the final evaluation, the run\'s score; '
+      f'default: the environment\'s ({env_registry.DEFAULT_EVAL_EPISODES}; '
+      f'Plane Strike: {env_registry.eval_episodes("plane_strike")}, as the '
+      'app\'s model is judged).', lower=1)
+  eval_every_steps: Optional[int] = _setting(
+      None, 'Greedy evaluation (eval.csv) every this many environment steps '
+      f'(0: not by steps). {_INTERVAL_DEFAULTS}', lower=0)
+  eval_every_episodes: Optional[int] = _setting(
+      None, f'... every this many episodes (0: not by episodes). '
+      f'{_INTERVAL_DEFAULTS}', lower=0)
+  periodic_eval_episodes: Optional[int] = _setting(
+      _DEFAULTS.periodic_eval_episodes, 'Greedy episodes of each evaluation '
+      'along the way; default: as many as keep all of them within about a '
+      'tenth of the training budget (in environment steps, counting each '
+      'episode at the game\'s longest), between 1 and 100.', lower=1)
+  eval_policy: str = _setting(
+      _DEFAULTS.eval_policy, 'How evaluation episodes are played: greedy '
+      '(the most probable legal action, or the deterministic continuous '
+      'one: what the exported model does), sampled (drawn from the '
+      'policy\'s probabilities; policy agents on discrete actions) or '
+      'epsilon_greedy (a uniform legal action with probability '
+      '--eval_epsilon, else greedy; discrete actions). Unset: as results on '
+      'the game are reported: greedy, but on MinAtar sampled for policy '
+      'agents and epsilon_greedy for value agents. Evaluation episodes '
+      'always come from the seed\'s own evaluation stream, never its '
+      'training one; result.json and the reports record the protocol.',
+      choices=evaluation.PROTOCOLS)
+  eval_epsilon: float = _setting(
+      _DEFAULTS.eval_epsilon, '--eval_policy=epsilon_greedy\'s exploration '
+      'rate, in [0, 1]. Unset: the agent\'s own (DQN: 0.05, its evaluation '
+      'ε on Atari, Mnih et al., 2015; the policy agents use the same).',
+      lower=0, upper=1)
+  export_tflite: bool = _setting(
+      True, 'Export the trained policy to TFLite and verify it against JAX '
+      'in the LiteRT interpreter.')
+  export_check_episodes: Optional[int] = _setting(
+      None, 'Greedy games the exported model plays in the TFLite '
+      'interpreter when verified (at most {max_check_steps:,} observations; '
+      'each, and 1000 from random play, must match JAX within '
+      '{tolerance:g}); default: the environment\'s '
+      f'({env_registry.DEFAULT_EXPORT_CHECK_EPISODES}; Plane Strike: '
+      f'{env_registry.export_check_episodes("plane_strike")}).', lower=1)
+  log_every_steps: Optional[int] = _setting(
+      None, 'Write a row of train.csv (and TensorBoard) every this many '
+      f'environment steps (0: not by steps). {_INTERVAL_DEFAULTS}', lower=0)
+  log_every_episodes: Optional[int] = _setting(
+      None, f'... every this many episodes (0: not by episodes). '
+      f'{_INTERVAL_DEFAULTS}', lower=0)
+  checkpoint_every_seconds: float = _setting(
+      _DEFAULTS.checkpoint_every_seconds, 'Checkpoint at least this often '
+      '(wall time; also every --checkpoint_every_updates, and first after '
+      'about 10 s of training), so a killed run loses at most about this '
+      'much work.', lower=1)
+  checkpoint_every_updates: Optional[int] = _setting(
+      None, 'Also checkpoint every this many updates (default: by wall time '
+      'only, --checkpoint_every_seconds).', lower=1)
+  wandb_project: Optional[str] = _setting(
+      None, 'Also log to this Weights & Biases project (needs the wandb '
+      'extra: pip install -e \'.[wandb]\').')
+  loop: Optional[str] = _setting(
+      None, 'compiled: acting, stepping and learning in one XLA program '
+      '(environments with a JAX core); python: the dm_env loop (any '
+      'environment). Default: compiled when possible.',
+      choices=config_lib.LOOPS)
+  num_envs: Optional[int] = _setting(
+      None, 'Environments per seed, stepped side by side. Compiled loop: '
+      'must divide the agent\'s sequences per update (default: that '
+      'number). Python loop: any number (default 1), one batched act per '
+      'step; a resumed run restarts them on fresh episodes.', lower=1)
+  actor_thread: bool = _setting(
+      False, 'Python loop: act in a thread of its own that runs ahead of '
+      'the learner, handing it batches through a queue (IMPALA\'s Sebulba '
+      'pattern; agents that correct stale actors: impala). Each update logs '
+      'actor_lag, the updates since the params that acted its batch.')
+  num_seeds: int = _setting(
+      1, 'Compiled loop: train seeds --seed … --seed+K-1 side by side in one '
+      'program, sharded over the local devices; each gets '
+      '<workdir>/seed_<n>/.', lower=1)
+  devices_per_seed: int = _setting(
+      1, 'Compiled loop: split each seed\'s environments and batch over this '
+      'many devices (data parallel: gradients averaged over them; each '
+      'update as on one device, to float rounding). Must divide --num_envs '
+      'and the agent\'s split sizes (PPO: its minibatch; DQN: batch_size); '
+      '--num_seeds seeds take rows of this many devices, across hosts with '
+      '--coordinator_address.', lower=1)
+  updates_per_chunk: Optional[int] = _setting(
+      None, 'Compiled loop: updates per log row, at most; default: one '
+      'logging interval, cut into equal parts of at most about 64k '
+      'environment steps. A host call runs about a second of rows.',
+      lower=1)
 
 
 def with_settings(signature: inspect.Signature) -> inspect.Signature:
@@ -96,21 +220,18 @@ def names() -> Tuple[str, ...]:
   return tuple(f.name for f in dataclasses.fields(TrainSettings))
 
 
-# The flags' bounds (`experiments.train` and `cli.interval_flags` define
-# them; tests/experiments/setup/train_settings_test.py holds them equal):
-# `api.train` keywords are refused as their flags would be.
-LOWER_BOUNDS = {
-    'seed': 0, 'num_steps': 1, 'num_episodes': 1, 'batch_size': 1,
-    'eval_episodes': 1, 'export_check_episodes': 1, 'eval_every_steps': 0,
-    'eval_every_episodes': 0, 'log_every_steps': 0, 'log_every_episodes': 0,
-    'periodic_eval_episodes': 1, 'eval_epsilon': 0, 'num_envs': 1,
-    'num_seeds': 1, 'devices_per_seed': 1, 'updates_per_chunk': 1,
-    'checkpoint_every_updates': 1, 'checkpoint_every_seconds': 1,
-    'max_abs_param': 0}
-UPPER_BOUNDS = {'seed': config_lib.MAX_SEED, 'eval_epsilon': 1}
+def _bounds(end: str) -> Dict[str, float]:
+  return {f.name: f.metadata[end] for f in dataclasses.fields(TrainSettings)
+          if f.metadata.get(end) is not None}
 
 
-def _kind(name: str) -> Tuple[type, bool]:
+# Each setting's bounds, as its declaration gives them (its flag has the
+# same): `api.train` keywords are refused as their flags would be.
+LOWER_BOUNDS = _bounds('lower')
+UPPER_BOUNDS = _bounds('upper')
+
+
+def setting_type(name: str) -> Tuple[type, bool]:
   """The type a setting's flag parses to, and whether None is allowed."""
   hint = typing.get_type_hints(TrainSettings)[name]
   optional = type(None) in typing.get_args(hint)
@@ -124,7 +245,7 @@ def _check_types(settings: TrainSettings) -> None:
   string not a number) and within its flag's bounds."""
   for field in dataclasses.fields(TrainSettings):
     name, value = field.name, getattr(settings, field.name)
-    kind, optional = _kind(name)
+    kind, optional = setting_type(name)
     optional = optional or field.default is None
     if value is None and optional:
       continue

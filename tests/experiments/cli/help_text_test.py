@@ -21,12 +21,12 @@ _MODULE = 'experiments.fake_entry'  # Counts as a project module.
 
 def _entry_points():
   """experiments/*.py and benchmarks/*.py modules that run as our programs
-  (`benchmarks/peer_programs.py` runs in the peers' environment, on
-  argparse)."""
+  (`benchmarks/peer_programs.py` and `benchmarks/replay_flashbax.py` run
+  in the peers' and flashbax's environments, on argparse)."""
   return sorted(f'{p.parent.name}.{p.stem}'
                 for folder in ('experiments', 'benchmarks')
                 for p in (_REPO / folder).glob('*.py')
-                if p.stem != 'peer_programs' and
+                if p.stem not in ('peer_programs', 'replay_flashbax') and
                 "if __name__ == '__main__':" in p.read_text())
 
 

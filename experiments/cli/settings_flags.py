@@ -1,0 +1,76 @@
+"""Flags made from the settings' declarations (`setup.train_settings`).
+
+A training setting is declared once, as a field of `TrainSettings` with
+its default, help and bounds; `define` makes its flag from that: the
+flag's kind from the field's type (a bool, an integer, a number, a name
+among choices, a name, a list of widths), its default, help and bounds,
+and for a number a refusal of NaN and infinity (`finite_flags`). The
+`api.train` keywords come from the same fields, so a flag and its keyword
+cannot drift apart.
+"""
+
+import collections.abc
+import dataclasses
+import typing
+from typing import Any, Dict
+
+from absl import flags
+
+from experiments.cli import finite_flags
+from experiments.setup import train_settings
+
+
+def _fields() -> Dict[str, dataclasses.Field]:
+  return {f.name: f for f in dataclasses.fields(train_settings.TrainSettings)}
+
+
+def _help(field: dataclasses.Field, facts: Dict[str, Any]) -> str:
+  """The field's help, with the `facts` of other modules it names
+  (`{name}`) filled in."""
+  text = field.metadata['help']
+  text = text() if callable(text) else text
+  return text.format(**facts) if '{' in text else text
+
+
+def _define_one(field: dataclasses.Field, facts: Dict[str, Any],
+                flag_values: flags.FlagValues) -> None:
+  """The field's flag, by the absl `DEFINE_*` of its type."""
+  meta, (kind, _) = field.metadata, train_settings.setting_type(field.name)
+  name, help_text = field.name, _help(field, facts)
+  default = (field.default_factory() if field.default_factory
+             is not dataclasses.MISSING else field.default)
+  bounds = {key: meta[end] for key, end in (('lower_bound', 'lower'),
+                                             ('upper_bound', 'upper'))
+            if meta.get(end) is not None}
+  into = {'flag_values': flag_values}
+  if kind is bool:
+    flags.DEFINE_bool(name, default, help_text, **into)
+  elif kind is int:
+    flags.DEFINE_integer(name, default, help_text, **bounds, **into)
+  elif kind is float:
+    flags.DEFINE_float(name, default, help_text, **bounds, **into)
+    finite_flags.require_finite(name, **into)
+  elif kind is str and meta.get('choices'):
+    flags.DEFINE_enum(name, default, meta['choices'], help_text, **into)
+  elif kind is str:
+    flags.DEFINE_string(name, default, help_text, **into)
+  elif typing.get_origin(kind) is collections.abc.Sequence:
+    flags.DEFINE_list(name, list(default) if default else None, help_text,
+                      **into)
+  else:
+    raise TypeError(f'--{name}: no flag kind for {kind}.')
+
+
+def define(*names: str, flag_values: flags.FlagValues = flags.FLAGS,
+           **facts: Any) -> None:
+  """Defines the flags of the settings `names` (every setting with a flag
+  of its own when none are named), each from its declaration; `facts`
+  fill what their help names of modules this one may not import (the
+  export check's `max_check_steps` and `tolerance`); into `flag_values`
+  (absl's global registry by default)."""
+  fields = _fields()
+  for name in names or [n for n, f in fields.items() if f.metadata['flag']]:
+    if not fields[name].metadata['flag']:
+      raise ValueError(f'--{name} is a namespace, defined by its own '
+                       f'module.')
+    _define_one(fields[name], facts, flag_values)
