@@ -198,6 +198,29 @@ def legal_bootstrap(q_t_selector: jax.Array, discount_t: jax.Array,
           discount_t * jnp.any(legal_t, axis=-1))
 
 
+def loss(head: value_distributions.ValueHead, outputs_tm1: jax.Array,
+         outputs_t: jax.Array, q_t_selector: jax.Array,
+         batch: replay_lib.Transitions, weights: jax.Array,
+         discount: float, legal_t: Optional[jax.Array]
+        ) -> Tuple[jax.Array, Tuple[jax.Array, jax.Array]]:
+  """DQN's loss over a minibatch of B transitions: `head`'s TD losses
+  (`value_distributions`: Q-learning, C51 or QR) of the online outputs at
+  o_t against the target outputs at o_{t+1}, bootstrapping from the best
+  legal action of `q_t_selector` (`legal_bootstrap`), weighted by
+  `weights` (prioritised replay's importance weights, else 1).
+
+  Returns:
+    `(loss, (mean Q of the actions taken, new priorities [B]))`.
+  """
+  q_t_selector, discount_t = legal_bootstrap(
+      q_t_selector, discount * batch.discounts, legal_t)
+  losses, priorities = head.losses(outputs_tm1, batch.actions, batch.rewards,
+                                   discount_t, outputs_t, q_t_selector)
+  q_taken = jnp.take_along_axis(head.q_values(outputs_tm1),
+                                batch.actions[:, None], -1)
+  return jnp.mean(weights * losses), (jnp.mean(q_taken), priorities)
+
+
 def make_epsilon_schedule(config: DQNConfig) -> optax.Schedule:
   """ε as a function of environment steps: linear, then constant."""
   return epsilon_greedy.schedule(config.epsilon_start, config.epsilon_end,
@@ -270,15 +293,8 @@ def make_agent(config: DQNConfig,
     q_t_selector = head.q_values(
         outputs(params, batch.next_observations) if config.double_q
         else outputs_t)
-    q_t_selector, discount_t = legal_bootstrap(
-        q_t_selector, config.discount * batch.discounts,
-        legal(batch.next_observations))
-    losses, priorities = head.losses(outputs_tm1, batch.actions,
-                                     batch.rewards, discount_t, outputs_t,
-                                     q_t_selector)
-    q_taken = jnp.take_along_axis(head.q_values(outputs_tm1),
-                                  batch.actions[:, None], -1)
-    return jnp.mean(weights * losses), (jnp.mean(q_taken), priorities)
+    return loss(head, outputs_tm1, outputs_t, q_t_selector, batch, weights,
+                config.discount, legal(batch.next_observations))
 
   def sample(replay: replay_lib.Replay, key: jax.Array):
     """A minibatch, its replay slots and importance weights."""
@@ -295,10 +311,11 @@ def make_agent(config: DQNConfig,
     # computes the loss of its equal share of it.
     batch, indices, weights = sample(replay, key)
     batch, weights = data_parallel.share((batch, weights), axis=0)
-    (loss, (mean_q, priorities)), grads = jax.value_and_grad(
+    (loss_value, (mean_q, priorities)), grads = jax.value_and_grad(
         loss_fn, has_aux=True)(state.params, state.target_params, batch,
                                weights)
-    loss, mean_q, grads = data_parallel.mean((loss, mean_q, grads))
+    loss_value, mean_q, grads = data_parallel.mean((loss_value, mean_q,
+                                                    grads))
     if indices is not None:  # Every device writes the whole batch's.
       replay = prioritized_replay.update_priorities(
           replay, indices, data_parallel.gather(priorities, axis=0))
@@ -310,7 +327,7 @@ def make_agent(config: DQNConfig,
         optax.incremental_update(params, state.target_params,
                                  config.target_update_rate),
         state.target_params, learner_steps, config.target_update_period)
-    metrics = {'loss': loss, 'mean_q': mean_q,
+    metrics = {'loss': loss_value, 'mean_q': mean_q,
                'grad_norm': optax.global_norm(grads)}
     metrics = {k: jnp.asarray(v, jnp.float32) for k, v in metrics.items()}
     return (params, target_params, opt_state, learner_steps,

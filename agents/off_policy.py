@@ -8,7 +8,9 @@ step (their losses and target updates); this module owns the rest:
 
 - `data_requirements`: the batches the loops cut for `update`;
 - `init_actor_critic`: actor and critic params of an actor-twin-Q network;
-- `make_update`: `update(state, trajectory)` around an agent's `sgd_step`.
+- `make_update`: `update(state, trajectory)` around an agent's `sgd_step`;
+- `twin_critic_loss`: the twin critics' regression on their targets, the
+  loss SAC's and TD3's critics share (their targets differ).
 
 A config here is any agent config with the replay settings (`num_actors`,
 `update_period`, `min_replay_size`, `sgd_steps_per_update`,
@@ -22,6 +24,7 @@ import chex
 import haiku as hk
 import jax
 import jax.numpy as jnp
+import rlax
 
 from agents import agent as agent_lib
 from agents import replay as replay_lib
@@ -84,3 +87,12 @@ def make_update(config: Any, action_dim: int, sgd_step: SGDStep,
     return state._replace(replay=replay, key=key), metrics
 
   return update
+
+
+def twin_critic_loss(q: jax.Array, targets: jax.Array
+                    ) -> Tuple[jax.Array, jax.Array]:
+  """`(loss, mean Q)` of twin critics `q [B, 2]` regressed on `targets
+  [B]` (no gradient): ½ each critic's squared error, summed over the two,
+  averaged over the batch."""
+  targets = jax.lax.stop_gradient(targets)
+  return jnp.mean(jnp.sum(rlax.l2_loss(q - targets[:, None]), -1)), jnp.mean(q)

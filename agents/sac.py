@@ -36,7 +36,6 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 import optax
-import rlax
 
 from agents import agent as agent_lib
 from agents import config_checks
@@ -113,6 +112,29 @@ class SACConfig:
     return {'batch_size (transitions per SGD step)': self.batch_size}
 
 
+def critic_targets(batch: replay_lib.Transitions, next_q: jax.Array,
+                   next_log_probs: jax.Array, temperature: jax.Array,
+                   discount: float) -> jax.Array:
+  """`[B]` soft TD targets r + γ·d·(min Q'(s', a') − α·log π(a'|s')), for
+  `a'` drawn from the current policy at the next observation."""
+  return batch.rewards + discount * batch.discounts * (
+      next_q - temperature * next_log_probs)
+
+
+def actor_loss(log_probs: jax.Array, q: jax.Array,
+               temperature: jax.Array) -> jax.Array:
+  """α·log π(a|s) − min Q(s, a) for reparameterised actions `a`, averaged."""
+  return jnp.mean(temperature * log_probs - q)
+
+
+def temperature_loss(log_temperature: jax.Array, log_probs: jax.Array,
+                     target_entropy: float) -> jax.Array:
+  """−α·(log π(a|s) + target entropy), averaged: α rises while the
+  policy's entropy is below its target."""
+  return -jnp.mean(jnp.exp(log_temperature) *
+                   jax.lax.stop_gradient(log_probs + target_entropy))
+
+
 class SACState(NamedTuple):
   actor_params: hk.Params
   critic_params: hk.Params
@@ -184,29 +206,22 @@ def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,
     return gaussian_policies.deterministic_actions(means, spec,
                                                    squashed=True)
 
-  def critic_loss(critic_params, state, batch, next_noise):
-    temperature = jnp.exp(state.log_temperature)
+  def critic_loss_fn(critic_params, state, batch, next_noise):
     next_actions, next_log_probs = policy(
         state.actor_params, batch.next_observations, next_noise)
     next_q = jnp.min(critic_apply(state.target_critic_params,
                                   batch.next_observations, next_actions), -1)
-    targets = jax.lax.stop_gradient(
-        batch.rewards + config.discount * batch.discounts *
-        (next_q - temperature * next_log_probs))
-    q = critic_apply(critic_params, batch.observations, batch.actions)
-    loss = jnp.mean(jnp.sum(rlax.l2_loss(q - targets[:, None]), -1))
-    return loss, jnp.mean(q)
+    targets = critic_targets(batch, next_q, next_log_probs,
+                             jnp.exp(state.log_temperature), config.discount)
+    return off_policy.twin_critic_loss(
+        critic_apply(critic_params, batch.observations, batch.actions),
+        targets)
 
-  def actor_loss(actor_params, state, batch, noise):
-    temperature = jnp.exp(state.log_temperature)
+  def actor_loss_fn(actor_params, state, batch, noise):
     actions, log_probs = policy(actor_params, batch.observations, noise)
     q = jnp.min(critic_apply(state.critic_params, batch.observations,
                              actions), -1)
-    return jnp.mean(temperature * log_probs - q), log_probs
-
-  def temperature_loss(log_temperature, log_probs):
-    return -jnp.mean(jnp.exp(log_temperature) *
-                     jax.lax.stop_gradient(log_probs + target_entropy))
+    return actor_loss(log_probs, q, jnp.exp(state.log_temperature)), log_probs
 
   def sgd_step(state: SACState, replay: replay_lib.Replay,
                key: jax.Array) -> Tuple[SACState, Dict]:
@@ -218,12 +233,12 @@ def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,
         jax.random.normal(noise_key, noise_shape),
         jax.random.normal(next_noise_key, noise_shape)), axis=0)
     (c_loss, mean_q), c_grads = jax.value_and_grad(
-        critic_loss, has_aux=True)(state.critic_params, state, batch,
-                                   next_noise)
+        critic_loss_fn, has_aux=True)(state.critic_params, state, batch,
+                                      next_noise)
     (a_loss, log_probs), a_grads = jax.value_and_grad(
-        actor_loss, has_aux=True)(state.actor_params, state, batch, noise)
+        actor_loss_fn, has_aux=True)(state.actor_params, state, batch, noise)
     t_loss, t_grad = jax.value_and_grad(temperature_loss)(
-        state.log_temperature, log_probs)
+        state.log_temperature, log_probs, target_entropy)
     c_loss, mean_q, c_grads, a_loss, a_grads, t_loss, t_grad, entropy = (
         data_parallel.mean((c_loss, mean_q, c_grads, a_loss, a_grads,
                             t_loss, t_grad, -jnp.mean(log_probs))))

@@ -38,7 +38,6 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 import optax
-import rlax
 
 from agents import agent as agent_lib
 from agents import config_checks
@@ -145,6 +144,19 @@ def smoothed_target_actions(actions: jax.Array, noise: jax.Array,
   return jnp.clip(actions + smoothing * half_range, low, high)
 
 
+def critic_targets(batch: replay_lib.Transitions, next_q: jax.Array,
+                   discount: float) -> jax.Array:
+  """`[B]` TD targets r + γ·d·min Q'(s', ã') for smoothed target actions
+  ã' (`smoothed_target_actions`)."""
+  return batch.rewards + discount * batch.discounts * next_q
+
+
+def actor_loss(q: jax.Array) -> jax.Array:
+  """−Q₁(s, μ(s)), averaged: the deterministic policy gradient's loss on
+  the first critic's values `q [B, 2]`."""
+  return -jnp.mean(q[:, 0])
+
+
 def make_agent(config: TD3Config, environment_spec: specs.EnvironmentSpec,
                network: hk.MultiTransformed) -> agent_lib.Agent[TD3State]:
   """TD3 around a deterministic actor-twin-Q `network`
@@ -205,25 +217,23 @@ def make_agent(config: TD3Config, environment_spec: specs.EnvironmentSpec,
                         observations: jax.Array) -> jax.Array:
     return policy(params['actor'], observations)
 
-  def critic_loss(critic_params, state, batch, noise):
+  def critic_loss_fn(critic_params, state, batch, noise):
     next_actions = smoothed_target_actions(
         policy(state.target_actor_params, batch.next_observations), noise,
         config.target_noise, config.target_noise_clip, low, high)
     next_q = jnp.min(critic_apply(state.target_critic_params,
                                   batch.next_observations, next_actions), -1)
-    targets = jax.lax.stop_gradient(
-        batch.rewards + config.discount * batch.discounts * next_q)
-    q = critic_apply(critic_params, batch.observations, batch.actions)
-    loss = jnp.mean(jnp.sum(rlax.l2_loss(q - targets[:, None]), -1))
-    return loss, jnp.mean(q)
+    return off_policy.twin_critic_loss(
+        critic_apply(critic_params, batch.observations, batch.actions),
+        critic_targets(batch, next_q, config.discount))
 
-  def actor_loss(actor_params, critic_params, batch):
-    actions = policy(actor_params, batch.observations)
-    return -jnp.mean(critic_apply(critic_params, batch.observations,
-                                  actions)[:, 0])
+  def actor_loss_fn(actor_params, critic_params, batch):
+    return actor_loss(critic_apply(
+        critic_params, batch.observations,
+        policy(actor_params, batch.observations)))
 
   def actor_step(state: TD3State, batch: replay_lib.Transitions):
-    loss, grads = jax.value_and_grad(actor_loss)(
+    loss, grads = jax.value_and_grad(actor_loss_fn)(
         state.actor_params, state.critic_params, batch)
     loss, grads = data_parallel.mean((loss, grads))
     updates, actor_opt_state = actor_optimizer.update(
@@ -240,7 +250,7 @@ def make_agent(config: TD3Config, environment_spec: specs.EnvironmentSpec,
   def no_actor_step(state: TD3State, batch: replay_lib.Transitions):
     # The loss still, so that its metric is not diluted by the delay.
     loss = data_parallel.mean(
-        actor_loss(state.actor_params, state.critic_params, batch))
+        actor_loss_fn(state.actor_params, state.critic_params, batch))
     return state, (loss, jnp.zeros(()))
 
   def sgd_step(state: TD3State, replay: replay_lib.Replay,
@@ -252,7 +262,8 @@ def make_agent(config: TD3Config, environment_spec: specs.EnvironmentSpec,
         jax.random.normal(noise_key, (config.batch_size, action_dim))),
                                        axis=0)
     (c_loss, mean_q), c_grads = jax.value_and_grad(
-        critic_loss, has_aux=True)(state.critic_params, state, batch, noise)
+        critic_loss_fn, has_aux=True)(state.critic_params, state, batch,
+                                      noise)
     c_loss, mean_q, c_grads = data_parallel.mean((c_loss, mean_q, c_grads))
     updates, critic_opt_state = critic_optimizer.update(
         c_grads, state.critic_opt_state, state.critic_params)

@@ -504,5 +504,39 @@ class LearningTest(absltest.TestCase):
     self.assertGreaterEqual(total / 20, 0.8)
 
 
+def _transitions(rewards, discounts):
+  n = len(rewards)
+  return replay_lib.Transitions(
+      observations=jnp.zeros((n, 1)), actions=jnp.ones(n, jnp.int32),
+      rewards=jnp.asarray(rewards, jnp.float32),
+      discounts=jnp.asarray(discounts, jnp.float32),
+      next_observations=jnp.zeros((n, 1)))
+
+
+class LossTest(absltest.TestCase):
+  """`dqn.loss` alone: a pure function of arrays."""
+
+  def test_bootstraps_from_the_best_legal_action_only(self):
+    head = value_distributions.expected('l2')
+    outputs_tm1 = jnp.array([[1.0, 2.0]])  # Q(o_t, a_t = 1) = 2.
+    outputs_t = jnp.array([[5.0, 3.0]])
+    batch = _transitions([1.0], [1.0])
+    legal = jnp.array([[False, True]])  # The 5 is illegal: target 1 + ½·3.
+    loss, (mean_q, priorities) = dqn.loss(
+        head, outputs_tm1, outputs_t, outputs_t, batch, jnp.ones(1), 0.5,
+        legal)
+    np.testing.assert_allclose(loss, 0.5 * 0.5**2)
+    np.testing.assert_allclose(mean_q, 2.0)
+    np.testing.assert_allclose(priorities, [0.5])
+    # No legal action left: no bootstrap, the target is the reward.
+    loss, _ = dqn.loss(head, outputs_tm1, outputs_t, outputs_t, batch,
+                       jnp.ones(1), 0.5, jnp.array([[False, False]]))
+    np.testing.assert_allclose(loss, 0.5 * 1.0**2)
+    # Importance weights scale each transition's loss.
+    weighted, _ = dqn.loss(head, outputs_tm1, outputs_t, outputs_t, batch,
+                           jnp.full(1, 0.25), 0.5, legal)
+    np.testing.assert_allclose(weighted, 0.25 * 0.5 * 0.5**2)
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -86,5 +86,18 @@ class MakeUpdateTest(absltest.TestCase):
     self.assertEqual((data.batch_size, data.unroll_length), (2, 3))
 
 
+
+class TwinCriticLossTest(absltest.TestCase):
+
+  def test_half_squared_errors_summed_over_critics_no_target_gradient(self):
+    q, targets = jnp.array([[1.0, 2.0], [0.0, 0.0]]), jnp.zeros(2)
+    loss, mean_q = off_policy.twin_critic_loss(q, targets)
+    np.testing.assert_allclose(loss, (0.5 * (1 + 4) + 0.0) / 2)
+    np.testing.assert_allclose(mean_q, 0.75)
+    target_grad = jax.grad(
+        lambda t: off_policy.twin_critic_loss(q, t)[0])(targets)
+    np.testing.assert_array_equal(target_grad, 0.0)
+
+
 if __name__ == '__main__':
   absltest.main()

@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
+from agents import replay as replay_lib
 from agents import sac
 from environments import specs
 from networks import actor_twin_q
@@ -336,6 +337,31 @@ class SACChecksTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError,
                                 r'continuous actions.*discrete \(4 actions'):
       sac.make_agent(_config(), _spec(dm_specs.DiscreteArray(4)), _network())
+
+
+
+class LossTest(absltest.TestCase):
+  """SAC's losses alone: pure functions of arrays."""
+
+  def test_soft_targets_subtract_the_entropy_term(self):
+    batch = replay_lib.Transitions(
+        observations=jnp.zeros((2, 1)), actions=jnp.zeros((2, 1)),
+        rewards=jnp.ones(2), discounts=jnp.array([1.0, 0.0]),
+        next_observations=jnp.zeros((2, 1)))
+    targets = sac.critic_targets(batch, jnp.full(2, 2.0), jnp.full(2, -1.0),
+                                 jnp.asarray(0.5), 0.9)
+    np.testing.assert_allclose(targets, [1 + 0.9 * (2 + 0.5), 1.0])
+
+  def test_actor_and_temperature_losses(self):
+    np.testing.assert_allclose(
+        sac.actor_loss(jnp.array([-1.0]), jnp.array([2.0]), 0.5), -2.5)
+    log_probs = jnp.array([-1.0])  # Entropy 1, above a target of -1.
+    log_alpha = jnp.log(0.5)
+    np.testing.assert_allclose(
+        sac.temperature_loss(log_alpha, log_probs, -1.0), 1.0, rtol=1e-6)
+    # So the temperature's gradient step lowers it.
+    self.assertGreater(
+        jax.grad(sac.temperature_loss)(log_alpha, log_probs, -1.0), 0.0)
 
 
 if __name__ == '__main__':

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
+from agents import replay as replay_lib
 from agents import registry
 from agents import td3
 from environments import specs
@@ -183,6 +184,21 @@ class TD3ConfigTest(parameterized.TestCase):
         ValueError, r"mlp_actor_twin_q.*Valid names: "
         r"mlp_deterministic_actor_twin_q"):
       registry.network_entry('td3', 'mlp_actor_twin_q', _spec())
+
+
+
+class LossTest(absltest.TestCase):
+  """TD3's losses alone: pure functions of arrays."""
+
+  def test_targets_stop_at_terminations_and_the_actor_follows_q1(self):
+    batch = replay_lib.Transitions(
+        observations=jnp.zeros((2, 1)), actions=jnp.zeros((2, 1)),
+        rewards=jnp.ones(2), discounts=jnp.array([1.0, 0.0]),
+        next_observations=jnp.zeros((2, 1)))
+    np.testing.assert_allclose(
+        td3.critic_targets(batch, jnp.full(2, 3.0), 0.5), [2.5, 1.0])
+    np.testing.assert_allclose(
+        td3.actor_loss(jnp.array([[1.0, -9.0], [3.0, -9.0]])), -2.0)
 
 
 if __name__ == '__main__':
