@@ -20,13 +20,14 @@ PENDULUM = 'gymnax:Pendulum-v1'
 RUNS = os.path.join('runs', 'gymnax_Pendulum-v1')
 # Both commands start from the pairs' presets (ppo_pendulum, sac_pendulum)
 # with budgets cut down: PPO 4 environments x 64 steps per update, SAC
-# learning from step 200 on minibatches of 32.
+# learning from step 200 on minibatches of 32, one SGD step per 8
+# environment steps (its SGD steps were most of the module's time).
 _EVALUATION = ('--seeds=2', '--num_steps=2048', '--eval_points=2',
                '--eval_episodes=3', '--periodic_eval_episodes=2',
                '--noprogress')
 _PPO = {'batch_size': 4, 'unroll_length': 64, 'num_minibatches': 4,
         'num_epochs': 2}
-_SAC = {'batch_size': 32, 'min_replay_size': 200}
+_SAC = {'batch_size': 32, 'min_replay_size': 200, 'update_period': 8}
 
 
 def _run(module, *args):
@@ -41,7 +42,7 @@ def _read_json(*path):
 @pytest.mark.slow
 class CompareAndSweepTest(absltest.TestCase):
   """One comparison (PPO vs SAC, 2 seeds) and one sweep (PPO, two learning
-  rates, 2 seeds), about 75 s together on 2 cores."""
+  rates, 2 seeds)."""
 
   @classmethod
   def setUpClass(cls):
