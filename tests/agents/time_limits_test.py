@@ -107,7 +107,7 @@ _AGENTS = {
                 target_update_period=20, epsilon_decay_steps=1),
     'sac': dict(discount=DISCOUNT, critic_learning_rate=0.01,
                 learn_temperature=False, initial_temperature=1e-6,
-                min_replay_size=32, tau=0.1),
+                min_replay_size=32, tau=0.1, batch_size=32),
     'td3': dict(discount=DISCOUNT, critic_learning_rate=0.01,
                 min_replay_size=32, tau=0.1, batch_size=32),
 }
