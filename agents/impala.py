@@ -160,7 +160,9 @@ def loss(logits: jax.Array, values: jax.Array, next_values: jax.Array,
 
 
 def _behaviour_log_prob(logits, values, actions) -> agent_lib.Extras:
-  """What the actors record: log μ(a|s) of the params they acted with."""
+  """What the actors record: log μ(a|s) of the params they acted with
+  (a gather, as `loss` takes π's: `policy_heads.categorical_log_prob`'s
+  one-hot product would round differently and change the runs)."""
   del values
   return {'behaviour_log_prob': jnp.take_along_axis(
       jax.nn.log_softmax(logits), actions[:, None], -1)[:, 0]}
@@ -171,7 +173,8 @@ def make_agent(config: IMPALAConfig, environment_spec: specs.EnvironmentSpec,
   """IMPALA around an actor-critic `network` (obs -> (logits, values))."""
   optimizer = optimizers.make_optimizer(config.learning_rate,
                                         max_grad_norm=config.max_grad_norm)
-  policy = on_policy.PolicyNetwork(network, environment_spec, 'IMPALA')
+  policy = on_policy.PolicyNetwork(network, environment_spec, 'IMPALA',
+                                   recurrent_ok=False)
   init_training = on_policy.init_state(network, environment_spec, optimizer)
 
   def init(key: jax.Array) -> IMPALAState:

@@ -51,13 +51,19 @@ class PolicyNetwork:
 
   def __init__(self, network: hk.Transformed,
                environment_spec: specs.EnvironmentSpec, agent: str,
-               has_values: bool = True, squash_actions: bool = False):
-    """`agent` names the agent in the refusal of a recurrent network on
-    continuous actions; `has_values`: the network also outputs values;
-    `squash_actions`: tanh a Gaussian's actions into their bounds."""
+               has_values: bool = True, squash_actions: bool = False,
+               recurrent_ok: bool = True):
+    """`agent` names the agent in the refusals of a recurrent network
+    (on continuous actions, or by an agent that is not `recurrent_ok`);
+    `has_values`: the network also outputs values; `squash_actions`: tanh a
+    Gaussian's actions into their bounds."""
     self.network = network
     self.environment_spec = environment_spec
     self.recurrent = recurrent_lib.is_recurrent(network)
+    if self.recurrent and not recurrent_ok:
+      raise ValueError(f'{agent} acts with a feed-forward network; this '
+                       f'one is recurrent. Use a feed-forward actor-critic '
+                       f'(e.g. mlp_actor_critic).')
     if self.recurrent:
       recurrent_policy.check_environment(environment_spec, agent)
       self.head = policy_heads.categorical_head(None, environment_spec)
@@ -157,8 +163,10 @@ def agent(policy: PolicyNetwork, init: Callable[[jax.Array], Any],
           record: Record = _no_extras) -> agent_lib.Agent:
   """The `Agent` of a learner (`init`, `update`, `actor_params`) acting
   with `policy`: sampled actions and the extras `record` keeps of each
-  step; a recurrent network acts with its state (`recurrent_policy`,
-  which records log-probabilities and values itself)."""
+  step. A recurrent network acts with its state (`recurrent_policy`),
+  which records its own extras: `log_prob`, `value` (an actor-critic's),
+  `first` and `core_state`; an agent whose `record` keeps anything else
+  refuses recurrent networks (`PolicyNetwork`'s `recurrent_ok`)."""
   if policy.recurrent:
     return recurrent_policy.agent(init, actor_params, update, data,
                                   policy.network, policy.environment_spec)

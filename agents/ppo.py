@@ -43,10 +43,8 @@ from agents import data_parallel
 from agents import minibatches
 from agents import on_policy
 from agents import optimizers
-from agents import recurrent_policy
 from agents import returns as returns_lib
 from environments import specs
-from networks import recurrent as recurrent_lib
 
 
 @dataclasses.dataclass(frozen=True)
@@ -211,21 +209,19 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
   discrete actions, obs -> (means, log_stds, values) over continuous ones;
   or a recurrent actor-critic (`networks.recurrent.RecurrentNetwork`).
   """
-  if recurrent_lib.is_recurrent(network):
-    recurrent_policy.check_environment(environment_spec, 'PPO')
-    if config.batch_size % config.num_minibatches:
-      raise ValueError(
-          f'PPOConfig.num_minibatches ({config.num_minibatches}) must divide '
-          f'batch_size ({config.batch_size}) with a recurrent network: its '
-          f'minibatches are whole sequences.')
-  optimizer = optimizers.make_optimizer(
-      config.learning_rate, max_grad_norm=config.max_grad_norm, eps=1e-5,
-      decay_steps=optimizers.decay_optimizer_steps(config))
   if config.squash_actions and not environment_spec.is_continuous:
     raise ValueError('PPOConfig.squash_actions applies to continuous '
                      'actions; this environment\'s are discrete.')
   policy = on_policy.PolicyNetwork(network, environment_spec, 'PPO',
                                    squash_actions=config.squash_actions)
+  if policy.recurrent and config.batch_size % config.num_minibatches:
+    raise ValueError(
+        f'PPOConfig.num_minibatches ({config.num_minibatches}) must divide '
+        f'batch_size ({config.batch_size}) with a recurrent network: its '
+        f'minibatches are whole sequences.')
+  optimizer = optimizers.make_optimizer(
+      config.learning_rate, max_grad_norm=config.max_grad_norm, eps=1e-5,
+      decay_steps=optimizers.decay_optimizer_steps(config))
   head = policy.head
 
   def minibatch_loss(params, batch):

@@ -37,7 +37,6 @@ max-priority); flashbax = make_prioritised_flat_buffer sample + set_priorities
 (device='cpu' -> set_batch_scan). Both with alpha=0.6, new priority |err|+1e-6.
 """
 import argparse
-import functools
 import json
 import os
 import platform

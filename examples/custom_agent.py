@@ -71,7 +71,9 @@ def loss(logits: jax.Array, values: jax.Array,
   """The agent's loss over `[T, B]` whole episodes: the policy gradient
   weighted by G_t − v(o_t), the critic's squared error and the entropy
   bonus, each a mean over the real steps (`trajectory.mask`). A pure
-  function of arrays, tested alone like the built-in agents' losses."""
+  function of arrays, like the built-in agents' losses; its means are of
+  one device's batch, so the agent trains one device per seed (its
+  config declares no `batch_splits`)."""
   flat = agent_lib.flatten_steps
   targets = flat(returns.discounted_returns(trajectory, config.discount))
   mask = flat(trajectory.mask)

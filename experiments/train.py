@@ -137,8 +137,8 @@ flags.register_validator(
     lambda sizes: sizes is None or all(s.isdigit() and int(s) > 0
                                        for s in sizes),
     message='--hidden_sizes must be positive integers, e.g. 64,64.')
-# --learning_rate is checked by the agent config that declares it
-# (`train_settings.experiment_config` names the flag in its error).
+# --learning_rate's range is the agent config's (`PPOConfig` …), checked
+# there; its flag refuses only NaN and infinity, as every number's does.
 
 
 def settings() -> Dict[str, Any]:

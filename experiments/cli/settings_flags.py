@@ -25,11 +25,18 @@ def _fields() -> Dict[str, dataclasses.Field]:
 
 
 def _help(field: dataclasses.Field, facts: Dict[str, Any]) -> str:
-  """The field's help, with the `facts` of other modules it names
-  (`{name}`) filled in."""
+  """The field's help, with the facts of other modules it declares it
+  names (`{name}`) filled in from `facts`."""
   text = field.metadata['help']
   text = text() if callable(text) else text
-  return text.format(**facts) if '{' in text else text
+  named = field.metadata['facts']
+  if not named:
+    return text
+  missing = [name for name in named if name not in facts]
+  if missing:
+    raise ValueError(f'--{field.name}\'s help names {", ".join(missing)}: '
+                     f'pass {missing[0]}=... to settings_flags.define.')
+  return text.format(**{name: facts[name] for name in named})
 
 
 def _define_one(field: dataclasses.Field, facts: Dict[str, Any],

@@ -36,15 +36,15 @@ class SettingError(ValueError):
 def _setting(default: Any = None, help: Any = '', *,  # pylint: disable=redefined-builtin
              lower: Optional[float] = None, upper: Optional[float] = None,
              choices: Optional[Sequence[str]] = None, flag: bool = True,
-             factory: Optional[Any] = None) -> Any:
-  """A setting's one declaration: its default, its help (a string, or a
-  function giving it, for help that names what is registered when the
-  flags are defined), its bounds or choices, and whether a flag of its own
-  stands for it (`experiments.cli.settings_flags` defines the flags from
-  these; `config`, `env_config` and `imports` are namespaces defined by
-  their own modules)."""
+             facts: Sequence[str] = (), factory: Optional[Any] = None
+            ) -> Any:
+  """A setting's one declaration, from which `cli.settings_flags` makes
+  its flag: default; help (or a function giving it, to name what is
+  registered then; `facts`: the `{name}`s in it filled from modules this
+  one may not import); bounds or choices; `flag` False for the namespaces
+  `config`, `env_config` and `imports`, defined by their own modules."""
   metadata = {'help': help, 'lower': lower, 'upper': upper,
-              'choices': choices, 'flag': flag}
+              'choices': choices, 'flag': flag, 'facts': tuple(facts)}
   if factory is not None:
     return dataclasses.field(default_factory=factory, metadata=metadata)
   return dataclasses.field(default=default, metadata=metadata)
@@ -62,10 +62,9 @@ _DEFAULTS = config_lib.ExperimentConfig
 class TrainSettings:
   """One training run's settings, named as `experiments.train`'s flags.
 
-  Each field is the setting's one declaration (`_setting`): the flag and
-  the `api.train` keyword are made from it, with its default, help and
-  bounds. `config` and `env_config` hold `--config.<key>` and
-  `--env_config.<key>` values by key; `hidden_sizes` is a sequence of
+  Each field is the setting's one declaration (`_setting`), its flag's and
+  `api.train` keyword's. `config` and `env_config` hold `--config.<key>`
+  and `--env_config.<key>` values by key; `hidden_sizes` is a sequence of
   widths; `max_abs_param` 0 checks only finiteness.
   """
   agent: str = _setting('reinforce', lambda: (
@@ -152,7 +151,8 @@ class TrainSettings:
       'each, and 1000 from random play, must match JAX within '
       '{tolerance:g}); default: the environment\'s '
       f'({env_registry.DEFAULT_EXPORT_CHECK_EPISODES}; Plane Strike: '
-      f'{env_registry.export_check_episodes("plane_strike")}).', lower=1)
+      f'{env_registry.export_check_episodes("plane_strike")}).', lower=1,
+      facts=('max_check_steps', 'tolerance'))
   log_every_steps: Optional[int] = _setting(
       None, 'Write a row of train.csv (and TensorBoard) every this many '
       f'environment steps (0: not by steps). {_INTERVAL_DEFAULTS}', lower=0)

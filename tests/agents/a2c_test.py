@@ -119,7 +119,6 @@ class A2CTest(parameterized.TestCase):
       a2c.A2CConfig(**kwargs)
 
 
-
 def _one_step(last: bool, discount: float = 1.0) -> agent_lib.Trajectory:
   """One step of one sequence: reward 1, its next observation given."""
   return agent_lib.Trajectory(

@@ -14,6 +14,7 @@ from agents import a2c
 from agents import agent as agent_lib
 from agents import impala
 from agents import registry
+from networks import recurrent
 from tests.agents import a2c_test
 
 _GAMMA = 0.5
@@ -96,6 +97,16 @@ class ActorLagTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, pattern):
       registry.make_config('impala', **overrides)
 
+
+class RecurrentNetworkTest(absltest.TestCase):
+
+  def test_a_recurrent_network_is_refused_naming_the_agent(self):
+    spec = a2c_test._spec()
+    network = recurrent.make_recurrent_actor_critic_network(
+        spec.num_actions, (8,), recurrent.LSTM)
+    with self.assertRaisesRegex(ValueError, 'IMPALA acts with a '
+                                'feed-forward network'):
+      impala.make_agent(impala.IMPALAConfig(), spec, network)
 
 
 class LossTest(absltest.TestCase):

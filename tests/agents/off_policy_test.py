@@ -86,7 +86,6 @@ class MakeUpdateTest(absltest.TestCase):
     self.assertEqual((data.batch_size, data.unroll_length), (2, 3))
 
 
-
 class TwinCriticLossTest(absltest.TestCase):
 
   def test_half_squared_errors_summed_over_critics_no_target_gradient(self):

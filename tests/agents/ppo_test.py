@@ -102,7 +102,6 @@ class PPOTest(parameterized.TestCase):
       ppo.PPOConfig(**kwargs)
 
 
-
 class LossTest(absltest.TestCase):
   """`ppo.loss` alone: a pure function of arrays."""
 

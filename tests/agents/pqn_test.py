@@ -127,7 +127,6 @@ class AgentTest(parameterized.TestCase):
       pqn.PQNConfig(**{**dict(unroll_length=4, batch_size=2), **overrides})
 
 
-
 class LossTest(absltest.TestCase):
   """`pqn.loss` alone: a pure function of arrays."""
 

@@ -157,7 +157,6 @@ class RegistryTest(absltest.TestCase):
           {registry.DISCRETE: (network_registry.POLICY, 'mlp_policy')})
 
 
-
 def _continuous_spec():
   """A Pendulum-like spec: 3 floats, one action in [-2, 2]."""
   return specs.make_spec(
@@ -309,7 +308,6 @@ class ActionSpaceTest(absltest.TestCase):
           'x', reinforce.ReinforceConfig, reinforce.make_agent,
           {registry.DISCRETE: (network_registry.ACTOR_TWIN_Q,
                                'mlp_actor_twin_q')})
-
 
 
 class ScheduleTest(absltest.TestCase):

@@ -149,7 +149,6 @@ class ReinforceTest(parameterized.TestCase):
       reinforce.ReinforceConfig(**kwargs)
 
 
-
 class LossTest(absltest.TestCase):
   """`reinforce.loss` alone: a pure function of arrays."""
 

@@ -339,7 +339,6 @@ class SACChecksTest(parameterized.TestCase):
       sac.make_agent(_config(), _spec(dm_specs.DiscreteArray(4)), _network())
 
 
-
 class LossTest(absltest.TestCase):
   """SAC's losses alone: pure functions of arrays."""
 

@@ -186,7 +186,6 @@ class TD3ConfigTest(parameterized.TestCase):
       registry.network_entry('td3', 'mlp_actor_twin_q', _spec())
 
 
-
 class LossTest(absltest.TestCase):
   """TD3's losses alone: pure functions of arrays."""
 

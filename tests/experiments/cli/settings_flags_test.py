@@ -44,6 +44,27 @@ def test_every_setting_with_a_flag_gets_its_kind_default_and_bounds(
   assert 'at most 1 observations' in fresh_flags['export_check_episodes'].help
 
 
+def test_every_number_refuses_nan_and_widths_are_a_list(fresh_flags):
+  settings_flags.define(flag_values=fresh_flags, max_check_steps=1,
+                        tolerance=0.5)
+  numbers = [f.name for f in dataclasses.fields(train_settings.TrainSettings)
+             if train_settings.setting_type(f.name)[0] is float]
+  assert 'learning_rate' in numbers and 'eval_epsilon' in numbers
+  for name in numbers:
+    with pytest.raises(flags.IllegalFlagValueError, match='finite'):
+      fresh_flags[name].value = float('nan')
+      fresh_flags.validate_all_flags()
+    fresh_flags[name].value = fresh_flags[name].default
+  fresh_flags(['train', '--hidden_sizes=64,32'])
+  assert fresh_flags.hidden_sizes == ['64', '32']
+
+
+def test_help_naming_facts_needs_them(fresh_flags):
+  with pytest.raises(ValueError, match='max_check_steps, tolerance: pass '
+                     'max_check_steps='):
+    settings_flags.define('export_check_episodes', flag_values=fresh_flags)
+
+
 def test_a_namespace_is_not_a_flag_of_its_own(fresh_flags):
   with pytest.raises(ValueError, match='--config is a namespace'):
     settings_flags.define('config', flag_values=fresh_flags)
