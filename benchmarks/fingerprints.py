@@ -37,7 +37,6 @@ LOOP_MODULES = {
                  'experiments/loops/evaluation.py'),
     'python': ('experiments/loops/python_training.py',
                'experiments/loops/environment_loop.py',
-               'experiments/loops/vector_environment_loop.py',
                'experiments/loops/actor.py', 'experiments/loops/batchers.py',
                'experiments/loops/evaluation.py'),
 }

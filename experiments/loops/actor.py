@@ -1,5 +1,5 @@
-"""Actors: pick actions with the latest params, for one environment
-(`Actor`) or N side by side (`BatchedActor`).
+"""The actor: picks actions with the latest params for N environments side
+by side (N = 1 included), in one jitted call (`BatchedActor`).
 
 A recurrent agent's state stays with the actor, on the device, and resets
 at each episode's first step (step 0), as in the compiled loop.
@@ -10,74 +10,18 @@ compiled loop derives the same key for the same (episode, step) however many
 environments run side by side, so both loops sample the same actions.
 """
 
-from typing import Tuple, Union
+from typing import Tuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
-from environments import continuous_actions
 
 
 def step_key(key: jax.Array, episode: jax.Array, step: jax.Array) -> jax.Array:
   """The PRNG key for step `step` of episode `episode` (both int32)."""
   return jax.random.fold_in(jax.random.fold_in(key, episode), step)
-
-
-class Actor:
-  """Wraps `agent.act` for single, unbatched observations from a dm_env.
-
-  Call `start_episode` at each episode start; `select_action` then counts
-  steps. `update` swaps in new params from the learner.
-  """
-
-  def __init__(self, agent: agent_lib.Agent, params: agent_lib.Params,
-               key: jax.Array, next_episode: int = 0):
-
-    def act(params, key, episode, step, observation, state):
-      actions, extras, state = agent_lib.act_with_state(
-          agent, params, step_key(key, episode, step), observation[None],
-          (step == 0)[None], state)
-      return actions[0], jax.tree.map(lambda x: x[0], extras), state
-
-    self._act = jax.jit(act)
-    self._state = agent_lib.initial_state(agent, 1)
-    self._params = params
-    self._key = key
-    self._next_episode = next_episode
-    self._episode = None
-    self._step = 0
-
-  def start_episode(self) -> None:
-    """The following actions belong to the next training episode."""
-    self._episode = np.int32(self._next_episode)
-    self._next_episode += 1
-    self._step = 0
-
-  def select_action(self, observation: np.ndarray
-                   ) -> Tuple[Union[int, np.ndarray], agent_lib.Extras]:
-    """An int discrete action, or a float32 `[action_dim]` continuous one."""
-    if self._episode is None:
-      raise RuntimeError('Call start_episode before the first action.')
-    action, extras, self._state = self._act(
-        self._params, self._key, self._episode, np.int32(self._step),
-        observation, self._state)
-    self._step += 1
-    return continuous_actions.host_action(action), extras
-
-  def update(self, params: agent_lib.Params) -> None:
-    self._params = params
-
-  @property
-  def next_episode(self) -> int:
-    """The training episode `start_episode` begins next."""
-    return self._next_episode
-
-  @property
-  def key(self) -> jax.Array:
-    """The actor's PRNG key, for checkpoints."""
-    return self._key
 
 
 def _as_bytes(x: jax.Array) -> jax.Array:

@@ -5,7 +5,7 @@ act with whatever params they last received and hand their trajectories
 over through a queue, and V-trace corrects for the policy having moved on
 since. Podracer's Sebulba (Hessel et al., 2021) runs them in threads
 beside the learner. In the Python loop (`--actor_thread`), one thread steps
-the seed's N environments (`vector_environment_loop.VectorEnvironmentLoop`,
+the seed's N environments (`environment_loop.EnvironmentLoop`,
 whose learner is this module's `QueueLearner`) and puts each finished
 batch in a `BatchQueue`; the learner, in the caller's thread, takes the
 batches in order, updates, and publishes its actor params, which the
@@ -36,7 +36,7 @@ import numpy as np
 from agents import agent as agent_lib
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
-from experiments.loops import vector_environment_loop
+from experiments.loops import environment_loop
 
 DEFAULT_CAPACITY = 2  # Batches the actors may run ahead of the learner.
 _POLL_SECONDS = 0.05  # How often a waiting thread looks at the stop flag.
@@ -125,7 +125,7 @@ class ActorThread:
   is raised again there (`check`).
   """
 
-  def __init__(self, loop: vector_environment_loop.VectorEnvironmentLoop,
+  def __init__(self, loop: environment_loop.EnvironmentLoop,
                queue: BatchQueue):
     self._loop = loop
     self._queue = queue

@@ -56,7 +56,7 @@ class TrainingEnvironments:
           'plays other episodes than an uninterrupted one would.',
           type(environment).__name__)
 
-  def of_vector(self, index: int, stream: int,
+  def environment(self, index: int, stream: int,
                 started: np.ndarray) -> dm_env.Environment:
     """Environment `index` of N: an EpisodeStream plays `stream` (the loop
     seeks its episodes); any other is seeded by its next episode number."""

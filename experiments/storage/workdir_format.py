@@ -3,18 +3,20 @@ and sweeps. Each records it (`config.json`, `comparison.json`,
 `sweep.json`); a workdir of another format is refused in one line, never
 read with a shim.
 
-Format 4: checkpoints hold the compiled loop's environment slots whole (a
-feed-forward agent's with an empty recurrent state) and the Python loop's
-steps with their next observations; comparisons and sweeps record the
-format too, and every setting they take. Earlier formats: 3, two-word
-counters and host-side state in checkpoints; 2, one driver for both
-loops; 1 (no key), before it.
+Format 5: the Python loop's checkpoints are those of its one path, N
+environments side by side for every N (1 included): episodes begun per
+environment, the batcher's unrolls in progress where every environment is
+between episodes, and whether it was. Earlier formats: 4, checkpoints
+holding the compiled loop's environment slots whole and the Python loop's
+steps with their next observations, comparisons and sweeps recording the
+format and every setting they take; 3, two-word counters and host-side
+state in checkpoints; 2, one driver for both loops; 1 (no key), before it.
 """
 
 from typing import Any, Dict, Mapping
 
 KEY = 'workdir_format'
-FORMAT = 4
+FORMAT = 5
 
 
 class OtherFormat(ValueError):

@@ -450,21 +450,24 @@ class DQNFamilyConfigTest(parameterized.TestCase):
 
 
 def _train_on_catch(config: dqn.DQNConfig, num_episodes: int, seed: int):
-  """Hand loop: Actor and Learner, `[update_period, 1]` unrolls."""
+  """Hand loop: BatchedActor and Learner, `[update_period, 1]` unrolls."""
   environment = catch.make_environment(seed=seed)
   spec = specs.make_environment_spec(environment)
   agent = registry.make_agent('dqn', config, spec)
   learner_key, actor_key = jax.random.split(jax.random.PRNGKey(seed))
   learner = learner_lib.Learner(agent, agent.init(learner_key))
-  actor = actor_lib.Actor(agent, learner.params, actor_key)
+  actor = actor_lib.BatchedActor(agent, learner.params, actor_key)
   steps = []
-  for _ in range(num_episodes):
-    timestep = environment.reset()
-    actor.start_episode()
+  for episode in range(num_episodes):
+    timestep, step = environment.reset(), 0
     while not timestep.last():
       observation = np.asarray(timestep.observation)
-      action, _ = actor.select_action(observation)
+      actions, _ = actor.select_actions(
+          np.array([episode], np.int32), np.array([step], np.int32),
+          observation[None])
+      action = int(actions[0])
       timestep = environment.step(action)
+      step += 1
       steps.append((observation, action, timestep.reward, timestep.discount,
                     timestep.last()))
       if len(steps) == config.update_period:

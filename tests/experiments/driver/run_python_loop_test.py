@@ -34,6 +34,22 @@ def _config(**overrides):
   return config_lib.ExperimentConfig(**settings)
 
 
+def _interrupted_after(episodes):
+  """Ctrl-C (KeyboardInterrupt) as the environments' next step begins,
+  once `episodes` episodes have ended."""
+  real_step = environment_loop.EnvironmentLoop.step
+  ended = []
+
+  def step(loop):
+    if len(ended) >= episodes:
+      raise KeyboardInterrupt
+    result = real_step(loop)
+    ended.extend(result.lengths)
+    return result
+
+  return mock.patch.object(environment_loop.EnvironmentLoop, 'step', step)
+
+
 class ExperimentTest(absltest.TestCase):
 
   def test_writes_config_logs_checkpoints_and_result(self):
@@ -81,17 +97,7 @@ class ExperimentTest(absltest.TestCase):
   @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_interrupted_run_saves_and_resumes(self):
     workdir = self.create_tempdir().full_path
-    real_run_episode = environment_loop.EnvironmentLoop.run_episode
-    calls = []
-
-    def interrupted(loop):
-      calls.append(1)
-      if len(calls) > 20:
-        raise KeyboardInterrupt
-      return real_run_episode(loop)
-
-    with mock.patch.object(environment_loop.EnvironmentLoop, 'run_episode',
-                           interrupted):
+    with _interrupted_after(episodes=20):
       with self.assertRaises(KeyboardInterrupt):
         driver.run_experiment(_config(), workdir, progress=False)
     config = _config()
@@ -119,17 +125,7 @@ class ExperimentTest(absltest.TestCase):
     straight = self.create_tempdir().full_path
     expected = driver.run_experiment(config, straight, progress=False)
     interrupted = self.create_tempdir().full_path
-    real_run_episode = environment_loop.EnvironmentLoop.run_episode
-    calls = []
-
-    def run_episode(loop):
-      calls.append(1)
-      if len(calls) > 9:
-        raise KeyboardInterrupt
-      return real_run_episode(loop)
-
-    with mock.patch.object(environment_loop.EnvironmentLoop, 'run_episode',
-                           run_episode):
+    with _interrupted_after(episodes=9):
       with self.assertRaises(KeyboardInterrupt):
         driver.run_experiment(config, interrupted, progress=False)
     resumed = driver.run_experiment(config, interrupted, progress=False)

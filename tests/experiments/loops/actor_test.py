@@ -21,27 +21,25 @@ def _agent():
                              spec, hidden_sizes=(16,))
 
 
-class ActorTest(absltest.TestCase):
+def _act(actor, episode, step, board):
+  """The action for one environment's `board` at (episode, step)."""
+  actions, extras = actor.select_actions(
+      np.array([episode], np.int32), np.array([step], np.int32), board[None])
+  return int(actions[0]), extras
 
-  def test_actions_are_legal_ints(self):
+
+class ActingTest(absltest.TestCase):
+
+  def test_actions_are_legal(self):
     agent = _agent()
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
-    actor = actor_lib.Actor(agent, params, jax.random.PRNGKey(1))
-    actor.start_episode()
+    actor = actor_lib.BatchedActor(agent, params, jax.random.PRNGKey(1))
     board = np.ones((8, 8), np.float32)
     board[2, 5] = 0.0  # The only untried cell.
-    for _ in range(5):
-      action, extras = actor.select_action(board)
-      self.assertIsInstance(action, int)
+    for step in range(5):
+      action, extras = _act(actor, 0, step, board)
       self.assertEqual(action, 2 * 8 + 5)
       self.assertEqual(extras, {})
-
-  def test_acting_before_an_episode_starts_is_refused(self):
-    agent = _agent()
-    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
-    actor = actor_lib.Actor(agent, params, jax.random.PRNGKey(1))
-    with self.assertRaisesRegex(RuntimeError, 'start_episode'):
-      actor.select_action(np.zeros((8, 8), np.float32))
 
   def test_step_keys_are_distinct_per_episode_and_step(self):
     key = jax.random.PRNGKey(0)
@@ -53,17 +51,19 @@ class ActorTest(absltest.TestCase):
     agent = _agent()
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
     board = np.zeros((8, 8), np.float32)
-    # Episode 2 played straight away equals episode 2 played after 0 and 1.
-    fresh = actor_lib.Actor(agent, params, jax.random.PRNGKey(3),
-                            next_episode=2)
-    fresh.start_episode()
-    played = actor_lib.Actor(agent, params, jax.random.PRNGKey(3))
-    for _ in range(2):
-      played.start_episode()
-      played.select_action(board)
-    played.start_episode()
-    self.assertEqual([fresh.select_action(board)[0] for _ in range(6)],
-                     [played.select_action(board)[0] for _ in range(6)])
+    # Episode 2 played straight away equals episode 2 played after 0 and 1,
+    # and one environment acts as it does beside others.
+    fresh = actor_lib.BatchedActor(agent, params, jax.random.PRNGKey(3))
+    played = actor_lib.BatchedActor(agent, params, jax.random.PRNGKey(3))
+    for episode in range(2):
+      _act(played, episode, 0, board)
+    alone = [_act(fresh, 2, t, board)[0] for t in range(6)]
+    self.assertEqual(alone, [_act(played, 2, t, board)[0] for t in range(6)])
+    beside = [played.select_actions(np.array([5, 2], np.int32),
+                                    np.array([t, t], np.int32),
+                                    np.stack([board, board]))[0][1]
+              for t in range(6)]
+    self.assertEqual(alone, beside)
 
   def test_same_key_same_actions(self):
     agent = _agent()
@@ -71,22 +71,19 @@ class ActorTest(absltest.TestCase):
     board = np.zeros((8, 8), np.float32)
     runs = []
     for _ in range(2):
-      actor = actor_lib.Actor(agent, params, jax.random.PRNGKey(3))
-      actor.start_episode()
-      runs.append([actor.select_action(board)[0] for _ in range(10)])
+      actor = actor_lib.BatchedActor(agent, params, jax.random.PRNGKey(3))
+      runs.append([_act(actor, 0, t, board)[0] for t in range(10)])
     self.assertEqual(runs[0], runs[1])
 
   def test_update_swaps_params(self):
     agent = _agent()
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
-    actor = actor_lib.Actor(agent, params, jax.random.PRNGKey(1))
+    actor = actor_lib.BatchedActor(agent, params, jax.random.PRNGKey(1))
     # Params that make cell 7 overwhelmingly likely.
     biased = jax.tree.map(np.zeros_like, params)
     biased['logits']['b'] = np.where(np.arange(64) == 7, 100.0, 0.0)
     actor.update(biased)
-    actor.start_episode()
-    self.assertEqual(actor.select_action(np.zeros((8, 8), np.float32))[0], 7)
-
+    self.assertEqual(_act(actor, 0, 0, np.zeros((8, 8), np.float32))[0], 7)
 
 
 class BatchedActorTest(parameterized.TestCase):

@@ -3,8 +3,6 @@
 import pickle
 
 from absl.testing import absltest
-import dm_env
-import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
@@ -12,22 +10,25 @@ from experiments.loops import batchers
 
 
 def _feed(batcher, length, start=0.0, truncated=False):
-  batcher.observe_first(dm_env.restart(np.full((2,), start, np.float32)))
+  """One environment's episode of `length` steps, acting on observations
+  start, start + 1, …; step t has action t % 3, reward t, log-prob -t."""
   for t in range(length):
-    obs = np.full((2,), start + t + 1, np.float32)
-    if t < length - 1:
-      ts = dm_env.transition(np.float32(t), obs)
-    elif truncated:
-      ts = dm_env.truncation(np.float32(t), obs)
-    else:
-      ts = dm_env.termination(np.float32(t), obs)
-    batcher.observe(t % 3, {'logp': jnp.float32(-t)}, ts)
+    last = t == length - 1
+    batcher.observe(batchers.Step(
+        observations=np.full((1, 2), start + t, np.float32),
+        actions=np.array([t % 3], np.int32),
+        rewards=np.array([t], np.float32),
+        discounts=np.array([0.0 if last and not truncated else 1.0],
+                           np.float32),
+        last=np.array([last]),
+        next_observations=np.full((1, 2), start + t + 1, np.float32),
+        extras={'logp': np.array([-t], np.float32)}))
 
 
 class EpisodeBatcherTest(absltest.TestCase):
 
   def test_batch_is_time_major_padded_and_masked(self):
-    batcher = batchers.EpisodeBatcher(batch_size=2)
+    batcher = batchers.EpisodeBatcher(batch_size=2, num_envs=1)
     _feed(batcher, 3, start=0.0)
     self.assertFalse(batcher.ready())
     _feed(batcher, 9, start=100.0, truncated=True)
@@ -51,24 +52,20 @@ class EpisodeBatcherTest(absltest.TestCase):
     self.assertEqual(batch.actions.dtype, np.int32)
 
   def test_pop_before_ready_raises(self):
-    batcher = batchers.EpisodeBatcher(batch_size=2)
+    batcher = batchers.EpisodeBatcher(batch_size=2, num_envs=1)
     _feed(batcher, 2)
     with self.assertRaisesRegex(RuntimeError, '1 of 2'):
       batcher.pop_batch()
 
-  def test_observe_needs_observe_first(self):
-    batcher = batchers.EpisodeBatcher(batch_size=1)
-    with self.assertRaisesRegex(RuntimeError, 'observe_first'):
-      batcher.observe(0, {}, dm_env.transition(0.0, np.zeros(2)))
-
   def test_bad_batch_size(self):
     with self.assertRaisesRegex(ValueError, 'batch_size'):
-      batchers.EpisodeBatcher(batch_size=0)
+      batchers.EpisodeBatcher(batch_size=0, num_envs=1)
 
 
-def _resumed(batcher, fresh):
-  """`fresh` restored from `batcher.state()` sent through pickle."""
-  fresh.restore(pickle.loads(pickle.dumps(batcher.state())))
+def _resumed(batcher, fresh, keep_partial=False):
+  """`fresh` restored from `batcher.state(keep_partial)` sent through
+  pickle."""
+  fresh.restore(pickle.loads(pickle.dumps(batcher.state(keep_partial))))
   return fresh
 
 
@@ -83,22 +80,22 @@ def _assert_same_batch(test, a, b):
 class EpisodeBatcherStateTest(absltest.TestCase):
 
   def test_part_filled_batch_survives_a_restore(self):
-    kept, resumed = (batchers.EpisodeBatcher(batch_size=3) for _ in range(2))
+    kept, resumed = (batchers.EpisodeBatcher(batch_size=3, num_envs=1) for _ in range(2))
     for batcher in (kept, resumed):
       _feed(batcher, 3, start=0.0)
       _feed(batcher, 5, start=10.0, truncated=True)
-    resumed = _resumed(resumed, batchers.EpisodeBatcher(batch_size=3))
+    resumed = _resumed(resumed, batchers.EpisodeBatcher(batch_size=3, num_envs=1))
     for batcher in (kept, resumed):
       self.assertFalse(batcher.ready())
       _feed(batcher, 2, start=20.0)
     _assert_same_batch(self, kept.pop_batch(), resumed.pop_batch())
 
   def test_empty_state_and_other_settings(self):
-    batcher = batchers.EpisodeBatcher(batch_size=2)
+    batcher = batchers.EpisodeBatcher(batch_size=2, num_envs=1)
     state = batcher.state()
-    self.assertEqual((state['episodes'], state['current']), ([], None))
+    self.assertEqual(state['episodes'], [])
     with self.assertRaisesRegex(ValueError, 'batch_size'):
-      batchers.EpisodeBatcher(batch_size=4).restore(state)
+      batchers.EpisodeBatcher(batch_size=4, num_envs=1).restore(state)
 
 
 class SequenceBatcherTest(absltest.TestCase):
@@ -148,7 +145,7 @@ class SequenceBatcherTest(absltest.TestCase):
     for batcher in (kept, resumed):
       _feed(batcher, 3, start=0.0)
       _feed(batcher, 3, start=50.0)  # One sequence and two steps held.
-    resumed = _resumed(resumed, make())
+    resumed = _resumed(resumed, make(), keep_partial=True)
     for batcher in (kept, resumed):
       self.assertFalse(batcher.ready())
       _feed(batcher, 2, start=80.0)
@@ -157,12 +154,22 @@ class SequenceBatcherTest(absltest.TestCase):
       batchers.SequenceBatcher(batch_size=2, unroll_length=8).restore(
           kept.state())
 
+  def test_unroll_in_progress_is_dropped_unless_kept(self):
+    make = lambda: batchers.SequenceBatcher(batch_size=1, unroll_length=4)
+    batcher = make()
+    _feed(batcher, 3, start=0.0)  # Three steps of an unroll in progress.
+    resumed = _resumed(batcher, make())
+    _feed(resumed, 4, start=50.0)
+    np.testing.assert_array_equal(resumed.pop_batch().observations[:, 0, 0],
+                                  [50, 51, 52, 53])
+
   def test_make_batcher_follows_data_requirements(self):
     self.assertIsInstance(
-        batchers.make_batcher(agent_lib.DataRequirements(batch_size=4)),
+        batchers.make_batcher(agent_lib.DataRequirements(batch_size=4), 2),
         batchers.EpisodeBatcher)
     self.assertIsInstance(
-        batchers.make_batcher(agent_lib.DataRequirements(4, unroll_length=8)),
+        batchers.make_batcher(agent_lib.DataRequirements(4, unroll_length=8),
+                              2),
         batchers.SequenceBatcher)
 
 

@@ -14,6 +14,7 @@ from environments import specs
 from experiments.loops import actor as actor_lib
 from experiments.loops import batchers
 from experiments.loops import compiled_loop
+from experiments.loops import environment_loop
 from experiments.loops import wide_counters
 from experiments.loops import seeding
 
@@ -27,23 +28,33 @@ def _agent(name, env, **overrides):
       hidden_sizes=(32,))
 
 
+class _FirstBatch:
+  """A learner that keeps the first batch it is given and learns nothing."""
+
+  def __init__(self, params):
+    self.params = params
+    self.batch = None
+
+  def step(self, batch):
+    if self.batch is None:
+      self.batch = batch
+    return {}
+
+
 def _python_first_batch(agent, env):
   """The first batch the Python loop builds for seed `_SEED`."""
-  environment = env_registry.make_environment(
-      env, seed=seeding.environment_seed(_SEED, seeding.TRAIN, 0))
+  stream = seeding.environment_seed(_SEED, seeding.TRAIN, 0)
+  environment = env_registry.make_environment(env, seed=stream)
   learner_key, actor_key = jax.random.split(jax.random.PRNGKey(_SEED))
   state = agent.init(learner_key)
-  actor = actor_lib.Actor(agent, agent.actor_params(state), actor_key)
-  batcher = batchers.make_batcher(agent.data)
-  while not batcher.ready():
-    timestep = environment.reset()
-    actor.start_episode()
-    batcher.observe_first(timestep)
-    while not timestep.last() and not batcher.ready():
-      action, extras = actor.select_action(timestep.observation)
-      timestep = environment.step(action)
-      batcher.observe(action, extras, timestep)
-  return state, batcher.pop_batch()
+  learner = _FirstBatch(agent.actor_params(state))
+  loop = environment_loop.EnvironmentLoop(
+      [environment], stream,
+      actor_lib.BatchedActor(agent, learner.params, actor_key), learner,
+      batchers.make_batcher(agent.data, 1), np.zeros(1, np.int64))
+  while learner.batch is None:
+    loop.step()
+  return state, learner.batch
 
 
 def _one_row(loop):

@@ -25,17 +25,24 @@ class LearnerTest(absltest.TestCase):
         hidden_sizes=(16,))
     state = agent.init(jax.random.PRNGKey(0))
     learner = learner_lib.Learner(agent, state)
-    actor = actor_lib.Actor(agent, learner.params, jax.random.PRNGKey(1))
+    actor = actor_lib.BatchedActor(agent, learner.params,
+                                   jax.random.PRNGKey(1))
     # Collect one batch without updating: a second batcher sees the same data.
-    recorder = batchers.EpisodeBatcher(2)
-    for _ in range(2):
-      timestep = env.reset()
-      actor.start_episode()
-      recorder.observe_first(timestep)
+    recorder = batchers.EpisodeBatcher(2, num_envs=1)
+    for episode in range(2):
+      timestep, step = env.reset(), 0
       while not timestep.last():
-        action, extras = actor.select_action(timestep.observation)
-        timestep = env.step(action)
-        recorder.observe(action, extras, timestep)
+        observation = np.asarray(timestep.observation)[None]
+        actions, extras = actor.select_actions(
+            np.array([episode], np.int32), np.array([step], np.int32),
+            observation)
+        timestep = env.step(int(actions[0]))
+        recorder.observe(batchers.Step(
+            observation, actions, np.array([timestep.reward], np.float32),
+            np.array([timestep.discount], np.float32),
+            np.array([timestep.last()]),
+            np.asarray(timestep.observation)[None], extras))
+        step += 1
     trajectory = recorder.pop_batch()
     expected_state, expected_metrics = agent.update(
         agent.init(jax.random.PRNGKey(0)), trajectory)

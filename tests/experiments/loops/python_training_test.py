@@ -33,11 +33,12 @@ class _Stop(Exception):
   """Raised from `progress`, as the driver does on a signal."""
 
 
-def _built(agent, env):
+def _built(agent, env, num_envs=None):
   return build_lib.build(config_lib.ExperimentConfig(
       agent=agent, env=env, hidden_sizes=(16,), loop='python',
       agent_config=agent_registry.make_config(agent, **_SETTINGS[agent]),
-      num_episodes=100, log_every_episodes=250, export_tflite=False))
+      num_episodes=100, log_every_episodes=250, export_tflite=False,
+      num_envs=num_envs))
 
 
 def _checkpointed(loop, built):
@@ -81,9 +82,13 @@ class ExactResumeTest(parameterized.TestCase):
       ('ppo_catch', 'ppo', 'catch', (5, 12)),
       ('dqn_bsuite_catch', 'dqn', 'bsuite:catch/0', (5, 11, 16)),
       ('dqn_gym_cartpole', 'dqn', 'gym:CartPole-v1', (3, 7, 10)),
+      # Two environments whose games all last 9 steps stop between
+      # episodes of both (the unroll in progress is saved).
+      ('ppo_catch_two_envs', 'ppo', 'catch', (6, 12), 2),
   )
-  def test_resumed_run_ends_as_an_uninterrupted_one(self, agent, env, stops):
-    built = _built(agent, env)
+  def test_resumed_run_ends_as_an_uninterrupted_one(self, agent, env, stops,
+                                                   num_envs=None):
+    built = _built(agent, env, num_envs)
     whole, whole_evaluations = _train(built, stops, resume=False)
     pieces, evaluations = _train(built, stops, resume=True,
                                  by_progress=agent == 'ppo')
@@ -110,15 +115,15 @@ class ExactResumeTest(parameterized.TestCase):
     loop = build_lib.make_loop(_built('reinforce', 'catch'))
     loop.advance(interface.Targets(episodes=2))
     calls = []
-    real = actor_lib.Actor.select_action
+    real = actor_lib.BatchedActor.fetch
 
-    def interrupted(actor, observation):
+    def interrupted(actor, packed):
       calls.append(1)
       if len(calls) == 3:
         raise _Stop()
-      return real(actor, observation)
+      return real(actor, packed)
 
-    with mock.patch.object(actor_lib.Actor, 'select_action', interrupted):
+    with mock.patch.object(actor_lib.BatchedActor, 'fetch', interrupted):
       with self.assertRaises(_Stop):
         loop.advance(interface.Targets(episodes=4))
     self.assertIsNone(loop.state)

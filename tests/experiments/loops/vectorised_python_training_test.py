@@ -1,6 +1,5 @@
 """Tests for the Python loop with N environments (`num_envs` > 1):
-experiments/loops/python_training.py, vector_environment_loop.py and
-vector_batchers.py.
+experiments/loops/python_training.py, environment_loop.py and batchers.py.
 
 Most tests play `_Counting`, whose observation is (episode number, step), so
 a batch shows exactly which episode and step each of its rows came from.
@@ -22,12 +21,12 @@ from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import specs
 from experiments.loops import actor as actor_lib
+from experiments.loops import batchers
 from experiments.loops import compiled_loop
 from experiments.loops import interface
 from experiments.loops import learner as learner_lib
 from experiments.loops import python_training
 from experiments.loops import seeding
-from experiments.loops import vector_batchers
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 
@@ -212,7 +211,7 @@ class BatchesTest(parameterized.TestCase):
   def test_episodes_are_whole_and_numbered_per_environment(self, trim):
     loop = _loop(_agent('reinforce', batch_size=3))
     with _Recorder() as recorder, mock.patch.object(
-        vector_batchers.VectorEpisodeBatcher, '_TRIM', trim):
+        batchers.EpisodeBatcher, '_TRIM', trim):
       loop.advance(interface.Targets(env_steps=_N * 30))
     numbers = [_check_episode(self, e) for e in recorder.columns()]
     self.assertLen(numbers, len(set(numbers)))
@@ -233,9 +232,7 @@ class BatchesTest(parameterized.TestCase):
 
     loop = _loop(_ppo())
     with mock.patch.object(actor_lib.BatchedActor, 'dispatch', counted):
-      with mock.patch.object(actor_lib.Actor, 'select_action') as single:
-        loop.advance(interface.Targets(env_steps=40))
-    single.assert_not_called()
+      loop.advance(interface.Targets(env_steps=40))
     # One per step, and the next step's, dispatched ahead.
     self.assertLen(calls, 40 // _N + 1)
     self.assertEqual({shape for _, _, shape in calls}, {(_N, 2)})
@@ -325,12 +322,13 @@ class AdvanceTest(absltest.TestCase):
 
 class OneEnvironmentTest(absltest.TestCase):
 
-  def test_one_environment_keeps_the_episode_loop_and_its_state(self):
+  def test_one_environment_stops_at_episode_ends_only(self):
     loop = _loop(_ppo(), num_envs=1)
-    self.assertNotIn('episodes_started', loop.state)
     loop.advance(interface.Targets(env_steps=1))
     # It stops at the end of the episode, not after one step.
     self.assertEqual(int(loop.counters()['env_steps'][0]), _length(0))
+    self.assertTrue(loop.host_state['between_episodes'])
+    np.testing.assert_array_equal(loop.state['episodes_started'], [1])
 
   def test_config_and_build_pass_num_envs_to_the_python_loop(self):
     config = config_lib.ExperimentConfig(
