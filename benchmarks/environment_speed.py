@@ -27,6 +27,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from agents import registry as agent_registry
+from benchmarks import fingerprints
 from experiments.driver import log_names
 from experiments.driver import run as driver
 from experiments.presets import registry as preset_registry
@@ -54,6 +55,7 @@ def medians(runs: List[Dict[str, Any]]) -> Dict[str, float]:
 
 def _run(root: str, name: str, **settings) -> Dict[str, Any]:
   config = config_lib.ExperimentConfig(**settings)
+  fingerprints.record(config)
   start = time.perf_counter()
   result = driver.run_experiment(config, os.path.join(root, name),
                                  progress=False)

@@ -20,6 +20,7 @@ import inspect
 import os
 import subprocess
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Tuple
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -209,6 +210,29 @@ def measured(configs: Sequence[config_lib.ExperimentConfig],
   return {'commit': commit(), 'code': code_hashes(modules),
           'runs': [{'settings': settings_of(c), 'recipe': recipe_of(c, o)}
                    for c, o in zip(configs, overrides)]}
+
+
+# Our runs measured since the last `take_recorded` (each config with the
+# agent-config overrides it set over its preset), so that each suite's JSON
+# records what it measured.
+_RECORDED: List[Tuple[config_lib.ExperimentConfig, Dict[str, Any]]] = []
+
+
+def record(config: config_lib.ExperimentConfig,
+           overrides: Optional[Mapping[str, Any]] = None) -> None:
+  """Notes that a suite measured a run of `config`."""
+  _RECORDED.append((config, dict(overrides or {})))
+
+
+def take_recorded() -> Dict[str, Any]:
+  """`{'measured': …}` of the runs recorded since the last call; {} if
+  there were none."""
+  taken = list(_RECORDED)
+  _RECORDED.clear()
+  if not taken:
+    return {}
+  return {'measured': measured([config for config, _ in taken],
+                               [overrides for _, overrides in taken])}
 
 
 def _differences(before: Any, now: Any, where: str = '') -> List[str]:

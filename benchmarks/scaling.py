@@ -202,23 +202,6 @@ def alternation(names: Sequence[str], repeats: int) -> List[Tuple[int, str]]:
   return [(rep, name) for rep in range(repeats) for name in names]
 
 
-# The configs of our measurements since the last `take_measured`, so that
-# each suite's JSON records what it measured (`benchmarks.fingerprints`).
-_MEASURED: List[Tuple[config_lib.ExperimentConfig, Dict[str, Any]]] = []
-
-
-def take_measured() -> Dict[str, Any]:
-  """`{'measured': …}` (`fingerprints.measured`) of our runs measured since
-  the last call, each with the agent-config overrides it set over its
-  preset; {} if there were none."""
-  taken = list(_MEASURED)
-  _MEASURED.clear()
-  if not taken:
-    return {}
-  return {'measured': fingerprints.measured(
-      [config for config, _ in taken], [overrides for _, overrides in taken])}
-
-
 def measure(root: str, measurements: Mapping[str, Measurement],
             repeats: int,
             run: Runner = run_child) -> Runs:
@@ -231,7 +214,7 @@ def measure(root: str, measurements: Mapping[str, Measurement],
         config = config_lib.ExperimentConfig(**config_settings(settings))
       except TypeError:  # Not a training run's settings (a test's).
         continue
-      _MEASURED.append((config, dict(settings.get('agent_config', {}))))
+      fingerprints.record(config, settings.get('agent_config', {}))
   runs = {name: [] for name in measurements}
   for seed, name in alternation(list(measurements), repeats):
     result = run(root, f'{name}_seed{seed}', measurements[name], seed)

@@ -74,6 +74,7 @@ import numpy as np
 from agents import registry as agent_registry
 from benchmarks import commands
 from benchmarks import environment_speed
+from benchmarks import fingerprints
 from benchmarks import peer_runs
 from benchmarks import peers
 from benchmarks import scaling
@@ -130,6 +131,7 @@ def seconds_to_thresholds(csv_path: str) -> dict:
 def _train(root: str, name: str, **settings) -> Dict[str, Any]:
   """One training run in `root/name`; its result plus total seconds."""
   config = config_lib.ExperimentConfig(**settings)
+  fingerprints.record(config)
   workdir = os.path.join(root, name)
   start = time.perf_counter()
   result = driver.run_experiment(config, workdir, progress=False)
@@ -386,7 +388,7 @@ def main(argv):
     start = time.perf_counter()
     report[name] = run[name]()
     report[name]['suite_seconds'] = time.perf_counter() - start
-    report[name].update(scaling.take_measured())
+    report[name].update(fingerprints.take_recorded())
     report['peak_memory_mib'] = resource.getrusage(
         resource.RUSAGE_SELF).ru_maxrss / 1024
     text = json.dumps(report, indent=2)
