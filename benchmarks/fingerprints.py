@@ -181,7 +181,8 @@ def recipe_of(config: config_lib.ExperimentConfig,
           'config': dict(overrides or {}),
           'env_config': dict(config.env_kwargs),
           'num_steps': config.num_steps, 'num_episodes': config.num_episodes,
-          'eval_episodes': config.eval_episodes, 'loop': config.loop}
+          'eval_episodes': config.eval_episodes, 'loop': config.loop,
+          'num_envs': config.num_envs}
 
 
 def commit() -> Optional[str]:
