@@ -53,13 +53,16 @@ def medians(runs: List[Dict[str, Any]]) -> Dict[str, float]:
   return out
 
 
-def _run(root: str, name: str, **settings) -> Dict[str, Any]:
+def train(root: str, name: str, **settings) -> Dict[str, Any]:
+  """One training run of `settings` in `root/name`, recorded as measured
+  (`fingerprints.record`): its result, total seconds and workdir."""
   config = config_lib.ExperimentConfig(**settings)
   fingerprints.record(config)
+  workdir = os.path.join(root, name)
   start = time.perf_counter()
-  result = driver.run_experiment(config, os.path.join(root, name),
-                                 progress=False)
+  result = driver.run_experiment(config, workdir, progress=False)
   result['total_seconds'] = time.perf_counter() - start
+  result['workdir'] = workdir
   return result
 
 
@@ -102,7 +105,7 @@ def preset_speed(root: str, preset: str, seeds: int,
   """Compiled-loop training speed and greedy return of `preset`."""
   runs = []
   for seed in range(seeds):
-    result = _run(root, f'{preset}_seed{seed}', seed=seed,
+    result = train(root, f'{preset}_seed{seed}', seed=seed,
                   **preset_settings(preset), **_NO_EVAL, eval_episodes=100,
                   export_tflite=False)
     train_seconds = result['wall_seconds'] - result['compile_seconds']
@@ -131,7 +134,7 @@ def _python_rates(root: str, name: str, **settings) -> Tuple[float, float]:
   """Steps per second of a Python-loop run (evaluations off): the median
   of its `train.csv` rows (the loop's own rate: jit compiling in the first
   rows and log writing left out) and over the whole run."""
-  result = _run(root, name, loop='python', num_episodes=None, **_NO_EVAL,
+  result = train(root, name, loop='python', num_episodes=None, **_NO_EVAL,
                 eval_episodes=10, export_tflite=False, **settings)
   with open(os.path.join(root, name, 'train.csv')) as f:
     rates = [float(row[_STEPS_PER_SECOND]) for row in csv.DictReader(f)]

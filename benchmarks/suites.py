@@ -80,7 +80,6 @@ from benchmarks import peers
 from benchmarks import scaling
 from environments import plane_strike
 from experiments.cli import help_text
-from experiments.driver import run as driver
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 from experiments.storage import atomic_files
@@ -95,6 +94,8 @@ COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
             'devices')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
 RUN_SH_PRESET = 'ppo_plane_strike'
+# One recorded training run (`fingerprints.record`).
+_train = environment_speed.train
 SWEEP_GRID = {'learning_rate': (3e-4, 1e-3, 2e-3, 3e-3),
               'discount': (0.3, 0.5, 0.7, 0.9)}
 
@@ -126,18 +127,6 @@ def seconds_to_thresholds(csv_path: str) -> dict:
            if float(r['mean_episode_length']) <= threshold]
     out[f'seconds_to_strikes_<={threshold:g}'] = hit[0] if hit else None
   return out
-
-
-def _train(root: str, name: str, **settings) -> Dict[str, Any]:
-  """One training run in `root/name`; its result plus total seconds."""
-  config = config_lib.ExperimentConfig(**settings)
-  fingerprints.record(config)
-  workdir = os.path.join(root, name)
-  start = time.perf_counter()
-  result = driver.run_experiment(config, workdir, progress=False)
-  result['total_seconds'] = time.perf_counter() - start
-  result['workdir'] = workdir
-  return result
 
 
 def _training_seconds(result: Dict[str, Any]) -> float:

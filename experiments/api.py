@@ -23,7 +23,7 @@ and Ctrl-C raises `stop_signals.Interrupted` after a checkpoint.
 import contextlib
 import inspect
 import os
-from typing import Any, Dict, Iterator, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, Optional
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -33,7 +33,7 @@ from experiments.comparison import launchers
 from experiments.comparison import pair_settings
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report
-from experiments.comparison import statistics
+from experiments.comparison import study_settings
 from experiments.driver import run as driver
 from experiments.driver import trained_run
 from experiments.driver import workdir as workdir_lib
@@ -47,6 +47,7 @@ from experiments.setup import env_settings
 from experiments.setup import extras
 from experiments.setup import keyword_checks
 from experiments.setup import library_logs
+from experiments.setup import settings as settings_lib
 from experiments.setup import train_settings
 from experiments.setup import user_modules
 from experiments.storage import workdir_lock
@@ -91,15 +92,11 @@ def experiment_config(**settings: Any) -> config_lib.ExperimentConfig:
   Raises:
     UsageError: an unknown keyword (the valid ones listed) or a bad value.
   """
-  unknown = sorted(set(settings) - set(train_settings.names()))
-  if unknown:
-    raise UsageError(f'Unknown setting(s) {unknown}. Valid: '
-                     f'{", ".join(train_settings.names())}, and workdir, '
-                     f'progress, reevaluate for train.')
   try:
-    return train_settings.experiment_config(
-        train_settings.TrainSettings(**settings))
-  except train_settings.SettingError as e:
+    return train_settings.experiment_config(settings_lib.build(
+        train_settings.TrainSettings, settings,
+        ', and workdir, progress, reevaluate for train'))
+  except settings_lib.SettingError as e:
     raise UsageError(str(e)) from e
 
 
@@ -135,7 +132,8 @@ def run(config: config_lib.ExperimentConfig, workdir: Optional[str] = None,
 
 
 # `help(api.train)` and notebooks show every setting with its default.
-train.__signature__ = train_settings.with_settings(inspect.signature(train))
+train.__signature__ = settings_lib.with_settings(
+    inspect.signature(train), train_settings.TrainSettings)
 
 
 def _call(name: str, **arguments: Any) -> str:
@@ -144,23 +142,8 @@ def _call(name: str, **arguments: Any) -> str:
       f'{k}={v!r}' for k, v in arguments.items()) + ')'
 
 
-def compare(workdir: str, agents: Optional[Sequence[str]] = None,
-            envs: Sequence[str] = ('catch', 'plane_strike'), seeds: int = 5,
-            num_steps: budgets.Given = None,
-            preset: Optional[Sequence[str]] = None,
-            config: Optional[Mapping[str, Any]] = None,
-            imports: Sequence[str] = (), eval_points: int = 20,
-            eval_episodes: int = 200, periodic_eval_episodes: int = 100,
-            eval_policy: Optional[str] = None,
-            eval_epsilon: Optional[float] = None,
-            bootstrap_reps: int = statistics.DEFAULT_REPS,
-            progress: bool = True,
-            checkpoint_every_seconds: float = (
-                config_lib.ExperimentConfig.checkpoint_every_seconds),
-            launcher: str = 'local', ray_address: Optional[str] = None,
-            ray_num_cpus: float = 1, ray_num_gpus: float = 0,
-            ray_max_retries: int = 2, wandb_project: Optional[str] = None,
-            command: Optional[str] = None) -> Dict[str, Any]:
+def compare(workdir: str, command: Optional[str] = None,
+            **settings: Any) -> Dict[str, Any]:
   """Compares agents across environments and seeds, as
   `python -m experiments.compare`: trains every pair, writes `report.md`.
 
@@ -177,32 +160,32 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
   """
   library_logs.quiet()
   with _bad_input():
+    s = settings_lib.build(study_settings.CompareSettings, settings,
+                           ', and workdir, command for compare')
     extras.require('report', 'A comparison')
-    keyword_checks.names(agents=agents, envs=envs, preset=preset,
-                         imports=imports)
-    keyword_checks.count('seeds', seeds, 1)
-    user_modules.import_modules(list(imports))
+    user_modules.import_modules(list(s.imports))
+    agents, envs, preset = s.agents, list(s.envs), list(s.preset or ())
     if agents is None:
       try:
-        agents = build_lib.agents_for(list(envs))
+        agents = build_lib.agents_for(envs)
       except ValueError as e:
         raise UsageError(f'--envs: {e}') from e
-    common, per_agent = pair_settings.split_overrides(dict(config or {}),
+    common, per_agent = pair_settings.split_overrides(dict(s.config),
                                                       list(agents))
     comparison = comparison_lib.Comparison(
-        agents=tuple(agents), envs=tuple(envs), num_seeds=seeds,
-        num_steps=budgets.resolve(num_steps, list(agents), list(envs),
-                                  list(preset or ())),
+        agents=tuple(agents), envs=tuple(envs), num_seeds=s.seeds,
+        num_steps=budgets.resolve(s.num_steps, list(agents), envs, preset),
         overrides=common, agent_overrides=per_agent,
-        presets=tuple(preset or ()), eval_points=eval_points,
-        eval_episodes=eval_episodes,
-        periodic_eval_episodes=periodic_eval_episodes,
-        imports=tuple(user_modules.normalise(m) for m in imports),
-        eval_protocol=evaluation.Protocol(eval_policy, eval_epsilon),
-        checkpoint_every_seconds=checkpoint_every_seconds,
-        wandb_project=wandb_project)
+        presets=tuple(preset), eval_points=s.eval_points,
+        eval_episodes=s.eval_episodes,
+        periodic_eval_episodes=s.periodic_eval_episodes,
+        imports=tuple(user_modules.normalise(m) for m in s.imports),
+        eval_protocol=evaluation.Protocol(s.eval_policy, s.eval_epsilon),
+        checkpoint_every_seconds=s.checkpoint_every_seconds,
+        wandb_project=s.wandb_project)
     run_launcher = launchers.make_launcher(
-        launcher, ray_address, ray_num_cpus, ray_num_gpus, ray_max_retries)
+        s.launcher, s.ray_address, s.ray_num_cpus, s.ray_num_gpus,
+        s.ray_max_retries)
     groups = comparison_lib.plan(comparison, workdir)
     # Checked before the lock creates the workdir: refused input leaves
     # no trace.
@@ -213,36 +196,22 @@ def compare(workdir: str, agents: Optional[Sequence[str]] = None,
     with _bad_input():
       comparison_lib.prepare_workdir(
           comparison, groups, workdir, command or _call(
-              'compare', workdir=workdir, agents=list(agents),
-              envs=list(envs), seeds=seeds, num_steps=num_steps))
+              'compare', workdir=workdir, agents=list(agents), envs=envs,
+              seeds=s.seeds, num_steps=s.num_steps))
     for warning in budgets.warnings(g.config for g in groups):
       print(f'WARNING: {warning}', flush=True)
     group_runner.run_pending(
         groups, run_launcher, driver.run_experiment,
-        progress and launcher == 'local', lambda g: g.name, lambda done: (
-            f'{len(groups)} run groups, {done} finished already; '
-            f'training {len(groups) - done}.'))
-    return report.write_report(workdir, bootstrap_reps=bootstrap_reps)
+        s.progress and s.launcher == 'local', lambda g: g.name,
+        lambda done: (f'{len(groups)} run groups, {done} finished already; '
+                      f'training {len(groups) - done}.'))
+    return report.write_report(workdir, bootstrap_reps=s.bootstrap_reps)
   finally:
     lock.release()
 
 
-def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
-          grid: Any = (), random: Sequence[str] = (), num_random: int = 0,
-          search_seed: int = 0, seeds: int = 3,
-          num_steps: Optional[int] = None, preset: Optional[str] = None,
-          config: Optional[Mapping[str, Any]] = None,
-          env_config: Optional[Mapping[str, Any]] = None,
-          imports: Sequence[str] = (), eval_points: int = 10,
-          eval_episodes: int = 200, periodic_eval_episodes: int = 100,
-          eval_policy: Optional[str] = None,
-          eval_epsilon: Optional[float] = None,
-          bootstrap_reps: int = statistics.DEFAULT_REPS,
-          progress: bool = True, max_memory_gb: Optional[float] = None,
-          launcher: str = 'local', ray_address: Optional[str] = None,
-          held_out_seeds: Optional[int] = None,
-          wandb_project: Optional[str] = None,
-          command: Optional[str] = None) -> Dict[str, Any]:
+def sweep(workdir: str, command: Optional[str] = None,
+          **settings: Any) -> Dict[str, Any]:
   """Sweeps an agent's hyperparameters, as `python -m experiments.sweep`:
   trains every configuration, ranks them, trains the best again on
   `held_out_seeds` fresh seeds (None: as many as `seeds`; 0: not), writes
@@ -257,69 +226,78 @@ def sweep(workdir: str, agent: str = 'ppo', env: str = 'plane_strike',
   """
   library_logs.quiet()
   with _bad_input():
+    s = settings_lib.build(study_settings.SweepSettings, settings,
+                           ', and workdir, command for sweep')
     extras.require('report', 'A sweep')
-    keyword_checks.names(random=random, imports=imports)
-    keyword_checks.count('seeds', seeds, 1)
-    keyword_checks.count('held_out_seeds', held_out_seeds, 0, optional=True)
-    keyword_checks.count('num_random', num_random, 0)
-    user_modules.import_modules(list(imports))
+    user_modules.import_modules(list(s.imports))
+    agent, env = s.agent, s.env
     agent_registry.get(agent)
     env_registry.check_name(env)
-    grid_values = search_space.parse_grid(grid, agent)
-    space = search_space.parse_random(list(random), agent)
+    grid_values = search_space.parse_grid(s.grid, agent)
+    space = search_space.parse_random(list(s.random), agent)
     configurations = search_space.configurations(
-        grid_values, space, num_random, agent, search_seed)
-    chosen = preset_registry.resolve(preset, agent, env)
-    env_settings.check_values(env, dict(env_config or {}))
-    num_steps = num_steps or (chosen and chosen.num_steps)
+        grid_values, space, s.num_random, agent, s.search_seed)
+    chosen = preset_registry.resolve(s.preset, agent, env)
+    env_settings.check_values(env, dict(s.env_config))
+    num_steps = s.num_steps or (chosen and chosen.num_steps)
     if num_steps is None:
       raise UsageError(f'--num_steps: {agent} on {env} has no preset with '
                        f'a step budget; give one.')
     plan = sweep_plan.Sweep(
-        agent=agent, env=env, env_kwargs=dict(env_config or {}),
+        agent=agent, env=env, env_kwargs=dict(s.env_config),
         configurations=tuple(configurations),
-        base={**(chosen.config if chosen else {}), **(config or {})},
-        preset=chosen and chosen.name, num_seeds=seeds,
-        num_steps=num_steps, eval_points=eval_points,
-        eval_episodes=eval_episodes,
-        periodic_eval_episodes=periodic_eval_episodes,
+        base={**(chosen.config if chosen else {}), **s.config},
+        preset=chosen and chosen.name, num_seeds=s.seeds,
+        num_steps=num_steps, eval_points=s.eval_points,
+        eval_episodes=s.eval_episodes,
+        periodic_eval_episodes=s.periodic_eval_episodes,
         network=chosen and chosen.network,
         hidden_sizes=chosen and chosen.hidden_sizes,
-        num_envs=chosen and chosen.num_envs, wandb_project=wandb_project,
-        eval_policy=eval_policy, eval_epsilon=eval_epsilon)
+        num_envs=chosen and chosen.num_envs, wandb_project=s.wandb_project,
+        eval_policy=s.eval_policy, eval_epsilon=s.eval_epsilon)
     groups, lanes = sweep_plan.plan(plan, workdir)
     sweep_plan.check_memory(groups, int(
-        (max_memory_gb or sweep_plan.default_max_memory_gb()) * 2**30))
-    run_launcher = launchers.make_launcher(launcher, ray_address, 1, 0, 2)
+        (s.max_memory_gb or sweep_plan.default_max_memory_gb()) * 2**30))
+    run_launcher = launchers.make_launcher(s.launcher, s.ray_address, 1, 0,
+                                           2)
   lock = workdir_lock.WorkdirLock(workdir, 'sweep')
   lock.acquire()
   try:
     with _bad_input():
       sweep_plan.prepare_workdir(plan, lanes, workdir, command or _call(
-          'sweep', workdir=workdir, agent=agent, env=env, grid=grid,
-          random=list(random), num_random=num_random, seeds=seeds,
+          'sweep', workdir=workdir, agent=agent, env=env, grid=s.grid,
+          random=list(s.random), num_random=s.num_random, seeds=s.seeds,
           num_steps=num_steps))
-    local = progress and launcher == 'local'
+    local = s.progress and s.launcher == 'local'
     group_runner.run_pending(
         groups, run_launcher, driver.run_experiment, local,
         lambda g: (f'{g.name}, {max(1, len(g.config.trials))} '
                    f'configuration(s)'), lambda done: (
-            f'{len(configurations)} configurations × {seeds} seeds in '
+            f'{len(configurations)} configurations × {s.seeds} seeds in '
             f'{len(groups)} programs, {done} finished already; training '
             f'{len(groups) - done}.'))
-    ranked = ranking.write(workdir, bootstrap_reps)
+    ranked = ranking.write(workdir, s.bootstrap_reps)
     best = ranked['configurations'][0]
-    if held_out_seeds != 0 and best['complete'] and 'mean' in best:
+    held_out = s.held_out_seeds
+    if held_out != 0 and best['complete'] and 'mean' in best:
       again = sweep_plan.held_out_groups(
-          plan, best['configuration'], held_out_seeds or seeds, workdir)
+          plan, best['configuration'], held_out or s.seeds, workdir)
       group_runner.run_pending(
           again, run_launcher, driver.run_experiment, local,
           lambda g: f'{g.name} (rank 1 on fresh seeds)', lambda done: (
-              f'Rank 1 again on {held_out_seeds or seeds} fresh seeds.'))
-      ranked = ranking.write(workdir, bootstrap_reps)
+              f'Rank 1 again on {held_out or s.seeds} fresh seeds.'))
+      ranked = ranking.write(workdir, s.bootstrap_reps)
     return ranked
   finally:
     lock.release()
+
+
+# `help(api.compare)`, `help(api.sweep)` and notebooks show every setting
+# with its default.
+compare.__signature__ = settings_lib.with_settings(
+    inspect.signature(compare), study_settings.CompareSettings)
+sweep.__signature__ = settings_lib.with_settings(
+    inspect.signature(sweep), study_settings.SweepSettings)
 
 
 def export(workdir: str, output: Optional[str] = None,

@@ -38,25 +38,20 @@ from ml_collections import config_flags as ml_config_flags
 
 from agents import registry as agent_registry
 from experiments import api
-from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
-from experiments.cli import evaluation_flags
-from experiments.cli import finite_flags
 from experiments.cli import flag_keywords
 from experiments.cli import help_text
+from experiments.cli import settings_flags
 from experiments.cli import settings_help
 from experiments.cli import user_imports
-from experiments.comparison import budgets
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report_markdown
-from experiments.comparison import statistics
+from experiments.comparison import study_settings
 from experiments.driver import stop_signals
-from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
-from experiments.setup import config as config_lib
 
 
 # What --help shows, in this order (every flag in exactly one group:
@@ -75,56 +70,12 @@ FLAG_GROUPS = {
 
 
 def _define_flags() -> None:
-  """Defines the flags (only when run as a program)."""
+  """Defines the flags (only when run as a program): each setting's from
+  its declaration (`comparison.study_settings.CompareSettings`, which
+  `api.compare`'s keywords come from too), then the command's own."""
   user_imports.define_flag()
-  flags.DEFINE_list('agents', None,
-                    f'Agents to compare, from {", ".join(agent_registry.names())}. '
-                    'Default: every agent that acts in the action spaces of '
-                    'all of --envs (each agent\'s registry entry says which '
-                    'it acts in).')
-  flags.DEFINE_list(
-      'envs', 'catch,plane_strike',
-      f'Environments: {env_registry.describe_names()} (bsuite: and gym: '
-      f'step in Python, one seed per task), or ones registered by '
-      f'--imports.')
-  flags.DEFINE_integer('seeds', 5, 'Seeds 0 … N-1 of every pair. Rerun a '
-                       'finished comparison with more to add seeds; the '
-                       'others are kept.', lower_bound=1)
-  flags.DEFINE_string(
-      'num_steps', None, 'Environment steps per run: one count for every '
-      'environment (e.g. 400000), or <env>:<steps>,... for some (e.g. '
-      'plane_strike:2000000,catch:20000). Default, for each environment '
-      'not given: the largest budget the compared agents\' presets were '
-      f'tuned at on it ({budgets.DEFAULT_STEPS:,} where none has a preset). '
-      'A warning names each agent run below its preset\'s budget or whose '
-      'schedules (e.g. DQN\'s ε decay) the budget cuts short.')
-  flags.DEFINE_string('wandb_project', None, 'Also log every run to this '
-                      'Weights & Biases project (needs the wandb extra: pip '
-                      'install -e \'.[wandb]\').')
+  settings_flags.define(study_settings.CompareSettings)
   flags.DEFINE_string('workdir', None, 'Where runs, report and plots go.')
-  evaluation_flags.define(eval_points=20)
-  flags.DEFINE_integer('bootstrap_reps', statistics.DEFAULT_REPS,
-                       'Bootstrap resamples of each confidence interval.',
-                       lower_bound=100)
-  flags.DEFINE_enum('launcher', 'local', launchers.LAUNCHERS,
-                    'local: one group after another in this process; ray: '
-                    'Ray tasks (pip install -e .[ray]).')
-  flags.DEFINE_string('ray_address', None, 'Ray cluster address, e.g. '
-                      'ray://head:10001 or auto; default: start a local one.')
-  flags.DEFINE_float('ray_num_cpus', 1, 'CPUs each Ray task reserves.',
-                     lower_bound=0)
-  flags.DEFINE_float('ray_num_gpus', 0, 'GPUs each Ray task reserves.',
-                     lower_bound=0)
-  finite_flags.require_finite('ray_num_cpus', 'ray_num_gpus')
-  flags.DEFINE_integer('ray_max_retries', 2, 'Retries of a failed Ray task.',
-                       lower_bound=0)
-  flags.DEFINE_bool('progress', True, 'Progress bars (local launcher).')
-  flags.DEFINE_float('checkpoint_every_seconds',
-                     config_lib.ExperimentConfig.checkpoint_every_seconds,
-                     'Each run checkpoints at least this often (wall time), '
-                     'so a killed comparison loses at most about this much '
-                     'training per running task.', lower_bound=1)
-  finite_flags.require_finite('checkpoint_every_seconds')
   flags.mark_flag_as_required('workdir')
   try:
     config_flags.check_comparison_keys(sys.argv, agent_registry.names())
@@ -136,11 +87,6 @@ def _define_flags() -> None:
       'Agent hyperparameters: --config.<key>=<value> for every agent whose '
       'config has the key, --config.<agent>.<key>=<value> for one agent, '
       'e.g. --config.ppo.learning_rate=3e-4. They override the presets.')
-  flags.DEFINE_list(
-      'preset', None, 'Presets instead of the pairs\' defaults (names or '
-      '.json files, each used for its own agent and environment), or none '
-      'for the agents\' plain defaults. Default: each pair\'s preset, '
-      f'where it has one ({", ".join(preset_registry.names())}).')
 
 
 def main(argv):

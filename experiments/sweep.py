@@ -30,23 +30,20 @@ import sys
 from absl import app
 from absl import flags
 
-from agents import registry as agent_registry
 from experiments import api
-from environments import registry as env_registry
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
-from experiments.cli import evaluation_flags
 from experiments.cli import flag_keywords
 from experiments.cli import help_text
+from experiments.cli import settings_flags
 from experiments.cli import settings_help
 from experiments.cli import user_imports
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
-from experiments.comparison import statistics
+from experiments.comparison import study_settings
 from experiments.driver import stop_signals
 from experiments.setup import build as build_lib
 from experiments.sweeps import ranking
-from experiments.sweeps import sweep_plan
 
 
 # What --help shows, in this order (every flag in exactly one group:
@@ -65,51 +62,13 @@ FLAG_GROUPS = {
 
 
 def _define_flags() -> None:
-  """Defines the flags (only when run as a program)."""
+  """Defines the flags (only when run as a program): each setting's from
+  its declaration (`comparison.study_settings.SweepSettings`, which
+  `api.sweep`'s keywords come from too), then the command's own."""
   user_imports.define_flag()
-  flags.DEFINE_string('agent', 'ppo', 'Agent to sweep: one of '
-                      f'{", ".join(agent_registry.names())}.')
-  flags.DEFINE_string('env', 'plane_strike', 'Environment: '
-                      f'{env_registry.describe_names()}.')
-  flags.DEFINE_multi_string(
-      'grid', [], '<key>:<v1>,<v2>,...: values of an agent setting, crossed '
-      'with the other --grid keys (repeat the flag per key).')
-  flags.DEFINE_multi_string(
-      'random', [], '<key>:uniform:<low>:<high>, <key>:log_uniform:<low>:'
-      '<high> or <key>:choice:<v1>,<v2>: drawn --num_random times.')
-  flags.DEFINE_integer('num_random', 0, 'Random configurations drawn (each '
-                       'crossed with the grid).', lower_bound=0)
-  flags.DEFINE_integer('search_seed', 0, 'Seed of the random draws.',
-                       lower_bound=0)
-  flags.DEFINE_integer('seeds', 3, 'Seeds 0 … N-1 of every configuration.',
-                       lower_bound=1)
-  flags.DEFINE_integer(
-      'held_out_seeds', None, 'Then train the best configuration on this '
-      'many fresh seeds (N …), which the ranking never saw, and report '
-      'that score beside the one it was picked by; default: as many as '
-      '--seeds; 0: skip.', lower_bound=0)
-  flags.DEFINE_string('wandb_project', None, 'Also log every run to this '
-                      'Weights & Biases project (needs the wandb extra: pip '
-                      'install -e \'.[wandb]\').')
-  flags.DEFINE_integer('num_steps', None, 'Environment steps per run; '
-                       'default: the preset\'s budget.', lower_bound=1)
-  flags.DEFINE_string('preset', None, 'Settings every configuration starts '
-                      'from, as train\'s --preset (default: the pair\'s '
-                      'preset; none: the agent\'s defaults).')
+  settings_flags.define(study_settings.SweepSettings)
   flags.DEFINE_string('workdir', None, 'Where the runs and results go.')
   flags.mark_flag_as_required('workdir')
-  evaluation_flags.define(eval_points=10)
-  flags.DEFINE_float('max_memory_gb', sweep_plan.default_max_memory_gb(),
-                     'Refuse a program whose lanes need more memory than '
-                     'this (estimated; default half of this machine\'s).',
-                     lower_bound=1e-4)
-  flags.DEFINE_integer('bootstrap_reps', statistics.DEFAULT_REPS,
-                       'Bootstrap resamples of each interval.',
-                       lower_bound=100)
-  flags.DEFINE_enum('launcher', 'local', launchers.LAUNCHERS,
-                    'local: one program after another; ray: Ray tasks.')
-  flags.DEFINE_string('ray_address', None, 'Ray cluster address.')
-  flags.DEFINE_bool('progress', True, 'Progress bars (local launcher).')
   config_flags.define_config_flag(default_agent='ppo')
   env_config_flags.define_flag(default_env='plane_strike')
 

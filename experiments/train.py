@@ -67,7 +67,8 @@ SEEDS_SUMMARY = 'seeds_summary.json'
 # Every training setting's flag, made from its declaration in
 # `setup.train_settings.TrainSettings` (the API's keywords are too); below,
 # the command's own flags.
-settings_flags.define(max_check_steps=tflite.MAX_CHECK_STEPS,
+settings_flags.define(train_settings.TrainSettings,
+                      max_check_steps=tflite.MAX_CHECK_STEPS,
                       tolerance=tflite.TOLERANCE)
 user_imports.define_flag()
 _WORKDIR = flags.DEFINE_string(

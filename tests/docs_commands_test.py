@@ -42,6 +42,7 @@ from typing import Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import suites
+from experiments.comparison import study_settings
 from experiments.presets import registry as preset_registry
 from experiments.setup import train_settings
 from networks import registry as network_registry
@@ -102,6 +103,14 @@ def _tokens(text: str) -> List[str]:
   return tokens
 
 
+# The settings classes commands make flags from (`settings_flags.define`).
+_SETTINGS = {
+    'train_settings.TrainSettings': train_settings.TrainSettings,
+    'study_settings.CompareSettings': study_settings.CompareSettings,
+    'study_settings.SweepSettings': study_settings.SweepSettings,
+}
+
+
 def _tree(path: str) -> ast.Module:
   with open(path, encoding='utf-8') as f:
     return ast.parse(f.read(), path)
@@ -112,8 +121,9 @@ def bool_flags() -> Set[str]:
   """Every boolean flag the project defines (its `--no<flag>` exists),
   the training settings' among them (`settings_flags` makes their flags
   from their declarations)."""
-  names = {field.name for field in dataclasses.fields(
-      train_settings.TrainSettings) if field.type in (bool, 'bool')}
+  names = {field.name for settings in _SETTINGS.values()
+           for field in dataclasses.fields(settings)
+           if field.type in (bool, 'bool')}
   for path in (p for package in _PACKAGES for p in glob.glob(
       os.path.join(_ROOT, package, '**', '*.py'), recursive=True)):
     for node in ast.walk(_tree(path)):
@@ -157,8 +167,8 @@ def entry_point(module: str) -> Optional[EntryPoint]:
     if (isinstance(node, ast.Call) and
         ast.unparse(node.func) == 'settings_flags.define'):
       declared = {f.name: f for f in dataclasses.fields(
-          train_settings.TrainSettings) if f.metadata['flag']}
-      for name in [a.value for a in node.args] or list(declared):
+          _SETTINGS[ast.unparse(node.args[0])]) if f.metadata['flag']}
+      for name in [a.value for a in node.args[1:]] or list(declared):
         if isinstance(declared[name].default, str):
           defaults[name] = declared[name].default
   return EntryPoint(names, defaults)

@@ -1,27 +1,23 @@
-"""Flags made from the settings' declarations (`setup.train_settings`).
+"""Flags made from the settings' declarations (`setup.settings`).
 
-A training setting is declared once, as a field of `TrainSettings` with
-its default, help and bounds; `define` makes its flag from that: the
-flag's kind from the field's type (a bool, an integer, a number, a name
-among choices, a name, a list of widths), its default, help and bounds,
-and for a number a refusal of NaN and infinity (`finite_flags`). The
-`api.train` keywords come from the same fields, so a flag and its keyword
-cannot drift apart.
+A command's setting is declared once, as a field of its settings class
+(`TrainSettings`, `CompareSettings`, `SweepSettings`) with its default,
+help and bounds; `define` makes its flag from that: the flag's kind from
+the field's type (a bool, an integer, a number, a name among choices, a
+name, a list), its default, help and bounds, and for a number a refusal of
+NaN and infinity (`finite_flags`). The API's keywords come from the same
+fields, so a flag and its keyword cannot drift apart.
 """
 
 import collections.abc
 import dataclasses
 import typing
-from typing import Any, Dict
+from typing import Any, Dict, Type
 
 from absl import flags
 
 from experiments.cli import finite_flags
-from experiments.setup import train_settings
-
-
-def _fields() -> Dict[str, dataclasses.Field]:
-  return {f.name: f for f in dataclasses.fields(train_settings.TrainSettings)}
+from experiments.setup import settings as settings_lib
 
 
 def _help(field: dataclasses.Field, facts: Dict[str, Any]) -> str:
@@ -39,18 +35,20 @@ def _help(field: dataclasses.Field, facts: Dict[str, Any]) -> str:
   return text.format(**{name: facts[name] for name in named})
 
 
-def _define_one(field: dataclasses.Field, facts: Dict[str, Any],
-                flag_values: flags.FlagValues) -> None:
+def _define_one(settings: Type[Any], field: dataclasses.Field,
+                facts: Dict[str, Any], flag_values: flags.FlagValues) -> None:
   """The field's flag, by the absl `DEFINE_*` of its type."""
-  meta, (kind, _) = field.metadata, train_settings.setting_type(field.name)
+  meta = field.metadata
+  kind, _ = settings_lib.setting_type(settings, field.name)
   name, help_text = field.name, _help(field, facts)
-  default = (field.default_factory() if field.default_factory
-             is not dataclasses.MISSING else field.default)
+  default = settings_lib.default(field)
   bounds = {key: meta[end] for key, end in (('lower_bound', 'lower'),
                                              ('upper_bound', 'upper'))
             if meta.get(end) is not None}
   into = {'flag_values': flag_values}
-  if kind is bool:
+  if meta.get('repeated'):
+    flags.DEFINE_multi_string(name, list(default), help_text, **into)
+  elif kind is bool:
     flags.DEFINE_bool(name, default, help_text, **into)
   elif kind is int:
     flags.DEFINE_integer(name, default, help_text, **bounds, **into)
@@ -68,16 +66,17 @@ def _define_one(field: dataclasses.Field, facts: Dict[str, Any],
     raise TypeError(f'--{name}: no flag kind for {kind}.')
 
 
-def define(*names: str, flag_values: flags.FlagValues = flags.FLAGS,
+def define(settings: Type[Any], *names: str,
+           flag_values: flags.FlagValues = flags.FLAGS,
            **facts: Any) -> None:
-  """Defines the flags of the settings `names` (every setting with a flag
-  of its own when none are named), each from its declaration; `facts`
-  fill what their help names of modules this one may not import (the
-  export check's `max_check_steps` and `tolerance`); into `flag_values`
-  (absl's global registry by default)."""
-  fields = _fields()
+  """Defines the flags of `settings`' settings `names` (every setting with
+  a flag of its own when none are named), each from its declaration;
+  `facts` fill what their help names of modules this one may not import
+  (the export check's `max_check_steps` and `tolerance`); into
+  `flag_values` (absl's global registry by default)."""
+  fields = settings_lib.fields(settings)
   for name in names or [n for n, f in fields.items() if f.metadata['flag']]:
     if not fields[name].metadata['flag']:
       raise ValueError(f'--{name} is a namespace, defined by its own '
                        f'module.')
-    _define_one(fields[name], facts, flag_values)
+    _define_one(settings, fields[name], facts, flag_values)

@@ -13,10 +13,7 @@ neither budget is given, its budget.
 """
 
 import dataclasses
-import inspect
-import math
-import typing
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Mapping, Optional, Sequence, Tuple
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -25,29 +22,12 @@ from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
 from experiments.setup import env_settings
 from experiments.setup import extras
+from experiments.setup import settings as settings_lib
 from experiments.setup import user_modules
 
 
-class SettingError(ValueError):
-  """A setting is unknown or out of range; the message names it as its flag
-  (`--key`) and says what is valid."""
-
-
-def _setting(default: Any = None, help: Any = '', *,  # pylint: disable=redefined-builtin
-             lower: Optional[float] = None, upper: Optional[float] = None,
-             choices: Optional[Sequence[str]] = None, flag: bool = True,
-             facts: Sequence[str] = (), factory: Optional[Any] = None
-            ) -> Any:
-  """A setting's one declaration, from which `cli.settings_flags` makes
-  its flag: default; help (or a function giving it, to name what is
-  registered then; `facts`: the `{name}`s in it filled from modules this
-  one may not import); bounds or choices; `flag` False for the namespaces
-  `config`, `env_config` and `imports`, defined by their own modules."""
-  metadata = {'help': help, 'lower': lower, 'upper': upper,
-              'choices': choices, 'flag': flag, 'facts': tuple(facts)}
-  if factory is not None:
-    return dataclasses.field(default_factory=factory, metadata=metadata)
-  return dataclasses.field(default=default, metadata=metadata)
+SettingError = settings_lib.SettingError
+_setting = settings_lib.setting
 
 
 _INTERVAL_DEFAULTS = (
@@ -203,84 +183,14 @@ class TrainSettings:
       lower=1)
 
 
-def with_settings(signature: inspect.Signature) -> inspect.Signature:
-  """`signature` (of a function taking `**settings`) with every setting as a
-  keyword of its own, with its default: what `help()` and notebooks show."""
-  return signature.replace(parameters=[
-      p for p in signature.parameters.values()
-      if p.kind is not p.VAR_KEYWORD] + [
-          inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
-                            default=(f.default_factory() if f.default_factory
-                                     is not dataclasses.MISSING else f.default))
-          for f in dataclasses.fields(TrainSettings)])
-
-
 def names() -> Tuple[str, ...]:
   """The settings' names, in order."""
-  return tuple(f.name for f in dataclasses.fields(TrainSettings))
-
-
-def _bounds(end: str) -> Dict[str, float]:
-  return {f.name: f.metadata[end] for f in dataclasses.fields(TrainSettings)
-          if f.metadata.get(end) is not None}
-
-
-# Each setting's bounds, as its declaration gives them (its flag has the
-# same): `api.train` keywords are refused as their flags would be.
-LOWER_BOUNDS = _bounds('lower')
-UPPER_BOUNDS = _bounds('upper')
-
-
-def setting_type(name: str) -> Tuple[type, bool]:
-  """The type a setting's flag parses to, and whether None is allowed."""
-  hint = typing.get_type_hints(TrainSettings)[name]
-  optional = type(None) in typing.get_args(hint)
-  if optional:
-    hint = next(a for a in typing.get_args(hint) if a is not type(None))
-  return hint, optional
-
-
-def _check_types(settings: TrainSettings) -> None:
-  """Each scalar setting is of its flag's type (a bool is not a count, a
-  string not a number) and within its flag's bounds."""
-  for field in dataclasses.fields(TrainSettings):
-    name, value = field.name, getattr(settings, field.name)
-    kind, optional = setting_type(name)
-    optional = optional or field.default is None
-    if value is None and optional:
-      continue
-    if kind is bool:
-      if not isinstance(value, bool):
-        raise SettingError(f'--{name}: must be True or False; got '
-                           f'{value!r}.')
-      continue
-    if kind is str:
-      if not isinstance(value, str):
-        raise SettingError(f'--{name}: a name (a string) is needed; got '
-                           f'{value!r}.')
-      continue
-    if kind not in (int, float):
-      continue  # Sequences and mappings: `_check_values`.
-    number = (int,) if kind is int else (int, float)
-    if isinstance(value, bool) or not isinstance(value, number) or (
-        kind is float and not math.isfinite(value)):
-      raise SettingError(
-          f'--{name}: must be {"an integer" if kind is int else "a finite number"}'
-          f'{"" if name not in LOWER_BOUNDS else f" >= {LOWER_BOUNDS[name]}"}'
-          f'{" (or None)" if optional else ""}; got {value!r}.')
-    low, high = LOWER_BOUNDS.get(name), UPPER_BOUNDS.get(name)
-    if (low is not None and value < low) or (high is not None and
-                                             value > high):
-      shown = '2^63 - 1' if high == config_lib.MAX_SEED else high
-      bounds = (f'>= {low}' if high is None else
-                f'between {low} and {shown}')
-      raise SettingError(f'--{name}: must be {bounds}; got {value!r}.')
+  return settings_lib.names(TrainSettings)
 
 
 def _check_values(settings: TrainSettings) -> None:
-  """What the flags' own parsers and validators check, for callers without
-  flags."""
-  _check_types(settings)
+  """What the flags' own parsers and validators check beyond each scalar's
+  type and bounds (`settings.build` checks those)."""
   if settings.hidden_sizes is not None and (
       isinstance(settings.hidden_sizes, (str, bytes)) or
       not isinstance(settings.hidden_sizes, Sequence) or not all(
@@ -293,9 +203,6 @@ def _check_values(settings: TrainSettings) -> None:
       raise SettingError(f'--{key}: a mapping of key to value is needed, '
                          f'e.g. {{"learning_rate": 3e-4}}; got '
                          f'{getattr(settings, key)!r}.')
-  if isinstance(settings.imports, str):
-    raise SettingError(f'--imports: a list of modules or files is needed; '
-                       f'got the string {settings.imports!r}.')
   if settings.export_tflite:
     try:
       extras.require('export', '--export_tflite (on by default)',

@@ -15,6 +15,7 @@ import pytest
 from environments import registry as env_registry
 from experiments import api
 from experiments import train
+from experiments.setup import settings as settings_lib
 from experiments.setup import train_settings
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -142,8 +143,16 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
        r"--agents: a list of names is needed, e.g. \['ppo'\]"),
       (lambda: api.compare(workdir, envs='catch'), r'--envs: a list'),
       (lambda: api.sweep(workdir, held_out_seeds=-1),
-       r'--held_out_seeds: must be an integer >= 0'),
-      (lambda: api.sweep(workdir, seeds=0), r'--seeds: must be an integer'),
+       r'--held_out_seeds: must be >= 0; got -1'),
+      (lambda: api.sweep(workdir, seeds=0), r'--seeds: must be >= 1; got 0'),
+      (lambda: api.sweep(workdir, seeds='3'),
+       r'--seeds: must be an integer >= 1; got'),
+      (lambda: api.compare(workdir, bootstrap_reps=10),
+       r'--bootstrap_reps: must be >= 100; got 10'),
+      (lambda: api.compare(workdir, launcher='slurm'),
+       r'--launcher: one of local, ray'),
+      (lambda: api.compare(workdir, eval_point=3),
+       r"Unknown setting\(s\) \['eval_point'\]. Valid: .*eval_points"),
       (lambda: api.compare(workdir, agents=['dqn2']), r'dqn2'),
       (lambda: api.sweep(workdir, grid={'learning_rat': [1e-3]}),
        r'learning_rat'),
@@ -155,14 +164,15 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
 
 
 def test_the_keyword_bounds_are_the_flags_bounds():
+  declared = train_settings.TrainSettings
   for name in train_settings.names():
     if name in ('config', 'env_config'):
       continue
     parser = flags.FLAGS[name].parser
     assert (getattr(parser, 'lower_bound', None) ==
-            train_settings.LOWER_BOUNDS.get(name)), name
+            settings_lib.bounds(declared, 'lower').get(name)), name
     upper = getattr(parser, 'upper_bound', None)
-    assert upper == train_settings.UPPER_BOUNDS.get(name), name
+    assert upper == settings_lib.bounds(declared, 'upper').get(name), name
 
 
 def test_a_workdir_that_is_a_file_is_named(tmp_path):

@@ -1,5 +1,5 @@
-"""experiments/cli/settings_flags.py: each training setting's flag, made
-from its declaration."""
+"""experiments/cli/settings_flags.py: each setting's flag, made from its
+declaration."""
 
 import dataclasses
 
@@ -7,8 +7,12 @@ from absl import flags
 import pytest
 
 from experiments.cli import settings_flags
+from experiments.comparison import study_settings
+from experiments.setup import settings
 from experiments.setup import train_settings
 from tests import commands
+
+_TRAIN = train_settings.TrainSettings
 
 
 @pytest.fixture(name='fresh_flags')
@@ -19,7 +23,7 @@ def fresh_flags_fixture():
 
 def test_every_setting_with_a_flag_gets_its_kind_default_and_bounds(
     fresh_flags):
-  settings_flags.define(flag_values=fresh_flags, max_check_steps=1,
+  settings_flags.define(_TRAIN, flag_values=fresh_flags, max_check_steps=1,
                         tolerance=0.5)
   declared = {f.name: f for f in dataclasses.fields(
       train_settings.TrainSettings)}
@@ -45,10 +49,10 @@ def test_every_setting_with_a_flag_gets_its_kind_default_and_bounds(
 
 
 def test_every_number_refuses_nan_and_widths_are_a_list(fresh_flags):
-  settings_flags.define(flag_values=fresh_flags, max_check_steps=1,
+  settings_flags.define(_TRAIN, flag_values=fresh_flags, max_check_steps=1,
                         tolerance=0.5)
   numbers = [f.name for f in dataclasses.fields(train_settings.TrainSettings)
-             if train_settings.setting_type(f.name)[0] is float]
+             if settings.setting_type(_TRAIN, f.name)[0] is float]
   assert 'learning_rate' in numbers and 'eval_epsilon' in numbers
   for name in numbers:
     with pytest.raises(flags.IllegalFlagValueError, match='finite'):
@@ -62,13 +66,14 @@ def test_every_number_refuses_nan_and_widths_are_a_list(fresh_flags):
 def test_help_naming_facts_needs_them(fresh_flags):
   with pytest.raises(ValueError, match='max_check_steps, tolerance: pass '
                      'max_check_steps='):
-    settings_flags.define('export_check_episodes', flag_values=fresh_flags)
+    settings_flags.define(_TRAIN, 'export_check_episodes',
+                          flag_values=fresh_flags)
 
 
 def test_a_namespace_is_not_a_flag_of_its_own(fresh_flags):
   with pytest.raises(ValueError, match='--config is a namespace'):
-    settings_flags.define('config', flag_values=fresh_flags)
-  settings_flags.define('eval_policy', flag_values=fresh_flags)
+    settings_flags.define(_TRAIN, 'config', flag_values=fresh_flags)
+  settings_flags.define(_TRAIN, 'eval_policy', flag_values=fresh_flags)
   assert list(fresh_flags) == ['eval_policy']
 
 
@@ -77,3 +82,22 @@ def test_a_number_setting_refuses_nan_before_any_work():
                         '--noexport_tflite')
   assert result.returncode == 1
   assert '--learning_rate must be a finite number' in result.stderr
+
+
+@pytest.mark.parametrize('declared', [study_settings.CompareSettings,
+                                      study_settings.SweepSettings])
+def test_compare_and_sweep_flags_come_from_their_declarations(
+    fresh_flags, declared):
+  settings_flags.define(declared, flag_values=fresh_flags)
+  for name, field in settings.fields(declared).items():
+    if not field.metadata['flag']:
+      assert name not in fresh_flags
+      continue
+    flag = fresh_flags[name]
+    assert (tuple(flag.default) if isinstance(flag.default, list)
+            else flag.default) == settings.default(field), name
+  # Shared with train: one declaration.
+  assert fresh_flags['eval_policy'].help.endswith(
+      _TRAIN.__dataclass_fields__['eval_policy'].metadata['help'])
+  assert fresh_flags['seeds'].parser.lower_bound == 1
+  assert fresh_flags['launcher'].parser.enum_values == ['local', 'ray']

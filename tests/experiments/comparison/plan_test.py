@@ -15,6 +15,7 @@ from experiments.comparison import run_groups
 from experiments.driver import results
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
+from experiments.storage import workdir_format
 
 # Run outcomes; the rest of result.json (timings) differs between runs.
 TIMING_KEYS = results.CIRCUMSTANCE_KEYS
@@ -157,7 +158,8 @@ class WorkdirTest(absltest.TestCase):
         comparison, groups, workdir, 'test'),
                  lambda: comparison_lib.load(workdir)):
       with self.assertRaisesRegex(comparison_lib.ComparisonError,
-                                  r'workdir format 1, this one reads 4\): '
+                                  rf'workdir format 1, this one reads '
+                                  rf'{workdir_format.FORMAT}\): '
                                   r'train again in a new --workdir'):
         call()
 

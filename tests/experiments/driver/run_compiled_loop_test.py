@@ -88,7 +88,7 @@ class CompiledExperimentTest(absltest.TestCase):
 
   @pytest.mark.slow
   def test_checkpoints_hold_every_agents_environment_slots_whole(self):
-    # One layout (workdir format 4): a feed-forward agent's slots carry an
+    # One layout: a feed-forward agent's slots carry an
     # empty recurrent state, a recurrent agent's its cores' states.
     loop = build_lib.make_loop(build_lib.build(_config()))
     self.assertIsInstance(loop.state.envs, env_slots.EnvSlots)
