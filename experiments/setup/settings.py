@@ -131,6 +131,10 @@ def check_types(values: Any) -> None:
     optional = optional or field.default is None
     if value is None and optional:
       continue
+    names_list = (typing.get_origin(kind) is collections.abc.Sequence and
+                  typing.get_args(kind) == (str,))
+    if names_list and isinstance(value, (str, bytes)):  # Not letter by letter.
+      raise SettingError(_names_message(name, value))
     if field.metadata.get('flag_type') is not None:
       continue  # Other forms than the flag's: checked where it is read.
     if kind is bool:
@@ -147,10 +151,8 @@ def check_types(values: Any) -> None:
         raise SettingError(f'--{name}: one of {", ".join(choices)}; got '
                            f'{value!r}.')
       continue
-    if (typing.get_origin(kind) is collections.abc.Sequence and
-        typing.get_args(kind) == (str,)):
-      if (isinstance(value, (str, bytes)) or
-          not isinstance(value, collections.abc.Sequence) or
+    if names_list:
+      if (not isinstance(value, collections.abc.Sequence) or
           not all(isinstance(v, str) for v in value)):
         raise SettingError(_names_message(name, value))
       continue
