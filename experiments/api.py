@@ -34,6 +34,7 @@ from experiments.comparison import pair_settings
 from experiments.comparison import plan as comparison_lib
 from experiments.comparison import report
 from experiments.comparison import study_settings
+from experiments.driver import export_settings
 from experiments.driver import run as driver
 from experiments.driver import trained_run
 from experiments.driver import workdir as workdir_lib
@@ -45,7 +46,6 @@ from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import env_settings
 from experiments.setup import extras
-from experiments.setup import keyword_checks
 from experiments.setup import library_logs
 from experiments.setup import settings as settings_lib
 from experiments.setup import train_settings
@@ -58,7 +58,6 @@ from experiments.sweeps import sweep_plan
 # Failures of a started run (a locked workdir, a checkpoint that does not
 # restore, divergence, a corrupt log); the commands print them as FATAL.
 RUN_FAILURES = driver.RUN_FAILURES
-EXPORTS = ('plain', 'trainable')
 
 
 class UsageError(ValueError):
@@ -300,12 +299,7 @@ sweep.__signature__ = settings_lib.with_settings(
     inspect.signature(sweep), study_settings.SweepSettings)
 
 
-def export(workdir: str, output: Optional[str] = None,
-           seed: Optional[int] = None, export: str = 'plain',
-           quantize: Optional[str] = None, verify_games: int = 1000,
-           train_optimizer: Optional[str] = None,
-           train_learning_rate: Optional[float] = None,
-           fine_tune_games: int = 0) -> Dict[str, Any]:
+def export(workdir: str, **settings: Any) -> Dict[str, Any]:
   """Exports a run's policy to TFLite and verifies it against JAX, as
   `python -m experiments.export_tflite` (`export='trainable'`: a model
   that keeps learning on the device).
@@ -315,11 +309,10 @@ def export(workdir: str, output: Optional[str] = None,
   """
   library_logs.quiet()
   with _bad_input():
+    s = settings_lib.build(export_settings.ExportSettings, settings,
+                           ', and workdir for export')
     extras.require('export', 'Exporting to TFLite')
-    keyword_checks.choice('export', export, EXPORTS)
-    if quantize is not None:
-      keyword_checks.choice('quantize', quantize, tflite.QUANTIZATIONS)
-  if quantize and export == 'trainable':
+  if s.quantize and s.export == 'trainable':
     raise UsageError('--quantize applies to --export=plain; a trainable '
                      'model keeps float32 weights to train them.')
   # Held while reading the checkpoint: not mid-training, nor while
@@ -329,41 +322,41 @@ def export(workdir: str, output: Optional[str] = None,
       os.path.join(workdir, workdir_lib.CONFIG))
   with (workdir_lock.WorkdirLock(workdir) if is_run else
         contextlib.nullcontext()):
-    return _export(workdir, output, seed, export, quantize, verify_games,
-                   train_optimizer, train_learning_rate, fine_tune_games)
+    return _export(workdir, s)
 
 
-def _export(workdir: str, output: Optional[str], seed: Optional[int],
-            kind: str, quantize: Optional[str], verify_games: int,
-            train_optimizer: Optional[str],
-            train_learning_rate: Optional[float],
-            fine_tune_games: int) -> Dict[str, Any]:
+export.__signature__ = settings_lib.with_settings(
+    inspect.signature(export), export_settings.ExportSettings)
+
+
+def _export(workdir: str, s: export_settings.ExportSettings
+           ) -> Dict[str, Any]:
   """`export`, once the workdir's lock is held."""
   with _bad_input():
-    built, seed, params = trained_run.load(workdir, seed,
-                                               refuse_diverged=True)
+    built, seed, params = trained_run.load(workdir, s.seed,
+                                           refuse_diverged=True)
   config = built.config
   filename = workdir_lib.export_filename(config.env)
-  if quantize or kind == 'trainable':  # Next to the float model.
+  if s.quantize or s.export == 'trainable':  # Next to the float model.
     root, extension = os.path.splitext(filename)
-    filename = f'{root}_{quantize or "trainable"}{extension}'
-  path = output or os.path.join(
+    filename = f'{root}_{s.quantize or "trainable"}{extension}'
+  path = s.output or os.path.join(
       workdir_lib.seed_workdir(config, workdir,
                                build_lib.seeds(config).index(seed)),
       filename)
   seed_built = built.for_seed(seed)
-  if kind == 'trainable':
+  if s.export == 'trainable':
     try:
       report_ = trainable_run.export(
-          seed_built, params, path, train_optimizer, train_learning_rate,
-          fine_tune_games)
+          seed_built, params, path, s.train_optimizer,
+          s.train_learning_rate, s.fine_tune_games)
     except trainable_run.NotTrainable as e:
       raise UsageError(str(e)) from e
   else:
     report_ = tflite.export_and_verify(
         built.agent, params, built.environment_spec, path,
-        seed_built.export_environment, num_games=verify_games,
-        quantize=quantize, input_name=env_registry.input_name(config.env))
+        seed_built.export_environment, num_games=s.verify_games,
+        quantize=s.quantize, input_name=env_registry.input_name(config.env))
   return {'tflite_path': os.path.abspath(path), **report_}
 
 

@@ -26,12 +26,11 @@ from typing import Optional
 from absl import app
 from absl import flags
 
-from agents import optimizers
 from experiments import api
-from experiments.cli import finite_flags
 from experiments.cli import flag_keywords
 from experiments.cli import help_text
-from experiments.export import tflite
+from experiments.cli import settings_flags
+from experiments.driver import export_settings
 
 
 # What --help shows, in this order (every flag in exactly one group:
@@ -78,33 +77,11 @@ def _check_output(path: Optional[str]) -> None:
 
 
 def _define_flags() -> None:
+  """Each setting's flag from its declaration
+  (`driver.export_settings.ExportSettings`, which `api.export`'s keywords
+  come from too), then the command's own."""
   flags.DEFINE_string('workdir', None, 'Workdir of a training run to export.')
-  flags.DEFINE_string('output', None,
-                      'Path of the .tflite file; default WORKDIR/<env>.tflite.')
-  flags.DEFINE_integer('seed', None, 'Which seed of a --num_seeds run to '
-                       'export; default the run\'s --seed.')
-  flags.DEFINE_integer('verify_games', 1000,
-                       'Greedy games played through the interpreter.',
-                       lower_bound=1)
-  flags.DEFINE_enum('quantize', None, tflite.QUANTIZATIONS,
-                    'Quantise the weights: int8 dynamic range or float16. '
-                    'The default output name gets a _<quantize> suffix.')
-  flags.DEFINE_enum('export', 'plain', api.EXPORTS,
-                    'plain: the app\'s model (infer only); trainable: also '
-                    'train/get_weights/set_weights/save/restore signatures '
-                    'for on-device training (output name gets _trainable).')
-  flags.DEFINE_enum('train_optimizer', None, optimizers.OPTIMIZERS,
-                    '--export=trainable: the on-device optimizer; default '
-                    'the agent config\'s (else adam).')
-  flags.DEFINE_float('train_learning_rate', None,
-                     '--export=trainable: on-device learning rate; default '
-                     'the agent config\'s (else 1e-3).')
-  finite_flags.require_finite('train_learning_rate')
-  flags.DEFINE_integer('fine_tune_games', 0,
-                       '--export=trainable: after verifying, fine-tune a copy '
-                       'on this many games played through the interpreter '
-                       'and report greedy strikes before and after.',
-                       lower_bound=0)
+  settings_flags.define(export_settings.ExportSettings)
 
 
 def _interrupted(signum, frame) -> None:

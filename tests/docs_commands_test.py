@@ -43,6 +43,7 @@ from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import suites
 from experiments.comparison import study_settings
+from experiments.driver import export_settings
 from experiments.presets import registry as preset_registry
 from experiments.setup import train_settings
 from networks import registry as network_registry
@@ -108,6 +109,7 @@ _SETTINGS = {
     'train_settings.TrainSettings': train_settings.TrainSettings,
     'study_settings.CompareSettings': study_settings.CompareSettings,
     'study_settings.SweepSettings': study_settings.SweepSettings,
+    'export_settings.ExportSettings': export_settings.ExportSettings,
 }
 
 

@@ -1,13 +1,12 @@
 """Flags made from the settings' declarations (`setup.settings`).
 
 A command's setting is declared once, as a field of its settings class
-(`TrainSettings`, `CompareSettings`, `SweepSettings`) with its default,
-help and bounds; `define` makes its flag from that: the flag's kind from
-the field's type (a bool, an integer, a number, a name among choices, a
-name, a list), its default, help and bounds, and for a number a refusal of
-NaN and infinity (`finite_flags`). The API's keywords come from the same
-fields, so a flag and its keyword cannot drift apart.
-"""
+(`TrainSettings`, `CompareSettings`, `SweepSettings`, `ExportSettings`)
+with its default, help and bounds; `define` makes its flag from that: the
+flag's kind from the field's type (a bool, an integer, a number, a name
+among choices, a name, a list), its default, help and bounds, and for a
+number a refusal of NaN and infinity (`finite_flags`). The API's keywords
+come from the same fields, so a flag and its keyword cannot drift apart."""
 
 import collections.abc
 import dataclasses

@@ -1,11 +1,11 @@
 """Settings declared once: each setting of a command is a field of a
 settings dataclass (`train_settings.TrainSettings`,
-`comparison.study_settings.CompareSettings`, `SweepSettings`) holding its
-default, help and bounds or choices. The command's flag is made from it
+`comparison.study_settings.CompareSettings` and `SweepSettings`,
+`driver.export_settings.ExportSettings`) holding its default, help and
+bounds or choices. The command's flag is made from it
 (`cli.settings_flags`), the API's keyword too (`with_settings`), and a value
 given either way is checked here against the same declaration, with the
-flag's message.
-"""
+flag's message."""
 
 import collections.abc
 import dataclasses

@@ -158,6 +158,10 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
        r"--grid: a list of names is needed, e.g. \['learning_rate:1e-3'\]"),
       (lambda: api.sweep(workdir, grid={'learning_rat': [1e-3]}),
        r'learning_rat'),
+      (lambda: api.export(workdir, export='app'),
+       r"--export: one of plain, trainable; got 'app'"),
+      (lambda: api.export(workdir, verify_games=0),
+       r'--verify_games: must be >= 1; got 0'),
       (lambda: api.export(workdir), r'--workdir: No config.json'),
       (lambda: api.load_policy(workdir), r'--workdir: No config.json')):
     with pytest.raises(api.UsageError, match=message):
