@@ -159,7 +159,9 @@ class TrainSettings:
       None, 'Environments per seed, stepped side by side. Compiled loop: '
       'must divide the agent\'s sequences per update (default: that '
       'number). Python loop: any number (default 1), one batched act per '
-      'step; a resumed run restarts them on fresh episodes.', lower=1)
+      'step; a resumed run goes on exactly where every environment was '
+      'between episodes (one environment always is), else restarts them on '
+      'fresh episodes.', lower=1)
   actor_thread: bool = _setting(
       False, 'Python loop: act in a thread of its own that runs ahead of '
       'the learner, handing it batches through a queue (IMPALA\'s Sebulba '
