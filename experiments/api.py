@@ -141,7 +141,7 @@ def _call(name: str, **arguments: Any) -> str:
       f'{k}={v!r}' for k, v in arguments.items()) + ')'
 
 
-def compare(workdir: str, command: Optional[str] = None,
+def compare(workdir: str, *, command: Optional[str] = None,
             **settings: Any) -> Dict[str, Any]:
   """Compares agents across environments and seeds, as
   `python -m experiments.compare`: trains every pair, writes `report.md`.
@@ -209,7 +209,7 @@ def compare(workdir: str, command: Optional[str] = None,
     lock.release()
 
 
-def sweep(workdir: str, command: Optional[str] = None,
+def sweep(workdir: str, *, command: Optional[str] = None,
           **settings: Any) -> Dict[str, Any]:
   """Sweeps an agent's hyperparameters, as `python -m experiments.sweep`:
   trains every configuration, ranks them, trains the best again on

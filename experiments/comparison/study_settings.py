@@ -44,8 +44,8 @@ class StudySettings:
       'Bootstrap resamples of each confidence interval.', lower=100)
   progress: bool = _setting(True, 'Progress bars (local launcher).')
   launcher: str = _setting(
-      'local', 'local: one program after another in this process; ray: Ray '
-      'tasks (pip install -e .[ray]).', choices=launchers.LAUNCHERS)
+      'local', 'local: one after another in this process; ray: Ray tasks '
+      '(pip install -e .[ray]).', choices=launchers.LAUNCHERS)
   ray_address: Optional[str] = _setting(
       None, 'Ray cluster address, e.g. ray://head:10001 or auto; default: '
       'start a local one.')

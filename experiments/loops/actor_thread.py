@@ -212,6 +212,15 @@ def advance(actors: ActorThread, queue: BatchQueue,
     counters['updates'] += 1
     queue_learner.publish(learner.params, counters['updates'])
 
+  def settle() -> None:
+    """Stops the actors and learns what they queued: no queue to
+    checkpoint, and every acted step counted."""
+    actors.stop()
+    while len(queue):
+      learn(queue.get(0.0))
+    counters['env_steps'], counters['episodes'] = (actors.env_steps,
+                                                   actors.episodes)
+
   updates_limit = (float('inf') if targets.updates is None
                    else targets.updates)
   actors.start(counters, targets)
@@ -223,16 +232,17 @@ def advance(actors: ActorThread, queue: BatchQueue,
       counters['env_steps'], counters['episodes'] = (actors.env_steps,
                                                      actors.episodes)
       if item is not None and progress is not None:
-        progress()
+        try:
+          progress()
+        except BaseException:  # A stop asked here saves a checkpoint.
+          settle()
+          raise
       if counters['updates'] >= updates_limit or (
           targets.deadline is not None and
           time.monotonic() >= targets.deadline):
         break
   finally:
     actors.stop()
-  while len(queue):  # What was acted is learned: no queue to checkpoint.
-    learn(queue.get(0.0))
-  counters['env_steps'], counters['episodes'] = (actors.env_steps,
-                                                 actors.episodes)
+  settle()
   returns, lengths = actors.take_episodes()
   return returns, lengths, metrics

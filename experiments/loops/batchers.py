@@ -157,10 +157,6 @@ class SequenceBatcher:
           next_observations=block.next_observations[:, i],
           extras=jax.tree.map(lambda x, i=i: x[:, i], block.extras)))
 
-  def discard_partial(self) -> None:
-    """Drops the unrolls in progress (their environments start anew)."""
-    self._steps = []
-
   def ready_after(self, last: np.ndarray) -> bool:
     """Whether `ready` will hold once a step with these `last` flags
     (`[N]`) is observed (so the loop knows, before observing it, whether
@@ -193,7 +189,7 @@ class SequenceBatcher:
 
   def restore(self, state: Dict[str, Any]) -> None:
     _check_settings(state, batch_size=self._batch_size,
-                             unroll_length=self._unroll_length)
+                    unroll_length=self._unroll_length)
     self._steps = [Step(**step) for step in state['steps']]
     self._sequences = list(jax.device_get(state['sequences']))
 

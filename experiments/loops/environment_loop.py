@@ -123,10 +123,11 @@ class EnvironmentLoop:
     observations = self._observations
     actions, extras = self._actor.fetch(self._pending)
     self._pending = None
-    # Ints for discrete actions; float32 rows for continuous ones (as an
-    # agent produced them: a float32 action is not rounded on the way).
+    # Ints for discrete actions; float32 rows for continuous ones, as an
+    # agent produced them (not rounded on the way), each an array of its
+    # own that the environment may write to.
     host_actions = (actions.tolist() if actions.dtype.kind in 'iu'
-                    else list(actions))
+                    else list(actions.astype(np.float32)))
     timesteps = [environment.step(action) for environment, action in zip(
         self._environments, host_actions)]
     ends = [t.last() for t in timesteps]

@@ -187,10 +187,10 @@ class PythonTraining:
     self._restored_between = bool(host_state.get('between_episodes', True))
     if not self._restored_between:
       logging.warning(
-          'Resuming %d environments: their episodes in progress at the '
-          'checkpoint are dropped (counted as played) and each starts a '
-          'fresh one, so the run differs from an uninterrupted one.',
-          self._num_envs)
+          'Resuming mid-episode: the episodes in progress at the checkpoint '
+          '(of %d environment(s)) are dropped, counted as played, and each '
+          'environment starts a fresh one, so the run differs from an '
+          'uninterrupted one.', self._num_envs)
     self._eval_episodes = int(host_state.get('eval_episodes', 0))
     if self._evaluations is not None:  # Continue the restored stream.
       self._evaluations.close()
@@ -203,31 +203,39 @@ class PythonTraining:
     return 0.0
 
   def _start(self) -> None:
-    """Environments, batched actor, batcher and learner from the state."""
+    """Environments, batched actor, batcher and learner from the state;
+    kept only once all are made (the first act compiles: an interrupt
+    there leaves the loop as it was, restored batch included)."""
     started = np.asarray(self._initial['episodes_started'], np.int64)
     stream = seeding.environment_seed(self._seed, seeding.TRAIN, 0)
     environments = [self._environments.environment(i, stream, started)
                     for i in range(self._num_envs)]
     # Actors in another thread may still act with params of an old state.
-    self._learner = learner_lib.Learner(self._agent, self._initial['learner'],
-                                        donate=not self._actor_thread)
-    self._actor = actor_lib.BatchedActor(self._agent, self._learner.params,
-                                         self._initial['actor_key'])
-    self._batcher = batchers.make_batcher(self._agent.data,
-                                                 self._num_envs)
+    learner = learner_lib.Learner(self._agent, self._initial['learner'],
+                                  donate=not self._actor_thread)
+    actor = actor_lib.BatchedActor(self._agent, learner.params,
+                                   self._initial['actor_key'])
+    batcher = batchers.make_batcher(self._agent.data, self._num_envs)
     if self._restored_batch is not None:
-      self._batcher.restore(self._restored_batch)
-      self._restored_batch = None
-    learner = self._learner
+      batcher.restore(self._restored_batch)
+    acting_learner, threaded = learner, None
     if self._actor_thread:
       queue = actor_thread_lib.BatchQueue(actor_thread_lib.DEFAULT_CAPACITY)
-      learner = actor_thread_lib.QueueLearner(
-          queue, self._learner.params, self._counters['updates'])
-    self._loop = environment_loop.EnvironmentLoop(
-        environments, stream, self._actor, learner, self._batcher, started)
+      acting_learner = actor_thread_lib.QueueLearner(
+          queue, learner.params, self._counters['updates'])
+    try:
+      loop = environment_loop.EnvironmentLoop(
+          environments, stream, actor, acting_learner, batcher, started)
+    except BaseException:
+      for environment in environments:
+        environment.close()
+      raise
     if self._actor_thread:
-      self._threaded = (actor_thread_lib.ActorThread(self._loop, queue),
-                        queue, learner)
+      threaded = (actor_thread_lib.ActorThread(loop, queue), queue,
+                  acting_learner)
+    self._learner, self._actor, self._batcher = learner, actor, batcher
+    self._loop, self._threaded = loop, threaded
+    self._restored_batch = None
 
   def advance(self, targets: interface.Targets,
               progress: Optional[interface.ProgressFn] = None

@@ -57,7 +57,7 @@ class TrainingEnvironments:
           type(environment).__name__)
 
   def environment(self, index: int, stream: int,
-                started: np.ndarray) -> dm_env.Environment:
+                  started: np.ndarray) -> dm_env.Environment:
     """Environment `index` of N: an EpisodeStream plays `stream` (the loop
     seeks its episodes); any other is seeded by its next episode number."""
     environment = self._make(stream)

@@ -101,9 +101,10 @@ class ExperimentConfig:
       'compiled' whenever the environment has a JAX core.
     num_envs: environments stepped side by side per seed. Compiled loop:
       None means the agent's batch size (sequences per update), which it
-      must divide. Python loop: any number, None means 1; N > 1 acts in all
-      N with one batched call per step (a resumed run restarts them on
-      fresh episodes, `loops.python_training`).
+      must divide. Python loop: any number, None means 1, all acting with
+      one batched call per step (a resumed run goes on exactly where every
+      environment was between episodes, as one always is, and otherwise
+      restarts them on fresh episodes: `loops.python_training`).
     actor_thread: Python loop: act in a thread of its own, ahead of the
       learner through a queue of batches (Sebulba), for agents that
       correct stale actors (`AgentEntry.learns_from_stale_actors`); each

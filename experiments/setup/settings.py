@@ -156,8 +156,13 @@ def check_types(values: Any) -> None:
           not all(isinstance(v, str) for v in value)):
         raise SettingError(_names_message(name, value))
       continue
+    if typing.get_origin(kind) is collections.abc.Mapping:
+      if not isinstance(value, collections.abc.Mapping):
+        raise SettingError(f'--{name}: a mapping of key to value is needed, '
+                           f'e.g. {{"learning_rate": 3e-4}}; got {value!r}.')
+      continue
     if kind not in (int, float):
-      continue  # Other sequences and mappings: the command's own checks.
+      continue  # Other sequences: the command's own checks.
     number = (int,) if kind is int else (int, float)
     if isinstance(value, bool) or not isinstance(value, number) or (
         kind is float and not math.isfinite(value)):

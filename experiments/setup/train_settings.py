@@ -200,11 +200,6 @@ def _check_values(settings: TrainSettings) -> None:
           for s in settings.hidden_sizes)):
     raise SettingError(f'--hidden_sizes: must be positive integers, e.g. '
                        f'(64, 64); got {settings.hidden_sizes!r}.')
-  for key in ('config', 'env_config'):
-    if not isinstance(getattr(settings, key), Mapping):
-      raise SettingError(f'--{key}: a mapping of key to value is needed, '
-                         f'e.g. {{"learning_rate": 3e-4}}; got '
-                         f'{getattr(settings, key)!r}.')
   if settings.export_tflite:
     try:
       extras.require('export', '--export_tflite (on by default)',

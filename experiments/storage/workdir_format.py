@@ -6,7 +6,9 @@ read with a shim.
 Format 5: the Python loop's checkpoints are those of its one path, N
 environments side by side for every N (1 included): episodes begun per
 environment, the batcher's unrolls in progress where every environment is
-between episodes, and whether it was. Earlier formats: 4, checkpoints
+between episodes, and whether it was (one number for every workdir, so
+compiled-loop runs, comparisons and sweeps of format 4 are refused too).
+Earlier formats: 4, checkpoints
 holding the compiled loop's environment slots whole and the Python loop's
 steps with their next observations, comparisons and sweeps recording the
 format and every setting they take; 3, two-word counters and host-side

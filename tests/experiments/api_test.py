@@ -154,6 +154,8 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
       (lambda: api.compare(workdir, eval_point=3),
        r"Unknown setting\(s\) \['eval_point'\]. Valid: .*eval_points"),
       (lambda: api.compare(workdir, agents=['dqn2']), r'dqn2'),
+      (lambda: api.sweep(workdir, config=None),
+       r'--config: a mapping of key to value is needed'),
       (lambda: api.sweep(workdir, grid='learning_rate:1e-3'),
        r"--grid: a list of names is needed, e.g. \['learning_rate:1e-3'\]"),
       (lambda: api.sweep(workdir, grid={'learning_rat': [1e-3]}),
@@ -166,6 +168,9 @@ def test_bad_input_is_named_before_anything_is_written(tmp_path):
       (lambda: api.load_policy(workdir), r'--workdir: No config.json')):
     with pytest.raises(api.UsageError, match=message):
       call()
+  # Settings are keywords: a second positional value is no setting.
+  with pytest.raises(TypeError, match='positional argument'):
+    api.sweep(workdir, 'dqn')  # pylint: disable=too-many-function-args
   assert not os.path.exists(workdir)
 
 

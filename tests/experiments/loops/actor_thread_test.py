@@ -36,6 +36,10 @@ def _observations(recorder):
   return [batch.observations for batch in recorder.batches]
 
 
+class _Stop(Exception):
+  """Raised from `progress`, as the driver does on a signal."""
+
+
 class _SlowLearner:
   """Makes every update take `seconds` longer, as a big network would."""
 
@@ -152,6 +156,35 @@ class ActorThreadTrainingTest(absltest.TestCase):
     self.assertGreaterEqual(int(resumed.counters()['updates'][0]),
                             updates + 2)
     resumed.close()
+
+  def test_a_stop_from_progress_checkpoints_every_acted_step_learned(self):
+    # The driver raises its stop from `progress`; the checkpoint it then
+    # saves must hold every batch the actors queued, learned, and count
+    # every step they took.
+    loop = _loop(_impala())
+    calls = []
+
+    def progress(counters):
+      del counters
+      calls.append(1)
+      if len(calls) == 3:
+        raise _Stop()
+
+    with _SlowLearner(0.05), self.assertRaises(_Stop):
+      loop.advance(interface.Targets(env_steps=100_000), progress)
+    state = loop.state
+    counted = int(state['counters']['env_steps'])
+    self.assertEqual(int(np.asarray(state['learner'].training.updates)),
+                     int(state['counters']['updates']))
+    # Every acted step is in a learned batch (T steps of B environments),
+    # a complete unroll the batcher holds, or the unroll in progress (fewer
+    # than T steps of all B environments): none is left in a queue.
+    learned = int(state['counters']['updates']) * _T * _B
+    in_progress = (counted - learned -
+                   len(loop.host_state['batcher']['sequences']) * _T)
+    self.assertBetween(in_progress, 0, _T * _B - 1)
+    self.assertEqual(in_progress % _B, 0)
+    loop.close()
 
   def test_an_error_in_the_actors_is_raised_in_the_learner(self):
 

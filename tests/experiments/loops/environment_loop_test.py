@@ -2,6 +2,8 @@
 (tests/experiments/loops/vectorised_python_training_test.py plays N)."""
 
 from absl.testing import absltest
+import dm_env
+from dm_env import specs as dm_specs
 import jax
 import numpy as np
 
@@ -72,6 +74,50 @@ class EnvironmentLoopTest(absltest.TestCase):
     while not result.lengths:
       result = loop.step()
     self.assertTrue(loop.between_episodes())
+
+
+class _ClipsInPlace(dm_env.Environment):
+  """A continuous game whose step clips the action it is given in place,
+  as some environments do."""
+
+  def __init__(self):
+    self._t = 0
+
+  def reset(self):
+    self._t = 0
+    return dm_env.restart(np.zeros(2, np.float32))
+
+  def step(self, action):
+    np.clip(action, -0.5, 0.5, out=action)
+    self._t += 1
+    observation = np.full(2, action[0], np.float32)
+    if self._t == 3:
+      return dm_env.termination(np.float32(0.0), observation)
+    return dm_env.transition(np.float32(0.0), observation)
+
+  def observation_spec(self):
+    return dm_specs.Array((2,), np.float32)
+
+  def action_spec(self):
+    return dm_specs.BoundedArray((1,), np.float32, -1.0, 1.0)
+
+
+class ContinuousActionsTest(absltest.TestCase):
+
+  def test_each_environment_gets_a_float32_action_it_may_write_to(self):
+    env = _ClipsInPlace()
+    agent = registry.make_agent(
+        'ppo', registry.make_config('ppo', unroll_length=3, batch_size=2,
+                                    num_minibatches=1),
+        specs.make_environment_spec(env), hidden_sizes=(8,))
+    learner = learner_lib.Learner(agent, agent.init(jax.random.PRNGKey(0)))
+    actor = actor_lib.BatchedActor(agent, learner.params,
+                                   jax.random.PRNGKey(1))
+    loop = environment_loop.EnvironmentLoop(
+        [env, _ClipsInPlace()], None, actor, learner,
+        batchers.SequenceBatcher(2, 3), np.zeros(2, np.int64))
+    for _ in range(6):
+      loop.step()
 
 
 if __name__ == '__main__':

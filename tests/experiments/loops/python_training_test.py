@@ -129,6 +129,22 @@ class ExactResumeTest(parameterized.TestCase):
     self.assertIsNone(loop.state)
     self.assertIsNone(loop.host_state)
 
+  def test_an_interrupt_while_starting_keeps_the_restored_state(self):
+    # The first act compiles while the loop starts: a Ctrl-C there must
+    # leave the restored checkpoint (part-filled batch included) intact.
+    built = _built('reinforce', 'catch')
+    loop = build_lib.make_loop(built)
+    loop.advance(interface.Targets(episodes=5))
+    resumed = _checkpointed(loop, built)
+    with mock.patch.object(actor_lib.BatchedActor, 'dispatch',
+                           side_effect=KeyboardInterrupt):
+      with self.assertRaises(KeyboardInterrupt):
+        resumed.advance(interface.Targets(episodes=16))
+    self.assertLen(resumed.host_state['batcher']['episodes'], 5)
+    self.assertEqual(int(resumed.state['counters']['episodes']), 5)
+    resumed.advance(interface.Targets(episodes=16))
+    self.assertEqual(int(resumed.counters()['updates'][0]), 1)
+
   def test_unaddressable_environment_warns_once_on_resume(self):
     built = _built('reinforce', 'bsuite:deep_sea_stochastic/0')
     loop = build_lib.make_loop(built)
