@@ -106,8 +106,8 @@ def preset_speed(root: str, preset: str, seeds: int,
   runs = []
   for seed in range(seeds):
     result = train(root, f'{preset}_seed{seed}', seed=seed,
-                  **preset_settings(preset), **_NO_EVAL, eval_episodes=100,
-                  export_tflite=False)
+                   **preset_settings(preset), **_NO_EVAL, eval_episodes=100,
+                   export_tflite=False)
     train_seconds = result['wall_seconds'] - result['compile_seconds']
     runs.append({
         'seed': seed,
@@ -135,7 +135,7 @@ def _python_rates(root: str, name: str, **settings) -> Tuple[float, float]:
   of its `train.csv` rows (the loop's own rate: jit compiling in the first
   rows and log writing left out) and over the whole run."""
   result = train(root, name, loop='python', num_episodes=None, **_NO_EVAL,
-                eval_episodes=10, export_tflite=False, **settings)
+                 eval_episodes=10, export_tflite=False, **settings)
   with open(os.path.join(root, name, 'train.csv')) as f:
     rates = [float(row[_STEPS_PER_SECOND]) for row in csv.DictReader(f)]
   return (float(np.median(rates)),
