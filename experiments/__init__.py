@@ -4,7 +4,8 @@ Entry points (`python -m experiments.<name>`): train, compare, sweep,
 report, export_tflite, play; `api` is the same from Python. They use:
 
   driver/      the one host loop over both training loops, the workdir
-  setup/       config, building a run from it, the user's --imports
+  setup/       settings declared once (flags and API keywords), config,
+               building a run from it, the user's --imports
   loops/       the Python dm_env loop and the compiled loop
   export/      TFLite export (plain, quantised, trainable) and its checks
   comparison/  plans of runs, launchers, statistics, figures, reports
