@@ -22,6 +22,7 @@ then `python -m experiments.train --imports=my_module --env=corridor`.
 """
 
 import dataclasses
+import functools
 import inspect
 import re
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
@@ -106,9 +107,11 @@ class EnvironmentEntry:
   evaluation: str = suites.GREEDY_EVALUATION
 
   def __post_init__(self):
-    if not isinstance(self.name, str) or not self.name or ':' in self.name:
-      raise ValueError(f'Environment name must be a non-empty string without '
-                       f'":" (reserved for suites); got {self.name!r}.')
+    if not isinstance(self.name, str) or not self.name:
+      raise ValueError(f'Environment name must be a non-empty string; got '
+                       f'{self.name!r}.')
+    if self.title is None:
+      object.__setattr__(self, 'title', self.name)
     if self.make_core is None and self.make_environment is None:
       raise ValueError(f'Environment {self.name!r} needs make_core (a '
                        f'pure-JAX core) or make_environment (a dm_env '
@@ -147,6 +150,65 @@ class EnvironmentEntry:
                        f'{self.length_statistic!r}.')
 
 
+  @property
+  def has_core(self) -> bool:
+    """Whether the game has a pure-JAX core (runs in the compiled loop)."""
+    return self.make_core is not None
+
+  def core(self, **kwargs: Any) -> functional.FunctionalEnvironment:
+    """The game's pure-JAX core (for compiled loops)."""
+    if self.make_core is None:
+      with_core = (_ENTRIES.names(lambda e: e.make_core is not None) +
+                   suites.with_core())
+      raise ValueError(
+          f'Environment {self.name!r} has no JAX core: it runs in the Python '
+          f'loop only. Environments with one: {", ".join(with_core)}.')
+    return self.make_core(**kwargs)
+
+  def environment(self, seed: Optional[int] = None,
+                  **kwargs: Any) -> dm_env.Environment:
+    """The game as a seeded `dm_env.Environment`: its own dm_env factory,
+    else its core's face. `kwargs`: the factory's options (see
+    `make_environment`)."""
+    if self.make_environment is not None:
+      return self.make_environment(seed=seed, **kwargs)
+    return dm_env_wrapper.DmEnvironment(self.core(**kwargs), seed)
+
+  def default_hidden_sizes(self, env_kwargs: Mapping[str, Any]
+                          ) -> Optional[Tuple[int, ...]]:
+    """Default network widths under settings `env_kwargs`; None: the
+    network's."""
+    sizes = self.hidden_sizes
+    if callable(sizes):
+      sizes = sizes(env_kwargs)
+    return None if sizes is None else tuple(int(s) for s in sizes)
+
+  @property
+  def score_metric(self) -> str:
+    """The evaluation quantity that scores the game (return by default)."""
+    return ('mean_return' if self.reference_score is None
+            else self.reference_score.metric)
+
+  @property
+  def eval_episodes(self) -> int:
+    """Default greedy episodes of a run's final evaluation."""
+    return self.contract_episodes or DEFAULT_EVAL_EPISODES
+
+  @property
+  def export_check_episodes(self) -> int:
+    """Default greedy games the exported model plays in its check."""
+    return self.contract_episodes or DEFAULT_EXPORT_CHECK_EPISODES
+
+  @property
+  def episode_statistics(self) -> Dict[str, str]:
+    """What the logs call the informative episode statistics:
+    `{'episode_return': …, 'episode_length': …}`, each only where the entry
+    does not leave it out."""
+    statistics = {'episode_return': self.return_statistic,
+                  'episode_length': self.length_statistic}
+    return {k: v for k, v in statistics.items() if v is not None}
+
+
 def _plane_strike_hidden_sizes(env_kwargs: Mapping[str, Any]
                               ) -> Tuple[int, ...]:
   """The reference app's layout (2·B², B²), so exports match its model."""
@@ -180,7 +242,11 @@ _ENTRIES = named_entries.NamedEntries('Environment', _BUILT_IN)
 
 def register(entry: EnvironmentEntry,
              replace: bool = False) -> EnvironmentEntry:
-  """Adds `entry` (see `NamedEntries.register`)."""
+  """Adds `entry` (see `NamedEntries.register`); its name may not hold ':',
+  which marks a suite's id."""
+  if ':' in entry.name:
+    raise ValueError(f'Environment name must not contain ":" (reserved for '
+                     f'suites); got {entry.name!r}.')
   return _ENTRIES.register(entry, replace)
 
 
@@ -214,36 +280,44 @@ def check_name(name: str) -> None:
 
 
 def get(name: str) -> Optional[EnvironmentEntry]:
-  """The entry of valid name `name`; None for a suite's id."""
+  """The registered entry of valid name `name`; None for a suite's id."""
   check_name(name)
   return _ENTRIES.get(name)
 
 
-def _make_core(name: str) -> Optional[CoreFactory]:
-  """`(**kwargs) -> core` of valid name `name`; None if it has no core."""
-  prefix, suite_id = suites.split(name)
+def resolve(name: str) -> EnvironmentEntry:
+  """The entry of any valid name: a registered game's, or one made for a
+  suite's id (its factories bound to the id; its reference score, title
+  and evaluation from the suite). Resolve a name once and use the entry.
+
+  Raises:
+    ValueError: listing the valid names, unless `name` is valid.
+  """
   entry = get(name)
   if entry is not None:
-    return entry.make_core
-  return suites.make_core(prefix, suite_id)
+    return entry
+  prefix, suite_id = suites.split(name)
+  suite = suites.SUITES[prefix]
+  return EnvironmentEntry(
+      name=name,
+      make_core=(None if suite.make_core is None else
+                 functools.partial(suite.make_core, suite_id)),
+      make_environment=(None if suite.make_environment is None else
+                        functools.partial(suite.make_environment, suite_id)),
+      reference_score=suite.references.get(suite_id),
+      title=f'{suite_id} ({prefix[:-1]})',
+      evaluation=suite.evaluation(suite_id))
 
 
 def has_functional(name: str) -> bool:
   """Whether valid name `name` has a pure-JAX core (raises if invalid)."""
-  return _make_core(name) is not None
+  return resolve(name).has_core
 
 
 def make_functional(name: str,
                     **kwargs: Any) -> functional.FunctionalEnvironment:
   """The pure-JAX core of environment `name` (for compiled loops)."""
-  make_core = _make_core(name)
-  if make_core is None:
-    with_core = (_ENTRIES.names(lambda e: e.make_core is not None) +
-                 suites.with_core())
-    raise ValueError(
-        f'Environment {name!r} has no JAX core: it runs in the Python loop '
-        f'only. Environments with one: {", ".join(with_core)}.')
-  return make_core(**kwargs)
+  return resolve(name).core(**kwargs)
 
 
 def make_environment(name: str,
@@ -263,15 +337,7 @@ def make_environment(name: str,
   Returns:
     The environment.
   """
-  prefix, suite_id = suites.split(name)
-  entry = get(name)
-  if entry is None:
-    suite = suites.SUITES[prefix]
-    if suite.make_environment is not None:
-      return suite.make_environment(suite_id, seed=seed, **kwargs)
-  elif entry.make_environment is not None:
-    return entry.make_environment(seed=seed, **kwargs)
-  return dm_env_wrapper.DmEnvironment(make_functional(name, **kwargs), seed)
+  return resolve(name).environment(seed, **kwargs)
 
 
 def settings(name: str) -> Optional[Dict[str, inspect.Parameter]]:
@@ -289,77 +355,26 @@ def settings(name: str) -> Optional[Dict[str, inspect.Parameter]]:
 def hidden_sizes(name: str, env_kwargs: Mapping[str, Any]
                 ) -> Optional[Tuple[int, ...]]:
   """Default network widths for environment `name`; None: the network's."""
-  entry = get(name)
-  if entry is None or entry.hidden_sizes is None:
-    return None
-  sizes = entry.hidden_sizes
-  if callable(sizes):
-    sizes = sizes(env_kwargs)
-  return None if sizes is None else tuple(int(s) for s in sizes)
+  return resolve(name).default_hidden_sizes(env_kwargs)
 
 
 def reference_score(name: str) -> Optional[reference_scores.ReferenceScore]:
   """How runs on `name` are scored; None for raw returns (suite ids too,
   unless their suite has a measured reference, as gymnax:CartPole-v1)."""
-  prefix, suite_id = suites.split(name)
-  entry = get(name)
-  if entry is None:
-    return suites.SUITES[prefix].references.get(suite_id)
-  return entry.reference_score
+  return resolve(name).reference_score
 
 
 def score_metric(name: str) -> str:
   """The evaluation quantity that scores `name` (return by default)."""
-  reference = reference_score(name)
-  return 'mean_return' if reference is None else reference.metric
-
-
-def evaluation(name: str) -> str:
-  """How the field evaluates on `name` (`EnvironmentEntry.evaluation`):
-  the entry's, or its suite's for the id (MinAtar games: 'acting')."""
-  prefix, suite_id = suites.split(name)
-  entry = get(name)
-  if entry is None:
-    return suites.SUITES[prefix].evaluation(suite_id)
-  return entry.evaluation
-
-
-def eval_episodes(name: str) -> int:
-  """Default greedy episodes of a run's final evaluation on `name`."""
-  entry = get(name)
-  return (entry and entry.contract_episodes) or DEFAULT_EVAL_EPISODES
-
-
-def export_check_episodes(name: str) -> int:
-  """Default greedy games the exported model plays in its check."""
-  entry = get(name)
-  return (entry and entry.contract_episodes) or DEFAULT_EXPORT_CHECK_EPISODES
+  return resolve(name).score_metric
 
 
 def title(name: str) -> str:
   """Environment `name` for people: its entry's title, or a suite's id
   with the suite named (e.g. 'CartPole-v1 (gymnax)')."""
-  prefix, suite_id = suites.split(name)
-  entry = get(name)
-  if entry is None:
-    return f'{suite_id} ({prefix[:-1]})'
-  return entry.title or entry.name
-
-
-def episode_statistics(name: str) -> Dict[str, str]:
-  """What the logs call the informative episode statistics of environment
-  `name`: `{'episode_return': …, 'episode_length': …}`, each only where its
-  entry does not leave it out (a suite's id keeps both)."""
-  entry = get(name)
-  if entry is None:
-    return {'episode_return': 'episode_return',
-            'episode_length': 'episode_length'}
-  statistics = {'episode_return': entry.return_statistic,
-                'episode_length': entry.length_statistic}
-  return {k: v for k, v in statistics.items() if v is not None}
+  return resolve(name).title
 
 
 def input_name(name: str) -> str:
   """The exported model's input tensor name for environment `name`."""
-  entry = get(name)
-  return DEFAULT_INPUT_NAME if entry is None else entry.input_name
+  return resolve(name).input_name

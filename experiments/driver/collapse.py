@@ -69,11 +69,11 @@ class RandomPlay(NamedTuple):
   standard_error: Optional[float] = None
 
 
-def random_play(env: str, env_kwargs: Mapping[str, Any]
-               ) -> Optional[RandomPlay]:
+def random_play(environment: env_registry.EnvironmentEntry,
+                env_kwargs: Mapping[str, Any]) -> Optional[RandomPlay]:
   """The reference's random play on `env` at its default settings; None
   with other settings (`measured_random_play`) or where not measured."""
-  reference = env_registry.reference_score(env)
+  reference = environment.reference_score
   if reference is None or reference.random_play is None or env_kwargs:
     return None
   return RandomPlay(reference.random_play)
@@ -88,12 +88,12 @@ def measured_random_play(config: Any, agent: agent_lib.Agent,
   reference applies, or without a random-play reference, a JAX core or
   discrete actions. `agent` only carries the protocol (ε = 1: every action
   uniformly random among the legal ones), so its params are zeros."""
-  reference = env_registry.reference_score(config.env)
+  reference = config.environment.reference_score
   if (not config.env_kwargs or reference is None or
       reference.random_play is None or spec.is_continuous or
-      not env_registry.has_functional(config.env)):
+      not config.environment.has_core):
     return None
-  core = env_registry.make_functional(config.env, **config.env_kwargs)
+  core = config.environment.core(**config.env_kwargs)
   params = jax.tree.map(
       lambda x: jnp.zeros(x.shape, x.dtype),
       jax.eval_shape(lambda: agent.actor_params(
@@ -134,17 +134,18 @@ def _progress(reference: Any, chance: RandomPlay, score: float
   return better / margin * RANDOM_MARGIN
 
 
-def check(env: str, env_kwargs: Mapping[str, Any], score: float,
+def check(environment: env_registry.EnvironmentEntry,
+          env_kwargs: Mapping[str, Any], score: float,
           entropies: Sequence[float], num_actions: Optional[int],
           chance: Optional[RandomPlay] = None) -> List[str]:
-  """Warnings for a run on `env` whose final score is `score` (the game's
+  """Warnings for a run on `environment` (its entry) whose final score is `score` (the game's
   score metric), whose `train/entropy` rows are `entropies` and whose
   policy picks among `num_actions` (None: continuous actions, where
   entropy says nothing of collapse); `chance`: random play measured at the
   run's settings (None: the reference's, at the default ones)."""
-  reference = env_registry.reference_score(env)
+  reference = environment.reference_score
   label = reference.label if reference else 'return'
-  chance = chance or random_play(env, env_kwargs)
+  chance = chance or random_play(environment, env_kwargs)
   entropy = final_entropy(entropies) if num_actions else None
   largest = math.log(num_actions) if num_actions and num_actions > 1 else 0
   collapsed = (entropy is not None and largest > 0 and
@@ -168,9 +169,9 @@ def check(env: str, env_kwargs: Mapping[str, Any], score: float,
     return []
   if collapsed:
     return [f'learning may have collapsed: {entropy_text} (a policy that '
-            f'always plays the same action), and {env} has no random-play '
-            f'score to compare its {label} {score:.4g} with; look at '
-            f'eval.csv']
+            f'always plays the same action), and {environment.name} has no '
+            f'random-play score to compare its {label} {score:.4g} with; '
+            f'look at eval.csv']
   return []
 
 
@@ -180,7 +181,7 @@ def warnings(config: Any, spec: env_specs.EnvironmentSpec,
   """`check` of a finished seed's `result`, its entropies read from
   `seed_workdir`'s train.csv (none if it cannot be read); `chance` as
   `check`'s."""
-  metric = env_registry.score_metric(config.env)
+  metric = config.environment.score_metric
   num_actions = None if spec.is_continuous else spec.num_actions
   try:
     rows = loggers.read_rows(os.path.join(seed_workdir,
@@ -188,5 +189,5 @@ def warnings(config: Any, spec: env_specs.EnvironmentSpec,
   except (OSError, ValueError):
     rows = []
   entropies = [float(row[ENTROPY]) for row in rows if ENTROPY in row]
-  return check(config.env, config.env_kwargs, float(result[f'eval_{metric}']),
+  return check(config.environment, config.env_kwargs, float(result[f'eval_{metric}']),
                entropies, num_actions, chance)

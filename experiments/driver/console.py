@@ -52,7 +52,7 @@ def describe_start(config: config_lib.ExperimentConfig, workdir: str,
   changed = {k: v for k, v in agent_config.items() if defaults.get(k) != v}
   lines = [
       f'{agent_registry.title(config.agent)} on '
-      f'{env_registry.title(config.env)}: {_budget(config)}, {seed_text}, '
+      f'{config.environment.title}: {_budget(config)}, {seed_text}, '
       f'{config.loop} loop'
       f'{"" if config.num_envs is None else f", {config.num_envs} envs per seed"}.',
       f'preset: {config.preset or "none (the agent defaults)"}; network: '

@@ -37,10 +37,10 @@ GREEDY = {'mean_return': 'episode_return',
 class LogNames:
   """Names and groups the rows of one environment's run."""
 
-  def __init__(self, env: str):
+  def __init__(self, environment: env_registry.EnvironmentEntry):
     # Loop key ('episode_return', 'episode_length') -> logged name, for the
     # informative ones.
-    self._statistics = env_registry.episode_statistics(env)
+    self._statistics = environment.episode_statistics
 
   def row(self, loop_row: Mapping[str, Number],
           greedy: Optional[Mapping[str, Number]], episodes: int,

@@ -12,7 +12,6 @@ from typing import Callable, Dict, Optional, Tuple
 
 import tqdm
 
-from environments import registry as env_registry
 from experiments.loops import interface
 from experiments.setup import config as config_lib
 
@@ -48,7 +47,7 @@ class ProgressBar:
     self._clock = clock
     # Loop row key -> what the game calls it (e.g. 'strikes'), for the
     # statistics that tell something on this game.
-    self._statistics = env_registry.episode_statistics(config.env)
+    self._statistics = config.environment.episode_statistics
     self._reference: Optional[Tuple[float, int]] = None
     self._described = ''
     self._bar = tqdm.tqdm(

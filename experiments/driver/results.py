@@ -15,7 +15,6 @@ import dataclasses
 import os
 from typing import Any, Dict, List, Optional
 
-from environments import registry as env_registry
 from experiments.driver import collapse
 from experiments.driver import divergence as divergence_lib
 from experiments.driver import workdir as workdir_lib
@@ -175,7 +174,7 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
         built.agent, params[i], built.environment_spec, path,
         built.for_seed(seed).export_environment(),
         num_games=config.export_check_episodes,
-        input_name=env_registry.input_name(config.env), publish=publish)
+        input_name=config.environment.input_name, publish=publish)
     result['tflite_path'] = os.path.abspath(path)
   # Learning that died with finite weights (`collapse`): said, not hidden.
   result['warnings'] = collapse.warnings(

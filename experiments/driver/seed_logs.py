@@ -41,7 +41,7 @@ class SeedLogs:
       loggers.CorruptLogError: naming a log that cannot be read, or an
         `eval.csv` whose evaluations do not match the checkpoint.
     """
-    self._names = log_names.LogNames(config.env)
+    self._names = log_names.LogNames(config.environment)
     self._train, self._eval = [], []
     self._eval_paths = []
     self._unsynced = False

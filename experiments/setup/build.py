@@ -52,9 +52,8 @@ class Built:
 
   def environment(self, environment_seed: int) -> dm_env.Environment:
     """The config's environment, seeded with `environment_seed`."""
-    return env_registry.make_environment(self.config.env,
-                                         seed=environment_seed,
-                                         **self.config.env_kwargs)
+    return self.config.environment.environment(environment_seed,
+                                               **self.config.env_kwargs)
 
   def export_environment(self, stream: int = 0) -> dm_env.Environment:
     """Games played through the exported model (`stream` > 0: other games
@@ -129,11 +128,9 @@ def periodic_eval_episodes(config: config_lib.ExperimentConfig) -> int:
     return config.periodic_eval_episodes
   if config.num_steps is not None and config.eval_every_steps:
     budget, every = config.num_steps, config.eval_every_steps
-    per_episode = (
-        env_registry.make_functional(config.env,
-                                     **config.env_kwargs).max_episode_steps
-        if env_registry.has_functional(config.env)
-        else UNDECLARED_EPISODE_STEPS)
+    environment = config.environment
+    per_episode = (environment.core(**config.env_kwargs).max_episode_steps
+                   if environment.has_core else UNDECLARED_EPISODE_STEPS)
   elif config.num_episodes is not None and config.eval_every_episodes:
     budget, every, per_episode = (config.num_episodes,
                                   config.eval_every_episodes, 1)
@@ -175,7 +172,10 @@ def make_agent(config: config_lib.ExperimentConfig,
 def environment_spec(config: config_lib.ExperimentConfig
                     ) -> specs.EnvironmentSpec:
   """The spec of `config`'s environment (made, read, closed)."""
-  return spec_of(config.env, config.env_kwargs)
+  environment = config.environment.environment(**config.env_kwargs)
+  spec = specs.make_environment_spec(environment)
+  environment.close()
+  return spec
 
 
 def spec_of(env: str, env_kwargs: Optional[Mapping[str, Any]] = None
@@ -274,7 +274,7 @@ def make_loop(built: Built) -> interface.TrainingLoop:
                                                             built.agent),
                                           eval_protocol=eval_protocol(config),
                                           actor_thread=config.actor_thread)
-  core = env_registry.make_functional(config.env, **config.env_kwargs)
+  core = config.environment.core(**config.env_kwargs)
 
   def lane_agent(values):
     return agent_registry.make_agent(

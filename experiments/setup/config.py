@@ -1,6 +1,7 @@
 """Experiment configuration: environment, agent, network and run settings."""
 
 import dataclasses
+import functools
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from agents import registry as agent_registry
@@ -34,11 +35,9 @@ class ExperimentConfig:
 
   Attributes:
     agent: agent name (see `agents.registry.names()`).
-    env: environment name: a registered game (`environments.registry.names()`)
-      or a suite's id, `gymnax:<id>` / `pgx:<id>` / `brax:<name>` (JAX
-      cores: both loops)
-      or `bsuite:<id>` / `gym:<id>` (Python loop; see
-      `environments.registry.check_name`).
+    env: environment name: a registered game or a suite's id (`gymnax:`,
+      `pgx:`, `brax:`, `bsuite:`, `gym:`); `environment` is its entry,
+      resolved once (`environments.registry.resolve`).
     seed: seeds the agent, the actor and the environment.
     agent_config: the agent's config dataclass; None means its defaults.
       Settings derived from the budget (e.g. PPO's `anneal_learning_rate`)
@@ -171,7 +170,7 @@ class ExperimentConfig:
         dict(sorted(t.items())) for t in self.trials))
     user_modules.import_modules(self.imports)  # They may register names.
     agent_registry.get(self.agent)  # Fails fast, listing valid agents.
-    env_registry.check_name(self.env)  # Fails fast, listing valid names.
+    environment = self.environment  # Fails fast, listing valid names.
     try:
       agent_registry.network_entry(self.agent, self.network)
     except ValueError as e:
@@ -188,11 +187,10 @@ class ExperimentConfig:
     object.__setattr__(self, 'agent_config', agent_registry.fit_to_budget(
         self.agent_config, self.num_steps))
     if self.eval_episodes is None:
-      object.__setattr__(self, 'eval_episodes',
-                         env_registry.eval_episodes(self.env))
+      object.__setattr__(self, 'eval_episodes', environment.eval_episodes)
     if self.export_check_episodes is None:
       object.__setattr__(self, 'export_check_episodes',
-                         env_registry.export_check_episodes(self.env))
+                         environment.export_check_episodes)
     for name in ('eval_episodes', 'export_check_episodes',
                  'periodic_eval_episodes'):
       if getattr(self, name) is not None and getattr(self, name) < 1:
@@ -224,8 +222,8 @@ class ExperimentConfig:
     if self.hidden_sizes is not None:
       object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
     self._check_loop()
-    protocol = eval_defaults.protocol(self.agent, self.env, self.eval_policy,
-                                      self.eval_epsilon)
+    protocol = eval_defaults.protocol(self.agent, environment,
+                                      self.eval_policy, self.eval_epsilon)
     object.__setattr__(self, 'eval_policy', protocol.policy)
     object.__setattr__(self, 'eval_epsilon', protocol.epsilon)
     if not 0 <= self.seed <= MAX_SEED - (self.num_seeds - 1):
@@ -233,6 +231,11 @@ class ExperimentConfig:
           f'seed must be between 0 and 2^63 - 1 (an int64 PRNG seed), the '
           f'last of num_seeds={self.num_seeds} seeds too; got {self.seed}.')
     self._check_trials()
+
+  @functools.cached_property
+  def environment(self) -> env_registry.EnvironmentEntry:
+    """`env`'s entry: the game's facts and factories."""
+    return env_registry.resolve(self.env)
 
   def _check_trials(self) -> None:
     if not self.trials:
@@ -268,7 +271,7 @@ class ExperimentConfig:
       raise ValueError(f'trials[{trial}]: {e}') from e
 
   def _check_loop(self) -> None:
-    compiled_ok = env_registry.has_functional(self.env)
+    compiled_ok = self.environment.has_core
     if self.loop is None:
       object.__setattr__(self, 'loop',
                          'compiled' if compiled_ok else 'python')
@@ -313,7 +316,7 @@ class ExperimentConfig:
     default (e.g. Plane Strike's reference layout); None: the network's."""
     if self.hidden_sizes is not None:
       return self.hidden_sizes
-    return env_registry.hidden_sizes(self.env, self.env_kwargs)
+    return self.environment.default_hidden_sizes(self.env_kwargs)
 
 
 def resolved_intervals(config: ExperimentConfig) -> Dict[str, int]:

@@ -21,16 +21,18 @@ from networks import registry as network_registry
 EPSILON = 0.05
 
 
-def protocol(agent: str, env: str, policy: Optional[str] = None,
+def protocol(agent: str, environment: env_registry.EnvironmentEntry,
+             policy: Optional[str] = None,
              epsilon: Optional[float] = None) -> evaluation.Protocol:
-  """The protocol of `agent` on `env`: `policy` and `epsilon` where given,
-  else their defaults (see the module docstring)."""
+  """The protocol of `agent` on `environment` (its resolved entry):
+  `policy` and `epsilon` where given, else their defaults (see the module
+  docstring)."""
   entry = agent_registry.get(agent)
   if epsilon is None:
     epsilon = EPSILON
   if policy is None:
     policy = 'greedy'
-    if (env_registry.evaluation(env) == suites.ACTING_EVALUATION and
+    if (environment.evaluation == suites.ACTING_EVALUATION and
         entry.action_space == agent_registry.DISCRETE):
       policy = ('epsilon_greedy'
                 if entry.network_kind in network_registry.Q_KINDS

@@ -13,12 +13,11 @@ A JAX core is checked abstractly (`jax.eval_shape` of `reset` and one
 (the Python loop) is made, reset and stepped once.
 """
 
-from typing import Any, Optional
+from typing import Any
 
 import jax
 import numpy as np
 
-from environments import registry as env_registry
 from environments import specs as env_specs
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
@@ -67,12 +66,10 @@ def check(config: config_lib.ExperimentConfig,
     ExperimentError: naming the environment, the spec and the shape its
       reset() or step() returned.
   """
-  entry: Optional[env_registry.EnvironmentEntry] = env_registry.get(
-      config.env)
-  own_dm_env = entry is not None and entry.make_environment is not None
-  if env_registry.has_functional(config.env) and (
-      config.loop == 'compiled' or not own_dm_env):
-    core = env_registry.make_functional(config.env, **config.env_kwargs)
+  entry = config.environment
+  if entry.has_core and (config.loop == 'compiled' or
+                         entry.make_environment is None):
+    core = entry.core(**config.env_kwargs)
     action = jax.ShapeDtypeStruct(np.shape(_action(spec)),
                                   spec.actions.dtype)
     state, first = jax.eval_shape(core.reset, jax.random.PRNGKey(0))
@@ -80,8 +77,7 @@ def check(config: config_lib.ExperimentConfig,
     _, second = jax.eval_shape(core.step, state, action)
     _compare(config, spec.observations, second.observation, 'step()')
     return
-  environment = env_registry.make_environment(config.env,
-                                              **config.env_kwargs)
+  environment = entry.environment(**config.env_kwargs)
   try:
     first = environment.reset()
     _compare(config, spec.observations, first.observation, 'reset()')

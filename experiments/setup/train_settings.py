@@ -36,6 +36,7 @@ _INTERVAL_DEFAULTS = (
     f'--num_steps is set, else by episodes; setting one of a pair turns the '
     f'other off.')
 _DEFAULTS = config_lib.ExperimentConfig
+_PLANE_STRIKE = env_registry.resolve('plane_strike')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,8 +93,8 @@ class TrainSettings:
   eval_episodes: Optional[int] = _setting(
       None, 'Greedy episodes of the final evaluation, the run\'s score; '
       f'default: the environment\'s ({env_registry.DEFAULT_EVAL_EPISODES}; '
-      f'Plane Strike: {env_registry.eval_episodes("plane_strike")}, as the '
-      'app\'s model is judged).', lower=1)
+      f'Plane Strike: {_PLANE_STRIKE.eval_episodes}, as the app\'s model is '
+      'judged).', lower=1)
   eval_every_steps: Optional[int] = _setting(
       None, 'Greedy evaluation (eval.csv) every this many environment steps '
       f'(0: not by steps). {_INTERVAL_DEFAULTS}', lower=0)
@@ -131,7 +132,7 @@ class TrainSettings:
       'each, and 1000 from random play, must match JAX within '
       '{tolerance:g}); default: the environment\'s '
       f'({env_registry.DEFAULT_EXPORT_CHECK_EPISODES}; Plane Strike: '
-      f'{env_registry.export_check_episodes("plane_strike")}).', lower=1,
+      f'{_PLANE_STRIKE.export_check_episodes}).', lower=1,
       facts=('max_check_steps', 'tolerance'))
   log_every_steps: Optional[int] = _setting(
       None, 'Write a row of train.csv (and TensorBoard) every this many '
@@ -221,12 +222,14 @@ def experiment_config(settings: TrainSettings
     user_modules.import_modules(settings.imports)
   except ValueError as e:
     raise SettingError(str(e)) from e
-  for key, check in (('agent', agent_registry.get),
-                     ('env', env_registry.check_name)):
-    try:
-      check(getattr(settings, key))
-    except ValueError as e:
-      raise SettingError(f'--{key}: {e}') from e
+  try:
+    agent_registry.get(settings.agent)
+  except ValueError as e:
+    raise SettingError(f'--agent: {e}') from e
+  try:
+    environment = env_registry.resolve(settings.env)
+  except ValueError as e:
+    raise SettingError(f'--env: {e}') from e
   try:
     preset = preset_registry.resolve(settings.preset, settings.agent,
                                      settings.env)
@@ -247,7 +250,7 @@ def experiment_config(settings: TrainSettings
   except ValueError as e:
     raise SettingError(str(e)) from e
   try:
-    config = _config(settings, agent_config, preset)
+    config = _config(settings, agent_config, preset, environment.has_core)
   except (TypeError, ValueError) as e:
     raise SettingError(f'Bad setting: {e}') from e
   if settings.eval_epsilon is not None and (
@@ -260,7 +263,7 @@ def experiment_config(settings: TrainSettings
 
 
 def _config(settings: TrainSettings, agent_config: Any,
-            preset: Optional[preset_registry.Preset]
+            preset: Optional[preset_registry.Preset], has_core: bool
            ) -> config_lib.ExperimentConfig:
   num_episodes, num_steps = settings.num_episodes, settings.num_steps
   if num_episodes is None and num_steps is None:
@@ -269,7 +272,7 @@ def _config(settings: TrainSettings, agent_config: Any,
     else:
       num_episodes = config_lib.ExperimentConfig.num_episodes
   preset_envs = (preset.num_envs if preset and settings.loop != 'python' and
-                 env_registry.has_functional(settings.env) else None)
+                 has_core else None)
   hidden_sizes = (None if settings.hidden_sizes is None
                   else tuple(settings.hidden_sizes))
   return config_lib.ExperimentConfig(

@@ -84,8 +84,9 @@ class Sweep:
   wandb_project: Optional[str] = None
 
   def __post_init__(self):
-    protocol = eval_defaults.protocol(self.agent, self.env, self.eval_policy,
-                                      self.eval_epsilon)
+    protocol = eval_defaults.protocol(
+        self.agent, env_registry.resolve(self.env), self.eval_policy,
+        self.eval_epsilon)
     object.__setattr__(self, 'eval_policy', protocol.policy)
     object.__setattr__(self, 'eval_epsilon', protocol.epsilon)
 

@@ -342,6 +342,22 @@ class RegisterTest(absltest.TestCase):
     self.assertEqual(registry.input_name('plane_strike'), 'board')
     self.assertEqual(registry.input_name('bsuite:catch/0'), 'observation')
 
+  def test_a_suite_id_resolves_to_an_entry_of_its_facts(self):
+    entry = registry.resolve('gymnax:CartPole-v1')
+    self.assertEqual(entry.title, 'CartPole-v1 (gymnax)')
+    self.assertTrue(entry.has_core)
+    self.assertIsNotNone(entry.reference_score)
+    self.assertEqual(entry.core().action_spec().num_values, 2)
+    self.assertEqual(entry.environment(seed=0).action_spec().num_values, 2)
+    self.assertEqual(registry.resolve('gymnax:Breakout-MinAtar').evaluation,
+                     'acting')
+    bsuite = registry.resolve('bsuite:catch/0')
+    self.assertFalse(bsuite.has_core)
+    with self.assertRaisesRegex(ValueError, 'has no JAX core'):
+      bsuite.core()
+    with self.assertRaisesRegex(ValueError, 'Unknown environment'):
+      registry.resolve('Catch')
+
   def test_fixed_hidden_sizes(self):
     registry.register(registry.EnvironmentEntry(
         'wide_catch', make_core=catch.Catch, hidden_sizes=(256, 256)))
@@ -357,7 +373,8 @@ class RegisterTest(absltest.TestCase):
       registry.EnvironmentEntry('x', make_core=catch.Catch,
                                 reference_score=(0.0, 1.0))
     with self.assertRaisesRegex(ValueError, 'reserved for suites'):
-      registry.EnvironmentEntry('my:env', make_core=catch.Catch)
+      registry.register(registry.EnvironmentEntry('my:env',
+                                                  make_core=catch.Catch))
     registry.register(registry.EnvironmentEntry('twice',
                                                 make_core=catch.Catch))
     with self.assertRaisesRegex(ValueError, 'already registered'):
@@ -372,17 +389,18 @@ class RegisterTest(absltest.TestCase):
                                     length_statistic=names[1])
 
   def test_episode_statistics_follow_the_entry(self):
-    self.assertEqual(registry.episode_statistics('plane_strike'),
+    self.assertEqual(registry.resolve('plane_strike').episode_statistics,
                      {'episode_length': 'strikes'})
     for name in ('catch', 'cartpole'):  # Length: constant, or the return.
-      self.assertEqual(registry.episode_statistics(name),
+      self.assertEqual(registry.resolve(name).episode_statistics,
                        {'episode_return': 'episode_return'})
     both = {'episode_return': 'episode_return',
             'episode_length': 'episode_length'}
-    self.assertEqual(registry.episode_statistics('bsuite:catch/0'), both)
+    self.assertEqual(registry.resolve('bsuite:catch/0').episode_statistics,
+                     both)
     registry.register(registry.EnvironmentEntry('mine',
                                                 make_core=catch.Catch))
-    self.assertEqual(registry.episode_statistics('mine'), both)
+    self.assertEqual(registry.resolve('mine').episode_statistics, both)
 
 
 if __name__ == '__main__':

@@ -14,10 +14,14 @@ LOOP_ROW = {'steps_per_second': 1000.0, 'episodes_per_second': 40.0,
 GREEDY = {'mean_return': 8.0, 'mean_episode_length': 21.5}
 
 
+def _names(env: str) -> log_names.LogNames:
+  return log_names.LogNames(env_registry.resolve(env))
+
+
 class LogNamesTest(absltest.TestCase):
 
   def test_plane_strike_logs_strikes_not_its_constant_return(self):
-    row = log_names.LogNames('plane_strike').row(LOOP_ROW, GREEDY, 12, 3,
+    row = _names('plane_strike').row(LOOP_ROW, GREEDY, 12, 3,
                                                  9.5)
     self.assertEqual(row, {
         'progress/episodes': 12, 'progress/updates': 3,
@@ -29,14 +33,14 @@ class LogNamesTest(absltest.TestCase):
   def test_catch_and_cartpole_log_the_return_only(self):
     for env in ('catch', 'cartpole'):
       with self.subTest(env):
-        row = log_names.LogNames(env).row(LOOP_ROW, GREEDY, 12, 3, 9.5)
+        row = _names(env).row(LOOP_ROW, GREEDY, 12, 3, 9.5)
         self.assertEqual(row['train/episode_return'], 8.0)
         self.assertEqual(row['eval/episode_return'], 8.0)
         self.assertNotIn('train/episode_length', row)
         self.assertNotIn('eval/episode_length', row)
 
   def test_suite_ids_keep_both_statistics(self):
-    row = log_names.LogNames('bsuite:catch/0').row(LOOP_ROW, GREEDY, 1, 1,
+    row = _names('bsuite:catch/0').row(LOOP_ROW, GREEDY, 1, 1,
                                                    1.0)
     self.assertEqual(
         {k: row[k] for k in ('train/episode_return', 'train/episode_length',
@@ -45,7 +49,7 @@ class LogNamesTest(absltest.TestCase):
          'eval/episode_return': 8.0, 'eval/episode_length': 21.5})
 
   def test_rows_without_episodes_or_evaluation(self):
-    row = log_names.LogNames('catch').row({'steps_per_second': 5.0,
+    row = _names('catch').row({'steps_per_second': 5.0,
                                           'episodes_per_second': 0.0,
                                           'loss': 1.0}, None, 0, 1, 2.0)
     self.assertEqual(sorted(row), ['perf/episodes_per_second',
@@ -59,7 +63,7 @@ class LogNamesTest(absltest.TestCase):
         length_statistic=None)
     with mock.patch.dict(env_registry._ENTRIES.by_name):  # pylint: disable=protected-access
       env_registry.register(entry)
-      names = log_names.LogNames('falling_ball')
+      names = _names('falling_ball')
       row = names.row(LOOP_ROW, GREEDY, 1, 1, 1.0)
       self.assertEqual(row['train/caught'], 8.0)
       self.assertEqual(row['eval/caught'], 8.0)

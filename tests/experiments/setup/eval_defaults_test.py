@@ -3,6 +3,7 @@
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from environments import registry
 from experiments.setup import config as config_lib
 from experiments.setup import eval_defaults
 
@@ -18,14 +19,16 @@ class ProtocolTest(parameterized.TestCase):
       ('ppo', 'gymnax:CartPole-v1', 'greedy'),
       ('sac', 'gymnax:Pendulum-v1', 'greedy'))
   def test_unset_is_what_the_field_reports(self, agent, env, policy):
-    self.assertEqual(eval_defaults.protocol(agent, env).policy, policy)
+    self.assertEqual(eval_defaults.protocol(agent, registry.resolve(env)).policy, policy)
 
   def test_given_values_win_and_epsilon_is_the_agents(self):
     self.assertEqual(
-        eval_defaults.protocol('dqn', 'gymnax:Breakout-MinAtar', 'greedy'),
+        eval_defaults.protocol('dqn', registry.resolve('gymnax:Breakout-MinAtar'),
+                               'greedy'),
         eval_defaults.evaluation.Protocol('greedy', 0.05))
     self.assertEqual(
-        eval_defaults.protocol('ppo', 'catch', 'epsilon_greedy', 0.2).epsilon,
+        eval_defaults.protocol('ppo', registry.resolve('catch'),
+                               'epsilon_greedy', 0.2).epsilon,
         0.2)
 
   def test_the_config_records_the_resolved_protocol(self):
