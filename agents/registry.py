@@ -100,6 +100,8 @@ class AgentEntry:
             f'{space} action spaces (continuous kinds: '
             f'{", ".join(network_registry.CONTINUOUS_KINDS)}).')
       network_registry.get(default, kind)
+    if self.title is None:
+      object.__setattr__(self, 'title', self.name)
 
   @property
   def action_space(self) -> str:
@@ -115,6 +117,115 @@ class AgentEntry:
   def default_network(self) -> str:
     """The default network of its main action space."""
     return self.networks[self.action_space][1]
+
+  def check_config_keys(self, keys: Sequence[str]) -> None:
+    """Raises ValueError naming `keys` that its config lacks."""
+    fields = {f.name for f in dataclasses.fields(self.config_class)}
+    unknown = sorted(set(keys) - fields)
+    if unknown:
+      raise ValueError(f'Unknown config key(s) {unknown} for agent '
+                       f'{self.name!r}. Valid keys: '
+                       f'{", ".join(sorted(fields))}.')
+
+  def make_config(self, **overrides: Any) -> Any:
+    """Its default config with `overrides`; bad keys are named."""
+    self.check_config_keys(list(overrides))
+    config = self.config_class(**overrides)
+    config_checks.check_finite_floats(config)  # Of every agent, users' too.
+    return config
+
+  def sweepable_keys(self) -> Tuple[str, ...]:
+    """Config keys a sweep can vary inside one compiled program (float
+    fields, less those its config class names in a `static_keys` class
+    attribute, which it reads in Python); the others (integers, strings,
+    flags) change shapes or code and form separate programs."""
+    hints = typing.get_type_hints(self.config_class)
+    return tuple(sorted(
+        f.name for f in dataclasses.fields(self.config_class)
+        if hints[f.name] in (float, Optional[float]) and
+        f.name not in getattr(self.config_class, 'static_keys', ())))
+
+  def check_stale_actors(self, setting: str) -> None:
+    """Refuses `setting` (which runs actors ahead of the learner) unless
+    the agent `learns_from_stale_actors`, naming the agents that do."""
+    if not self.learns_from_stale_actors:
+      able = [n for n in names() if get(n).learns_from_stale_actors]
+      raise ValueError(
+          f'{setting}: agent {self.name!r} does not correct for actors '
+          f'whose params are updates old; agents that do: '
+          f'{", ".join(able)}. Use one of them, or leave {setting} unset.')
+
+  def check_action_space(self,
+                         environment_spec: specs.EnvironmentSpec) -> None:
+    """Raises ValueError, naming the agent, the environment's action spec
+    and the agents that fit, unless it acts in that action space."""
+    space = action_space(environment_spec)
+    if space in self.networks:
+      return
+    described = continuous_actions.describe(environment_spec.actions)
+    acts_in = ' and '.join(self.networks)
+    if space is None:
+      raise ValueError(
+          f'Agent {self.name!r} acts in {acts_in} action spaces; this '
+          f'environment\'s actions are {described}, which no agent here '
+          f'takes (discrete: a dm_env DiscreteArray; continuous: a float '
+          f'[action_dim] array).')
+    fits = [n for n in names() if space in get(n).networks]
+    raise ValueError(
+        f'Agent {self.name!r} acts in {acts_in} action spaces; this '
+        f'environment\'s actions are {described}. Agents for {space} '
+        f'actions: {", ".join(fits) or "none"}.')
+
+  def network_entry(self, network: Optional[str] = None,
+                    environment_spec: Optional[specs.EnvironmentSpec] = None
+                   ) -> network_registry.NetworkEntry:
+    """The network it uses: `network`, else its default for the action
+    space and observations of `environment_spec`
+    (`networks.registry.default_network`: on images the conv twin of its
+    default, else the conv network of its kind). A network of the wrong
+    kind, or one that cannot take those observations, is refused, listing
+    the ones that fit. Without a spec, a `network` of any kind the agent
+    uses is accepted, and the default is that of its `action_space`."""
+    observations = (None if environment_spec is None else
+                    environment_spec.observations)
+    if environment_spec is not None:
+      self.check_action_space(environment_spec)
+    try:
+      if environment_spec is not None:
+        kind, default = self.networks[action_space(environment_spec)]
+      elif network is not None:  # Any kind the agent uses.
+        defaults = dict(self.networks.values())
+        kind = network_registry.get(network).kind
+        kind = kind if kind in defaults else self.network_kind
+        default = defaults[kind]
+      else:
+        kind, default = self.network_kind, self.default_network
+      chosen = network_registry.get(
+          network or network_registry.default_network(
+              kind, observations, default), kind)
+      if observations is not None:
+        chosen.check_observations(observations)
+    except ValueError as e:
+      raise ValueError(f'Agent {self.name!r}: {e}') from e
+    if chosen.recurrent and not self.recurrent:
+      able = [n for n in names() if get(n).recurrent]
+      plain = [n for n in network_registry.names(chosen.kind)
+               if not network_registry.get(n).recurrent]
+      raise ValueError(
+          f'Agent {self.name!r} cannot use the recurrent network '
+          f'{chosen.name!r} (it keeps no state between steps); agents that '
+          f'can: {", ".join(able)}. Feed-forward networks for {self.name}: '
+          f'{", ".join(plain)}.')
+    return chosen
+
+  def build(self, config: Any, environment_spec: specs.EnvironmentSpec,
+            hidden_sizes: Optional[Sequence[int]] = None,
+            network: Optional[str] = None) -> agent_lib.Agent:
+    """The agent of `config` with its network (`network_entry`) for
+    `environment_spec`."""
+    transformed = self.network_entry(network, environment_spec).make(
+        environment_spec, hidden_sizes, **network_options(config))
+    return self.make_agent(config, environment_spec, transformed)
 
 
 def _discrete(kind: str, default: str) -> Dict[str, Tuple[str, str]]:
@@ -183,39 +294,12 @@ def get(name: str) -> AgentEntry:
 
 def title(name: str) -> str:
   """Agent `name` for people, e.g. 'PPO' (its entry's title, else name)."""
-  entry = get(name)
-  return entry.title or entry.name
-
-
-def check_config_keys(name: str, keys: Sequence[str]) -> None:
-  """Raises ValueError naming `keys` that agent `name`'s config lacks."""
-  fields = {f.name for f in dataclasses.fields(get(name).config_class)}
-  unknown = sorted(set(keys) - fields)
-  if unknown:
-    raise ValueError(f'Unknown config key(s) {unknown} for agent {name!r}. '
-                     f'Valid keys: {", ".join(sorted(fields))}.')
+  return get(name).title
 
 
 def make_config(name: str, **overrides: Any) -> Any:
   """Agent `name`'s default config with `overrides`; bad keys are named."""
-  check_config_keys(name, list(overrides))
-  config = get(name).config_class(**overrides)
-  config_checks.check_finite_floats(config)  # Of every agent, users' too.
-  return config
-
-
-def sweepable_keys(name: str) -> Tuple[str, ...]:
-  """Config keys of agent `name` that a sweep can vary inside one compiled
-  program (float fields, less those its config class names in a
-  `static_keys` class attribute, which it reads in Python); the others
-  (integers, strings, flags) change shapes or code and form separate
-  programs."""
-  entry = get(name)
-  hints = typing.get_type_hints(entry.config_class)
-  return tuple(sorted(
-      f.name for f in dataclasses.fields(entry.config_class)
-      if hints[f.name] in (float, Optional[float]) and
-      f.name not in getattr(entry.config_class, 'static_keys', ())))
+  return get(name).make_config(**overrides)
 
 
 def traced_config(config: Any, values: Mapping[str, Any]) -> Any:
@@ -228,21 +312,6 @@ def traced_config(config: Any, values: Mapping[str, Any]) -> Any:
   for key, value in values.items():
     object.__setattr__(copy, key, value)
   return copy
-
-
-def check_stale_actors(name: str, setting: str) -> None:
-  """Refuses `setting` (which runs actors ahead of the learner) for agent
-  `name` unless it `learns_from_stale_actors`, naming the agents that do."""
-  if not get(name).learns_from_stale_actors:
-    able = [n for n in names() if get(n).learns_from_stale_actors]
-    raise ValueError(
-        f'{setting}: agent {name!r} does not correct for actors whose params '
-        f'are updates old; agents that do: {", ".join(able)}. Use one of '
-        f'them, or leave {setting} unset.')
-
-
-# What follows from an agent's config, asked of the config: each function
-# below calls the config's method of the same name if its class has one.
 
 
 def fit_to_budget(config: Any, num_steps: Optional[int]) -> Any:
@@ -294,77 +363,20 @@ def action_space(environment_spec: specs.EnvironmentSpec) -> Optional[str]:
 
 def check_action_space(name: str,
                        environment_spec: specs.EnvironmentSpec) -> None:
-  """Raises ValueError, naming the agent, the environment's action spec and
-  the agents that fit, unless agent `name` acts in its action space."""
-  space = action_space(environment_spec)
-  if space in get(name).networks:
-    return
-  described = continuous_actions.describe(environment_spec.actions)
-  acts_in = " and ".join(get(name).networks)
-  if space is None:
-    raise ValueError(
-        f'Agent {name!r} acts in {acts_in} action spaces; this '
-        f'environment\'s actions are {described}, which no agent here takes '
-        f'(discrete: a dm_env DiscreteArray; continuous: a float '
-        f'[action_dim] array).')
-  fits = [n for n in names() if space in get(n).networks]
-  raise ValueError(
-      f'Agent {name!r} acts in {acts_in} action spaces; this environment\'s '
-      f'actions are {described}. Agents for {space} actions: '
-      f'{", ".join(fits) or "none"}.')
+  """`AgentEntry.check_action_space` of agent `name`."""
+  get(name).check_action_space(environment_spec)
 
 
 def network_entry(name: str, network: Optional[str] = None,
                   environment_spec: Optional[specs.EnvironmentSpec] = None
                  ) -> network_registry.NetworkEntry:
-  """The network agent `name` uses: `network`, else its default for the
-  action space and observations of `environment_spec`
-  (`networks.registry.default_network`: on images the conv twin of its
-  default, else the conv network of its kind). A network of the wrong kind, or one that cannot take those
-  observations, is refused, listing the ones that fit. Without a spec, a
-  `network` of any kind the agent uses is accepted, and the default is
-  that of its `action_space`."""
-  entry = get(name)
-  observations = (None if environment_spec is None else
-                  environment_spec.observations)
-  networks = entry.networks
-  if environment_spec is not None:
-    check_action_space(name, environment_spec)
-  try:
-    if environment_spec is not None:
-      kind, default = networks[action_space(environment_spec)]
-    elif network is not None:  # Any kind the agent uses.
-      defaults = dict(networks.values())
-      kind = network_registry.get(network).kind
-      kind = kind if kind in defaults else entry.network_kind
-      default = defaults[kind]
-    else:
-      kind, default = entry.network_kind, entry.default_network
-    chosen = network_registry.get(
-        network or network_registry.default_network(
-            kind, observations, default), kind)
-    if observations is not None:
-      chosen.check_observations(observations)
-  except ValueError as e:
-    raise ValueError(f'Agent {name!r}: {e}') from e
-  if chosen.recurrent and not entry.recurrent:
-    able = [n for n in names() if get(n).recurrent]
-    plain = [n for n in network_registry.names(chosen.kind)
-             if not network_registry.get(n).recurrent]
-    raise ValueError(
-        f'Agent {name!r} cannot use the recurrent network {chosen.name!r} '
-        f'(it keeps no state between steps); agents that can: '
-        f'{", ".join(able)}. Feed-forward networks for {name}: '
-        f'{", ".join(plain)}.')
-  return chosen
+  """`AgentEntry.network_entry` of agent `name`."""
+  return get(name).network_entry(network, environment_spec)
 
 
 def make_agent(name: str, config: Any,
                environment_spec: specs.EnvironmentSpec,
                hidden_sizes: Optional[Sequence[int]] = None,
                network: Optional[str] = None) -> agent_lib.Agent:
-  """Builds agent `name` with its network (`network_entry`) for
-  `environment_spec`."""
-  transformed = network_entry(name, network, environment_spec).make(
-      environment_spec, hidden_sizes, **network_options(config))
-  return get(name).make_agent(config, environment_spec, transformed)
+  """`AgentEntry.build` of agent `name`."""
+  return get(name).build(config, environment_spec, hidden_sizes, network)

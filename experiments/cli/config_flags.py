@@ -113,7 +113,7 @@ def keys_in_argv(argv: Sequence[str], flag_name: str = FLAG_NAME
 
 def check_override_keys(argv: Sequence[str], agent_name: str) -> None:
   """Raises ValueError for `--config.<key>` that the agent's config lacks."""
-  agent_registry.check_config_keys(agent_name, keys_in_argv(argv))
+  agent_registry.get(agent_name).check_config_keys(keys_in_argv(argv))
 
 
 def check_comparison_keys(argv: Sequence[str],
@@ -130,7 +130,7 @@ def check_comparison_keys(argv: Sequence[str],
     key = arg[len(f'--{FLAG_NAME}.'):].split('=', 1)[0]
     agent, _, inner = key.partition('.')
     if inner and agent in agent_names:
-      agent_registry.check_config_keys(agent, [inner])
+      agent_registry.get(agent).check_config_keys([inner])
     elif key not in every:
       raise ValueError(
           f'--{FLAG_NAME}.{key}: no agent has config key {key!r}. Valid '

@@ -48,10 +48,10 @@ def describe_start(config: config_lib.ExperimentConfig, workdir: str,
   seed_text = (f'seed {seeds[0]}' if len(seeds) == 1 else
                f'seeds {seeds[0]}..{seeds[-1]}')
   agent_config = dataclasses.asdict(config.agent_config)
-  defaults = dataclasses.asdict(agent_registry.make_config(config.agent))
+  defaults = dataclasses.asdict(config.agent_entry.make_config())
   changed = {k: v for k, v in agent_config.items() if defaults.get(k) != v}
   lines = [
-      f'{agent_registry.title(config.agent)} on '
+      f'{config.agent_entry.title} on '
       f'{config.environment.title}: {_budget(config)}, {seed_text}, '
       f'{config.loop} loop'
       f'{"" if config.num_envs is None else f", {config.num_envs} envs per seed"}.',

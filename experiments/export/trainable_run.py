@@ -57,7 +57,7 @@ def export(built: Any, params: Any, path: str,
         f'without memory; {config.network or "this network"} carries a '
         f'state. Export the policy with its state in and out instead '
         f'(--export=plain).')
-  if not agent_registry.get(config.agent).trainable_on_device:
+  if not config.agent_entry.trainable_on_device:
     trainable_agents = [n for n in agent_registry.names()
                         if agent_registry.get(n).trainable_on_device]
     raise NotTrainable(

@@ -30,7 +30,7 @@ def warnings(config: config_lib.ExperimentConfig) -> List[str]:
   budget = config.num_steps
   if budget is None:
     return []
-  who = f'{agent_registry.title(config.agent)} on {config.env}'
+  who = f'{config.agent_entry.title} on {config.env}'
   found = []
   tuned = _tuned_budget(config)
   if tuned is not None and budget < tuned:

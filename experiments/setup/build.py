@@ -104,9 +104,9 @@ def check_eval_protocol(config: config_lib.ExperimentConfig,
     why = (f'{config.env} has continuous actions, whose exported policy is '
            f'deterministic')
   elif (config.eval_policy == 'sampled' and
-        agent_registry.get(config.agent).network_kind in
+        config.agent_entry.network_kind in
         network_registry.Q_KINDS):
-    why = (f'{agent_registry.title(config.agent)} acts by its Q-values, '
+    why = (f'{config.agent_entry.title} acts by its Q-values, '
            f'with no probabilities to sample (use epsilon_greedy)')
   if why:
     raise ExperimentError(f'--eval_policy={config.eval_policy}: {why}. '
@@ -152,18 +152,18 @@ def make_agent(config: config_lib.ExperimentConfig,
       config does not fit the environment (e.g. squashing actions into
       bounds it lacks).
   """
+  agent = config.agent_entry
   try:  # Agent and environment must share an action space.
-    agent_registry.check_action_space(config.agent, spec)
+    agent.check_action_space(spec)
   except ValueError as e:
     raise ExperimentError(f'--env={config.env}: {e}') from e
   try:  # The network must take these observations (a conv needs images).
-    agent_registry.network_entry(config.agent, config.network, spec)
+    agent.network_entry(config.network, spec)
   except ValueError as e:
     raise ExperimentError(f'network: {e}') from e
   try:
-    return agent_registry.make_agent(config.agent, config.agent_config, spec,
-                                     config.resolved_hidden_sizes(),
-                                     config.network)
+    return agent.build(config.agent_config, spec,
+                       config.resolved_hidden_sizes(), config.network)
   except ValueError as e:
     raise ExperimentError(f'--agent={config.agent} on {config.env}: {e}'
                          ) from e
@@ -208,8 +208,8 @@ def network_name(config: config_lib.ExperimentConfig) -> str:
   """The network `build` gives the agent, as `result.json` records it:
   `config.network`, else the agent's default for the environment's
   observations (the conv network of its kind on images)."""
-  return agent_registry.network_entry(
-      config.agent, config.network,
+  return config.agent_entry.network_entry(
+      config.network,
       None if config.network else environment_spec(config)).name
 
 
@@ -277,9 +277,8 @@ def make_loop(built: Built) -> interface.TrainingLoop:
   core = config.environment.core(**config.env_kwargs)
 
   def lane_agent(values):
-    return agent_registry.make_agent(
-        config.agent, agent_registry.traced_config(config.agent_config,
-                                                   values),
+    return config.agent_entry.build(
+        agent_registry.traced_config(config.agent_config, values),
         built.environment_spec, config.resolved_hidden_sizes(),
         config.network)
 
@@ -288,7 +287,7 @@ def make_loop(built: Built) -> interface.TrainingLoop:
     device_mesh.check_devices_per_seed(
         config.devices_per_seed, envs,
         agent_registry.batch_splits(config.agent_config),
-        len(jax.devices()), agent=agent_registry.title(config.agent))
+        len(jax.devices()), agent=config.agent_entry.title)
   except ValueError as e:
     raise ExperimentError(str(e)) from e
   try:

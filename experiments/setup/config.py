@@ -34,10 +34,10 @@ class ExperimentConfig:
   """Everything one training run needs.
 
   Attributes:
-    agent: agent name (see `agents.registry.names()`).
+    agent: a registered agent's name (`agents.registry.names()`).
     env: environment name: a registered game or a suite's id (`gymnax:`,
-      `pgx:`, `brax:`, `bsuite:`, `gym:`); `environment` is its entry,
-      resolved once (`environments.registry.resolve`).
+      `pgx:`, `brax:`, `bsuite:`, `gym:`). Each name is resolved once, to
+      `agent_entry` and `environment`, the registries' entries.
     seed: seeds the agent, the actor and the environment.
     agent_config: the agent's config dataclass; None means its defaults.
       Settings derived from the budget (e.g. PPO's `anneal_learning_rate`)
@@ -67,9 +67,8 @@ class ExperimentConfig:
       is set, else by episodes (`resolved_intervals`); one set: the other
       is off.
     periodic_eval_episodes: episodes of each periodic evaluation; None:
-      as many as keep all the periodic evaluations within about a tenth of
-      the training budget (`setup.build.periodic_eval_episodes`), between
-      1 and 100.
+      as many as keep them all within about a tenth of the training budget,
+      from 1 to 100 (`setup.build.periodic_eval_episodes`).
     eval_policy: how evaluations act (`loops.evaluation.PROTOCOLS`):
       greedy (what the exported model does), sampled (from the policy's
       probabilities; policy agents on discrete actions) or epsilon_greedy
@@ -169,21 +168,18 @@ class ExperimentConfig:
     object.__setattr__(self, 'trials', tuple(
         dict(sorted(t.items())) for t in self.trials))
     user_modules.import_modules(self.imports)  # They may register names.
-    agent_registry.get(self.agent)  # Fails fast, listing valid agents.
+    agent = self.agent_entry  # Fails fast, listing valid agents.
     environment = self.environment  # Fails fast, listing valid names.
     try:
-      agent_registry.network_entry(self.agent, self.network)
+      agent.network_entry(self.network)
     except ValueError as e:
       raise ValueError(f'network: {e}') from e
     if self.agent_config is None:
-      object.__setattr__(self, 'agent_config',
-                         agent_registry.make_config(self.agent))
-    elif not isinstance(self.agent_config,
-                        agent_registry.get(self.agent).config_class):
+      object.__setattr__(self, 'agent_config', agent.make_config())
+    elif not isinstance(self.agent_config, agent.config_class):
       raise ValueError(
           f'agent_config is a {type(self.agent_config).__name__}, but agent '
-          f'{self.agent!r} needs a '
-          f'{agent_registry.get(self.agent).config_class.__name__}.')
+          f'{self.agent!r} needs a {agent.config_class.__name__}.')
     object.__setattr__(self, 'agent_config', agent_registry.fit_to_budget(
         self.agent_config, self.num_steps))
     if self.eval_episodes is None:
@@ -237,6 +233,11 @@ class ExperimentConfig:
     """`env`'s entry: the game's facts and factories."""
     return env_registry.resolve(self.env)
 
+  @functools.cached_property
+  def agent_entry(self) -> agent_registry.AgentEntry:
+    """`agent`'s entry: its config class, networks and factory."""
+    return agent_registry.get(self.agent)
+
   def _check_trials(self) -> None:
     if not self.trials:
       return
@@ -244,7 +245,7 @@ class ExperimentConfig:
       raise ValueError('trials (a sweep in one program) need loop=compiled; '
                        'sweeps of Python-loop environments run one program '
                        'per configuration.')
-    sweepable = agent_registry.sweepable_keys(self.agent)
+    sweepable = self.agent_entry.sweepable_keys()
     keys = set(self.trials[0])
     for t, trial in enumerate(self.trials):
       if set(trial) != keys:
@@ -266,7 +267,7 @@ class ExperimentConfig:
     values = dataclasses.asdict(self.agent_config)
     values.update(self.trials[trial])
     try:
-      return agent_registry.make_config(self.agent, **values)
+      return self.agent_entry.make_config(**values)
     except ValueError as e:
       raise ValueError(f'trials[{trial}]: {e}') from e
 
@@ -294,7 +295,7 @@ class ExperimentConfig:
       raise ValueError('actor_thread needs loop=python: the compiled loop '
                        'acts and learns in one program. Use loop=python.')
     if self.actor_thread:
-      agent_registry.check_stale_actors(self.agent, 'actor_thread')
+      self.agent_entry.check_stale_actors('actor_thread')
     if self.loop == 'python':
       for name, default in (('num_seeds', 1), ('devices_per_seed', 1),
                             ('updates_per_chunk', None)):
@@ -355,8 +356,7 @@ def identity_mismatch(saved: Mapping[str, Any],
   current = config.to_dict()
   saved_agent = saved.get('agent_config')
   if isinstance(saved_agent, Mapping) and saved.get('agent') == config.agent:
-    defaults = dataclasses.asdict(
-        agent_registry.get(config.agent).config_class())
+    defaults = dataclasses.asdict(config.agent_entry.config_class())
     saved = dict(saved, agent_config={
         **{k: v for k, v in defaults.items() if k not in saved_agent},
         **saved_agent})

@@ -114,7 +114,7 @@ class Lane:
 
 def _static_keys(sweep: Sweep) -> List[str]:
   """Swept keys that split groups: not sweepable, or None somewhere."""
-  sweepable = set(agent_registry.sweepable_keys(sweep.agent))
+  sweepable = set(agent_registry.get(sweep.agent).sweepable_keys())
   keys = sorted({k for c in sweep.configurations for k in c})
   return [k for k in keys if k not in sweepable or any(
       c.get(k) is None for c in sweep.configurations)]

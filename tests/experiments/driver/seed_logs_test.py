@@ -1,6 +1,7 @@
 """Tests for experiments/driver/seed_logs.py: what each seed's logs hold."""
 
 import csv
+import dataclasses
 import os
 import sys
 import types
@@ -137,7 +138,7 @@ class WandbTest(absltest.TestCase):
       first = {run.kwargs['name']: run for run in fake.runs}
       fake.runs.clear()
       driver.run_experiment(  # Resumed, with a larger budget.
-          config.__class__(**{**config.__dict__, 'num_episodes': 40}),
+          dataclasses.replace(config, num_episodes=40),
           workdir, progress=False)
     resumed = {run.kwargs['name']: run for run in fake.runs}
     self.assertCountEqual(first, [f'{workdir}/seed_3', f'{workdir}/seed_4'])
