@@ -12,6 +12,13 @@ export included) against the same command with nothing after training
 (`--noexport_tflite --eval_episodes=1`): start-up plus training. Each run is
 a fresh process; the two alternate, so that the machine's noise falls on
 both, and each run's peak memory is its own (`os.wait4`).
+
+`compilation_cache` times what the persistent compilation cache saves: a
+small `train` command with an empty cache folder, then the same command,
+another seed and another learning rate, each a fresh process.
+
+Every command here runs without the cache unless it names a folder: the
+suites turn it off (`benchmarks.suites`), so compile times are cold.
 """
 
 import json
@@ -20,7 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN_COMMAND = ('--agent=ppo', '--env=cartpole', '--num_steps=500000')
@@ -148,3 +155,67 @@ def startup(root: str, repeats: int) -> Dict[str, Any]:
       'train_setup_over_imports_seconds': (
           medians['train: to compile start'] - medians[LEAN_IMPORTS]),
   }
+
+
+# The compilation cache suite's commands, as `api.train` keywords (their
+# flags are made from them): small runs of the agents' families, on a
+# classic game, a MinAtar game (a convolution) and Plane Strike.
+CACHE_COMMANDS = {
+    'ppo_catch': {'agent': 'ppo', 'env': 'catch'},
+    'ppo_gymnax_cartpole': {'agent': 'ppo', 'env': 'gymnax:CartPole-v1'},
+    'dqn_catch': {'agent': 'dqn', 'env': 'catch'},
+    'ppo_breakout_minatar': {'agent': 'ppo',
+                             'env': 'gymnax:Breakout-MinAtar'},
+    'ppo_plane_strike': {'agent': 'ppo', 'env': 'plane_strike'},
+}
+CACHE_SETTINGS = {'num_steps': 20_000, 'eval_episodes': 10,
+                  'export_tflite': False}
+# Each command again after its first run: the same, another seed, another
+# learning rate (one no preset uses).
+CACHE_RERUNS = {'same command': {}, 'another seed': {'seed': 1},
+                'another learning rate': {'learning_rate': 1.2345e-4}}
+
+
+def _flags(settings: Dict[str, Any]) -> List[str]:
+  return [f'--{k}={v}' if not isinstance(v, bool) else
+          f'--{"" if v else "no"}{k}' for k, v in settings.items()]
+
+
+def compilation_cache(root: str, repeats: int,
+                      record: Callable[[Dict[str, Any]], None]
+                     ) -> Dict[str, Any]:
+  """Each of `CACHE_COMMANDS` run with an empty cache folder, then again
+  (`CACHE_RERUNS`), `repeats` times each with a folder of its own: the
+  `compile_seconds` of each run's `result.json` and the command's wall
+  seconds (fresh processes). `record` is called with each command's
+  settings."""
+  out: Dict[str, Any] = {'settings': dict(CACHE_SETTINGS), 'commands': {}}
+  for name, command in CACHE_COMMANDS.items():
+    settings = {**command, **CACHE_SETTINGS}
+    record(settings)
+    runs: Dict[str, List[Dict[str, float]]] = {}
+    for i in range(repeats):
+      cache = os.path.join(root, f'cache_{name}_{i}')
+      for j, (what, change) in enumerate(
+          [('first run', {})] + list(CACHE_RERUNS.items())):
+        workdir = os.path.join(root, f'cache_{name}_{i}_{j}')
+        timed = timed_command(_flags({**settings, **change}) + [
+            f'--workdir={workdir}', f'--compilation_cache_dir={cache}'])
+        with open(os.path.join(workdir, 'result.json')) as f:
+          compile_seconds = json.load(f)['compile_seconds']
+        runs.setdefault(what, []).append(
+            {'compile_seconds': compile_seconds,
+             'command_seconds': timed['seconds']})
+    medians = {what: {key: statistics.median(r[key] for r in rs)
+                      for key in ('compile_seconds', 'command_seconds')}
+               for what, rs in runs.items()}
+    first = medians['first run']['compile_seconds']
+    out['commands'][name] = {
+        'flags': ' '.join(_flags(settings)),
+        'runs': runs,
+        'medians': medians,
+        'compile_share_of_first': {
+            what: m['compile_seconds'] / first
+            for what, m in medians.items() if what != 'first run'},
+    }
+  return out

@@ -46,6 +46,7 @@ from experiments.cli import help_text
 from experiments.driver import run as driver
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
+from experiments.setup import compilation_cache
 from experiments.setup import library_logs
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -325,6 +326,7 @@ def _define_flags() -> None:
 def main(argv):
   del argv
   library_logs.quiet()
+  compilation_cache.enable('')  # Cold compiles, as `benchmarks.suites`.
   f = flags.FLAGS
   if f.child is None:
     raise app.UsageError('--child (the run\'s settings as JSON) is needed; '

@@ -36,6 +36,7 @@ from benchmarks import peer_runs
 from benchmarks import peers
 from benchmarks import reproductions
 from experiments.cli import help_text
+from experiments.setup import compilation_cache
 from experiments.setup import library_logs
 from experiments.storage import atomic_files
 
@@ -136,6 +137,7 @@ def _define_flags() -> None:
 def main(argv):
   del argv
   library_logs.quiet()
+  compilation_cache.enable('')  # Cold compiles, as `benchmarks.suites`.
   f = flags.FLAGS
   unknown = sorted(set(f.games) - set(GAMES))
   if unknown:

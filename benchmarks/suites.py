@@ -39,6 +39,9 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     until its program starts compiling and until it is compiled, against
     `import jax, haiku, optax, rlax` (`benchmarks/commands.py`),
     each `--seeds` times in fresh processes: median wall seconds.
+  compilation_cache: what the persistent cache saves small `train`
+    commands (`benchmarks/commands.py`). Every other suite compiles cold:
+    the cache is off for this process and those it starts.
   sweep: a 16-configuration × 3-seed PPO sweep on Plane Strike (4 learning
     rates × 4 discounts from the preset, `--sweep_steps` each) as one
     program, against the same runs one by one (`--sweep_single_runs` of
@@ -79,7 +82,9 @@ from benchmarks import peer_runs
 from benchmarks import peers
 from benchmarks import scaling
 from environments import plane_strike
+from experiments import api
 from experiments.cli import help_text
+from experiments.setup import compilation_cache
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 from experiments.storage import atomic_files
@@ -89,7 +94,7 @@ SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
           'seeds', 'devices', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
           'vector_python_loop', 'bsuite_python_loop', 'train_command',
           'ppo_pendulum', 'sac_pendulum', 'brax_inverted_pendulum',
-          'startup') + peers.SUITES
+          'startup', 'compilation_cache') + peers.SUITES
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
             'devices')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
@@ -338,6 +343,7 @@ def _define_flags() -> None:
 def main(argv):
   del argv
   library_logs.quiet()
+  compilation_cache.enable('')  # Cold compiles (see the docstring).
   f = flags.FLAGS
   suites = []
   for name in f.suites:
@@ -362,6 +368,9 @@ def main(argv):
       'train_command': lambda: commands.train_command(root,
                                                                 f.seeds),
       'startup': lambda: commands.startup(root, f.seeds),
+      'compilation_cache': lambda: commands.compilation_cache(
+          root, f.seeds, lambda settings: fingerprints.record(
+              api.experiment_config(**settings))),
       'seeds': lambda: scaling.seeds_in_one_program(
           root, f.seeds, [int(n) for n in f.seed_counts],
           f.program_episodes),

@@ -43,6 +43,7 @@ from experiments.export import trainable_run
 from experiments.loops import evaluation
 from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
+from experiments.setup import compilation_cache
 from experiments.setup import config as config_lib
 from experiments.setup import env_settings
 from experiments.setup import extras
@@ -308,6 +309,7 @@ def export(workdir: str, **settings: Any) -> Dict[str, Any]:
     The export's report (`tflite_path`, the verification's figures).
   """
   library_logs.quiet()
+  compilation_cache.enable()  # As every run's (`setup.compilation_cache`).
   with _bad_input():
     s = settings_lib.build(export_settings.ExportSettings, settings,
                            ', and workdir for export')
@@ -366,6 +368,7 @@ def load_policy(workdir: str,
   of a several-seed run; default the run's): `policy(observation)` gives
   an action, `policy(observations)` one per row."""
   library_logs.quiet()
+  compilation_cache.enable()
   with _bad_input():
     built, _, params = trained_run.load(workdir, seed, refuse_diverged=False)
   return evaluation.GreedyPolicy(built.agent, built.environment_spec, params)

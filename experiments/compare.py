@@ -38,6 +38,7 @@ from ml_collections import config_flags as ml_config_flags
 
 from agents import registry as agent_registry
 from experiments import api
+from experiments.cli import compilation_cache_flag
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
 from experiments.cli import flag_keywords
@@ -63,7 +64,8 @@ FLAG_GROUPS = {
                               'periodic_eval_episodes', 'eval_policy',
                               'eval_epsilon', 'bootstrap_reps'),
     'Output and checkpoints': ('workdir', 'progress',
-                               'checkpoint_every_seconds', 'wandb_project'),
+                               'checkpoint_every_seconds', 'wandb_project',
+                               'compilation_cache_dir'),
     'Launcher': ('launcher', 'ray_address', 'ray_num_cpus', 'ray_num_gpus',
                  'ray_max_retries'),
 }
@@ -74,6 +76,7 @@ def _define_flags() -> None:
   its declaration (`comparison.study_settings.CompareSettings`, which
   `api.compare`'s keywords come from too), then the command's own."""
   user_imports.define_flag()
+  compilation_cache_flag.define_flag()
   settings_flags.define(study_settings.CompareSettings)
   flags.DEFINE_string('workdir', None, 'Where runs, report and plots go.')
   flags.mark_flag_as_required('workdir')
@@ -93,6 +96,7 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
+  compilation_cache_flag.apply()
   try:
     written = api.compare(**flag_keywords.flag_keywords(
         api.compare, config=config_flags.overrides(),

@@ -31,6 +31,7 @@ from absl import app
 from absl import flags
 
 from experiments import api
+from experiments.cli import compilation_cache_flag
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
 from experiments.cli import flag_keywords
@@ -56,7 +57,8 @@ FLAG_GROUPS = {
     'Evaluation and ranking': ('eval_points', 'eval_episodes',
                                'periodic_eval_episodes', 'eval_policy',
                                'eval_epsilon', 'bootstrap_reps'),
-    'Output': ('workdir', 'progress', 'wandb_project'),
+    'Output': ('workdir', 'progress', 'wandb_project',
+               'compilation_cache_dir'),
     'Memory and launcher': ('max_memory_gb', 'launcher', 'ray_address'),
 }
 
@@ -66,6 +68,7 @@ def _define_flags() -> None:
   its declaration (`comparison.study_settings.SweepSettings`, which
   `api.sweep`'s keywords come from too), then the command's own."""
   user_imports.define_flag()
+  compilation_cache_flag.define_flag()
   settings_flags.define(study_settings.SweepSettings)
   flags.DEFINE_string('workdir', None, 'Where the runs and results go.')
   flags.mark_flag_as_required('workdir')
@@ -77,6 +80,7 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
   f = flags.FLAGS
+  compilation_cache_flag.apply()
   try:
     ranked = api.sweep(**flag_keywords.flag_keywords(
         api.sweep, config=config_flags.overrides(),

@@ -46,6 +46,7 @@ import jax
 from agents import registry as agent_registry
 from experiments import api
 from environments import registry as env_registry
+from experiments.cli import compilation_cache_flag
 from experiments.cli import config_flags
 from experiments.cli import env_config_flags
 from experiments.cli import help_text
@@ -71,6 +72,7 @@ settings_flags.define(train_settings.TrainSettings,
                       max_check_steps=tflite.MAX_CHECK_STEPS,
                       tolerance=tflite.TOLERANCE)
 user_imports.define_flag()
+compilation_cache_flag.define_flag()
 _WORKDIR = flags.DEFINE_string(
     'workdir', None, 'Directory for config, checkpoints, logs, result.json '
     'and the exported model; default runs/<agent>_<env>_seed<seed>.')
@@ -107,7 +109,8 @@ FLAG_GROUPS = {
                                 'checkpoint_every_updates', 'progress',
                                 'wandb_project'),
     'Speed': ('loop', 'num_envs', 'actor_thread', 'num_seeds',
-              'devices_per_seed', 'updates_per_chunk'),
+              'devices_per_seed', 'updates_per_chunk',
+              'compilation_cache_dir'),
     'Multi-host': ('coordinator_address', 'num_processes', 'process_id'),
 }
 
@@ -170,6 +173,7 @@ def main(argv):
   # with KeyboardInterrupt and a message below).
   signal.signal(signal.SIGINT, signal.default_int_handler)
   library_logs.quiet()
+  compilation_cache_flag.apply()
   try:
     device_mesh.initialize_distributed(_COORDINATOR_ADDRESS.value,
                                          _NUM_PROCESSES.value,

@@ -29,6 +29,8 @@ from typing import Iterator, List, Optional
 from absl import app
 from absl import flags
 from absl import logging as absl_logging
+import jax
+from jax.experimental.compilation_cache import compilation_cache as jax_cache
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
@@ -38,6 +40,10 @@ from networks import registry as network_registry
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _FRAMEWORK = ('agents', 'environments', 'networks', 'experiments')
+# What `--compilation_cache_dir` changes for the process.
+_CACHE_SETTINGS = ('jax_enable_compilation_cache', 'jax_compilation_cache_dir',
+                   'jax_compilation_cache_max_size',
+                   'jax_persistent_cache_min_compile_time_secs')
 # Flags of libraries, which every process defines once at import.
 _KEPT_FLAG_MODULES = ('absl.', 'chex.')
 
@@ -91,10 +97,13 @@ def _flags_restored() -> Iterator[None]:
 @contextlib.contextmanager
 def _process_state_restored(cwd: str, argv: List[str],
                             stdin: str) -> Iterator[None]:
-  """sys.argv, sys.path, sys.stdin, the working directory, signal handlers
-  and the registries, as they were before the command."""
+  """sys.argv, sys.path, sys.stdin, the working directory, the
+  environment, signal handlers, the registries and JAX's compilation cache
+  settings, as they were before the command."""
   old = (list(sys.argv), list(sys.path), os.getcwd(),
          {s: signal.getsignal(s) for s in _SIGNALS}, sys.stdin)
+  environment = dict(os.environ)
+  cache = {name: getattr(jax.config, name) for name in _CACHE_SETTINGS}
   registries = [(r, dict(r)) for r in _registries()]
   modules = set(sys.modules)
   sys.argv = argv
@@ -106,6 +115,12 @@ def _process_state_restored(cwd: str, argv: List[str],
   finally:
     sys.argv, sys.path[:], sys.stdin = old[0], old[1], old[4]
     os.chdir(old[2])
+    os.environ.clear()
+    os.environ.update(environment)
+    if any(getattr(jax.config, k) != v for k, v in cache.items()):
+      for name, value in cache.items():
+        jax.config.update(name, value)
+      jax_cache.reset_cache()
     for s, handler in old[3].items():
       signal.signal(s, handler)
     for registry, entries in registries:

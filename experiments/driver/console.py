@@ -130,11 +130,15 @@ def warning_lines(result: Mapping[str, Any]) -> str:
 
 
 def summary_line(result: Mapping[str, Any]) -> str:
-  """One line: score, steps, time and model of one seed's result."""
+  """One line: score, steps, time (training apart from compiling) and
+  model of one seed's result."""
+  compiling = result.get('compile_seconds') or 0.0
   return (f'Done: {agent_registry.title(result["agent"])} on '
           f'{env_registry.title(result["env"])}, seed {result["seed"]}: '
           f'{_score(result)}; {result["env_steps"]:,} steps in '
-          f'{result["wall_seconds"]:.1f} s of training; {_model(result)}.')
+          f'{result["wall_seconds"] - compiling:.1f} s of training' +
+          (f' (and {compiling:.1f} s compiling)' if compiling else '') +
+          f'; {_model(result)}.')
 
 
 def seeds_summary(results, interval: Optional[Dict[str, float]]) -> str:

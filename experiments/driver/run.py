@@ -28,6 +28,7 @@ from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
 from experiments.loops import interface
 from experiments.setup import build as build_lib
+from experiments.setup import compilation_cache
 from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 from experiments.setup import observation_check
@@ -130,6 +131,7 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
     stop_signals.Interrupted: SIGTERM or Ctrl-C (after a checkpoint).
   """
   library_logs.quiet()  # Also in workers (Ray) that start without flags.
+  compilation_cache.enable()  # Unless the command or JAX set it already.
   if os.path.exists(workdir) and not os.path.isdir(workdir):
     raise build_lib.ExperimentError(
         f'--workdir {workdir!r} is a file, not a directory: give a '

@@ -145,19 +145,29 @@ class CommandLineTest(absltest.TestCase):
                                     flag.split('=')[0]):
           flags.FLAGS(['train', flag])
 
+  def test_an_unusable_compilation_cache_is_refused_before_any_work(self):
+    blocker = self.create_tempfile().full_path  # A file, not a folder.
+    with flagsaver.flagsaver(compilation_cache_dir=f'{blocker}/cache'):
+      with self.assertRaisesRegex(app.UsageError, '--compilation_cache_dir'):
+        train.main(['train'])
+
   @pytest.mark.slow
   def test_tiny_run_prints_its_settings_and_a_summary(self):
     workdir = self.create_tempdir().full_path
+    cache = os.path.join(self.create_tempdir().full_path, 'cache')
     result = _run(f'--workdir={workdir}', '--num_episodes=16',
-                  '--batch_size=8', '--eval_episodes=3', '--noexport_tflite')
+                  '--batch_size=8', '--eval_episodes=3', '--noexport_tflite',
+                  f'--compilation_cache_dir={cache}')
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+    self.assertNotEmpty(os.listdir(cache))  # The programs it compiled.
     self.assertIn('REINFORCE on Plane Strike: 16 episodes, seed 0',
                   result.stderr)
     self.assertIn('batch_size=8', result.stderr)
     (line,) = result.stdout.strip().splitlines()
     self.assertRegex(line, r'^Done: REINFORCE on Plane Strike, seed 0: '
                      r'strikes per game [\d.]+ over 3 greedy episodes; \d+ '
-                     r'steps in [\d.]+ s of training; no model exported\.$')
+                     r'steps in [\d.]+ s of training \(and [\d.]+ s '
+                     r'compiling\); no model exported\.$')
     with open(os.path.join(workdir, 'result.json')) as f:
       self.assertEqual(json.load(f)['episodes'], 16)
     again = _run(f'--workdir={workdir}', '--num_episodes=16',
