@@ -64,6 +64,8 @@ TABLES: Dict[str, Table] = {
     'continuous_control_speed': (speed_tables.continuous_control,
                                  ('continuous_control_speed.json',)),
     'startup': (speed_tables.startup, ('startup.json',)),
+    'compilation_cache': (speed_tables.compilation_cache,
+                          ('compilation_cache_speed.json',)),
     'train_command': (speed_tables.train_command,
                       ('train_command_end_to_end.json',)),
     'time_to_model': (speed_tables.time_to_model,

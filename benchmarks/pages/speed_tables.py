@@ -373,3 +373,21 @@ def time_to_model() -> List[str]:
        row('**greedy strikes, 1000 games through the exported .tflite**',
            'greedy_strikes_tflite', _two, True),
        row('max \\|p_tflite − p_jax\\|', 'tflite_max_abs_diff', sci)])
+
+
+def compilation_cache() -> List[str]:
+  suite = md.load('compilation_cache_speed.json')['compilation_cache']
+  reruns = ('same command', 'another seed', 'another learning rate')
+  rows = []
+  for name, command in suite['commands'].items():
+    medians, share = command['medians'], command['compile_share_of_first']
+    rows.append([md.code(name), md.with_runs(
+        medians['first run']['compile_seconds'],
+        [r['compile_seconds'] for r in command['runs']['first run']], _one)]
+                + [f'{_one(medians[r]["compile_seconds"])} '
+                   f'(**{share[r]:.0%}**)' for r in reruns] +
+                [f'{_one(medians["first run"]["command_seconds"])} → '
+                 f'{_one(medians["same command"]["command_seconds"])}'])
+  return md.table(['command', 'compile s, first run (runs)']
+                  + [f'{r}: compile s (of first)' for r in reruns]
+                  + ['whole command s, first → same'], rows)
