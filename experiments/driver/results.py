@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional
 
 from experiments.driver import collapse
 from experiments.driver import divergence as divergence_lib
+from experiments.driver import time_account
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
 from experiments.loops import interface
@@ -28,7 +29,8 @@ FINISHED, DIVERGED = 'finished', 'diverged'
 STATUSES = (FINISHED, DIVERGED)
 # Keys of a result that differ between two runs of one experiment (time
 # taken, when and where it ran); everything else is the outcome.
-CIRCUMSTANCE_KEYS = ('wall_seconds', 'compile_seconds', 'provenance')
+CIRCUMSTANCE_KEYS = ('wall_seconds', 'compile_seconds', 'time_account',
+                     'provenance')
 
 PerSeed = interface.PerSeed
 
@@ -108,14 +110,17 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
            workdir: str, writes: bool,
            stopped: Optional[Dict[int, Dict[str, Any]]] = None,
            sessions: Optional[List[Dict[str, Any]]] = None,
-           compile_seconds: Optional[float] = None) -> Dict[str, Any]:
+           compile_seconds: Optional[float] = None,
+           account: Optional[time_account.TimeAccount] = None
+          ) -> Dict[str, Any]:
   """Final evaluation and export of every seed; writes the results.
 
   `stopped`: the lanes (sweep trials) the divergence guard stopped, with
   their records: their results say diverged, with no score or model.
   `sessions`: the provenance of each training session (`run._run`).
   `compile_seconds`: of every session's training (default: the loop's, of
-  this session).
+  this session). `account`: this session's time so far, completed here
+  with the final evaluation and the export and kept in each result.
 
   Returns:
     For one seed, its result; for several, `{'seeds': [result, …]}`.
@@ -127,7 +132,9 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
   config = built.config
   if compile_seconds is None:  # Of training, not evaluation.
     compile_seconds = loop.compile_seconds
-  final = loop.evaluate(config.eval_episodes)
+  account = account or time_account.TimeAccount()
+  with account.timed('final_evaluation'):
+    final = loop.evaluate(config.eval_episodes)
   # Every process fetches the params (a collective in multi-host runs);
   # process 0 exports them.
   params = ([loop.actor_params(i) for i in range(len(loop.seeds))]
@@ -142,17 +149,20 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
                       evaluations, compile_seconds, sessions or []),
             'status': DIVERGED, 'divergence': stopped[i]})
         continue
-      results.append(_finish_seed(built, loop, i, seed, counters,
-                                  wall_seconds, evaluations, compile_seconds,
-                                  final, params, workdir, writes, publish,
-                                  sessions or []))
+      results.append(_finish_seed(
+          built, loop, i, seed, counters, wall_seconds, evaluations,
+          compile_seconds, final, params, workdir, writes, publish,
+          sessions or [], account))
+  for result in results:
+    result['time_account'] = account.record()
   return _write(config, workdir, results, writes)
 
 
 def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
                  compile_seconds, final, params, workdir, writes,
                  publish: contextlib.ExitStack,
-                 sessions: List[Dict[str, Any]]) -> Dict[str, Any]:
+                 sessions: List[Dict[str, Any]],
+                 account: time_account.TimeAccount) -> Dict[str, Any]:
   """One seed's result; its model verified at a name `publish` renames."""
   config = built.config
   result = {
@@ -170,11 +180,12 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
   if config.export_tflite and writes:
     path = os.path.join(workdir_lib.seed_workdir(config, workdir, i),
                         workdir_lib.export_filename(config.env))
-    result['tflite'] = tflite.export_and_verify(
-        built.agent, params[i], built.environment_spec, path,
-        built.for_seed(seed).export_environment(),
-        num_games=config.export_check_episodes,
-        input_name=config.environment.input_name, publish=publish)
+    with account.timed('export'):
+      result['tflite'] = tflite.export_and_verify(
+          built.agent, params[i], built.environment_spec, path,
+          built.for_seed(seed).export_environment(),
+          num_games=config.export_check_episodes,
+          input_name=config.environment.input_name, publish=publish)
     result['tflite_path'] = os.path.abspath(path)
   # Learning that died with finite weights (`collapse`): said, not hidden.
   result['warnings'] = collapse.warnings(

@@ -24,6 +24,7 @@ from experiments.driver import results
 from experiments.driver import session
 from experiments.driver import stop_signals
 from experiments.driver import stopping_points
+from experiments.driver import time_account
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
 from experiments.loops import interface
@@ -130,6 +131,7 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
       checkpoint is kept; no result is written).
     stop_signals.Interrupted: SIGTERM or Ctrl-C (after a checkpoint).
   """
+  started = time.perf_counter()
   library_logs.quiet()  # Also in workers (Ray) that start without flags.
   compilation_cache.enable()  # Unless the command or JAX set it already.
   if os.path.exists(workdir) and not os.path.isdir(workdir):
@@ -146,15 +148,15 @@ def run_experiment(config: config_lib.ExperimentConfig, workdir: str,
     lock.acquire()
   try:
     return _run(built, loop, workdir, progress, writes, reevaluate,
-                announce and writes)
+                announce and writes, started)
   finally:
     if lock is not None:
       lock.release()
 
 
 def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
-         progress: bool, writes: bool, reevaluate: bool,
-         announce: bool) -> Dict[str, Any]:
+         progress: bool, writes: bool, reevaluate: bool, announce: bool,
+         started: float) -> Dict[str, Any]:
   config = built.config
   workdir_lib.check(config, workdir)
   if writes:  # The lock holder: no other process writes here.
@@ -180,8 +182,9 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     if announce:
       print(console.describe_start(config, workdir, loop.counters()),
             file=sys.stderr, flush=True)
-    training = session.Session(built, loop, workdir, checkpointer, resumed,
-                               writes, checked_seconds)
+    training = session.Session(
+        built, loop, workdir, checkpointer, resumed, writes, checked_seconds,
+        time_account.TimeAccount(time.perf_counter() - started))
     with stop_signals.StopSignals() as stop:
       training.train(stop, progress, announce)
     return training.finish()

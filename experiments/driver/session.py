@@ -24,6 +24,7 @@ from experiments.driver import results
 from experiments.driver import seed_logs
 from experiments.driver import stop_signals
 from experiments.driver import stopping_points
+from experiments.driver import time_account
 from experiments.export import tflite
 from experiments.loops import interface
 from experiments.setup import build as build_lib
@@ -76,10 +77,13 @@ class Session:
 
   def __init__(self, built: build_lib.Built, loop: interface.TrainingLoop,
                workdir: str, checkpointer: checkpointing.Checkpointer,
-               resumed: Any, writes: bool, checked_seconds: float):
+               resumed: Any, writes: bool, checked_seconds: float,
+               account: time_account.TimeAccount):
     """`resumed`: what the checkpoint said besides the loop's state
     (`run.Resumed`), None for a fresh start; `checked_seconds`: the
-    initial parameter check's, counted in the wall time."""
+    initial parameter check's, counted in the wall time; `account`: where
+    this session's time goes, its set-up already in."""
+    self.account = account
     self.built, self.config, self.loop = built, built.config, loop
     self.workdir, self.writes = workdir, writes
     self._checkpointer = checkpointer
@@ -122,6 +126,11 @@ class Session:
   def save(self) -> float:
     """Checkpoints the loop (where it can resume exactly) with the logs'
     rows on disk first; returns when the next checkpoint is due."""
+    with self.account.timed('checkpoints'):
+      self._save()
+    return time.monotonic() + self.config.checkpoint_every_seconds
+
+  def _save(self) -> None:
     state = self.loop.state  # None where no exact resume is possible (a
     if state is not None:  # call or an episode interrupted midway).
       if self._logs is not None:
@@ -134,7 +143,6 @@ class Session:
            'stopped_lanes': self.stopped, 'sessions': self.sessions,
            'compile_seconds': (self._compiled_before +
                                self.loop.compile_seconds)})
-    return time.monotonic() + self.config.checkpoint_every_seconds
 
   def train(self, stop: stop_signals.StopSignals, progress: bool,
             announce: bool) -> None:
@@ -188,7 +196,9 @@ class Session:
     announce = announce and self.config.loop == 'compiled'
     if announce:
       print(console.compiling(self.config), file=sys.stderr, flush=True)
-    seconds = _compile(self.loop, self.config.export_tflite and self.writes)
+    with self.account.timed('compile'):
+      seconds = _compile(self.loop,
+                         self.config.export_tflite and self.writes)
     if announce:
       print(console.compiled(seconds), file=sys.stderr, flush=True)
 
@@ -218,7 +228,8 @@ class Session:
     # between must not checkpoint it. A stop requested at a progress
     # point (`_on_progress`) is at a consistent state.
     self._consistent = False
-    log_rows = self.loop.run_rows(self._plan, self._on_progress)
+    with self.account.timed('training'):
+      log_rows = self.loop.run_rows(self._plan, self._on_progress)
     self.counters = self.loop.counters()
     wall_before, self.wall_seconds = self.wall_seconds, self._clock()
     diverged = [r for r in divergence.check_rows(
@@ -247,10 +258,18 @@ class Session:
     self._bar.show(self.counters)
     if log_rows:  # None if the call ended inside a row.
       self._bar.describe(log_rows[-1].rows[0])
-    greedy = (self.loop.evaluate(self.built.periodic_eval_episodes)
-              if log_rows and stopping_points.periodic_evaluation_due(
-                  self.config, log_rows[0].start, log_rows[-1].counters)
-              else None)
+    greedy = None
+    if log_rows and stopping_points.periodic_evaluation_due(
+        self.config, log_rows[0].start, log_rows[-1].counters):
+      with self.account.timed('periodic_evaluation'):
+        greedy = self.loop.evaluate(self.built.periodic_eval_episodes)
+    with self.account.timed('logs'):
+      self._write_rows(log_rows, greedy, wall_before)
+    self.evaluations += greedy is not None
+    self._consistent = True
+
+  def _write_rows(self, log_rows: List[Any], greedy: Optional[Any],
+                  wall_before: float) -> None:
     if self._logs is not None:
       for k, log_row in enumerate(log_rows):
         last = k == len(log_rows) - 1
@@ -258,8 +277,6 @@ class Session:
                          log_row.counters, stopping_points.row_wall_seconds(
                              wall_before, self.wall_seconds, self._before,
                              log_row.counters, self.counters), self.stopped)
-    self.evaluations += greedy is not None
-    self._consistent = True
 
   def checkpoint_if_due(self) -> None:
     every = self.config.checkpoint_every_updates
@@ -289,4 +306,5 @@ class Session:
     return results.finish(self.built, self.loop, self.counters,
                           self.wall_seconds, self.evaluations, self.workdir,
                           self.writes, self.stopped, self.sessions,
-                          self._compiled_before + self.loop.compile_seconds)
+                          self._compiled_before + self.loop.compile_seconds,
+                          self.account)

@@ -32,7 +32,6 @@ checkpoint-tmp…` or `.unverified-<pid>-<name>.tflite` behind; the next run
 in the workdir removes them (`remove_litter`), and nothing else.
 """
 
-import json
 import os
 import re
 from typing import List, Sequence

@@ -15,6 +15,7 @@ import pytest
 from environments import registry as env_registry
 from experiments import api
 from experiments import train
+from experiments.driver import results
 from experiments.setup import settings as settings_lib
 from experiments.setup import train_settings
 
@@ -25,7 +26,7 @@ _TINY = dict(agent='reinforce', env='catch', num_episodes=64, batch_size=8,
              eval_episodes=5, periodic_eval_episodes=2, export_tflite=False)
 # What differs between two runs of the same settings: timings, the
 # machine's record, where the files are.
-_TIMINGS = ('compile_seconds', 'wall_seconds', 'provenance', 'tflite_path')
+_TIMINGS = results.CIRCUMSTANCE_KEYS + ('tflite_path',)
 
 
 def _without_timings(result: dict) -> dict:

@@ -8,16 +8,17 @@ import socket
 import subprocess
 import sys
 import textwrap
+import time
 from unittest import mock
 
 from absl.testing import absltest
 import chex
 import jax
-import numpy as np
 import pytest
 
 from agents import registry as agent_registry
 from experiments.driver import run as driver
+from experiments.driver import time_account
 from experiments.driver import workdir as workdir_lib
 from experiments.loops import compiled_training
 from experiments.loops import env_slots
@@ -60,7 +61,19 @@ class CompiledExperimentTest(absltest.TestCase):
   @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_writes_config_logs_checkpoints_and_result(self):
     workdir = self.create_tempdir().full_path
+    started = time.perf_counter()
     result = driver.run_experiment(_config(), workdir, progress=False)
+    elapsed = time.perf_counter() - started
+    # Where the session's time went: every part, none counted twice.
+    account = result['time_account']
+    self.assertSequenceEqual(list(account), time_account.PARTS)
+    self.assertGreater(account['compile'], 0.0)
+    self.assertGreater(account['training'], 0.0)
+    self.assertGreater(account['checkpoints'], 0.0)
+    self.assertGreater(account['periodic_evaluation'], 0.0)
+    self.assertGreater(account['final_evaluation'], 0.0)
+    self.assertEqual(account['export'], 0.0)  # --noexport_tflite.
+    self.assertLessEqual(sum(account.values()), elapsed)
     self.assertEqual(result['episodes'], 40)
     self.assertEqual(result['updates'], 10)
     self.assertEqual(result['num_envs'], 4)
