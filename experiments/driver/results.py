@@ -133,7 +133,7 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
   if compile_seconds is None:  # Of training, not evaluation.
     compile_seconds = loop.compile_seconds
   account = account or time_account.TimeAccount()
-  with account.timed('final_evaluation'):
+  with account.timed('final_evaluation', loop):
     final = loop.evaluate(config.eval_episodes)
   # Every process fetches the params (a collective in multi-host runs);
   # process 0 exports them.

@@ -184,7 +184,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
             file=sys.stderr, flush=True)
     training = session.Session(
         built, loop, workdir, checkpointer, resumed, writes, checked_seconds,
-        time_account.TimeAccount(time.perf_counter() - started))
+        time_account.TimeAccount(time.perf_counter() - started,
+                                 loop.compile_seconds))
     with stop_signals.StopSignals() as stop:
       training.train(stop, progress, announce)
     return training.finish()

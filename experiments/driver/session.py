@@ -196,7 +196,7 @@ class Session:
     announce = announce and self.config.loop == 'compiled'
     if announce:
       print(console.compiling(self.config), file=sys.stderr, flush=True)
-    with self.account.timed('compile'):
+    with self.account.timed('compile'):  # All of it: not `loop`'s share.
       seconds = _compile(self.loop,
                          self.config.export_tflite and self.writes)
     if announce:
@@ -228,8 +228,15 @@ class Session:
     # between must not checkpoint it. A stop requested at a progress
     # point (`_on_progress`) is at a consistent state.
     self._consistent = False
-    with self.account.timed('training'):
-      log_rows = self.loop.run_rows(self._plan, self._on_progress)
+    in_program = self.loop.program_seconds
+    started = time.perf_counter()
+    log_rows = self.loop.run_rows(self._plan, self._on_progress)
+    elapsed = time.perf_counter() - started
+    if in_program is not None:  # The compiled loop: its program apart.
+      in_program = self.loop.program_seconds - in_program
+      self.account.add('host_round_trips', elapsed - in_program)
+    self.account.add('training', elapsed if in_program is None
+                     else in_program)
     self.counters = self.loop.counters()
     wall_before, self.wall_seconds = self.wall_seconds, self._clock()
     diverged = [r for r in divergence.check_rows(
@@ -261,7 +268,7 @@ class Session:
     greedy = None
     if log_rows and stopping_points.periodic_evaluation_due(
         self.config, log_rows[0].start, log_rows[-1].counters):
-      with self.account.timed('periodic_evaluation'):
+      with self.account.timed('periodic_evaluation', self.loop):
         greedy = self.loop.evaluate(self.built.periodic_eval_episodes)
     with self.account.timed('logs'):
       self._write_rows(log_rows, greedy, wall_before)

@@ -86,6 +86,7 @@ class CompiledTraining:
     self._chunk = None
     self._evaluations: Dict[int, Any] = {}
     self._compile_seconds = 0.0
+    self._program_seconds = 0.0
     self._max_abs = None
     # Of the last call (None before the first): sizes the next call.
     self._seconds_per_update: Optional[float] = None
@@ -130,6 +131,10 @@ class CompiledTraining:
   @property
   def compile_seconds(self) -> float:
     return self._compile_seconds
+
+  @property
+  def program_seconds(self) -> float:
+    return self._program_seconds
 
   @property
   def num_devices(self) -> int:
@@ -241,6 +246,7 @@ class CompiledTraining:
                                       self._carried(), self._lane_values())
     stats = device_mesh.to_host(stats)
     seconds = time.perf_counter() - began
+    self._program_seconds += seconds
     self._seconds_per_update = seconds / ends[-1]
     updates = np.diff(ends, prepend=0)
     # The first row began where the row under way began, if any.

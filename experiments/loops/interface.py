@@ -147,6 +147,12 @@ class TrainingLoop(Protocol):
     """Seconds spent compiling in this process (0 if nothing compiles)."""
 
   @property
+  def program_seconds(self) -> Optional[float]:
+    """Seconds the training calls spent in the compiled program, results
+    fetched (the rest of a call is the host's); None for a loop that steps
+    in Python."""
+
+  @property
   def num_devices(self) -> int:
     """Devices the run's program occupies (over every process), for
     device-seconds."""

@@ -133,6 +133,10 @@ class PythonTraining:
     return 0.0  # `jax.jit` compiles on first use, inside the training time.
 
   @property
+  def program_seconds(self) -> Optional[float]:
+    return None
+
+  @property
   def num_devices(self) -> int:
     return 1
 

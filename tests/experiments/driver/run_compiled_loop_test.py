@@ -69,6 +69,7 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertSequenceEqual(list(account), time_account.PARTS)
     self.assertGreater(account['compile'], 0.0)
     self.assertGreater(account['training'], 0.0)
+    self.assertGreater(account['host_round_trips'], 0.0)
     self.assertGreater(account['checkpoints'], 0.0)
     self.assertGreater(account['periodic_evaluation'], 0.0)
     self.assertGreater(account['final_evaluation'], 0.0)

@@ -60,6 +60,9 @@ class ExperimentTest(absltest.TestCase):
     self.assertEqual(result['episodes'], 48)
     self.assertEqual(result['updates'], 6)
     self.assertIsNone(result['tflite_path'])
+    # Its steps are all host work, counted as training.
+    self.assertGreater(result['time_account']['training'], 0.0)
+    self.assertEqual(result['time_account']['host_round_trips'], 0.0)
     with open(os.path.join(workdir, 'result.json')) as f:
       self.assertEqual(json.load(f), json.loads(json.dumps(result)))
     with open(os.path.join(workdir, 'train.csv'), newline='') as f:
