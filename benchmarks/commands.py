@@ -17,6 +17,9 @@ both, and each run's peak memory is its own (`os.wait4`).
 small `train` command with an empty cache folder, then the same command,
 another seed and another learning rate, each a fresh process.
 
+`time_account` reads where 500k-step commands' time goes, part by part
+(`result.json`'s `time_account`), beside the whole command's seconds.
+
 Every command here runs without the cache unless it names a folder: the
 suites turn it off (`benchmarks.suites`), so compile times are cold.
 """
@@ -218,4 +221,47 @@ def compilation_cache(root: str, repeats: int,
             what: m['compile_seconds'] / first
             for what, m in medians.items() if what != 'first run'},
     }
+  return out
+
+
+# The short runs whose time `time_account` breaks down: PPO's 500k-step
+# runs on CartPole (ours and gymnax's) and gymnax Acrobot, with every
+# default (presets, final evaluation, export and its check).
+ACCOUNT_COMMANDS = {
+    'cartpole': {'agent': 'ppo', 'env': 'cartpole', 'num_steps': 500_000},
+    'gymnax_cartpole': {'agent': 'ppo', 'env': 'gymnax:CartPole-v1',
+                        'num_steps': 500_000},
+    'gymnax_acrobot': {'agent': 'ppo', 'env': 'gymnax:Acrobot-v1',
+                       'num_steps': 500_000},
+}
+
+
+def time_account(root: str, repeats: int,
+                 record: Callable[[Dict[str, Any]], None]) -> Dict[str, Any]:
+  """Each of `ACCOUNT_COMMANDS`, `repeats` times in fresh processes taken
+  in turn: the command's wall seconds, its `result.json` `time_account`
+  (medians per part) and each part's share of the command; 'start-up' is
+  the rest (Python, imports, flags). `record` gets each command's
+  settings."""
+  runs: Dict[str, List[Dict[str, float]]] = {name: []
+                                              for name in ACCOUNT_COMMANDS}
+  for i in range(repeats):
+    for name, settings in ACCOUNT_COMMANDS.items():
+      workdir = os.path.join(root, f'account_{name}_{i}')
+      timed = timed_command(_flags(settings) + [f'--workdir={workdir}'])
+      with open(os.path.join(workdir, 'result.json')) as f:
+        parts = json.load(f)['time_account']
+      runs[name].append({'command': timed['seconds'], **parts,
+                         'start-up': timed['seconds'] - sum(parts.values())})
+  out: Dict[str, Any] = {'commands': {}}
+  for name, settings in ACCOUNT_COMMANDS.items():
+    record(settings)
+    medians = {part: statistics.median(r[part] for r in runs[name])
+               for part in runs[name][0]}
+    out['commands'][name] = {
+        'flags': ' '.join(_flags(settings)), 'runs': runs[name],
+        'medians': medians,
+        'shares': {part: seconds / medians['command']
+                   for part, seconds in medians.items()
+                   if part != 'command'}}
   return out

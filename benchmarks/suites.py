@@ -31,17 +31,11 @@ Suites (figures are medians over `--seeds` runs of one invocation):
   time_to_model: the default experiment of `./run.sh` (PPO's Plane Strike
     preset, compiled loop), wall seconds from the start (compile included)
     to an exported, verified model, and that model's greedy strikes.
-  train_command: `python -m experiments.train --agent=ppo --env=cartpole
-    --num_steps=500000` end to end with its defaults, against start-up plus
-    training alone (`benchmarks/commands.py`), each `--seeds`
-    times in fresh processes: seconds, their ratio, peak memory.
-  startup: `--helpshort` of every entry point, and a small `train` command
-    until its program starts compiling and until it is compiled, against
-    `import jax, haiku, optax, rlax` (`benchmarks/commands.py`),
-    each `--seeds` times in fresh processes: median wall seconds.
-  compilation_cache: what the persistent cache saves small `train`
-    commands (`benchmarks/commands.py`). Every other suite compiles cold:
-    the cache is off for this process and those it starts.
+  train_command, startup, compilation_cache, time_account: whole
+    commands (`python -m experiments.train`, each entry point's help) in
+    fresh processes, `--seeds` times each: `benchmarks/commands.py` says
+    what each times. Every suite but compilation_cache compiles cold: the
+    persistent cache is off for this process and those it starts.
   sweep: a 16-configuration × 3-seed PPO sweep on Plane Strike (4 learning
     rates × 4 discounts from the preset, `--sweep_steps` each) as one
     program, against the same runs one by one (`--sweep_single_runs` of
@@ -94,13 +88,18 @@ SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
           'seeds', 'devices', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
           'vector_python_loop', 'bsuite_python_loop', 'train_command',
           'ppo_pendulum', 'sac_pendulum', 'brax_inverted_pendulum',
-          'startup', 'compilation_cache') + peers.SUITES
+          'startup', 'compilation_cache', 'time_account') + peers.SUITES
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
             'devices')
 # The default experiment of ./run.sh (see run.sh): PPO's preset.
 RUN_SH_PRESET = 'ppo_plane_strike'
 # One recorded training run (`fingerprints.record`).
 _train = environment_speed.train
+
+
+def _record(settings: Dict[str, Any]) -> None:
+  """Records the run `api.train(**settings)` makes (a command's)."""
+  fingerprints.record(api.experiment_config(**settings))
 SWEEP_GRID = {'learning_rate': (3e-4, 1e-3, 2e-3, 3e-3),
               'discount': (0.3, 0.5, 0.7, 0.9)}
 
@@ -369,8 +368,8 @@ def main(argv):
                                                                 f.seeds),
       'startup': lambda: commands.startup(root, f.seeds),
       'compilation_cache': lambda: commands.compilation_cache(
-          root, f.seeds, lambda settings: fingerprints.record(
-              api.experiment_config(**settings))),
+          root, f.seeds, _record),
+      'time_account': lambda: commands.time_account(root, f.seeds, _record),
       'seeds': lambda: scaling.seeds_in_one_program(
           root, f.seeds, [int(n) for n in f.seed_counts],
           f.program_episodes),
