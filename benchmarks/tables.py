@@ -66,6 +66,8 @@ TABLES: Dict[str, Table] = {
     'startup': (speed_tables.startup, ('startup.json',)),
     'compilation_cache': (speed_tables.compilation_cache,
                           ('compilation_cache_speed.json',)),
+    'time_account': (speed_tables.time_account,
+                     ('short_run_time_account.json',)),
     'train_command': (speed_tables.train_command,
                       ('train_command_end_to_end.json',)),
     'time_to_model': (speed_tables.time_to_model,

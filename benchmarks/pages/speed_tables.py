@@ -1,23 +1,16 @@
-"""The tables of docs/benchmarks/speed.md: loop speed beside PureJaxRL,
-rejax and SBX, the Python loop, start-up and time to a model."""
+"""The tables of docs/benchmarks/speed.md: loop speed beside the peers,
+the Python loop, start-up, compiling once, a short command's time."""
 
+import functools
 from typing import List
 
 from benchmarks.pages import markdown as md
+from experiments.driver import time_account as account_lib
 
 num, short, sci, mib = md.num, md.short, md.sci, md.mib
-
-
-def _int(value: float) -> str:
-  return num(value)
-
-
-def _two(value: float) -> str:
-  return num(value, 2)
-
-
-def _one(value: float) -> str:
-  return num(value, 1)
+_int = num
+_two = functools.partial(num, digits=2)
+_one = functools.partial(num, digits=1)
 
 
 _OURS_BOTH = (('ours', 'ours, time limits as ends (the peers\' arithmetic)'),
@@ -378,16 +371,24 @@ def time_to_model() -> List[str]:
 def compilation_cache() -> List[str]:
   suite = md.load('compilation_cache_speed.json')['compilation_cache']
   reruns = ('same command', 'another seed', 'another learning rate')
-  rows = []
-  for name, command in suite['commands'].items():
-    medians, share = command['medians'], command['compile_share_of_first']
-    rows.append([md.code(name), md.with_runs(
-        medians['first run']['compile_seconds'],
-        [r['compile_seconds'] for r in command['runs']['first run']], _one)]
-                + [f'{_one(medians[r]["compile_seconds"])} '
-                   f'(**{share[r]:.0%}**)' for r in reruns] +
-                [f'{_one(medians["first run"]["command_seconds"])} → '
-                 f'{_one(medians["same command"]["command_seconds"])}'])
-  return md.table(['command', 'compile s, first run (runs)']
-                  + [f'{r}: compile s (of first)' for r in reruns]
-                  + ['whole command s, first → same'], rows)
+  rows = [[md.code(name), md.with_runs(
+      c['medians']['first run']['compile_seconds'],
+      [r['compile_seconds'] for r in c['runs']['first run']], _one)] + [
+          f'{_one(c["medians"][r]["compile_seconds"])} '
+          f'(**{c["compile_share_of_first"][r]:.0%}**)' for r in reruns] + [
+              f'{_one(c["medians"]["first run"]["command_seconds"])} → '
+              f'{_one(c["medians"]["same command"]["command_seconds"])}']
+          for name, c in suite['commands'].items()]
+  return md.table(['command', 'compile s, first run (runs)'] + [
+      f'{r}: compile s (of first)' for r in reruns] + [
+          'whole command s, first → same'], rows)
+
+
+def time_account() -> List[str]:
+  commands = md.load('short_run_time_account.json')['time_account']['commands']
+  cell = lambda c, p: f'{_two(c["medians"][p])} s ({c["shares"][p]:.0%})'
+  return md.table(['part'] + [md.code(c['flags']) for c in commands.values()],
+                  [['whole command'] + [f'**{_one(c["medians"]["command"])} s**'
+                                        for c in commands.values()]] +
+                  [[p] + [cell(c, p) for c in commands.values()]
+                   for p in account_lib.PARTS + ('start-up',)])
