@@ -107,10 +107,9 @@ def _update(**settings) -> None:
   """Sets JAX's `settings` here (from the next compile on, even where one
   came before) and, through the environment, in the processes this one
   starts."""
-  if all(getattr(jax.config, name) == value
+  if any(getattr(jax.config, name) != value
          for name, value in settings.items()):
-    return
-  jax_cache.reset_cache()
+    jax_cache.reset_cache()
   for name, value in settings.items():
     jax.config.update(name, value)
     # JAX reads each setting from the variable of its name, upper case.

@@ -1,0 +1,98 @@
+r"""Follows a whole training run's config through the code: a measure of
+how far the settings travel once resolved.
+
+  .venv/bin/python scripts/config_walk.py \
+      '{"agent": "ppo", "env": "catch", "num_steps": 2000}'
+
+Trains `api.train(**settings)` (export off) in a temporary workdir under
+a profiler and records every call of a project function (agents,
+environments, networks, experiments) that receives the run's settings or
+config (a `TrainSettings`, an `ExperimentConfig`, or an object holding one
+as `.config`), the agent's config, or the agent's or environment's name.
+Prints the calls that cross from one module to another, the modules they
+enter and how often each is entered; `--calls` lists every such call.
+"""
+
+import collections
+import json
+import os
+import sys
+import tempfile
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, _ROOT)
+
+# pylint: disable=wrong-import-position
+from agents import registry as agent_registry
+from experiments import api
+from experiments.setup import config as config_lib
+from experiments.setup import train_settings
+
+_PACKAGES = ('agents', 'environments', 'networks', 'experiments')
+_CARRIERS = (config_lib.ExperimentConfig, train_settings.TrainSettings)
+
+
+def _module(filename: str):
+  """The project module of a source file, or None outside the project."""
+  relative = os.path.relpath(filename, _ROOT)
+  if relative.split(os.sep)[0] not in _PACKAGES:
+    return None
+  return relative[:-len('.py')].replace(os.sep, '.')
+
+
+def walk(settings: dict) -> list:
+  """`(caller module, callee module, function)` of each call that carries
+  the run's settings, in order."""
+  names = {settings['agent'], settings['env']}
+  config_classes = tuple(agent_registry.get(n).config_class
+                         for n in agent_registry.names())
+
+  def carries(value) -> bool:
+    return (isinstance(value, _CARRIERS) or
+            isinstance(getattr(value, 'config', None), _CARRIERS) or
+            isinstance(value, config_classes) or
+            (isinstance(value, str) and value in names))
+
+  calls = []
+
+  def profile(frame, event, _):
+    if event != 'call':
+      return
+    callee = _module(frame.f_code.co_filename)
+    if callee is None:
+      return
+    code = frame.f_code
+    arguments = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    if not any(carries(frame.f_locals.get(a)) for a in arguments):
+      return
+    back = frame.f_back  # Past library frames (dataclasses, functools).
+    while back is not None and _module(back.f_code.co_filename) is None:
+      back = back.f_back
+    calls.append((back and _module(back.f_code.co_filename), callee,
+                  code.co_name))
+
+  with tempfile.TemporaryDirectory() as workdir:
+    sys.setprofile(profile)
+    try:
+      api.train(os.path.join(workdir, 'run'), progress=False,
+                **{'export_tflite': False, **settings})
+    finally:
+      sys.setprofile(None)
+  return calls
+
+
+def main(argv) -> None:
+  settings = json.loads(argv[1])
+  crossing = [c for c in walk(settings) if c[0] != c[1]]
+  entered = collections.Counter(callee for _, callee, _ in crossing)
+  print(f'calls from one module into another: {len(crossing)}; modules '
+        f'entered: {len(entered)}')
+  for module, count in entered.most_common():
+    print(f'{count:5d}  {module}')
+  if '--calls' in argv:
+    for caller, callee, function in crossing:
+      print(f'{caller} -> {callee}.{function}')
+
+
+if __name__ == '__main__':
+  main(sys.argv)
