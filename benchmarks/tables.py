@@ -176,7 +176,8 @@ def unfingerprinted() -> List[str]:
 def acknowledge(file: str, note: str) -> None:
   """Keeps `file`'s changed results (`fingerprints.changes`) under
   today's code and settings, with `note` saying under what they were
-  measured (drawn under its tables)."""
+  measured (drawn under its tables), after any note they had: each
+  acknowledgement adds its own, so the table keeps its whole history."""
   path = os.path.join(markdown.ROOT, 'benchmarks', file)
   data = markdown.load(file)
   holders = _holders(data)
@@ -188,8 +189,10 @@ def acknowledge(file: str, note: str) -> None:
   # Only what changed takes the note: the others keep theirs.
   for holder in holders:
     if fingerprints.changes(holder['measured']):
+      earlier = holder['measured'].get('note')
       holder['measured'] = {**fingerprints.acknowledged(holder['measured']),
-                            'note': note.strip()}
+                            'note': (f'{earlier}; then {note.strip()}'
+                                     if earlier else note.strip())}
   atomic_files.write_bytes(path, (json.dumps(data, indent=2) + '\n')
                            .encode())
 

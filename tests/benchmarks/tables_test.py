@@ -101,6 +101,13 @@ def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
   kept = markdown.load('x.json')['measured']
   assert kept['note'] == 'DQN before its n-step targets.'
   assert fingerprints.changes(kept) == []
+  # A later acknowledgement keeps the earlier note before its own.
+  raw = json.loads((tmp_path / 'benchmarks' / 'x.json').read_text())
+  raw['measured']['code']['agents/dqn.py'] = 'the hash of older code'
+  (tmp_path / 'benchmarks' / 'x.json').write_text(json.dumps(raw))
+  tables.acknowledge('x.json', 'DQN before its double Q.')
+  assert markdown.load('x.json')['measured']['note'] == (
+      'DQN before its n-step targets.; then DQN before its double Q.')
   (tmp_path / 'benchmarks' / 'old.json').write_text('{"results": []}')
   with pytest.raises(ValueError, match='records no fingerprint'):
     tables.acknowledge('old.json', 'a note')
