@@ -130,13 +130,19 @@ def warning_lines(result: Mapping[str, Any]) -> str:
 
 
 def summary_line(result: Mapping[str, Any]) -> str:
-  """One line: score, steps, time (training apart from compiling) and
-  model of one seed's result."""
-  compiling = result.get('compile_seconds') or 0.0
+  """One line: score, steps, time (training apart from compiling, from
+  the run's `time_account`) and model of one seed's result."""
+  account = result.get('time_account')
+  if account:
+    training = account['training'] + account['host_round_trips']
+    compiling = account['compile']
+  else:  # A result of an older release.
+    compiling = result.get('compile_seconds') or 0.0
+    training = result['wall_seconds'] - compiling
   return (f'Done: {agent_registry.title(result["agent"])} on '
           f'{env_registry.title(result["env"])}, seed {result["seed"]}: '
           f'{_score(result)}; {result["env_steps"]:,} steps in '
-          f'{result["wall_seconds"] - compiling:.1f} s of training' +
+          f'{training:.1f} s of training' +
           (f' (and {compiling:.1f} s compiling)' if compiling else '') +
           f'; {_model(result)}.')
 

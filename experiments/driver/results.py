@@ -110,17 +110,16 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
            workdir: str, writes: bool,
            stopped: Optional[Dict[int, Dict[str, Any]]] = None,
            sessions: Optional[List[Dict[str, Any]]] = None,
-           compile_seconds: Optional[float] = None,
-           account: Optional[time_account.TimeAccount] = None
-          ) -> Dict[str, Any]:
+           compile_seconds: Optional[float] = None, *,
+           account: time_account.TimeAccount) -> Dict[str, Any]:
   """Final evaluation and export of every seed; writes the results.
 
   `stopped`: the lanes (sweep trials) the divergence guard stopped, with
   their records: their results say diverged, with no score or model.
   `sessions`: the provenance of each training session (`run._run`).
   `compile_seconds`: of every session's training (default: the loop's, of
-  this session). `account`: this session's time so far, completed here
-  with the final evaluation and the export and kept in each result.
+  this session). `account`: the run's time so far, completed here with
+  the final evaluation and the export and kept in each result.
 
   Returns:
     For one seed, its result; for several, `{'seeds': [result, …]}`.
@@ -132,13 +131,14 @@ def finish(built: build_lib.Built, loop: interface.TrainingLoop,
   config = built.config
   if compile_seconds is None:  # Of training, not evaluation.
     compile_seconds = loop.compile_seconds
-  account = account or time_account.TimeAccount()
   with account.timed('final_evaluation', loop):
     final = loop.evaluate(config.eval_episodes)
   # Every process fetches the params (a collective in multi-host runs);
   # process 0 exports them.
-  params = ([loop.actor_params(i) for i in range(len(loop.seeds))]
-            if config.export_tflite else None)
+  params = None
+  if config.export_tflite:
+    with account.timed('export'):
+      params = [loop.actor_params(i) for i in range(len(loop.seeds))]
   results = []
   # Every seed's model is verified before any takes its final name.
   with contextlib.ExitStack() as publish:
@@ -188,11 +188,12 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
           input_name=config.environment.input_name, publish=publish)
     result['tflite_path'] = os.path.abspath(path)
   # Learning that died with finite weights (`collapse`): said, not hidden.
-  result['warnings'] = collapse.warnings(
-      config, built.environment_spec, result,
-      workdir_lib.seed_workdir(config, workdir, i),
-      collapse.measured_random_play(config, built.agent,
-                                    built.environment_spec))
+  with account.timed('final_evaluation', loop):  # Random play, at times.
+    result['warnings'] = collapse.warnings(
+        config, built.environment_spec, result,
+        workdir_lib.seed_workdir(config, workdir, i),
+        collapse.measured_random_play(config, built.agent,
+                                      built.environment_spec))
   return result
 
 

@@ -56,6 +56,8 @@ class Resumed(NamedTuple):
   # Software and hardware of each earlier session (`setup.provenance`).
   sessions: List[Dict[str, Any]] = []
   compile_seconds: float = 0.0  # Of the earlier sessions' training.
+  # Seconds per part of the earlier sessions (`time_account`).
+  time_account: Dict[str, float] = {}
 
 
 def restore(loop: interface.TrainingLoop,
@@ -75,7 +77,8 @@ def restore(loop: interface.TrainingLoop,
                  int(host.get('evaluations', 0)),
                  dict(host.get('stopped_lanes', {})),
                  list(host.get('sessions', [])),
-                 float(host.get('compile_seconds', 0.0)))
+                 float(host.get('compile_seconds', 0.0)),
+                 dict(host.get('time_account', {})))
 
 
 def restored_loop(built: build_lib.Built,
@@ -185,7 +188,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
     training = session.Session(
         built, loop, workdir, checkpointer, resumed, writes, checked_seconds,
         time_account.TimeAccount(time.perf_counter() - started,
-                                 loop.compile_seconds))
+                                 loop.compile_seconds,
+                                 resumed.time_account if resumed else None))
     with stop_signals.StopSignals() as stop:
       training.train(stop, progress, announce)
     return training.finish()

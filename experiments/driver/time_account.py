@@ -1,14 +1,16 @@
-"""Where a training session's wall time went, part by part.
+"""Where a run's wall time went, part by part.
 
-`result.json`'s `time_account` gives this session's seconds in each part,
-from the moment the run was asked for to its results: what a short run
-pays besides training shows there (`docs/training.md`). The parts do not
-overlap; the time not in any of them (Python between them) is small.
+`result.json`'s `time_account` gives the run's seconds in each part, from
+the moment it was asked for to its results, summed over its sessions (a
+checkpoint carries the sums): what a short run pays besides training
+shows there (`docs/training.md`). The parts do not overlap; what falls
+outside them (Python between them, the results' own writing) is not
+counted.
 """
 
 import contextlib
 import time
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, Mapping, Optional
 
 from experiments.loops import interface
 
@@ -24,20 +26,23 @@ PARTS = (
     'logs',  # train.csv, eval.csv, TensorBoard and W&B rows.
     'checkpoints',
     'final_evaluation',
-    'export',  # TFLite conversion and its check in the interpreter.
+    'export',  # The converter's import, the conversion and its check.
 )
 
 
 class TimeAccount:
-  """Seconds per part of one session (`PARTS`)."""
+  """Seconds per part of a run (`PARTS`)."""
 
   def __init__(self, setup_seconds: float = 0.0,
-               compiled_in_setup: float = 0.0):
-    """`compiled_in_setup`: the part of `setup_seconds` spent compiling
-    (the initial states' program), counted as 'compile'."""
-    self.seconds: Dict[str, float] = dict.fromkeys(PARTS, 0.0)
-    self.seconds['setup'] = setup_seconds - compiled_in_setup
-    self.seconds['compile'] = compiled_in_setup
+               compiled_in_setup: float = 0.0,
+               earlier: Optional[Mapping[str, float]] = None):
+    """`compiled_in_setup`: the part of this session's `setup_seconds`
+    spent compiling (the initial states' program), counted as 'compile';
+    `earlier`: the sums of the run's earlier sessions."""
+    self.seconds: Dict[str, float] = {
+        part: float((earlier or {}).get(part, 0.0)) for part in PARTS}
+    self.add('setup', setup_seconds - compiled_in_setup)
+    self.add('compile', compiled_in_setup)
 
   def add(self, part: str, seconds: float) -> None:
     self.seconds[part] += seconds
@@ -61,5 +66,5 @@ class TimeAccount:
       self.add(part, elapsed)
 
   def record(self) -> Dict[str, float]:
-    """The seconds per part, as `result.json` keeps them."""
-    return {part: round(seconds, 3) for part, seconds in self.seconds.items()}
+    """The seconds per part, as `result.json` and checkpoints keep them."""
+    return {part: round(seconds, 6) for part, seconds in self.seconds.items()}

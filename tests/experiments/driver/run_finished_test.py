@@ -47,6 +47,10 @@ class FinishedWorkdirTest(absltest.TestCase):
     self.assertEqual([s['trained'] for s in record['sessions']],
                      [True, False])
     self.assertGreater(first['compile_seconds'], 0.0)  # Session 1's.
+    # Session 1's training is in the run's time account, carried by its
+    # checkpoint, though session 2 trained nothing.
+    self.assertGreater(first['time_account']['training'], 0.0)
+    self.assertGreater(first['time_account']['compile'], 0.0)
     self.assertEqual(record['differing_between_sessions'], [])
     self.assertEqual(record['sessions'][0]['packages'],
                      provenance.package_versions())
