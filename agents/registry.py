@@ -100,7 +100,7 @@ class AgentEntry:
             f'{space} action spaces (continuous kinds: '
             f'{", ".join(network_registry.CONTINUOUS_KINDS)}).')
       network_registry.get(default, kind)
-    if self.title is None:
+    if not self.title:
       object.__setattr__(self, 'title', self.name)
 
   @property

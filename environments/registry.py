@@ -110,7 +110,7 @@ class EnvironmentEntry:
     if not isinstance(self.name, str) or not self.name:
       raise ValueError(f'Environment name must be a non-empty string; got '
                        f'{self.name!r}.')
-    if self.title is None:
+    if not self.title:
       object.__setattr__(self, 'title', self.name)
     if self.make_core is None and self.make_environment is None:
       raise ValueError(f'Environment {self.name!r} needs make_core (a '

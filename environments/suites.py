@@ -123,14 +123,6 @@ def with_core() -> Tuple[str, ...]:
                if suite.make_core is not None)
 
 
-def make_core(prefix: str, suite_id: str
-             ) -> Optional[Callable[..., functional.FunctionalEnvironment]]:
-  """`(**kwargs) -> core` of a valid suite id; None if the suite has none."""
-  factory = SUITES[prefix].make_core
-  return None if factory is None else (
-      lambda **kwargs: factory(suite_id, **kwargs))
-
-
 def keyword_parameters(factory: Callable[..., Any],
                        skip: int = 0) -> Optional[Settings]:
   """The keyword parameters of `factory` after its first `skip` (a suite's

@@ -43,7 +43,8 @@ def _module(filename: str):
 def walk(settings: dict) -> list:
   """`(caller module, callee module, function)` of each call that carries
   the run's settings, in order."""
-  names = {settings['agent'], settings['env']}
+  config = api.experiment_config(**settings)  # Names, defaults filled.
+  names = {config.agent, config.env}
   config_classes = tuple(agent_registry.get(n).config_class
                          for n in agent_registry.names())
 
@@ -82,7 +83,7 @@ def walk(settings: dict) -> list:
 
 
 def main(argv) -> None:
-  settings = json.loads(argv[1])
+  settings = json.loads(next(a for a in argv[1:] if not a.startswith('--')))
   crossing = [c for c in walk(settings) if c[0] != c[1]]
   entered = collections.Counter(callee for _, callee, _ in crossing)
   print(f'calls from one module into another: {len(crossing)}; modules '

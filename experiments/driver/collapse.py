@@ -138,8 +138,9 @@ def check(environment: env_registry.EnvironmentEntry,
           env_kwargs: Mapping[str, Any], score: float,
           entropies: Sequence[float], num_actions: Optional[int],
           chance: Optional[RandomPlay] = None) -> List[str]:
-  """Warnings for a run on `environment` (its entry) whose final score is `score` (the game's
-  score metric), whose `train/entropy` rows are `entropies` and whose
+  """Warnings for a run on `environment` (its entry) whose final score is
+  `score` (the game's score metric), whose `train/entropy` rows are
+  `entropies` and whose
   policy picks among `num_actions` (None: continuous actions, where
   entropy says nothing of collapse); `chance`: random play measured at the
   run's settings (None: the reference's, at the default ones)."""
@@ -189,5 +190,6 @@ def warnings(config: Any, spec: env_specs.EnvironmentSpec,
   except (OSError, ValueError):
     rows = []
   entropies = [float(row[ENTROPY]) for row in rows if ENTROPY in row]
-  return check(config.environment, config.env_kwargs, float(result[f'eval_{metric}']),
-               entropies, num_actions, chance)
+  return check(config.environment, config.env_kwargs,
+               float(result[f'eval_{metric}']), entropies, num_actions,
+               chance)

@@ -81,8 +81,8 @@ class Session:
                account: time_account.TimeAccount):
     """`resumed`: what the checkpoint said besides the loop's state
     (`run.Resumed`), None for a fresh start; `checked_seconds`: the
-    initial parameter check's, counted in the wall time; `account`: where
-    this session's time goes, its set-up already in."""
+    initial parameter check's, counted in the wall time; `account`: the
+    run's time account, earlier sessions' sums and this set-up in."""
     self.account = account
     self.built, self.config, self.loop = built, built.config, loop
     self.workdir, self.writes = workdir, writes

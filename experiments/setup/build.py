@@ -6,7 +6,7 @@ and the exporter, so each builds a run the same way.
 """
 
 import dataclasses
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import dm_env
 import jax
@@ -172,17 +172,17 @@ def make_agent(config: config_lib.ExperimentConfig,
 def environment_spec(config: config_lib.ExperimentConfig
                     ) -> specs.EnvironmentSpec:
   """The spec of `config`'s environment (made, read, closed)."""
-  environment = config.environment.environment(**config.env_kwargs)
-  spec = specs.make_environment_spec(environment)
-  environment.close()
-  return spec
+  return spec_of(config.environment, config.env_kwargs)
 
 
-def spec_of(env: str, env_kwargs: Optional[Mapping[str, Any]] = None
+def spec_of(env: Union[str, env_registry.EnvironmentEntry],
+            env_kwargs: Optional[Mapping[str, Any]] = None
            ) -> specs.EnvironmentSpec:
-  """The spec of environment `env` with settings `env_kwargs` (made, read,
-  closed)."""
-  environment = env_registry.make_environment(env, **(env_kwargs or {}))
+  """The spec of environment `env` (a name, or its entry) with settings
+  `env_kwargs` (made, read, closed)."""
+  if isinstance(env, str):
+    env = env_registry.resolve(env)
+  environment = env.environment(**(env_kwargs or {}))
   spec = specs.make_environment_spec(environment)
   environment.close()
   return spec

@@ -17,9 +17,14 @@ Where it lives, first match wins:
      programs that compile in over 1 s);
   3. otherwise `default_directory()`.
 
-A folder of 1 or 3 is bounded at `MAX_BYTES` (the least recently used
-entries go first) and keeps every program, however quick its compile. The
-processes a command starts (a comparison's runs) inherit the choice.
+A folder of 1 or 3 keeps every program, however quick its compile, and is
+bounded at `MAX_BYTES`: each time a process turns the cache on, the least
+recently used programs beyond that are removed (`prune`). JAX's own bound
+(`jax_compilation_cache_max_size`) is left off: it rescans the whole
+folder under a lock at every write, which grew to a second a write at 30k
+programs. The processes a command starts (a comparison's local runs)
+inherit the choice; workers of a Ray cluster started elsewhere keep their
+own.
 
 The folder is trusted as code is: do not share it with users you do not
 trust (JAX's warning).
@@ -31,7 +36,7 @@ from typing import Optional
 import jax
 from jax.experimental.compilation_cache import compilation_cache as jax_cache
 
-# The default folder's bound (jax_compilation_cache_max_size).
+# The bound of a folder this module manages (`prune`).
 MAX_BYTES = 2 << 30
 
 
@@ -55,6 +60,31 @@ def _writable(directory: str) -> Optional[str]:
   if not os.access(directory, os.W_OK | os.X_OK):
     return 'not writable'
   return None
+
+
+def prune(directory: str, limit: Optional[int] = None) -> int:
+  """Removes the least recently used files of `directory` (by access or
+  change time, whichever is later) until the rest hold at most `limit`
+  bytes (default `MAX_BYTES`); returns how many it removed. A file another
+  process removes first, or holds, is passed over."""
+  limit = MAX_BYTES if limit is None else limit
+  entries = []
+  with os.scandir(directory) as found:
+    for entry in found:
+      if entry.is_file(follow_symlinks=False):
+        stat = entry.stat(follow_symlinks=False)
+        entries.append((max(stat.st_atime, stat.st_mtime), stat.st_size,
+                        entry.path))
+  total, removed = sum(size for _, size, _ in entries), 0
+  for _, size, path in sorted(entries):
+    if total <= limit:
+      break
+    try:
+      os.remove(path)
+    except OSError:
+      continue
+    total, removed = total - size, removed + 1
+  return removed
 
 
 def directory_in_use() -> Optional[str]:
@@ -96,9 +126,9 @@ def enable(directory: Optional[str] = None) -> Optional[str]:
           f'--compilation_cache_dir: cannot keep compiled programs in '
           f'{directory} ({problem}); name a folder you can write, or '
           f'--compilation_cache_dir= (empty) to compile without a cache.')
+  prune(directory)
   _update(jax_enable_compilation_cache=True,
           jax_compilation_cache_dir=directory,
-          jax_compilation_cache_max_size=MAX_BYTES,
           jax_persistent_cache_min_compile_time_secs=0.0)
   return directory
 

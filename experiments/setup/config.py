@@ -54,7 +54,7 @@ class ExperimentConfig:
       stops at whichever budget is reached first; at least one is needed.
     eval_episodes: greedy episodes of the final evaluation (the run's
       score); None: the environment's default
-      (`environments.registry.eval_episodes`: 100, Plane Strike 1000).
+      (`EnvironmentEntry.eval_episodes`: 100, Plane Strike 1000).
     export_check_episodes: greedy games the exported TFLite model plays in
       the interpreter when it is verified (every observation of them, and
       1000 from random play, are compared with JAX); None: the

@@ -1,7 +1,7 @@
 """Each run's default evaluation protocol: what its field reports.
 
 `--eval_policy` unset plays evaluations as results on the game are usually
-reported (`environments.registry.evaluation`): greedily, as the exported
+reported (`EnvironmentEntry.evaluation`): greedily, as the exported
 model plays, on most games; on MinAtar as the policy acts, sampled from a
 policy agent's probabilities and ε-greedy for a value agent. `--eval_epsilon`
 unset is `EPSILON`.

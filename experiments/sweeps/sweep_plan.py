@@ -1,7 +1,7 @@
 """A sweep planned as run groups: one compiled program per shape group.
 
 Configurations that differ only in settings a lane can hold as arrays
-(`agents.registry.sweepable_keys`: learning rate, discount, λ, costs, ε…)
+(`AgentEntry.sweepable_keys`: learning rate, discount, λ, costs, ε…)
 are one shape group: its trials × seeds train side by side in one XLA
 program (`ExperimentConfig.trials`). Settings that change shapes or code
 (batch, unroll, epochs, widths, loss…) split the sweep into groups, one

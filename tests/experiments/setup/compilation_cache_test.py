@@ -35,14 +35,12 @@ class EnableTest(absltest.TestCase):
                                           'planestrike-rl', 'jax'))
     self.assertTrue(os.path.isdir(folder))
     self.assertEqual(compilation_cache.directory_in_use(), folder)
-    self.assertEqual(jax.config.jax_compilation_cache_max_size,
-                     compilation_cache.MAX_BYTES)
     self.assertEqual(jax.config.jax_persistent_cache_min_compile_time_secs,
                      0.0)
     # The processes a command starts (a comparison's runs) use it too.
     self.assertEqual(os.environ['JAX_COMPILATION_CACHE_DIR'], folder)
-    self.assertEqual(os.environ['JAX_COMPILATION_CACHE_MAX_SIZE'],
-                     str(compilation_cache.MAX_BYTES))
+    self.assertEqual(
+        os.environ['JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS'], '0.0')
 
   def test_a_folder_jax_was_given_is_kept(self):
     folder = self.create_tempdir().full_path
@@ -71,6 +69,21 @@ class EnableTest(absltest.TestCase):
                                 r'compiled programs in .*; name a folder'):
       compilation_cache.enable(os.path.join(blocker, 'cache'))
     self.assertIsNone(jax.config.jax_compilation_cache_dir)  # Unchanged.
+
+  def test_the_least_recently_used_programs_go_beyond_the_bound(self):
+    folder = self.create_tempdir().full_path
+    for age, name in enumerate(('newest', 'middle', 'oldest')):
+      path = os.path.join(folder, name)
+      with open(path, 'wb') as f:
+        f.write(b'x' * 100)
+      os.utime(path, (1e9 - age * 1000, 1e9 - age * 1000))
+    self.assertEqual(compilation_cache.prune(folder, limit=250), 1)
+    self.assertCountEqual(os.listdir(folder), ['newest', 'middle'])
+    self.assertEqual(compilation_cache.prune(folder, limit=250), 0)
+    # Turning the cache on in a folder bounds it.
+    with mock.patch.object(compilation_cache, 'MAX_BYTES', 150):
+      compilation_cache.enable(folder)
+    self.assertEqual(os.listdir(folder), ['newest'])
 
   def test_an_unusable_default_leaves_the_cache_off(self):
     os.environ['XDG_CACHE_HOME'] = self.create_tempfile().full_path

@@ -19,12 +19,13 @@ class ProtocolTest(parameterized.TestCase):
       ('ppo', 'gymnax:CartPole-v1', 'greedy'),
       ('sac', 'gymnax:Pendulum-v1', 'greedy'))
   def test_unset_is_what_the_field_reports(self, agent, env, policy):
-    self.assertEqual(eval_defaults.protocol(agent, registry.resolve(env)).policy, policy)
+    self.assertEqual(
+        eval_defaults.protocol(agent, registry.resolve(env)).policy, policy)
 
   def test_given_values_win_and_epsilon_is_the_agents(self):
     self.assertEqual(
-        eval_defaults.protocol('dqn', registry.resolve('gymnax:Breakout-MinAtar'),
-                               'greedy'),
+        eval_defaults.protocol(
+            'dqn', registry.resolve('gymnax:Breakout-MinAtar'), 'greedy'),
         eval_defaults.evaluation.Protocol('greedy', 0.05))
     self.assertEqual(
         eval_defaults.protocol('ppo', registry.resolve('catch'),
