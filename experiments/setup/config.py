@@ -218,8 +218,8 @@ class ExperimentConfig:
     if self.hidden_sizes is not None:
       object.__setattr__(self, 'hidden_sizes', tuple(self.hidden_sizes))
     self._check_loop()
-    protocol = eval_defaults.protocol(self.agent, environment,
-                                      self.eval_policy, self.eval_epsilon)
+    protocol = eval_defaults.protocol(agent, environment, self.eval_policy,
+                                      self.eval_epsilon)
     object.__setattr__(self, 'eval_policy', protocol.policy)
     object.__setattr__(self, 'eval_epsilon', protocol.epsilon)
     if not 0 <= self.seed <= MAX_SEED - (self.num_seeds - 1):

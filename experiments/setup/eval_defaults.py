@@ -21,21 +21,21 @@ from networks import registry as network_registry
 EPSILON = 0.05
 
 
-def protocol(agent: str, environment: env_registry.EnvironmentEntry,
+def protocol(agent: agent_registry.AgentEntry,
+             environment: env_registry.EnvironmentEntry,
              policy: Optional[str] = None,
              epsilon: Optional[float] = None) -> evaluation.Protocol:
-  """The protocol of `agent` on `environment` (its resolved entry):
+  """The protocol of `agent` on `environment` (their resolved entries):
   `policy` and `epsilon` where given, else their defaults (see the module
   docstring)."""
-  entry = agent_registry.get(agent)
   if epsilon is None:
     epsilon = EPSILON
   if policy is None:
     policy = 'greedy'
     if (environment.evaluation == suites.ACTING_EVALUATION and
-        entry.action_space == agent_registry.DISCRETE):
+        agent.action_space == agent_registry.DISCRETE):
       policy = ('epsilon_greedy'
-                if entry.network_kind in network_registry.Q_KINDS
+                if agent.network_kind in network_registry.Q_KINDS
                 else 'sampled')
   return evaluation.Protocol(policy, epsilon)
 

@@ -85,8 +85,8 @@ class Sweep:
 
   def __post_init__(self):
     protocol = eval_defaults.protocol(
-        self.agent, env_registry.resolve(self.env), self.eval_policy,
-        self.eval_epsilon)
+        agent_registry.get(self.agent), env_registry.resolve(self.env),
+        self.eval_policy, self.eval_epsilon)
     object.__setattr__(self, 'eval_policy', protocol.policy)
     object.__setattr__(self, 'eval_epsilon', protocol.epsilon)
 

@@ -3,6 +3,7 @@
 from absl.testing import absltest
 from absl.testing import parameterized
 
+from agents import registry as agent_registry
 from environments import registry
 from experiments.setup import config as config_lib
 from experiments.setup import eval_defaults
@@ -19,16 +20,18 @@ class ProtocolTest(parameterized.TestCase):
       ('ppo', 'gymnax:CartPole-v1', 'greedy'),
       ('sac', 'gymnax:Pendulum-v1', 'greedy'))
   def test_unset_is_what_the_field_reports(self, agent, env, policy):
-    self.assertEqual(
-        eval_defaults.protocol(agent, registry.resolve(env)).policy, policy)
+    self.assertEqual(eval_defaults.protocol(
+        agent_registry.get(agent), registry.resolve(env)).policy, policy)
 
   def test_given_values_win_and_epsilon_is_the_agents(self):
     self.assertEqual(
-        eval_defaults.protocol(
-            'dqn', registry.resolve('gymnax:Breakout-MinAtar'), 'greedy'),
+        eval_defaults.protocol(agent_registry.get('dqn'),
+                               registry.resolve('gymnax:Breakout-MinAtar'),
+                               'greedy'),
         eval_defaults.evaluation.Protocol('greedy', 0.05))
     self.assertEqual(
-        eval_defaults.protocol('ppo', registry.resolve('catch'),
+        eval_defaults.protocol(agent_registry.get('ppo'),
+                               registry.resolve('catch'),
                                'epsilon_greedy', 0.2).epsilon,
         0.2)
 
