@@ -30,6 +30,7 @@ from bsuite.experiments.memory_len import sweep as memory_len_sweep
 import numpy as np
 
 from agents import registry as agent_registry
+from benchmarks import fingerprints
 from benchmarks import learning
 from experiments.cli import help_text
 from experiments.presets import registry as preset_registry
@@ -139,7 +140,8 @@ def main(argv):
                  'budget_steps': preset.num_steps, 'arms': arms,
                  'seconds': time.perf_counter() - start})
     print(json.dumps(rows[-1]), flush=True)
-  learning.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
+  learning.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output,
+                        fingerprints.measured(configs))
 
 
 if __name__ == '__main__':

@@ -25,8 +25,10 @@ from typing import Any, Dict, List
 from absl import flags
 import numpy as np
 
+from benchmarks import fingerprints
 from benchmarks import learning
 from experiments.cli import help_text
+from experiments.setup import config as config_lib
 from experiments.setup import library_logs
 
 PAIRS = (
@@ -41,15 +43,20 @@ PAIRS = (
 ARMS = {'bootstrap': True, 'as_terminations': False}
 
 
-def run_arm(setting: learning.Setting, bootstrap: bool,
-            num_seeds: int, root: str) -> List[Dict[str, Any]]:
-  """Seeds 0 … num_seeds-1 of `setting`'s preset with
-  `bootstrap_time_limits=bootstrap`, one result per seed."""
+def arm_config(setting: learning.Setting,
+               bootstrap: bool) -> config_lib.ExperimentConfig:
+  """Seed 0's config of `setting`'s preset with
+  `bootstrap_time_limits=bootstrap`."""
   config = learning.config(setting)
-  config = dataclasses.replace(
+  return dataclasses.replace(
       config, export_tflite=False, agent_config=dataclasses.replace(
           config.agent_config, bootstrap_time_limits=bootstrap))
-  return learning.run_seeds(config, num_seeds, root)
+
+
+def run_arm(setting: learning.Setting, bootstrap: bool,
+            num_seeds: int, root: str) -> List[Dict[str, Any]]:
+  """Seeds 0 … num_seeds-1 of `arm_config`, one result per seed."""
+  return learning.run_seeds(arm_config(setting, bootstrap), num_seeds, root)
 
 
 def _arm_row(setting: learning.Setting,
@@ -82,10 +89,13 @@ def main(argv):
   library_logs.quiet()
   root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='time-limits-')
   only = set(flags.FLAGS.only or ())
-  rows = []
+  rows, configs, overrides = [], [], []
   for setting in PAIRS:
     if only and f'{setting.env}/{setting.agent}' not in only:
       continue
+    for bootstrap in ARMS.values():
+      configs.append(arm_config(setting, bootstrap))
+      overrides.append({'bootstrap_time_limits': bootstrap})
     start = time.perf_counter()
     arms = {arm: _arm_row(setting, run_arm(
         setting, bootstrap, flags.FLAGS.seeds, os.path.join(root, arm)))
@@ -97,7 +107,8 @@ def main(argv):
         'target': setting.target, 'arms': arms,
         'seconds': time.perf_counter() - start})
     print(json.dumps(rows[-1]), flush=True)
-  learning.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output)
+  learning.write_output(flags.FLAGS.seeds, rows, flags.FLAGS.output,
+                        fingerprints.measured(configs, overrides))
 
 
 if __name__ == '__main__':

@@ -7,6 +7,8 @@ from agents import dqn
 from agents import registry as agent_registry
 from benchmarks import fingerprints
 from benchmarks import learning
+from benchmarks import memory
+from benchmarks import time_limits
 
 
 def _config(env='gymnax:Acrobot-v1', agent='dqn'):
@@ -41,6 +43,20 @@ def test_nothing_changed_right_after_measuring():
   assert record['runs'][0]['settings']['agent_config']['learning_rate'] == (
       1e-3)
   assert fingerprints.changes(record) == []
+
+
+def test_the_suites_arms_are_unchanged_right_after_measuring():
+  # An arm away from its preset (another network; an agent-config
+  # override) is rebuilt from its recipe as measured, not as the preset.
+  feed_forward = memory.config(memory.ARMS['feed_forward'], 5)
+  assert feed_forward.network == 'mlp_actor_critic'
+  assert fingerprints.changes(fingerprints.measured([feed_forward])) == []
+  setting = learning.find('gymnax:Pendulum-v1', 'ppo')
+  as_terminations = time_limits.arm_config(setting, False)
+  record = fingerprints.measured([as_terminations],
+                                 [{'bootstrap_time_limits': False}])
+  assert fingerprints.changes(record) == []
+  assert fingerprints.changes(fingerprints.measured([as_terminations]))
 
 
 def test_changed_code_and_a_changed_default_are_named(monkeypatch):
