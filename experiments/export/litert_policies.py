@@ -6,9 +6,12 @@ through its signature (`experiments.export.recurrent_tflite`): the
 observation and the state in, the output and the next state out.
 """
 
-from typing import List, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
+
+from agents import greedy
+from environments import specs
 
 # A policy with memory's signature and the name of its action output.
 SIGNATURE = 'serving_default'
@@ -64,3 +67,24 @@ class RecurrentTFLitePolicy:
         self._input_name: np.asarray(observation, np.float32)[None],
         **dict(zip(self._names, state))})
     return out[OUTPUT_NAME][0], [out[f'next_{name}'] for name in self._names]
+
+
+def verification(environment_spec: specs.EnvironmentSpec, got: np.ndarray,
+                 expected: np.ndarray, observations: np.ndarray,
+                 returns: Sequence[float],
+                 lengths: Sequence[int]) -> Dict[str, Any]:
+  """The figures of a model's check against JAX: its outputs `got` and
+  JAX's `expected` on `observations`, over games of `returns` and
+  `lengths` played through the model."""
+  return {
+      # Both sides must be finite: argmax of all-NaN outputs "agrees".
+      'finite': bool(np.all(np.isfinite(got)) and
+                     np.all(np.isfinite(expected))),
+      'max_abs_diff': float(np.max(np.abs(got - expected))),
+      'greedy_agreement': float(np.mean(greedy.agreement(
+          environment_spec, got, expected, observations))),
+      'observations_checked': len(observations),
+      'games': len(returns),
+      'mean_return': float(np.mean(returns)) if returns else None,
+      'mean_episode_length': float(np.mean(lengths)) if lengths else None,
+  }

@@ -168,16 +168,7 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
   expected = np.concatenate([_jax_outputs(agent, params, o)
                              for o, _ in episodes])
   batch = np.concatenate([np.stack(o) for o, _ in episodes])
-  return {
-      'finite': bool(np.all(np.isfinite(got)) and
-                     np.all(np.isfinite(expected))),
-      'max_abs_diff': float(np.max(np.abs(got - expected))),
-      'greedy_agreement': float(np.mean(
-          greedy.agreement(environment_spec, got, expected, batch))),
-      'observations_checked': len(batch),
-      'games': len(returns),
-      'mean_return': float(np.mean(returns)) if returns else None,
-      'mean_episode_length': float(np.mean(lengths)) if lengths else None,
-      'state_inputs': names,
-  }
+  return {**litert_policies.verification(environment_spec, got, expected,
+                                         batch, returns, lengths),
+          'state_inputs': names}
 

@@ -219,19 +219,9 @@ def verify(path: str, agent: agent_lib.Agent, params: agent_lib.Params,
   batch = np.stack(observations)
   expected = np.asarray(jax.jit(agent.deployable_policy)(params, batch))
   outputs = np.stack(outputs)
-  return {
-      # Both sides must be finite: argmax of all-NaN outputs "agrees".
-      'finite': bool(np.all(np.isfinite(outputs)) and
-                     np.all(np.isfinite(expected))),
-      'max_abs_diff': float(np.max(np.abs(outputs - expected))),
-      'greedy_agreement': float(np.mean(
-          greedy.agreement(environment_spec, outputs, expected, batch))),
-      'observations_checked': len(observations),
-      'games': len(returns),
-      'mean_return': float(np.mean(returns)) if returns else None,
-      'mean_episode_length': float(np.mean(lengths)) if lengths else None,
-      'size_bytes': os.path.getsize(path),
-  }
+  return {**litert_policies.verification(environment_spec, outputs,
+                                         expected, batch, returns, lengths),
+          'size_bytes': os.path.getsize(path)}
 
 
 def _random_action(environment_spec: specs.EnvironmentSpec,
