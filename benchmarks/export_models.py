@@ -50,11 +50,12 @@ def _define_flags() -> None:
 
 def measure(workdir: str) -> Dict[str, Dict[str, Any]]:
   """`{file: report}` of each export of `./run.sh`'s model in `workdir`
-  (trained there first unless already finished)."""
-  api.train(workdir, progress=False, **TRAIN)
+  (trained there first unless already finished), each beside the float
+  model's own check against JAX (`float_model`)."""
+  float_model = api.train(workdir, progress=False, **TRAIN)['tflite']
   measured = fingerprints.measured([api.experiment_config(**TRAIN)])
   return {name: {**api.export(workdir, **settings), 'flags': settings,
-                 'measured': measured}
+                 'float_model': float_model, 'measured': measured}
           for name, settings in EXPORTS.items()}
 
 

@@ -179,8 +179,11 @@ def quantized() -> List[str]:
   models = [md.load('export_int8_dynamic.json'),
             md.load('export_float16.json')]
   float_model = models[0]
+  checked = float_model.get('float_model', {})
   rows = [['float32', num(float_model['float_size_bytes']), '100%',
-           _two(float_model['float_mean_episode_length']), '', '', '']]
+           _two(float_model['float_mean_episode_length']), '',
+           sci(checked['max_abs_diff']) if checked else '',
+           md.trimmed(checked['greedy_agreement'], 4) if checked else '']]
   for model, label in zip(models, ('int8 dynamic range '
                                    '(`--quantize=dynamic`)',
                                    'float16 (`--quantize=float16`)')):
@@ -193,6 +196,14 @@ def quantized() -> List[str]:
   return md.table(['model', 'bytes', 'of float', 'greedy mean strikes (1000 '
                    'games)', 'change vs float', 'max \\|p − p_jax\\|',
                    'greedy agreement with JAX'], rows)
+
+
+def _save_restore(model: Dict[str, Any]) -> str:
+  check = model.get('save_restore') or {}
+  if not check.get('checked'):
+    return 'not run'
+  return (f'{"yes" if check["identical"] else "no"} '
+          f'({check["interpreter"]})')
 
 
 def trainable() -> List[str]:
@@ -217,6 +228,9 @@ def trainable() -> List[str]:
        ['a fresh interpreter given the weights by `set_weights` infers the '
         'same'] + ['yes' if m['set_weights_reproduces_infer'] else 'no'
                    for m in both],
+       ['after `train` and `save`, a fresh interpreter `restore`s and infers '
+        'bit for bit the same (with Flex)'] + [_save_restore(m)
+                                               for m in both],
        [f'fine-tuning: {tune["games"]} games ({tune["updates"]} `train` '
         f'calls), greedy strikes before → after ({tune["eval_games"]} '
         'games)', f'{num(tune["mean_episode_length_before"], 3)} → '
