@@ -124,18 +124,20 @@ def draw(name: str) -> str:
   if name not in TABLES:
     raise ValueError(f'No table {name!r}; tables: {", ".join(TABLES)}.')
   lines = TABLES[name][0]()
+  measured = {}  # (commit, note): the files (and rows) measured under them.
   for file in TABLES[name][1]:
-    holders = _holders(markdown.load(file))
-    records = {}  # (commit, note): the rows measured under them.
-    for holder in holders:
+    records = {}  # (commit, note): the rows of `file` measured under them.
+    for holder in _holders(markdown.load(file)):
       record = holder['measured']
       records.setdefault((record['commit'], record.get('note')), []).append(
           _label(holder))
-    for (commit, note), labels in records.items():
-      which = file if len(records) == 1 else f'{file}: {", ".join(labels)}'
-      lines += ['', f'Measured at commit {commit} ({which}).']
-      if note:
-        lines[-1] += f' Measured under: {note}'
+    for key, labels in records.items():
+      measured.setdefault(key, []).append(
+          file if len(records) == 1 else f'{file}: {", ".join(labels)}')
+  for (commit, note), which in measured.items():
+    lines += ['', f'Measured at commit {commit} ({"; ".join(which)}).']
+    if note:
+      lines[-1] += f' Measured under: {note}'
   return '\n'.join(lines) + '\n'
 
 

@@ -84,6 +84,13 @@ def test_rows_measured_alike_share_one_line(monkeypatch):
   assert tables.draw('x').splitlines()[2:] == [
       'Measured at commit abc (x.json: e1).', '',
       'Measured at commit def (x.json: e2).']
+  # Two files measured at one commit: one line names both.
+  monkeypatch.setattr(markdown, 'load', lambda file: {
+      'seeds': 5, 'results': [], 'measured': record})
+  monkeypatch.setitem(tables.TABLES, 'x',
+                      (lambda: ['|a|'], ('x.json', 'y.json')))
+  assert tables.draw('x') == (
+      '|a|\n\nMeasured at commit abc (x.json; y.json).\n')
 
 
 def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
