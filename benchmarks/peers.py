@@ -20,6 +20,12 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
   peers_breakout_minatar: PPO on Breakout-MinAtar in PureJaxRL's MinAtar
     setting (our `ppo_breakout_minatar` preset), `--minatar_steps` each:
     ours against PureJaxRL.
+  peers_ppo_games: PPO on every gymnax game PureJaxRL's `ppo.py` runs
+    as shipped (CartPole, Acrobot, MountainCar; the four MinAtar games),
+    each in its setting for the game's kind, `ENV_NAME` the only change:
+    training steps per second of ours (both arithmetics) and PureJaxRL's,
+    and their ratio per round (`--ppo_games` picks games,
+    `--games_minatar_steps` the MinAtar budget).
   peers_ppo_rnn: a recurrent PPO on gymnax CartPole-v1 in PureJaxRL's
     `ppo_rnn.py` setting (our `ppo_rnn_gymnax_cartpole` preset: its GRU
     network, 500k steps): training steps per second of ours and of
@@ -46,7 +52,7 @@ from benchmarks import rejax_peer
 from benchmarks import scaling
 
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
-          'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
+          'peers_ppo_games', 'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
               purejaxql_peer.SUITES)
 
 
@@ -69,7 +75,7 @@ def check_setup(peer_python: str, purejaxrl_source: Optional[str],
         f'--peer_python: {peer_python} is not an interpreter; make the '
         f'peers\' environment with scripts/setup_peer_venv.sh.')
   needs_purejaxrl = {'peers_gymnax_cartpole', 'peers_breakout_minatar',
-                     'peers_ppo_rnn'}
+                     'peers_ppo_games', 'peers_ppo_rnn'}
   if needs_purejaxrl & set(suites) and not os.path.isfile(
       os.path.join(purejaxrl_source or '', 'purejaxrl', 'ppo.py')):
     raise PeerSetupError(
@@ -165,6 +171,52 @@ def breakout_minatar(root: str, repeats: int, run: scaling.Runner,
   return report
 
 
+# The gymnax games PureJaxRL's `ppo.py` runs as shipped, each in the
+# setting it ships for its kind: classic control (its CartPole config,
+# 500k steps) and MinAtar (its MinAtar config). Ours: the preset of that
+# setting, on each game.
+PPO_GAMES = {
+    'CartPole-v1': 'classic_control', 'Acrobot-v1': 'classic_control',
+    'MountainCar-v0': 'classic_control',
+    'Breakout-MinAtar': 'minatar', 'Asterix-MinAtar': 'minatar',
+    'Freeway-MinAtar': 'minatar', 'SpaceInvaders-MinAtar': 'minatar',
+}
+_PPO_SETTINGS = {
+    # (our preset, PureJaxRL's envs, lr, minibatches, activation)
+    'classic_control': ('ppo_gymnax_cartpole', 4, 2.5e-4, 4, 'tanh'),
+    'minatar': ('ppo_breakout_minatar', 64, 5e-3, 8, 'relu'),
+}
+
+
+def ppo_games(root: str, repeats: int, run: scaling.Runner,
+              minatar_steps: int,
+              games: Sequence[str] = tuple(PPO_GAMES)) -> Dict[str, Any]:
+  """PPO on each of `games` in PureJaxRL's setting for its kind: ours (both
+  arithmetics) beside PureJaxRL's `ppo.py` with only its `ENV_NAME`
+  changed."""
+  report = {'setting': {
+      'classic_control': '4 envs x 128 steps, 4 epochs x 4 minibatches, lr '
+                         '2.5e-4 annealed, separate tanh 64-64 actor and '
+                         'critic, 500k steps (ppo_gymnax_cartpole)',
+      'minatar': f'64 envs x 128 steps, 4 epochs x 8 minibatches, lr 5e-3 '
+                 f'annealed, separate ReLU 64-64 actor and critic, '
+                 f'{minatar_steps:,} steps (ppo_breakout_minatar)',
+      'arms': 'ours as PureJaxRL (time limits end the returns) and as by '
+              'default (bootstrapped)'}}
+  for game in games:
+    kind = PPO_GAMES[game]
+    preset, envs, learning_rate, minibatches, activation = (
+        _PPO_SETTINGS[kind])
+    steps = 500_000 if kind == 'classic_control' else minatar_steps
+    runs = peer_runs.both_arithmetics(
+        root, repeats, run, preset, 'purejaxrl', scaling.Measurement(dict(
+            program='purejaxrl_ppo', config=purejaxrl_ppo_settings(
+                game, steps, envs, learning_rate, minibatches, activation))),
+        env=f'gymnax:{game}', num_steps=steps)
+    report[game] = {'kind': kind, 'steps': steps, **scaling.summary(runs)}
+  return report
+
+
 def ppo_rnn(root: str, repeats: int,
             run: scaling.Runner) -> Dict[str, Any]:
   """A GRU PPO on gymnax CartPole-v1, PureJaxRL `ppo_rnn.py`'s setting."""
@@ -223,6 +275,9 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),
+      'peers_ppo_games': lambda: ppo_games(
+          root, f.seeds, run, f.games_minatar_steps,
+          f.ppo_games or tuple(PPO_GAMES)),
       'peers_ppo_rnn': lambda: ppo_rnn(root, f.seeds, run),
       'peers_python_loop': lambda: python_loop(
           root, f.seeds, run, f.python_loop_steps, f.vector_envs),

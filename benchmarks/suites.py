@@ -49,10 +49,11 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     Plane Strike and PPO's preset, steps per second relative to 1 device,
     peak memory.
   compiled: loop_speed, ppo_cartpole, time_to_model, seeds and devices.
-  peers_gymnax_cartpole, peers_breakout_minatar, peers_ppo_rnn,
-    peers_pqn_cartpole, peers_dqn_cartpole, peers_sac_pendulum,
-    peers_td3_pendulum, peers_python_loop: ours beside PureJaxRL, rejax and SBX, installed in
-    their own environment; see `benchmarks/peers.py`.
+  peers_gymnax_cartpole, peers_breakout_minatar, peers_ppo_games,
+    peers_ppo_rnn, peers_pqn_cartpole, peers_dqn_cartpole,
+    peers_sac_pendulum, peers_td3_pendulum, peers_python_loop: ours beside
+    PureJaxRL, rejax and SBX, installed in their own environment; see
+    `benchmarks/peers.py`.
 """
 
 import csv
@@ -263,7 +264,8 @@ FLAG_GROUPS = {
     'vector_python_loop and bsuite_python_loop suites': ('vector_steps',
                                                          'vector_envs'),
     'peers_* suites': ('peer_python', 'purejaxrl_source', 'minatar_steps',
-                       'sac_steps', 'python_loop_steps', 'purejaxql_source',
+                       'ppo_games', 'games_minatar_steps', 'sac_steps',
+                       'python_loop_steps', 'purejaxql_source',
                        'pqn_minatar_steps'),
 }
 
@@ -319,11 +321,17 @@ def _define_flags() -> None:
                       '(scripts/setup_peer_venv.sh makes it).')
   flags.DEFINE_string('purejaxrl_source', None,
                       'peers_gymnax_cartpole, peers_breakout_minatar, '
-                      'peers_ppo_rnn: a checkout of '
+                      'peers_ppo_games, peers_ppo_rnn: a checkout of '
                       'github.com/luchris429/purejaxrl.')
   flags.DEFINE_list('minatar_steps', ['1000000', '10000000'],
                     'peers_breakout_minatar: training steps of each '
                     'comparison.')
+  flags.DEFINE_list('ppo_games', None,
+                    'peers_ppo_games: the games to run (gymnax ids without '
+                    '"gymnax:"); default every one of peers.PPO_GAMES.')
+  flags.DEFINE_integer('games_minatar_steps', 1_000_000,
+                       'peers_ppo_games: training steps per MinAtar run.',
+                       lower_bound=8192)
   flags.DEFINE_string('purejaxql_source', None,
                       'peers_pqn_breakout_minatar: a checkout of '
                       'github.com/mttga/purejaxql.')
@@ -350,6 +358,10 @@ def main(argv):
       raise app.UsageError(f'--suites: unknown suite {name!r}; valid: '
                            f'{", ".join(SUITES)}, compiled.')
     suites.extend(COMPILED if name == 'compiled' else [name])
+  unknown = [g for g in f.ppo_games or () if g not in peers.PPO_GAMES]
+  if unknown:
+    raise app.UsageError(f'--ppo_games: unknown game {unknown[0]!r}; '
+                         f'valid: {", ".join(peers.PPO_GAMES)}.')
   try:
     peers.check_setup(f.peer_python, f.purejaxrl_source, suites,
                                 f.purejaxql_source)

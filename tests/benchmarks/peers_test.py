@@ -63,6 +63,39 @@ class PeerBenchmarksTest(absltest.TestCase):
          for r in report['runs']['our_default_command']], [0.5, 10 / 21])
     self.assertEqual(report['median']['ours']['steps_per_second'], 300.5)
 
+  def test_each_game_runs_in_its_kind_s_setting(self):
+    seen = []
+    run, _ = _fake_runner({
+        'ours': lambda seed: {'steps_per_second': 90.0},
+        'purejaxrl_ppo': lambda seed: {'steps_per_second': 100.0},
+    })
+
+    def recording(root, name, measurement, seed):
+      seen.append(dict(measurement.settings))
+      return run(root, name, measurement, seed)
+
+    report = peers.ppo_games('root', 1, recording, 20_000,
+                             ['Acrobot-v1', 'Freeway-MinAtar'])
+    ours, bootstrapping, purejaxrl, *minatar = seen
+    self.assertEqual((ours['env'], ours['preset'], ours['num_steps']),
+                     ('gymnax:Acrobot-v1', 'ppo_gymnax_cartpole', 500_000))
+    self.assertEqual(ours['agent_config'], {'bootstrap_time_limits': False})
+    self.assertNotIn('agent_config', bootstrapping)
+    self.assertEqual(
+        {k: purejaxrl['config'][k] for k in ('ENV_NAME', 'NUM_ENVS', 'LR',
+                                               'ACTIVATION')},
+        {'ENV_NAME': 'Acrobot-v1', 'NUM_ENVS': 4, 'LR': 2.5e-4,
+         'ACTIVATION': 'tanh'})
+    self.assertEqual((minatar[0]['env'], minatar[0]['preset'],
+                      minatar[0]['num_steps']),
+                     ('gymnax:Freeway-MinAtar', 'ppo_breakout_minatar',
+                      20_000))
+    self.assertEqual(minatar[2]['config']['NUM_ENVS'], 64)
+    self.assertEqual(minatar[2]['config']['TOTAL_TIMESTEPS'], 20_000)
+    self.assertEqual(
+        report['Acrobot-v1']['runs']['ours'][0]['speed_over_purejaxrl'],
+        0.9)
+
   def test_python_loop_compares_wall_seconds(self):
     run, calls = _fake_runner({
         'ours': lambda seed: {'run_seconds': 8.0, 'env_steps': 40_000},
