@@ -18,7 +18,7 @@ that step's input (an episode's first step), as `hk.ResetCore` does:
     outputs, state = core.unroll(inputs [T, N, in], first [T, N], state)
 """
 
-from typing import Tuple
+from typing import Any, Tuple
 
 import haiku as hk
 import jax
@@ -43,12 +43,33 @@ def _scan(cell, projected: jax.Array, first: jax.Array, state):
   return outputs, state
 
 
-class GRU(hk.Module):
+class _ProjectedCore(hk.Module):
+  """A cell whose input product is taken apart from its recurrence: each
+  core says its params (`_params`: input weights, recurrent weights,
+  bias) and its cell (`_cell`: projected inputs and state to output and
+  state); calling it and replaying a sequence are the same for both."""
+
+  def __init__(self, hidden_size: int, name: str):
+    super().__init__(name=name)
+    self.hidden_size = hidden_size
+
+  def __call__(self, inputs: jax.Array, first: jax.Array, state: Any
+              ) -> Tuple[jax.Array, Any]:
+    w_in, w_h, b = self._params(inputs.shape[-1])
+    return self._cell(w_h)(inputs @ w_in + b, _reset(first, state))
+
+  @hk.experimental.name_like('__call__')
+  def unroll(self, inputs: jax.Array, first: jax.Array, state: Any
+            ) -> Tuple[jax.Array, Any]:
+    w_in, w_h, b = self._params(inputs.shape[-1])
+    return _scan(self._cell(w_h), inputs @ w_in + b, first, state)
+
+
+class GRU(_ProjectedCore):
   """`hk.GRU`'s cell (Cho et al. 2014, the update gate on the candidate)."""
 
   def __init__(self, hidden_size: int, name: str = 'gru'):
-    super().__init__(name=name)
-    self.hidden_size = hidden_size
+    super().__init__(hidden_size, name=name)
 
   @hk.experimental.name_like('__call__')
   def _params(self, input_size: int):
@@ -73,17 +94,6 @@ class GRU(hk.Module):
 
     return cell
 
-  def __call__(self, inputs: jax.Array, first: jax.Array,
-               state: jax.Array) -> Tuple[jax.Array, jax.Array]:
-    w_i, w_h, b = self._params(inputs.shape[-1])
-    return self._cell(w_h)(inputs @ w_i + b, _reset(first, state))
-
-  @hk.experimental.name_like('__call__')
-  def unroll(self, inputs: jax.Array, first: jax.Array,
-             state: jax.Array) -> Tuple[jax.Array, jax.Array]:
-    w_i, w_h, b = self._params(inputs.shape[-1])
-    return _scan(self._cell(w_h), inputs @ w_i + b, first, state)
-
   def initial_state(self, batch_size: int) -> jax.Array:
     return jnp.zeros((batch_size, self.hidden_size), jnp.float32)
 
@@ -102,12 +112,11 @@ class _LinearWeights(hk.Module):
     return w, hk.get_parameter('b', [self.size], jnp.float32, init=jnp.zeros)
 
 
-class LSTM(hk.Module):
+class LSTM(_ProjectedCore):
   """`hk.LSTM`'s cell (Zaremba et al. 2014; forget bias 1)."""
 
   def __init__(self, hidden_size: int, name: str = 'lstm'):
-    super().__init__(name=name)
-    self.hidden_size = hidden_size
+    super().__init__(hidden_size, name=name)
 
   @hk.experimental.name_like('__call__')
   def _params(self, input_size: int):
@@ -128,17 +137,6 @@ class LSTM(hk.Module):
       return h, hk.LSTMState(hidden=h, cell=c)
 
     return cell
-
-  def __call__(self, inputs: jax.Array, first: jax.Array,
-               state: hk.LSTMState) -> Tuple[jax.Array, hk.LSTMState]:
-    w_x, w_h, b = self._params(inputs.shape[-1])
-    return self._cell(w_h)(inputs @ w_x + b, _reset(first, state))
-
-  @hk.experimental.name_like('__call__')
-  def unroll(self, inputs: jax.Array, first: jax.Array,
-             state: hk.LSTMState) -> Tuple[jax.Array, hk.LSTMState]:
-    w_x, w_h, b = self._params(inputs.shape[-1])
-    return _scan(self._cell(w_h), inputs @ w_x + b, first, state)
 
   def initial_state(self, batch_size: int) -> hk.LSTMState:
     zeros = jnp.zeros((batch_size, self.hidden_size), jnp.float32)
