@@ -12,8 +12,8 @@ alternating rounds in fresh processes, rejax in its own environment;
     training steps per second of ours and of rejax's DQN.
   peers_td3_pendulum: TD3 on gymnax Pendulum-v1 in rejax's setting
     (its configs/gymnax/pendulum.yaml, with ReLU and no observation
-    normalisation, which ours lacks): training steps per second of ours
-    and of rejax's TD3.
+    normalisation, which ours lacks), and again at our agent's minibatch
+    of 256: training steps per second of ours and of rejax's TD3.
   peers_pqn_cartpole: PQN on gymnax CartPole-v1 in rejax's setting (our
     `pqn_gymnax_cartpole` preset, 524,288 steps): training steps per
     second of ours and of rejax's PQN with the same settings.
@@ -109,40 +109,50 @@ def dqn_cartpole(root: str, repeats: int,
           **scaling.summary(runs)}
 
 
+# TD3's minibatch in each pair of arms: rejax's setting's, and our
+# agent's default.
+TD3_BATCHES = {'': 100, '_batch_256': 256}
+
+
 def td3_pendulum(root: str, repeats: int,
                  run: scaling.Runner) -> Dict[str, Any]:
-  """TD3 on gymnax Pendulum-v1: ours and rejax's, rejax's setting."""
+  """TD3 on gymnax Pendulum-v1: ours and rejax's, rejax's setting, at its
+  minibatch of 100 and at our agent's 256."""
   steps = 10_000
-  # rejax gives its noises in action units; Pendulum's half-range is 2.
-  runs = scaling.measure(root, {
-      'ours': scaling.Measurement(dict(
-          program='ours', preset='td3_pendulum', num_steps=steps,
-          hidden_sizes=(64, 64), agent_config={
-              'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
-              'batch_size': 100, 'replay_capacity': 10_000,
-              'min_replay_size': 1000, 'tau': 0.05, 'policy_delay': 2,
-              'exploration_noise': 0.15, 'target_noise': 0.1,
-              'target_noise_clip': 0.25},
-          **peer_runs.TRAINING_ONLY)),
-      'rejax': scaling.Measurement(dict(
-          program='rejax', algorithm='td3', config={
-              'env': 'Pendulum-v1', 'num_envs': 1, 'buffer_size': 10_000,
-              'fill_buffer': 1000, 'batch_size': 100, 'learning_rate': 1e-3,
-              'num_epochs': 1, 'gamma': 0.99, 'polyak': 0.95,
-              'exploration_noise': 0.3, 'target_noise': 0.2,
-              'target_noise_clip': 0.5, 'policy_delay': 2,
-              'normalize_observations': False,
-              'actor_kwargs': {'activation': 'relu'},
-              'critic_kwargs': {'activation': 'relu'},
-              'total_timesteps': steps, 'eval_freq': steps,
-              'skip_initial_evaluation': True})),
-  }, repeats, run)
-  peer_runs.ratios(runs, 'ours', 'steps_per_second', ('rejax',), 'speed')
-  return {'setting': f'64-64 ReLU networks, batch 100, one critic step per '
-                     f'environment step after 1000 random ones, the actor '
-                     f'and targets (τ 0.05) every second, lr 1e-3, '
-                     f'exploration noise 0.3, target noise 0.2 clipped at '
-                     f'0.5, {steps} steps',
+  measurements = {}
+  for suffix, batch in TD3_BATCHES.items():
+    # rejax gives its noises in action units; Pendulum's half-range is 2.
+    measurements[f'ours{suffix}'] = scaling.Measurement(dict(
+        program='ours', preset='td3_pendulum', num_steps=steps,
+        hidden_sizes=(64, 64), agent_config={
+            'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
+            'batch_size': batch, 'replay_capacity': 10_000,
+            'min_replay_size': 1000, 'tau': 0.05, 'policy_delay': 2,
+            'exploration_noise': 0.15, 'target_noise': 0.1,
+            'target_noise_clip': 0.25},
+        **peer_runs.TRAINING_ONLY))
+    measurements[f'rejax{suffix}'] = scaling.Measurement(dict(
+        program='rejax', algorithm='td3', config={
+            'env': 'Pendulum-v1', 'num_envs': 1, 'buffer_size': 10_000,
+            'fill_buffer': 1000, 'batch_size': batch, 'learning_rate': 1e-3,
+            'num_epochs': 1, 'gamma': 0.99, 'polyak': 0.95,
+            'exploration_noise': 0.3, 'target_noise': 0.2,
+            'target_noise_clip': 0.5, 'policy_delay': 2,
+            'normalize_observations': False,
+            'actor_kwargs': {'activation': 'relu'},
+            'critic_kwargs': {'activation': 'relu'},
+            'total_timesteps': steps, 'eval_freq': steps,
+            'skip_initial_evaluation': True}))
+  runs = scaling.measure(root, measurements, repeats, run)
+  for suffix in TD3_BATCHES:
+    peer_runs.ratios(runs, f'ours{suffix}', 'steps_per_second',
+                     (f'rejax{suffix}',), 'speed')
+  return {'setting': f'64-64 ReLU networks, batch 100 (rejax\'s; the '
+                     f'_batch_256 arms: 256, our agent\'s default), one '
+                     f'critic step per environment step after 1000 random '
+                     f'ones, the actor and targets (τ 0.05) every second, '
+                     f'lr 1e-3, exploration noise 0.3, target noise 0.2 '
+                     f'clipped at 0.5, {steps} steps',
           **scaling.summary(runs)}
 
 

@@ -101,6 +101,37 @@ def ppo_breakout_minatar() -> List[str]:
                    'compile s, median', 'return at the end, median'], rows)
 
 
+def ppo_games() -> List[str]:
+  """Each game: both our arithmetics and PureJaxRL's training speed, and
+  ours over its, per round."""
+  suite = md.load('ppo_games_peers_speed.json')['peers_ppo_games']
+  rows = []
+  for game, part in suite.items():
+    if not isinstance(part, dict) or 'median' not in part:
+      continue
+    med, run = part['median'], part['runs']
+
+    def speed(who, med=med, run=run):
+      return md.with_runs(med[who]['steps_per_second'],
+                          [r['steps_per_second'] for r in run[who]], _int)
+
+    def ratio(who, med=med, run=run):
+      return md.with_runs(med[who]['speed_over_purejaxrl'],
+                          [r['speed_over_purejaxrl'] for r in run[who]],
+                          _two, bold=True)
+
+    rows.append([f'`gymnax:{game}`', f'{short(part["steps"])}',
+                 speed('ours'), ratio('ours'), speed('ours_bootstrapping'),
+                 ratio('ours_bootstrapping'), speed('purejaxrl'),
+                 f'{_one(med["ours"]["compile_seconds"])} / '
+                 f'{_one(med["purejaxrl"]["compile_seconds"])}'])
+  return md.table(['game', 'steps', 'ours, time limits as ends: steps/s, '
+                   'median (rounds)', 'over PureJaxRL, median (rounds)',
+                   'ours, bootstrapping (default): steps/s',
+                   'over PureJaxRL', 'PureJaxRL `ppo.py`: steps/s',
+                   'compile s, ours / PureJaxRL'], rows)
+
+
 def ppo_rnn() -> List[str]:
   """A GRU PPO beside PureJaxRL's `ppo_rnn.py`, one row per program."""
   return _beside_one_peer(
@@ -189,8 +220,33 @@ def dqn_cartpole() -> List[str]:
 
 
 def td3_pendulum() -> List[str]:
-  return _beside_rejax('td3_pendulum_peers_speed.json',
-                       'peers_td3_pendulum', 'rejax TD3')
+  """Ours beside rejax's TD3 at each minibatch the suite measured."""
+  suite = md.load('td3_pendulum_peers_speed.json')['peers_td3_pendulum']
+  med, run = suite['median'], suite['runs']
+  rows = []
+  for ours in [name for name in med if name.startswith('ours')]:
+    rejax = ours.replace('ours', 'rejax', 1)
+    batch = 256 if ours.endswith('_batch_256') else 100
+
+    def speed(who):
+      return md.with_runs(med[who]['steps_per_second'],
+                          [r['steps_per_second'] for r in run[who]], _int)
+
+    rows.append([
+        f'{batch}', speed(ours), speed(rejax),
+        md.with_runs(med[ours][f'speed_over_{rejax}'],
+                     [r[f'speed_over_{rejax}'] for r in run[ours]], _two,
+                     bold=True),
+        f'{_one(med[ours]["compile_seconds"])} / '
+        f'{_one(med[rejax]["compile_seconds"])}',
+        f'ours {md.runs([r["greedy_return"] for r in run[ours]], _one)}; '
+        f'rejax '
+        f'{md.runs([r["final_eval_return"] for r in run[rejax]], _one)}'])
+  return md.table(['minibatch', 'ours: training steps/s, median (rounds)',
+                   'rejax TD3: steps/s', 'ours over rejax, median '
+                   '(rounds)', 'compile s, ours / rejax',
+                   'return at the end, rounds (ours: greedy; rejax: its '
+                   'evaluation)'], rows)
 
 
 def pqn_breakout_minatar() -> List[str]:
