@@ -45,10 +45,6 @@ class A2CConfig:
     entropy_cost: weight of the entropy bonus.
     value_cost: weight of the value loss.
     max_grad_norm: clip gradients to this global norm; None disables.
-    bootstrap_time_limits: bootstrap through time limits from the value of
-      the observation they cut off (`returns.with_time_limit_values`);
-      False stops returns there as at terminations, as PureJaxRL and most
-      single-file scripts do (to compare with them).
   """
   learning_rate: float = 1e-3
   discount: float = 0.99
@@ -58,7 +54,7 @@ class A2CConfig:
   entropy_cost: float = 0.01
   value_cost: float = 0.5
   max_grad_norm: Optional[float] = 0.5
-  bootstrap_time_limits: bool = True
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
     config_checks.check_unit_interval(self, 'discount', 'td_lambda')

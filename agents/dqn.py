@@ -99,10 +99,6 @@ class DQNConfig:
     max_grad_norm: clip gradients to this global norm; None disables.
     adam_epsilon: Adam's ε; None: Optax's 1e-8. Distributional agents often
       raise it (CleanRL's and Dopamine's C51: 0.01 / batch_size).
-    bootstrap_time_limits: bootstrap through time limits from the value of
-      the observation they cut off (`returns.with_time_limit_values`);
-      False stops returns there as at terminations, as PureJaxRL and most
-      single-file scripts do (to compare with them).
     n_step: steps of reward in each target before it bootstraps (Rainbow:
       3), within each unroll of `update_period` steps, which it must not
       exceed (`replay.trajectory_transitions`).
@@ -130,7 +126,7 @@ class DQNConfig:
   epsilon_decay_steps: int = 1_000
   max_grad_norm: Optional[float] = 10.0
   adam_epsilon: Optional[float] = None
-  bootstrap_time_limits: bool = True
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
   n_step: int = 1
   prioritized_replay: bool = False
   priority_exponent: float = 0.5

@@ -57,10 +57,6 @@ class IMPALAConfig:
     actor_lag: updates the actors' params trail the learner's (0: they act
       with the learner's latest; V-trace corrects any lag).
     max_grad_norm: clip gradients to this global norm; None disables.
-    bootstrap_time_limits: bootstrap through time limits from the value of
-      the observation they cut off (`returns.with_time_limit_values`);
-      False stops returns there as at terminations, as PureJaxRL and most
-      single-file scripts do (to compare with them).
   """
   learning_rate: float = 1e-3
   discount: float = 0.99
@@ -73,7 +69,7 @@ class IMPALAConfig:
   clip_pg_rho_threshold: float = 1.0
   actor_lag: int = 0
   max_grad_norm: Optional[float] = 40.0
-  bootstrap_time_limits: bool = True
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
     config_checks.check_unit_interval(self, 'discount', 'vtrace_lambda')

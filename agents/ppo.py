@@ -78,10 +78,6 @@ class PPOConfig:
     squash_actions: continuous actions only: a tanh-squashed Gaussian
       rescaled into the action bounds (which must be finite), instead of a
       plain Gaussian whose samples the environment clips.
-    bootstrap_time_limits: bootstrap through time limits from the value of
-      the observation they cut off (`returns.with_time_limit_values`);
-      False stops returns there as at terminations, as PureJaxRL and most
-      single-file scripts do (to compare with them).
   """
   learning_rate: float = 2.5e-4
   learning_rate_decay_updates: Optional[int] = None
@@ -100,7 +96,7 @@ class PPOConfig:
   normalize_advantages: bool = True
   reward_scale: float = 1.0
   squash_actions: bool = False
-  bootstrap_time_limits: bool = True
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
     config_checks.check_unit_interval(self, 'discount', 'gae_lambda')

@@ -77,7 +77,7 @@ class PQNConfig:
   epsilon_end: float = 0.05
   epsilon_decay_steps: int = 262_144
   max_grad_norm: float = 10.0
-  bootstrap_time_limits: bool = True
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
     config_checks.check_positive(self, 'learning_rate', 'max_grad_norm')

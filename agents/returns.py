@@ -12,6 +12,7 @@ targets bootstrap through it as if the episode had gone on, and stop only
 at terminations.
 """
 
+import dataclasses
 from typing import Callable
 
 import chex
@@ -49,6 +50,17 @@ def next_observations(trajectory: agent_lib.Trajectory) -> jax.Array:
   observations = jnp.asarray(trajectory.observations)
   return jnp.concatenate(
       [observations[1:], jnp.asarray(trajectory.final_observations)[None]])
+
+
+def bootstrap_time_limits_setting() -> bool:
+  """The `bootstrap_time_limits` field of every agent config that learns
+  from values, declared here once with its default and its meaning
+  (`--helpconfig` reads the meaning from the field's `doc`)."""
+  return dataclasses.field(default=True, metadata={'doc': (
+      'bootstrap through time limits from the value of the observation '
+      'they cut off (`returns.with_time_limit_values`); False stops '
+      'returns there as at terminations, as PureJaxRL and most single-file '
+      'scripts do (to compare with them).')})
 
 
 def time_limits_as_ends(trajectory: agent_lib.Trajectory,

@@ -44,6 +44,7 @@ from agents import gaussian_policies
 from agents import off_policy
 from agents import optimizers
 from agents import replay as replay_lib
+from agents import returns as returns_lib
 from environments import specs
 
 _METRICS = ('critic_loss', 'actor_loss', 'temperature_loss', 'temperature',
@@ -72,10 +73,6 @@ class SACConfig:
     target_entropy: the entropy α is tuned towards; None: −action_dim.
     max_grad_norm: clip each network's gradients to this global norm;
       None disables.
-    bootstrap_time_limits: bootstrap through time limits from the value of
-      the observation they cut off (`returns.with_time_limit_values`);
-      False stops returns there as at terminations, as PureJaxRL and most
-      single-file scripts do (to compare with them).
   """
   actor_learning_rate: float = 3e-4
   critic_learning_rate: float = 3e-4
@@ -92,7 +89,7 @@ class SACConfig:
   learn_temperature: bool = True
   target_entropy: Optional[float] = None
   max_grad_norm: Optional[float] = None
-  bootstrap_time_limits: bool = True
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
     config_checks.check_positive(self, 'actor_learning_rate',

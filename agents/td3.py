@@ -46,6 +46,7 @@ from agents import gaussian_policies
 from agents import off_policy
 from agents import optimizers
 from agents import replay as replay_lib
+from agents import returns as returns_lib
 from environments import continuous_actions
 from environments import specs
 
@@ -80,10 +81,6 @@ class TD3Config:
       same units.
     max_grad_norm: clip each network's gradients to this global norm;
       None disables.
-    bootstrap_time_limits: bootstrap through time limits from the value of
-      the observation they cut off (`returns.with_time_limit_values`);
-      False stops returns there as at terminations, as PureJaxRL and most
-      single-file scripts do (to compare with them).
   """
   actor_learning_rate: float = 3e-4
   critic_learning_rate: float = 3e-4
@@ -100,7 +97,7 @@ class TD3Config:
   target_noise: float = 0.2
   target_noise_clip: float = 0.5
   max_grad_norm: Optional[float] = None
-  bootstrap_time_limits: bool = True
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
     config_checks.check_positive(self, 'actor_learning_rate',

@@ -2,9 +2,10 @@
 each with its type, default and meaning.
 
 An agent key's meaning is its line in the config dataclass's docstring
-("Attributes:" section, e.g. `agents.ppo.PPOConfig`), so the settings are
-documented once, next to their defaults; a key without a line still shows
-its type and default. Environment settings come from
+("Attributes:" section, e.g. `agents.ppo.PPOConfig`), or the `doc` of a
+field several configs share (`agents.returns.bootstrap_time_limits_setting`),
+so the settings are documented once, next to their defaults; a key
+without either still shows its type and default. Environment settings come from
 `environments.registry.settings` (a game's factory parameters, a gymnax
 game's env params), with their factory's "Args:" lines where it has them.
 """
@@ -60,8 +61,11 @@ def docstring_section(doc: Optional[str],
 def attribute_docs(config_class: type) -> Dict[str, str]:
   """`{field: text}` of a config dataclass's 'Attributes', its base
   classes' included (a subclass's own text wins): C51Config documents its
-  atoms, DQNConfig the rest."""
-  docs = {}
+  atoms, DQNConfig the rest; a field declared with a `doc` (e.g.
+  `returns.bootstrap_time_limits_setting`) where no docstring says it."""
+  docs = {field.name: field.metadata['doc']
+          for field in dataclasses.fields(config_class)
+          if 'doc' in field.metadata}
   for cls in reversed(config_class.__mro__):
     if dataclasses.is_dataclass(cls):
       docs.update(docstring_section(cls.__doc__))

@@ -41,6 +41,13 @@ class DocstringSectionTest(absltest.TestCase):
     self.assertEqual(settings_help.docstring_section('No sections.'), {})
     self.assertEqual(settings_help.docstring_section(None), {})
 
+  def test_a_shared_field_s_doc_stands_where_no_docstring_says_it(self):
+    docs = settings_help.attribute_docs(ppo.PPOConfig)
+    self.assertTrue(docs['bootstrap_time_limits'].startswith(
+        'bootstrap through time limits'))
+    self.assertNotIn('bootstrap_time_limits', settings_help.docstring_section(
+        ppo.PPOConfig.__doc__))
+
   def test_every_agent_config_field_has_a_docstring_line(self):
     for name in agent_registry.names():
       config_class = agent_registry.get(name).config_class
@@ -69,7 +76,7 @@ class FromArgvTest(absltest.TestCase):
     text = settings_help.from_argv(
         ['prog', '--agent=ppo', '--env=plane_strike', '--helpconfig'],
         'reinforce', 'plane_strike', width=80)
-    docs = settings_help.docstring_section(ppo.PPOConfig.__doc__)
+    docs = settings_help.attribute_docs(ppo.PPOConfig)
     flat = ' '.join(text.split())
     for field in dataclasses.fields(ppo.PPOConfig):
       self.assertIn(f'--config.{field.name}  (', text)
