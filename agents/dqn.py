@@ -66,8 +66,9 @@ LOSSES = value_distributions.EXPECTED_LOSSES
 
 
 @dataclasses.dataclass(frozen=True)
-class DQNConfig:
-  """DQN hyperparameters.
+class DQNConfig(off_policy.ReplaySettings):
+  """DQN hyperparameters; the replay's are `off_policy.ReplaySettings`
+  (DQN's defaults smaller).
 
   The defaults learn Catch within 20k steps. CartPole needs a slower, more
   stable setting (see `benchmarks/learning.py` and the measured
@@ -77,10 +78,6 @@ class DQNConfig:
     learning_rate: Adam step size.
     discount: γ for the TD targets.
     batch_size: transitions per SGD minibatch, sampled uniformly from replay.
-    replay_capacity: transitions the circular replay buffer holds.
-    min_replay_size: transitions stored before SGD starts.
-    update_period: environment steps per `update` call and environment
-      (the loop's `unroll_length`).
     num_actors: environments acting side by side, one sequence each per
       update (the loop's batch of sequences); the compiled loop steps them
       in parallel, the Python loop one after another.
@@ -109,14 +106,11 @@ class DQNConfig:
     importance_exponent: β, how fully the importance weights correct for
       it (1: fully); constant, as in Dopamine's Rainbow.
   """
-  learning_rate: float = 1e-3
-  discount: float = 0.99
   batch_size: int = 32
   replay_capacity: int = 10_000
   min_replay_size: int = 100
-  update_period: int = 1
-  num_actors: int = 1
-  sgd_steps_per_update: int = 1
+  learning_rate: float = 1e-3
+  discount: float = 0.99
   target_update_period: int = 1000
   target_update_rate: float = 1.0
   double_q: bool = True
@@ -126,22 +120,19 @@ class DQNConfig:
   epsilon_decay_steps: int = 1_000
   max_grad_norm: Optional[float] = 10.0
   adam_epsilon: Optional[float] = None
-  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
   n_step: int = 1
   prioritized_replay: bool = False
   priority_exponent: float = 0.5
   importance_exponent: float = 0.5
 
   def __post_init__(self):
+    super().__post_init__()
     config_checks.check_positive(self, 'learning_rate')
     config_checks.check_unit_interval(self, 'discount')
     config_checks.check_positive(self, 'target_update_rate')
     config_checks.check_unit_interval(self, 'target_update_rate')
     config_checks.check_positive_integer(
-        self, 'batch_size', 'replay_capacity', 'min_replay_size',
-        'update_period', 'num_actors', 'sgd_steps_per_update',
-        'target_update_period', 'epsilon_decay_steps', 'n_step')
-    config_checks.check_replay_sizes(self)
+        self, 'target_update_period', 'epsilon_decay_steps', 'n_step')
     self.check_loss()
     config_checks.check_unit_interval(self, 'epsilon_start', 'epsilon_end',
                                       'priority_exponent',
@@ -165,11 +156,6 @@ class DQNConfig:
     (`agents.registry.schedule_ends`): ε reaches `epsilon_end` after
     `epsilon_decay_steps` steps."""
     return {'ε decay (epsilon_decay_steps)': self.epsilon_decay_steps}
-
-  def batch_splits(self) -> Dict[str, int]:
-    """What a device count splitting one seed must divide
-    (`agents.registry.batch_splits`): each minibatch is split."""
-    return {'batch_size (transitions per SGD step)': self.batch_size}
 
 
 class DQNState(NamedTuple):

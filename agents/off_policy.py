@@ -12,12 +12,12 @@ step (their losses and target updates); this module owns the rest:
 - `twin_critic_loss`: the twin critics' regression on their targets, the
   loss SAC's and TD3's critics share (their targets differ).
 
-A config here is any agent config with the replay settings (`num_actors`,
-`update_period`, `min_replay_size`, `sgd_steps_per_update`,
-`bootstrap_time_limits`), and a state any NamedTuple with `replay` and
-`key` fields.
+The replay settings are declared here, once (`ReplaySettings`, the base of
+the DQN family's, SAC's and TD3's configs); a state here is any NamedTuple
+with `replay` and `key` fields.
 """
 
+import dataclasses
 from typing import Any, Callable, Dict, Tuple
 
 import chex
@@ -27,10 +27,47 @@ import jax.numpy as jnp
 import rlax
 
 from agents import agent as agent_lib
+from agents import config_checks
 from agents import replay as replay_lib
 from agents import returns as returns_lib
 from environments import specs
 from networks import actor_twin_q
+
+@dataclasses.dataclass(frozen=True)
+class ReplaySettings:
+  """The settings the skeleton reads from a replay agent's config: how
+  its actors feed the replay, and when and how often SGD reads it (an
+  agent's config subclasses this, redeclaring a field to change its
+  default, as DQN's does).
+
+  Attributes:
+    batch_size: transitions per SGD minibatch, sampled uniformly.
+    replay_capacity: transitions the circular replay buffer holds.
+    min_replay_size: transitions stored before SGD starts.
+    update_period: environment steps per `update` call and environment
+      (the loop's `unroll_length`).
+    num_actors: environments acting side by side.
+    sgd_steps_per_update: SGD steps per `update` call.
+  """
+  batch_size: int = 256
+  replay_capacity: int = 100_000
+  min_replay_size: int = 1_000
+  update_period: int = 1
+  num_actors: int = 1
+  sgd_steps_per_update: int = 1
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
+
+  def __post_init__(self):
+    config_checks.check_positive_integer(
+        self, 'batch_size', 'replay_capacity', 'min_replay_size',
+        'update_period', 'num_actors', 'sgd_steps_per_update')
+    config_checks.check_replay_sizes(self)
+
+  def batch_splits(self) -> Dict[str, int]:
+    """What a device count splitting one seed must divide
+    (`agents.registry.batch_splits`): each minibatch is split."""
+    return {'batch_size (transitions per SGD step)': self.batch_size}
+
 
 # `(state, replay, key) -> (state, metrics)`, with the replay read only.
 SGDStep = Callable[[Any, replay_lib.Replay, jax.Array], Tuple[Any, Dict]]

@@ -44,7 +44,6 @@ from agents import gaussian_policies
 from agents import off_policy
 from agents import optimizers
 from agents import replay as replay_lib
-from agents import returns as returns_lib
 from environments import specs
 
 _METRICS = ('critic_loss', 'actor_loss', 'temperature_loss', 'temperature',
@@ -52,8 +51,9 @@ _METRICS = ('critic_loss', 'actor_loss', 'temperature_loss', 'temperature',
 
 
 @dataclasses.dataclass(frozen=True)
-class SACConfig:
-  """SAC hyperparameters (defaults: the SAC paper's, as in CleanRL).
+class SACConfig(off_policy.ReplaySettings):
+  """SAC hyperparameters (defaults: the SAC paper's, as in CleanRL); the
+  replay's are `off_policy.ReplaySettings`.
 
   Attributes:
     actor_learning_rate: Adam step size of the actor.
@@ -61,13 +61,6 @@ class SACConfig:
     temperature_learning_rate: Adam step size of log α.
     discount: γ.
     tau: Polyak rate of the target critics per SGD step.
-    batch_size: transitions per SGD minibatch, sampled uniformly.
-    replay_capacity: transitions the circular replay buffer holds.
-    min_replay_size: transitions stored before SGD starts.
-    update_period: environment steps per `update` call and environment
-      (the loop's `unroll_length`).
-    num_actors: environments acting side by side.
-    sgd_steps_per_update: SGD steps per `update` call.
     initial_temperature: α at the start.
     learn_temperature: tune α towards `target_entropy`; else keep it.
     target_entropy: the entropy α is tuned towards; None: −action_dim.
@@ -79,34 +72,19 @@ class SACConfig:
   temperature_learning_rate: float = 3e-4
   discount: float = 0.99
   tau: float = 0.005
-  batch_size: int = 256
-  replay_capacity: int = 100_000
-  min_replay_size: int = 1_000
-  update_period: int = 1
-  num_actors: int = 1
-  sgd_steps_per_update: int = 1
   initial_temperature: float = 1.0
   learn_temperature: bool = True
   target_entropy: Optional[float] = None
   max_grad_norm: Optional[float] = None
-  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
+    super().__post_init__()
     config_checks.check_positive(self, 'actor_learning_rate',
                                  'critic_learning_rate',
                                  'temperature_learning_rate',
                                  'initial_temperature')
     config_checks.check_unit_interval(self, 'discount', 'tau')
-    config_checks.check_positive_integer(
-        self, 'batch_size', 'replay_capacity', 'min_replay_size',
-        'update_period', 'num_actors', 'sgd_steps_per_update')
-    config_checks.check_replay_sizes(self)
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
-
-  def batch_splits(self) -> Dict[str, int]:
-    """What a device count splitting one seed must divide
-    (`agents.registry.batch_splits`): each minibatch is split."""
-    return {'batch_size (transitions per SGD step)': self.batch_size}
 
 
 def critic_targets(batch: replay_lib.Transitions, next_q: jax.Array,

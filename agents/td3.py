@@ -46,7 +46,6 @@ from agents import gaussian_policies
 from agents import off_policy
 from agents import optimizers
 from agents import replay as replay_lib
-from agents import returns as returns_lib
 from environments import continuous_actions
 from environments import specs
 
@@ -55,22 +54,18 @@ _METRICS = ('critic_loss', 'actor_loss', 'mean_q', 'critic_grad_norm',
 
 
 @dataclasses.dataclass(frozen=True)
-class TD3Config:
+class TD3Config(off_policy.ReplaySettings):
   """TD3 hyperparameters (defaults: the TD3 paper's, as in CleanRL, but
-  learning from 1,000 transitions instead of 25,000).
+  learning from 1,000 transitions instead of 25,000); the replay's are
+  `off_policy.ReplaySettings`, with TD3's own meaning of two of them below.
 
   Attributes:
     actor_learning_rate: Adam step size of the actor.
     critic_learning_rate: Adam step size of the twin critics.
     discount: γ.
     tau: Polyak rate of the target actor and critics per actor update.
-    batch_size: transitions per SGD minibatch, sampled uniformly.
-    replay_capacity: transitions the circular replay buffer holds.
     min_replay_size: transitions stored before SGD starts; until then the
       actors act uniformly at random.
-    update_period: environment steps per `update` call and environment
-      (the loop's `unroll_length`).
-    num_actors: environments acting side by side.
     sgd_steps_per_update: critic SGD steps per `update` call.
     policy_delay: critic steps per actor (and target) update.
     exploration_noise: std of the Gaussian added to the actor's actions
@@ -86,36 +81,21 @@ class TD3Config:
   critic_learning_rate: float = 3e-4
   discount: float = 0.99
   tau: float = 0.005
-  batch_size: int = 256
-  replay_capacity: int = 100_000
-  min_replay_size: int = 1_000
-  update_period: int = 1
-  num_actors: int = 1
-  sgd_steps_per_update: int = 1
   policy_delay: int = 2
   exploration_noise: float = 0.1
   target_noise: float = 0.2
   target_noise_clip: float = 0.5
   max_grad_norm: Optional[float] = None
-  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
+    super().__post_init__()
     config_checks.check_positive(self, 'actor_learning_rate',
                                  'critic_learning_rate')
     config_checks.check_unit_interval(self, 'discount', 'tau')
-    config_checks.check_positive_integer(
-        self, 'batch_size', 'replay_capacity', 'min_replay_size',
-        'update_period', 'num_actors', 'sgd_steps_per_update',
-        'policy_delay')
-    config_checks.check_replay_sizes(self)
+    config_checks.check_positive_integer(self, 'policy_delay')
     config_checks.check_non_negative(self, 'exploration_noise',
                                      'target_noise', 'target_noise_clip')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
-
-  def batch_splits(self) -> Dict[str, int]:
-    """What a device count splitting one seed must divide
-    (`agents.registry.batch_splits`): each minibatch is split."""
-    return {'batch_size (transitions per SGD step)': self.batch_size}
 
 
 class TD3State(NamedTuple):
