@@ -10,7 +10,9 @@ environments, networks, experiments) that receives the run's settings or
 config (a `TrainSettings`, an `ExperimentConfig`, or an object holding one
 as `.config`), the agent's config, or the agent's or environment's name.
 Prints the calls that cross from one module to another, the modules they
-enter and how often each is entered; `--calls` lists every such call.
+enter and how often each is entered, and the calls that climb back up a
+layer of docs/layout.md (a loop calling into setup, say); `--calls` lists
+every such call.
 """
 
 import collections
@@ -82,12 +84,40 @@ def walk(settings: dict) -> list:
   return calls
 
 
+# The layers of docs/layout.md, top first: the user's commands → driver →
+# setup → loops → agents / environments / networks.
+_LAYERS = (('experiments.driver.', 1), ('experiments.setup.', 2),
+           ('experiments.presets.', 2), ('experiments.cli.', 2),
+           ('experiments.loops.', 3), ('agents.', 4), ('environments.', 4),
+           ('networks.', 4))
+
+
+def layer(module: str):
+  """The layer of `module` (0: a command), or None off the main line
+  (storage, export, comparison)."""
+  for prefix, rank in _LAYERS:
+    if module.startswith(prefix):
+      return rank
+  return 0 if module.count('.') == 1 and module.startswith(
+      'experiments.') else None
+
+
+def climbs(crossing: list) -> list:
+  """The calls that go back up a layer (e.g. a loop into setup)."""
+  return [(caller, callee, function) for caller, callee, function in crossing
+          if caller and layer(caller) is not None and
+          layer(callee) is not None and layer(callee) < layer(caller)]
+
+
 def main(argv) -> None:
   settings = json.loads(next(a for a in argv[1:] if not a.startswith('--')))
   crossing = [c for c in walk(settings) if c[0] != c[1]]
   entered = collections.Counter(callee for _, callee, _ in crossing)
+  up = climbs(crossing)
   print(f'calls from one module into another: {len(crossing)}; modules '
-        f'entered: {len(entered)}')
+        f'entered: {len(entered)}; back up a layer: {len(up)}')
+  for caller, callee, function in up:
+    print(f'  up: {caller} -> {callee}.{function}')
   for module, count in entered.most_common():
     print(f'{count:5d}  {module}')
   if '--calls' in argv:
