@@ -46,6 +46,8 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
 import os
 from typing import Any, Callable, Dict, Optional, Sequence
 
+from absl import flags
+
 from benchmarks import peer_runs
 from benchmarks import purejaxql_peer
 from benchmarks import rejax_peer
@@ -262,6 +264,37 @@ def python_loop(root: str, repeats: int, run: scaling.Runner,
   return {'setting': f'PPO defaults, {steps} steps, default evaluations '
                      f'(ours; SBX: none), no export',
           **scaling.summary(runs)}
+
+
+def define_flags() -> None:
+  """The peer suites' flags (`benchmarks.suites` defines them when run as
+  a program)."""
+  flags.DEFINE_string('peer_python', peer_runs.DEFAULT_PEER_PYTHON,
+                      'peers_*: the interpreter of the peers\' environment '
+                      '(scripts/setup_peer_venv.sh makes it).')
+  flags.DEFINE_string('purejaxrl_source', None,
+                      'peers_gymnax_cartpole, peers_breakout_minatar, '
+                      'peers_ppo_games, peers_ppo_rnn: a checkout of '
+                      'github.com/luchris429/purejaxrl.')
+  flags.DEFINE_list('minatar_steps', ['1000000', '10000000'],
+                    'peers_breakout_minatar: training steps of each '
+                    'comparison.')
+  flags.DEFINE_list('ppo_games', None,
+                    'peers_ppo_games: the games to run (gymnax ids without '
+                    '"gymnax:"); default every one of peers.PPO_GAMES.')
+  flags.DEFINE_integer('games_minatar_steps', 1_000_000,
+                       'peers_ppo_games: training steps per MinAtar run.',
+                       lower_bound=8192)
+  flags.DEFINE_string('purejaxql_source', None,
+                      'peers_pqn_breakout_minatar: a checkout of '
+                      'github.com/mttga/purejaxql.')
+  flags.DEFINE_integer('pqn_minatar_steps', 2_000_000,
+                       'peers_pqn_breakout_minatar: training steps per run '
+                       '(its schedules fitted to them).', lower_bound=4096)
+  flags.DEFINE_integer('sac_steps', 5_000, 'peers_sac_pendulum: training '
+                       'steps per run.', lower_bound=1_001)
+  flags.DEFINE_integer('python_loop_steps', 40_000, 'peers_python_loop: '
+                       'training steps per run.', lower_bound=1)
 
 
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:

@@ -73,7 +73,6 @@ from agents import registry as agent_registry
 from benchmarks import commands
 from benchmarks import environment_speed
 from benchmarks import fingerprints
-from benchmarks import peer_runs
 from benchmarks import peers
 from benchmarks import scaling
 from environments import plane_strike
@@ -316,32 +315,7 @@ def _define_flags() -> None:
   flags.DEFINE_integer('vector_envs', 8, 'vector_python_loop, '
                        'bsuite_python_loop: environments of the vectorised '
                        'runs.', lower_bound=1)
-  flags.DEFINE_string('peer_python', peer_runs.DEFAULT_PEER_PYTHON,
-                      'peers_*: the interpreter of the peers\' environment '
-                      '(scripts/setup_peer_venv.sh makes it).')
-  flags.DEFINE_string('purejaxrl_source', None,
-                      'peers_gymnax_cartpole, peers_breakout_minatar, '
-                      'peers_ppo_games, peers_ppo_rnn: a checkout of '
-                      'github.com/luchris429/purejaxrl.')
-  flags.DEFINE_list('minatar_steps', ['1000000', '10000000'],
-                    'peers_breakout_minatar: training steps of each '
-                    'comparison.')
-  flags.DEFINE_list('ppo_games', None,
-                    'peers_ppo_games: the games to run (gymnax ids without '
-                    '"gymnax:"); default every one of peers.PPO_GAMES.')
-  flags.DEFINE_integer('games_minatar_steps', 1_000_000,
-                       'peers_ppo_games: training steps per MinAtar run.',
-                       lower_bound=8192)
-  flags.DEFINE_string('purejaxql_source', None,
-                      'peers_pqn_breakout_minatar: a checkout of '
-                      'github.com/mttga/purejaxql.')
-  flags.DEFINE_integer('pqn_minatar_steps', 2_000_000,
-                       'peers_pqn_breakout_minatar: training steps per run '
-                       '(its schedules fitted to them).', lower_bound=4096)
-  flags.DEFINE_integer('sac_steps', 5_000, 'peers_sac_pendulum: training '
-                       'steps per run.', lower_bound=1_001)
-  flags.DEFINE_integer('python_loop_steps', 40_000, 'peers_python_loop: '
-                       'training steps per run.', lower_bound=1)
+  peers.define_flags()
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string(
       'workdir', None, 'Where the training runs go; default a temp dir.')

@@ -30,6 +30,7 @@ from absl import flags
 
 from benchmarks import fingerprints
 from benchmarks.pages import markdown
+from benchmarks.pages import peer_tables
 from benchmarks.pages import reproduction_tables
 from benchmarks.pages import result_tables
 from benchmarks.pages import speed_tables
@@ -40,24 +41,24 @@ Table = Tuple[Callable[[], List[str]], Tuple[str, ...]]
 
 TABLES: Dict[str, Table] = {
     'ppo_gymnax_cartpole/training': (
-        speed_tables.ppo_gymnax_cartpole_training,
+        peer_tables.ppo_gymnax_cartpole_training,
         ('ppo_gymnax_cartpole_speed.json',)),
     'ppo_gymnax_cartpole/command': (
-        speed_tables.ppo_gymnax_cartpole_command,
+        peer_tables.ppo_gymnax_cartpole_command,
         ('ppo_gymnax_cartpole_speed.json',)),
-    'ppo_breakout_minatar': (speed_tables.ppo_breakout_minatar,
+    'ppo_breakout_minatar': (peer_tables.ppo_breakout_minatar,
                              ('ppo_breakout_minatar_speed.json',)),
-    'sac_pendulum': (speed_tables.sac_pendulum, ('sac_pendulum_speed.json',)),
-    'dqn_cartpole': (speed_tables.dqn_cartpole,
+    'sac_pendulum': (peer_tables.sac_pendulum, ('sac_pendulum_speed.json',)),
+    'dqn_cartpole': (peer_tables.dqn_cartpole,
                      ('dqn_cartpole_peers_speed.json',)),
-    'td3_pendulum': (speed_tables.td3_pendulum,
+    'td3_pendulum': (peer_tables.td3_pendulum,
                      ('td3_pendulum_peers_speed.json',)),
-    'ppo_rnn': (speed_tables.ppo_rnn, ('ppo_rnn_peers_speed.json',)),
-    'pqn_cartpole': (speed_tables.pqn_cartpole,
+    'ppo_rnn': (peer_tables.ppo_rnn, ('ppo_rnn_peers_speed.json',)),
+    'pqn_cartpole': (peer_tables.pqn_cartpole,
                      ('pqn_cartpole_peers_speed.json',)),
-    'pqn_breakout_minatar': (speed_tables.pqn_breakout_minatar,
+    'pqn_breakout_minatar': (peer_tables.pqn_breakout_minatar,
                              ('pqn_breakout_minatar_peers_speed.json',)),
-    'python_loop': (speed_tables.python_loop, ('python_loop_speed.json',)),
+    'python_loop': (peer_tables.python_loop, ('python_loop_speed.json',)),
     'python_loop_num_envs': (speed_tables.python_loop_num_envs,
                              ('python_loop_num_envs_speed.json',)),
     'loop_speed': (speed_tables.loop_speed, ('loop_speed_and_devices.json',)),
