@@ -89,7 +89,6 @@ TABLES: Dict[str, Table] = {
         ('purejaxrl_minatar_learning.json',)),
     'plane_strike_presets': (result_tables.plane_strike_presets,
                              ('ppo_plane_strike_time_to_model.json',
-                              'reinforce_plane_strike_time_to_model.json',
                               'plane_strike_presets_learning.json')),
     'continuous_control_learning': (result_tables.continuous_control,
                                     ('pendulum_learning.json',

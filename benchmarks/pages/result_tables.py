@@ -75,18 +75,12 @@ def _learning_grid(name: str, envs=None) -> List[str]:
 
 
 def plane_strike_presets() -> List[str]:
-  rows = []
-  for data, agent, budget in (
-      (md.load('ppo_plane_strike_time_to_model.json'), 'ppo', '1M steps'),
-      (md.load('reinforce_plane_strike_time_to_model.json'), 'reinforce',
-       None)):
-    suite = data['time_to_model']
-    budget = budget or md.steps(suite['episodes'], 'games')
-    strikes = [r['greedy_strikes_tflite'] for r in suite['runs']]
-    rows.append([agent, f'{agent}_plane_strike', budget,
-                 md.runs(strikes, _two), f'**{_two(md.median(strikes))}**',
-                 f'{_one(suite["median"]["train_seconds"])} (median; each '
-                 'seed alone)'])
+  suite = md.load('ppo_plane_strike_time_to_model.json')['time_to_model']
+  strikes = [r['greedy_strikes_tflite'] for r in suite['runs']]
+  rows = [['ppo', 'ppo_plane_strike', '1M steps', md.runs(strikes, _two),
+           f'**{_two(md.median(strikes))}**',
+           f'{_one(suite["median"]["train_seconds"])} (median; each seed '
+           'alone)']]
   for row in md.load('plane_strike_presets_learning.json')['results']:
     strikes = row['tflite_greedy_strikes']
     rows.append([row['agent'], row['preset'], _budget(row),
