@@ -33,15 +33,15 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TRAIN_COMMAND = ('--agent=ppo', '--env=cartpole', '--num_steps=500000')
-BARE = ('--noexport_tflite', '--eval_episodes=1')
+TRAIN_COMMAND = {'agent': 'ppo', 'env': 'cartpole', 'num_steps': 500_000}
+BARE = {'export_tflite': False, 'eval_episodes': 1}
 ENTRY_POINTS = ('train', 'compare', 'sweep', 'report', 'export_tflite', 'play')
 # What a training command cannot start without. `agents` first loads distrax
 # without TensorFlow, as every entry point does; plain, TFP loads it.
 IMPORTS = 'import jax, haiku, optax, rlax'
 LEAN_IMPORTS = 'import agents, jax, haiku, optax, rlax'
-STARTUP_TRAIN = ('--agent=ppo', '--env=cartpole', '--num_steps=2048',
-                 '--noexport_tflite', '--eval_episodes=1')
+STARTUP_TRAIN = {'agent': 'ppo', 'env': 'cartpole', 'num_steps': 2048,
+                 'export_tflite': False, 'eval_episodes': 1}
 # Lines `experiments.train` prints (stderr) as its program compiles.
 _COMPILING = 'Compiling the training program'
 _COMPILED = 'Compiled in'
@@ -63,15 +63,19 @@ def timed_command(args: Sequence[str]) -> Dict[str, Any]:
   return {'seconds': seconds, 'peak_memory_mib': usage.ru_maxrss / 1024}
 
 
-def train_command(root: str, repeats: int) -> Dict[str, Any]:
-  """The CartPole command with its defaults vs start-up plus training."""
+def train_command(root: str, repeats: int,
+                  record: Callable[[Dict[str, Any]], None]) -> Dict[str, Any]:
+  """The CartPole command with its defaults vs start-up plus training;
+  `record` gets the command's settings."""
   full: List[Dict[str, Any]] = []
   bare: List[Dict[str, Any]] = []
   for i in range(repeats):
     workdir = os.path.join(root, f'train_command_{i}')
-    full.append(timed_command(TRAIN_COMMAND + (f'--workdir={workdir}',)))
-    bare.append(timed_command(TRAIN_COMMAND + BARE +
-                              (f'--workdir={workdir}_bare',)))
+    full.append(timed_command(_flags(TRAIN_COMMAND) +
+                              [f'--workdir={workdir}']))
+    bare.append(timed_command(_flags({**TRAIN_COMMAND, **BARE}) +
+                              [f'--workdir={workdir}_bare']))
+  record(TRAIN_COMMAND)
   with open(os.path.join(root, 'train_command_0', 'result.json')) as f:
     result = json.load(f)
 
@@ -79,8 +83,9 @@ def train_command(root: str, repeats: int) -> Dict[str, Any]:
     return statistics.median(r[key] for r in runs)
 
   return {
-      'command': 'python -m experiments.train ' + ' '.join(TRAIN_COMMAND),
-      'bare_flags': ' '.join(BARE),
+      'command': 'python -m experiments.train ' + ' '.join(
+          _flags(TRAIN_COMMAND)),
+      'bare_flags': ' '.join(_flags(BARE)),
       'seconds': [r['seconds'] for r in full],
       'bare_seconds': [r['seconds'] for r in bare],
       'median_seconds': median(full, 'seconds'),
@@ -120,9 +125,11 @@ def _seconds_until(args: Sequence[str],
   return {'seconds': time.perf_counter() - start, **seen}
 
 
-def startup(root: str, repeats: int) -> Dict[str, Any]:
+def startup(root: str, repeats: int,
+            record_run: Callable[[Dict[str, Any]], None]) -> Dict[str, Any]:
   """`--helpshort` of every entry point and a train command's way to its
-  first compiled step, against the libraries' imports; medians."""
+  first compiled step, against the libraries' imports; medians.
+  `record_run` gets the train command's settings."""
   runs: Dict[str, List[float]] = {}
 
   def record(name: str, seconds: Optional[float]) -> None:
@@ -137,17 +144,18 @@ def startup(root: str, repeats: int) -> Dict[str, Any]:
       record(f'{name} --helpshort', _seconds_until(
           ['-m', f'experiments.{name}', '--helpshort'])['seconds'])
     train = _seconds_until(
-        ['-m', 'experiments.train', '--noprogress', *STARTUP_TRAIN,
+        ['-m', 'experiments.train', '--noprogress', *_flags(STARTUP_TRAIN),
          f'--workdir={os.path.join(root, f"startup_{i}")}'],
         (_COMPILING, _COMPILED))
     record('train: to compile start', train[_COMPILING])
     record('train: compiled', train[_COMPILED])
     record('train: whole command', train['seconds'])
+  record_run(STARTUP_TRAIN)
   medians = {name: statistics.median(s) for name, s in runs.items()}
   helps = {n: medians[f'{n} --helpshort'] for n in ENTRY_POINTS}
   return {
       'train_command': 'python -m experiments.train ' + ' '.join(
-          STARTUP_TRAIN),
+          _flags(STARTUP_TRAIN)),
       'seconds': runs,
       'median_seconds': medians,
       'slowest_helpshort': max(helps, key=helps.get),

@@ -350,9 +350,9 @@ def main(argv):
           root, f.seeds, f.speed_episodes, f.wide_envs),
       'ppo_cartpole': lambda: ppo_cartpole(root, f.seeds),
       'time_to_model': lambda: time_to_model(root, f.seeds),
-      'train_command': lambda: commands.train_command(root,
-                                                                f.seeds),
-      'startup': lambda: commands.startup(root, f.seeds),
+      'train_command': lambda: commands.train_command(root, f.seeds,
+                                                      _record),
+      'startup': lambda: commands.startup(root, f.seeds, _record),
       'compilation_cache': lambda: commands.compilation_cache(
           root, f.seeds, _record),
       'time_account': lambda: commands.time_account(root, f.seeds, _record),

@@ -43,7 +43,10 @@ class StartupTest(absltest.TestCase):
 
     with absltest.mock.patch.object(commands, '_seconds_until',
                                     fake):
-      report = commands.startup(self.create_tempdir().full_path, 3)
+      recorded = []
+      report = commands.startup(self.create_tempdir().full_path, 3,
+                                recorded.append)
+    self.assertEqual(recorded, [commands.STARTUP_TRAIN])
     self.assertLen(calls, 3 * (2 + len(commands.ENTRY_POINTS) + 1))
     self.assertEqual(report['slowest_helpshort'], 'report')
     self.assertEqual(report['max_median_helpshort_seconds'], 2.0)
@@ -60,7 +63,7 @@ class StartupTest(absltest.TestCase):
     with absltest.mock.patch.object(commands, '_seconds_until',
                                     fake):
       with self.assertRaisesRegex(RuntimeError, 'never printed'):
-        commands.startup(self.create_tempdir().full_path, 1)
+        commands.startup(self.create_tempdir().full_path, 1, print)
 
 
 if __name__ == '__main__':
