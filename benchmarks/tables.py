@@ -48,6 +48,7 @@ TABLES: Dict[str, Table] = {
         ('ppo_gymnax_cartpole_speed.json',)),
     'ppo_breakout_minatar': (peer_tables.ppo_breakout_minatar,
                              ('ppo_breakout_minatar_speed.json',)),
+    'ppo_games': (peer_tables.ppo_games, ('ppo_games_peers_speed.json',)),
     'sac_pendulum': (peer_tables.sac_pendulum, ('sac_pendulum_speed.json',)),
     'dqn_cartpole': (peer_tables.dqn_cartpole,
                      ('dqn_cartpole_peers_speed.json',)),
