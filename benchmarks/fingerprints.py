@@ -178,7 +178,10 @@ def recipe_of(config: config_lib.ExperimentConfig,
   the agent-config `overrides` the measurement set over it, and today's
   defaults (what the run did not set stays unset)."""
   return {'agent': config.agent, 'env': config.env, 'preset': config.preset,
-          'network': config.network, 'config': dict(overrides or {}),
+          'network': config.network,
+          'hidden_sizes': (None if config.hidden_sizes is None else
+                           list(config.hidden_sizes)),
+          'config': dict(overrides or {}),
           'env_config': dict(config.env_kwargs),
           'num_steps': config.num_steps, 'num_episodes': config.num_episodes,
           'eval_episodes': config.eval_episodes, 'loop': config.loop,

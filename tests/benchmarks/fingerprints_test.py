@@ -51,6 +51,9 @@ def test_the_suites_arms_are_unchanged_right_after_measuring():
   feed_forward = memory.config(memory.ARMS['feed_forward'], 5)
   assert feed_forward.network == 'mlp_actor_critic'
   assert fingerprints.changes(fingerprints.measured([feed_forward])) == []
+  narrow = dataclasses.replace(_config('gymnax:Pendulum-v1', 'td3'),
+                               hidden_sizes=(64, 64))
+  assert fingerprints.changes(fingerprints.measured([narrow])) == []
   setting = learning.find('gymnax:Pendulum-v1', 'ppo')
   as_terminations = time_limits.arm_config(setting, False)
   record = fingerprints.measured([as_terminations],
