@@ -33,6 +33,7 @@ from agents import returns as returns_lib
 from environments import specs
 from networks import actor_twin_q
 
+
 @dataclasses.dataclass(frozen=True)
 class ReplaySettings:
   """The settings the skeleton reads from a replay agent's config: how

@@ -55,7 +55,9 @@ def next_observations(trajectory: agent_lib.Trajectory) -> jax.Array:
 def bootstrap_time_limits_setting() -> bool:
   """The `bootstrap_time_limits` field of every agent config that learns
   from values, declared here once with its default and its meaning
-  (`--helpconfig` reads the meaning from the field's `doc`)."""
+  (`--helpconfig` reads the meaning from the field's `doc`). It returns a
+  `dataclasses.field`, typed as the value the field holds, as field
+  helpers are, so that the config's field reads as a bool."""
   return dataclasses.field(default=True, metadata={'doc': (
       'bootstrap through time limits from the value of the observation '
       'they cut off (`returns.with_time_limit_values`); False stops '

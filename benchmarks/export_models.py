@@ -18,11 +18,13 @@ import os
 import tempfile
 from typing import Any, Dict
 
+from absl import app
 from absl import flags
 
 from benchmarks import fingerprints
 from experiments import api
 from experiments.cli import help_text
+from experiments.driver import workdir as workdir_lib
 from experiments.setup import library_logs
 from experiments.storage import atomic_files
 
@@ -37,26 +39,42 @@ EXPORTS = {
     'export_trainable_sgd.json': {'export': 'trainable',
                                   'train_optimizer': 'sgd'},
 }
+# The two trainable models' files, apart (both default to one name).
+OUTPUTS = {'export_trainable_adam.json': 'planestrike_trainable_adam.tflite',
+           'export_trainable_sgd.json': 'planestrike_trainable_sgd.tflite'}
 
 FLAG_GROUPS = {'Export models': ('workdir', 'output_dir')}
 
 
 def _define_flags() -> None:
-  flags.DEFINE_string('workdir', None, 'Where the model trains; default a '
-                      'temporary folder. A finished run there is reused.')
+  flags.DEFINE_string('workdir', None, 'Where the model trains, a folder '
+                      'holding no run (the JSON names the code that trains '
+                      'it); default a temporary folder.')
   flags.DEFINE_string('output_dir', None, 'Write the JSON files here '
                       '(e.g. benchmarks); default: print them only.')
 
 
 def measure(workdir: str) -> Dict[str, Dict[str, Any]]:
-  """`{file: report}` of each export of `./run.sh`'s model in `workdir`
-  (trained there first unless already finished), each beside the float
-  model's own check against JAX (`float_model`)."""
+  """`{file: report}` of each export of `./run.sh`'s model, trained in
+  `workdir`, each beside the float model's own check against JAX
+  (`float_model`).
+
+  Raises:
+    ValueError: `workdir` holds a run already (a model that older code
+      may have trained, which the fingerprint would not name).
+  """
+  if os.path.exists(os.path.join(workdir, workdir_lib.CONFIG)):
+    raise ValueError(f'--workdir: {workdir} holds a run already, which '
+                     f'older code may have trained; pass a new folder.')
   float_model = api.train(workdir, progress=False, **TRAIN)['tflite']
   measured = fingerprints.measured([api.experiment_config(**TRAIN)])
-  return {name: {**api.export(workdir, **settings), 'flags': settings,
-                 'float_model': float_model, 'measured': measured}
-          for name, settings in EXPORTS.items()}
+  reports = {}
+  for name, settings in EXPORTS.items():
+    if name in OUTPUTS:
+      settings = {**settings, 'output': os.path.join(workdir, OUTPUTS[name])}
+    reports[name] = {**api.export(workdir, **settings), 'flags': settings,
+                     'float_model': float_model, 'measured': measured}
+  return reports
 
 
 def main(argv):
@@ -64,7 +82,11 @@ def main(argv):
   library_logs.quiet()
   workdir = flags.FLAGS.workdir or os.path.join(
       tempfile.mkdtemp(prefix='export-models-'), 'default')
-  for name, report in measure(workdir).items():
+  try:
+    reports = measure(workdir)
+  except ValueError as e:
+    raise app.UsageError(str(e)) from e
+  for name, report in reports.items():
     text = json.dumps(report, indent=2)
     print(f'{name}: {text}', flush=True)
     if flags.FLAGS.output_dir:

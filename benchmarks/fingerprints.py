@@ -25,6 +25,7 @@ from typing import Tuple
 from agents import registry as agent_registry
 from environments import registry as env_registry
 from environments import suites
+from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
 from experiments.setup import train_settings
@@ -176,11 +177,19 @@ def recipe_of(config: config_lib.ExperimentConfig,
              ) -> Dict[str, Any]:
   """The train settings that rebuild `config`'s settings from its preset,
   the agent-config `overrides` the measurement set over it, and today's
-  defaults (what the run did not set stays unset)."""
+  defaults (what the run did not set stays unset: a network or widths
+  the preset gives are left to it, so that a preset's change shows)."""
+  preset = preset_registry.resolve(config.preset, config.agent, config.env)
+  network = config.network
+  hidden_sizes = (None if config.hidden_sizes is None else
+                  list(config.hidden_sizes))
+  if preset is not None and network == preset.network:
+    network = None
+  if preset is not None and hidden_sizes == (
+      None if preset.hidden_sizes is None else list(preset.hidden_sizes)):
+    hidden_sizes = None
   return {'agent': config.agent, 'env': config.env, 'preset': config.preset,
-          'network': config.network,
-          'hidden_sizes': (None if config.hidden_sizes is None else
-                           list(config.hidden_sizes)),
+          'network': network, 'hidden_sizes': hidden_sizes,
           'config': dict(overrides or {}),
           'env_config': dict(config.env_kwargs),
           'num_steps': config.num_steps, 'num_episodes': config.num_episodes,

@@ -120,7 +120,8 @@ def train_command() -> List[str]:
        ['peak memory, defaults / alone',
         f'{num(suite["median_peak_memory_mib"])} / '
         f'{num(suite["median_bare_peak_memory_mib"])} MiB', ''],
-       ['training time inside the run (compile included)',
+       ['the run\'s wall seconds after start-up (compile, training, '
+        'evaluations)',
         f'{_one(suite["training_seconds"])} s', ''],
        ['what the defaults add', f'final evaluation of '
         f'{suite["eval_episodes"]} greedy episodes (return '

@@ -54,6 +54,10 @@ def test_the_suites_arms_are_unchanged_right_after_measuring():
   narrow = dataclasses.replace(_config('gymnax:Pendulum-v1', 'td3'),
                                hidden_sizes=(64, 64))
   assert fingerprints.changes(fingerprints.measured([narrow])) == []
+  # What the preset gives is left to it: a preset's change would show.
+  recipe = fingerprints.recipe_of(memory.config(memory.ARMS['lstm'], 5))
+  assert (recipe['network'], recipe['hidden_sizes']) == (None, None)
+  assert fingerprints.recipe_of(narrow)['hidden_sizes'] == [64, 64]
   setting = learning.find('gymnax:Pendulum-v1', 'ppo')
   as_terminations = time_limits.arm_config(setting, False)
   record = fingerprints.measured([as_terminations],
