@@ -176,10 +176,18 @@ def recipe_of(config: config_lib.ExperimentConfig,
               overrides: Optional[Mapping[str, Any]] = None
              ) -> Dict[str, Any]:
   """The train settings that rebuild `config`'s settings from its preset,
-  the agent-config `overrides` the measurement set over it, and today's
+  the agent-config `overrides` the measurement set over it (and any other
+  agent setting that differs from the preset's), and today's
   defaults (what the run did not set stays unset: a network or widths
   the preset gives are left to it, so that a preset's change shows)."""
   preset = preset_registry.resolve(config.preset, config.agent, config.env)
+  # Every agent setting the run holds away from its preset's, beside the
+  # `overrides` its measurement names (a sweep's trial, say).
+  base = dataclasses.asdict(agent_registry.make_config(
+      config.agent, **(preset.config if preset else {})))
+  overrides = {**{key: value for key, value in
+                  dataclasses.asdict(config.agent_config).items()
+                  if base.get(key) != value}, **(overrides or {})}
   network = config.network
   hidden_sizes = (None if config.hidden_sizes is None else
                   list(config.hidden_sizes))
