@@ -14,8 +14,9 @@ A table is stale when it differs from its JSON, or when its JSON records
 what it measured (`benchmarks.fingerprints`) and that code or those
 settings have changed since: re-measure it, or keep it and say under what
 it was measured (`--acknowledge` with `--note`: the note is drawn under the
-table, and the check passes until the code changes again). Each
-fingerprinted table ends with the commit it was measured at.
+table, folded in a `<details>` block, and the check passes until the code
+changes again). Each fingerprinted table ends with the commit it was
+measured at.
 """
 
 import glob
@@ -137,8 +138,11 @@ def draw(name: str) -> str:
           file if len(records) == 1 else f'{file}: {", ".join(labels)}')
   for (commit, note), which in measured.items():
     lines += ['', f'Measured at commit {commit} ({"; ".join(which)}).']
-    if note:
-      lines[-1] += f' Measured under: {note}'
+    if note:  # The evidence, folded: one click away, not in the way.
+      lines += ['', '<details><summary>The code it measured has changed '
+                'since, in ways shown to leave these figures as they '
+                'were</summary>', '', f'Measured under: {note}', '',
+                '</details>']
   return '\n'.join(lines) + '\n'
 
 

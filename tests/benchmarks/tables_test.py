@@ -66,8 +66,12 @@ def test_a_changed_module_makes_a_measured_table_stale(monkeypatch):
   assert (f'Measured at commit abc (reproductions_learning.json: {first}).'
           in tables.draw('reproductions'))
   record['note'] = 'the defaults of commit abc.'
-  assert ('Measured under: the defaults of commit abc.' in
-          tables.draw('reproductions'))
+  drawn = tables.draw('reproductions')
+  # The note is folded under the commit's line, whole.
+  assert ('reproductions_learning.json: ' in drawn and
+          '\n\n<details><summary>' in drawn and
+          '\n\nMeasured under: the defaults of commit abc.\n\n</details>'
+          in drawn)
 
 
 def test_rows_measured_alike_share_one_line(monkeypatch):
