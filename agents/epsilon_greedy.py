@@ -4,7 +4,8 @@ Not `rlax.epsilon_greedy`: its random branch is uniform over all actions,
 illegal ones included. Here both branches respect the legal mask
 (`agents.action_masking`): the greedy action is the best legal one and
 the random one is uniform over the legal ones. ε decays linearly in
-environment steps (`schedule`).
+environment steps (`schedule`). A recurrent Q-network acts the same way,
+step by step with its state (`recurrence`).
 """
 
 from typing import Any, Callable, Dict, Tuple
@@ -14,7 +15,10 @@ import jax.numpy as jnp
 import optax
 
 from agents import action_masking
+from agents import agent as agent_lib
+from agents import recurrent_policy
 from environments import specs
+from networks import recurrent
 
 QValues = Callable[[Any, jax.Array], jax.Array]
 
@@ -59,3 +63,30 @@ def policy(environment_spec: specs.EnvironmentSpec, q_values: QValues
         q_values(params['online'], observations))
 
   return act_fn, deployable_policy
+
+
+def recurrence(environment_spec: specs.EnvironmentSpec,
+               network: recurrent.RecurrentNetwork) -> agent_lib.Recurrence:
+  """`policy`'s acting for a recurrent Q-network (outputs `[N, A]`
+  Q-values), its state threaded: ε-greedy actions recording what the
+  learner replays each sequence from (`recurrent_policy.FIRST` and
+  `CORE_STATE`), and the masked softmax of the Q-values. Actor params are
+  `{'online': params, 'epsilon': ε}`, as `policy`'s."""
+
+  def act_fn(params, key, observations, first, state):
+    q_values, new_state = network.step(params['online'], observations, first,
+                                       state)
+    actions = act(environment_spec, key, observations, q_values,
+                  params['epsilon'])
+    extras = {recurrent_policy.FIRST: jnp.asarray(first, bool),
+              recurrent_policy.CORE_STATE: state}
+    return actions, extras, new_state
+
+  def deployable_policy(params, observations, first, state):
+    q_values, new_state = network.step(params['online'], observations, first,
+                                       state)
+    return action_masking.policy_probabilities(
+        environment_spec, observations, q_values), new_state
+
+  return agent_lib.Recurrence(initial_state=network.initial_state,
+                              act=act_fn, deployable_policy=deployable_policy)

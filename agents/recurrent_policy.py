@@ -104,37 +104,48 @@ def final_state(network: recurrent.RecurrentNetwork, params,
   return state
 
 
-def next_values(network: recurrent.RecurrentNetwork, params,
-                next_observations: jax.Array, extras: agent_lib.Extras,
-                final_state: agent_lib.RecurrentState) -> jax.Array:
-  """`[T, B]` v(o_{t+1}) of each step's own episode: the network stepped
-  on `next_observations[t]` from the state after step t (never a reset:
-  the observation continues step t's episode)."""
+def next_outputs(network: recurrent.RecurrentNetwork, params,
+                 next_observations: jax.Array, extras: agent_lib.Extras,
+                 final_state: agent_lib.RecurrentState):
+  """The network's outputs (`[T, B, ...]` leaves) on `next_observations[t]`
+  of each step's own episode, stepped from the state after step t (never a
+  reset: the observation continues step t's episode)."""
   after = jax.tree.map(
       lambda states, last: jnp.concatenate([states[1:], last[None]]),
       extras[CORE_STATE], final_state)
   t, b = next_observations.shape[:2]
   flat = lambda x: x.reshape((t * b,) + x.shape[2:])
-  (_, values), _ = network.step(params, flat(next_observations),
-                                jnp.zeros(t * b, bool),
-                                jax.tree.map(flat, after))
-  return values.reshape(t, b)
+  outputs, _ = network.step(params, flat(next_observations),
+                            jnp.zeros(t * b, bool), jax.tree.map(flat, after))
+  return jax.tree.map(lambda x: x.reshape((t, b) + x.shape[1:]), outputs)
+
+
+def next_values(network: recurrent.RecurrentNetwork, params,
+                next_observations: jax.Array, extras: agent_lib.Extras,
+                final_state: agent_lib.RecurrentState) -> jax.Array:
+  """`[T, B]` v(o_{t+1}) of each step's own episode, an actor-critic's
+  values of `next_outputs`."""
+  _, values = next_outputs(network, params, next_observations, extras,
+                           final_state)
+  return values
+
+
+def refuse_stateless(*args, **kwargs):
+  """A recurrent agent's plain `act` and `deployable_policy`: they need a
+  state, so they refuse to run without one."""
+  del args, kwargs
+  raise TypeError('A recurrent agent acts with a state: use '
+                  'agent.recurrence (or agents.agent.act_with_state / '
+                  'deployable_with_state, which serve every agent).')
 
 
 def agent(init, actor_params, update, data: agent_lib.DataRequirements,
           network: recurrent.RecurrentNetwork,
           environment_spec: specs.EnvironmentSpec) -> agent_lib.Agent:
   """An agent that acts with `network`'s state (`Agent.recurrence`); its
-  plain `act` and `deployable_policy` need a state, so they refuse to run
-  without one (`agent.act_with_state` serves every agent)."""
-
-  def refuse(*args, **kwargs):
-    del args, kwargs
-    raise TypeError('A recurrent agent acts with a state: use '
-                    'agent.recurrence (or agents.agent.act_with_state / '
-                    'deployable_with_state, which serve every agent).')
-
+  plain `act` and `deployable_policy` refuse to run (`refuse_stateless`:
+  `agent.act_with_state` serves every agent)."""
   return agent_lib.Agent(
-      init=init, actor_params=actor_params, act=refuse, update=update,
-      deployable_policy=refuse, data=data,
+      init=init, actor_params=actor_params, act=refuse_stateless,
+      update=update, deployable_policy=refuse_stateless, data=data,
       recurrence=recurrence(network, environment_spec))

@@ -44,7 +44,9 @@ RecurrentState = Any  # `hk.LSTMState` or a GRU's `[N, size]` array.
 
 MLP_TORSO = 'mlp'
 CONV_TORSO = 'conv'
-TORSOS = (MLP_TORSO, CONV_TORSO)
+# PQN's torso (`mlp.LayerNormMLPTorso`): LayerNorm before each activation.
+LAYER_NORM_MLP_TORSO = 'layer_norm_mlp'
+TORSOS = (MLP_TORSO, CONV_TORSO, LAYER_NORM_MLP_TORSO)
 
 
 class RecurrentNetwork(NamedTuple):
@@ -88,7 +90,8 @@ def make_recurrent_actor_critic_network(
     core: 'lstm' or 'gru'.
     activation: the torso's activation (tanh, as the feed-forward PPO's;
       the conv networks use ReLU, as MinAtar's reference network).
-    torso: 'mlp', or 'conv' for image observations (`conv.ConvTorso`).
+    torso: 'mlp', 'layer_norm_mlp' (`mlp.LayerNormMLPTorso`), or 'conv'
+      for image observations (`conv.ConvTorso`).
 
   Returns:
     A `RecurrentNetwork` whose outputs are `(logits, values)`.
@@ -108,6 +111,17 @@ def make_recurrent_policy_network(
   outputs are the logits."""
   return _make(num_actions, hidden_sizes, core, activation, with_value=False,
                torso=torso)
+
+
+def make_recurrent_q_network(
+    num_actions: int, hidden_sizes: Optional[Sequence[int]] = None,
+    core: str = GRU) -> RecurrentNetwork:
+  """A recurrent Q-network for PQN (purejaxql's `pqn_rnn`): a ReLU torso
+  with LayerNorm before each activation, a `core` (GRU by default, as
+  purejaxql's), and a linear head; its outputs are the Q-values `[..., A]`.
+  Default (64, 64): one 64 layer and a 64 core."""
+  return _make(num_actions, hidden_sizes, core, jax.nn.relu,
+               with_value=False, torso=LAYER_NORM_MLP_TORSO)
 
 
 def make_recurrent_actor_critic_relu_heads_network(
@@ -140,6 +154,8 @@ def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]], core: str,
   def modules():
     if torso == CONV_TORSO:
       features = conv.ConvTorso(torso_sizes, activation)
+    elif torso == LAYER_NORM_MLP_TORSO:
+      features = mlp.LayerNormMLPTorso(torso_sizes, activation)
     elif torso_sizes:
       features = hk.Sequential([
           hk.Flatten(preserve_dims=1),

@@ -222,6 +222,10 @@ _BUILT_IN = (
                      recurrent.make_recurrent_actor_critic_relu_heads_network(
                          spec.num_actions, sizes)),
                  default_hidden_sizes=(128, 128), recurrent=True),
+    # purejaxql's recurrent PQN: LayerNorm ReLU layers, a GRU, Q-values.
+    NetworkEntry('gru_layer_norm_q_values', Q_VALUES, lambda spec, sizes: (
+        recurrent.make_recurrent_q_network(spec.num_actions, sizes)),
+                 recurrent=True),
     NetworkEntry('lstm_policy', POLICY, lambda spec, sizes: (
         recurrent.make_recurrent_policy_network(
             spec.num_actions, sizes, recurrent.LSTM)), recurrent=True),

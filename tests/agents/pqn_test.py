@@ -1,4 +1,5 @@
-"""Tests for agents/pqn.py: Q(λ) targets by hand, acting, contracts."""
+"""Tests for agents/pqn.py: Q(λ) targets by hand, acting, contracts, and
+PQN with a recurrent Q-network."""
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -9,8 +10,10 @@ import numpy as np
 
 from agents import agent as agent_lib
 from agents import pqn
+from agents import recurrent_policy
 from agents import registry
 from environments import specs
+from networks import recurrent
 
 NUM_ACTIONS = 3
 
@@ -138,6 +141,120 @@ class LossTest(absltest.TestCase):
     # Errors −1 (real) and 0 (padding): ½·1 over 2 steps.
     np.testing.assert_allclose(loss, 0.25)
     np.testing.assert_allclose(metrics['mean_q'], 2.5)
+
+
+_T, _N = 6, 2
+
+
+def _recurrent_agent(**config):
+  """PQN with a small GRU Q-network on `_spec()`; its network too."""
+  network = recurrent.make_recurrent_q_network(NUM_ACTIONS, (8, 8))
+  defaults = dict(unroll_length=_T, batch_size=_N, num_minibatches=_N,
+                  num_epochs=2)
+  return pqn.make_agent(pqn.PQNConfig(**{**defaults, **config}), _spec(),
+                        network), network
+
+
+def _recurrent_trajectory(agent, params, with_next=True):
+  """`_T` steps of `_N` environments acted with their state from random
+  observations, an episode beginning at step 3 of environment 1 (the step
+  before it a termination), rewards 1."""
+  observations = jax.random.uniform(jax.random.PRNGKey(1),
+                                    (_T, _N, NUM_ACTIONS))
+  first = np.zeros((_T, _N), bool)
+  first[0] = True
+  first[3, 1] = True
+  state, steps, actions = agent_lib.initial_state(agent, _N), [], []
+  for t in range(_T):
+    action, extras, state = agent_lib.act_with_state(
+        agent, params, jax.random.PRNGKey(t), observations[t],
+        jnp.asarray(first[t]), state)
+    steps.append(extras)
+    actions.append(action)
+  last = np.zeros((_T, _N), bool)
+  last[2, 1] = True
+  final = jax.random.uniform(jax.random.PRNGKey(2), (_N, NUM_ACTIONS))
+  # Each step's next observation: the following step's, or `final`; at the
+  # termination (step 2 of environment 1) its own, unused.
+  next_observations = jnp.concatenate([observations[1:], final[None]])
+  return agent_lib.Trajectory(
+      observations=observations, actions=jnp.stack(actions),
+      rewards=jnp.ones((_T, _N)), discounts=jnp.asarray(~last, jnp.float32),
+      last=jnp.asarray(last), mask=jnp.ones((_T, _N)),
+      final_observations=final,
+      extras=jax.tree.map(lambda *x: jnp.stack(x), *steps),
+      next_observations=next_observations if with_next else None)
+
+
+class RecurrentPQNTest(absltest.TestCase):
+
+  def test_acts_greedily_by_the_q_values_of_its_state(self):
+    agent, network = _recurrent_agent()
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    greedy = dict(params, epsilon=jnp.float32(0.0))
+    trajectory = _recurrent_trajectory(agent, greedy)
+    extras = trajectory.extras
+    q_values, _ = network.unroll(
+        params['online'], trajectory.observations,
+        extras[recurrent_policy.FIRST],
+        jax.tree.map(lambda x: x[0], extras[recurrent_policy.CORE_STATE]))
+    np.testing.assert_array_equal(trajectory.actions,
+                                  jnp.argmax(q_values, -1))
+
+  def test_next_q_values_continue_each_episode(self):
+    agent, network = _recurrent_agent()
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    trajectory = _recurrent_trajectory(agent, params)
+    q_network = pqn.QNetwork(network, _spec())
+    online = params['online']
+    stepped = q_network.next_q_values(online, trajectory)
+    replayed = q_network.next_q_values(
+        online, trajectory._replace(next_observations=None))
+    # Within an episode the next observation's Q-values are those of the
+    # next step replayed; after the last step, of the final observation.
+    keep = ~np.asarray(trajectory.last)[..., None]
+    np.testing.assert_allclose(np.where(keep, stepped, 0),
+                               np.where(keep, replayed, 0), atol=1e-5)
+    q_values, _ = network.unroll(
+        online, trajectory.observations,
+        trajectory.extras[recurrent_policy.FIRST],
+        jax.tree.map(lambda x: x[0],
+                     trajectory.extras[recurrent_policy.CORE_STATE]))
+    np.testing.assert_allclose(stepped[:-1, 0], q_values[1:, 0], atol=1e-5)
+
+  def test_update_moves_q_of_taken_actions_towards_their_targets(self):
+    agent, network = _recurrent_agent(learning_rate=1e-2, td_lambda=0.0,
+                                      discount=0.0)
+    state = agent.init(jax.random.PRNGKey(0))
+    trajectory = _recurrent_trajectory(agent, agent.actor_params(state))
+
+    def error(params):
+      extras = trajectory.extras
+      q_values, _ = network.unroll(
+          params, trajectory.observations, extras[recurrent_policy.FIRST],
+          jax.tree.map(lambda x: x[0], extras[recurrent_policy.CORE_STATE]))
+      taken = jnp.take_along_axis(q_values, trajectory.actions[..., None],
+                                  -1)[..., 0]
+      # γ = 0: every target is the reward, 1.
+      return float(jnp.abs(taken - 1.0).max())
+
+    before = error(state.params)
+    update = jax.jit(agent.update)
+    for _ in range(20):
+      state, metrics = update(state, trajectory)
+    self.assertLess(error(state.params), before)
+    self.assertEqual(int(state.updates), 20)
+    self.assertTrue(all(np.isfinite(float(v)) for v in metrics.values()))
+
+  def test_minibatches_must_divide_the_sequences(self):
+    with self.assertRaisesRegex(ValueError,
+                                'PQNConfig.num_minibatches .* batch_size'):
+      _recurrent_agent(batch_size=2, unroll_length=6, num_minibatches=3)
+
+  def test_acting_without_a_state_is_refused(self):
+    agent, _ = _recurrent_agent()
+    with self.assertRaisesRegex(TypeError, 'acts with a state'):
+      agent.act({}, jax.random.PRNGKey(0), jnp.zeros((1, NUM_ACTIONS)))
 
 
 if __name__ == '__main__':

@@ -99,7 +99,7 @@ class RecurrentPPOTest(absltest.TestCase):
           {agent_registry.DISCRETE: ('actor_critic', 'mlp_actor_critic')}))
       with self.assertRaisesRegex(
           ValueError, "'stateless_ppo' cannot use the recurrent network "
-          "'lstm_actor_critic'.*agents that can: a2c, ppo, reinforce.*"
+          "'lstm_actor_critic'.*agents that can: a2c, ppo, pqn, reinforce.*"
           'mlp_actor_critic'):
         agent_registry.network_entry('stateless_ppo', 'lstm_actor_critic',
                                      _spec())

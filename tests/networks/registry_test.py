@@ -40,10 +40,12 @@ class NetworkRegistryTest(absltest.TestCase):
     self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
                      ['conv_lstm_actor_critic', 'conv_lstm_policy',
                       'gru_actor_critic', 'gru_actor_critic_relu_heads',
-                      'gru_policy', 'lstm_actor_critic', 'lstm_policy'])
+                      'gru_layer_norm_q_values', 'gru_policy',
+                      'lstm_actor_critic', 'lstm_policy'])
     self.assertEqual(registry.names(registry.Q_VALUES),
                      ('conv_dueling_q_values', 'conv_layer_norm_q_values',
-                      'conv_q_values', 'mlp_dueling_q_values', 'mlp_layer_norm_q_values',
+                      'conv_q_values', 'gru_layer_norm_q_values',
+                      'mlp_dueling_q_values', 'mlp_layer_norm_q_values',
                       'mlp_q_values'))
     self.assertEqual(registry.names(registry.Q_DISTRIBUTION),
                      ('conv_dueling_q_distribution', 'conv_q_distribution',
@@ -136,8 +138,9 @@ class NetworkRegistryTest(absltest.TestCase):
     vector = _spec()  # Catch: [10, 5] boards, rank 2.
     for name, valid in (('conv_policy',
                          'gru_policy, lstm_policy, mlp_policy'),
-                        ('conv_q_values', 'mlp_dueling_q_values, '
-                         'mlp_layer_norm_q_values, mlp_q_values'),
+                        ('conv_q_values', 'gru_layer_norm_q_values, '
+                         'mlp_dueling_q_values, mlp_layer_norm_q_values, '
+                         'mlp_q_values'),
                         ('conv_actor_critic',
                          'gru_actor_critic, gru_actor_critic_relu_heads, '
                          'lstm_actor_critic, '
@@ -163,7 +166,7 @@ class NetworkRegistryTest(absltest.TestCase):
     with self.assertRaisesRegex(
         ValueError, r"'mlp_policy' is of kind 'policy'; kind 'q_values'.*"
         r'Valid names: conv_dueling_q_values, conv_layer_norm_q_values, '
-        r'conv_q_values, '
+        r'conv_q_values, gru_layer_norm_q_values, '
         r'mlp_dueling_q_values, mlp_layer_norm_q_values, mlp_q_values'):
       registry.get('mlp_policy', registry.Q_VALUES)
 
