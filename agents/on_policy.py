@@ -10,9 +10,13 @@ its loss, a pure function of arrays in its own module (`reinforce.loss`,
   and values of a `[T, B]` trajectory's steps (a recurrent network replays
   each sequence from the state it began in) and the values v(o_{t+1}) that
   bootstrapping needs, so no agent branches on recurrence.
-* `agent`: the `Agent` around a learner: its `init`, acting with the
-  network (step by step with its state when recurrent) and the deployable
-  policy.
+* `QValueNetwork`: PQN's Q-network as its update sees it, feed-forward and
+  recurrent alike: the Q-values of each next observation and of a
+  minibatch's steps (a recurrent network's sequences replayed).
+* `agent`, `epsilon_greedy_agent`: the `Agent` around a learner: its
+  `init`, acting with the network (sampling from a policy, or ε-greedily
+  by Q-values; step by step with its state when recurrent) and the
+  deployable policy.
 * The update's shell, in two kinds: `gradient_step`, one step on the whole
   batch (REINFORCE, A2C, IMPALA), and `minibatch_epochs`, epochs of
   shuffled minibatches over targets computed first (PPO, PQN).
@@ -24,6 +28,7 @@ whole batch on every device, which then takes its share of each minibatch.
 
 from typing import Any, Callable, Dict, Optional, Tuple
 
+import chex
 import haiku as hk
 import jax
 import jax.numpy as jnp
@@ -31,6 +36,7 @@ import optax
 
 from agents import agent as agent_lib
 from agents import data_parallel
+from agents import epsilon_greedy
 from agents import minibatches
 from agents import policy_heads
 from agents import recurrent_policy
@@ -99,12 +105,8 @@ class PolicyNetwork:
   def sequence_fields(self, trajectory: agent_lib.Trajectory
                      ) -> Dict[str, Any]:
     """What a minibatch of a recurrent network's sequences must carry to be
-    replayed (each step's `first` flag and the state it began in); nothing
-    for a feed-forward network."""
-    if not self.recurrent:
-      return {}
-    return {'extras': {k: trajectory.extras[k] for k in (
-        recurrent_policy.FIRST, recurrent_policy.CORE_STATE)}}
+    replayed (`sequence_fields`); nothing for a feed-forward network."""
+    return sequence_fields(trajectory) if self.recurrent else {}
 
   def minibatch_outputs(self, params: hk.Params, batch: Dict[str, Any]
                        ) -> Tuple[Tuple[Any, jax.Array], Dict[str, Any]]:
@@ -150,6 +152,83 @@ class PolicyNetwork:
     return jax.lax.stop_gradient(values)
 
 
+class QValueNetwork:
+  """A Q-network as PQN's update sees it, feed-forward (observations
+  `[N, ...]` → `[N, A]`) or recurrent (`networks.recurrent`, Q-values as
+  its outputs), so the agent does not branch on recurrence."""
+
+  def __init__(self, network: Any, environment_spec: specs.EnvironmentSpec,
+               agent: str):
+    """`agent` names the agent in the refusal of continuous actions by a
+    recurrent network."""
+    self.network = network
+    self.environment_spec = environment_spec
+    self.recurrent = recurrent_lib.is_recurrent(network)
+    if self.recurrent:
+      recurrent_policy.check_environment(environment_spec, agent)
+
+  def __call__(self, params: hk.Params, observations: jax.Array
+              ) -> jax.Array:
+    """`[N, A]` Q-values of a feed-forward network."""
+    values = self.network.apply(params, observations)
+    chex.assert_shape(values, (observations.shape[0],
+                               self.environment_spec.num_actions))
+    return values
+
+  def next_q_values(self, params: hk.Params,
+                    trajectory: agent_lib.Trajectory) -> jax.Array:
+    """`[T, B, A]` Q(o_{t+1}, ·) of each step's own episode
+    (`returns.next_observations`); a recurrent network steps from the state
+    after step t (after the last: its final step taken again)."""
+    next_observations = returns_lib.next_observations(trajectory)
+    t, b = trajectory.rewards.shape
+    if not self.recurrent:
+      flat = agent_lib.flatten_steps(next_observations)
+      return self(params, flat).reshape(t, b, -1)
+    extras = trajectory.extras
+    final_state = recurrent_policy.final_state(
+        self.network, params, trajectory.observations, extras)
+    if trajectory.next_observations is not None:
+      return recurrent_policy.next_outputs(
+          self.network, params, next_observations, extras, final_state)
+    # o_{t+1} is the next step's observation, replayed in sequence.
+    replayed, _ = self._unroll(params, trajectory.observations, extras)
+    last, _ = self.network.step(params, trajectory.final_observations,
+                                jnp.zeros(b, bool), final_state)
+    return jnp.concatenate([replayed[1:], last[None]])
+
+  def sequence_fields(self, trajectory: agent_lib.Trajectory
+                     ) -> Dict[str, Any]:
+    """What a minibatch of a recurrent network's sequences must carry to be
+    replayed (`sequence_fields`); nothing for a feed-forward network."""
+    return sequence_fields(trajectory) if self.recurrent else {}
+
+  def minibatch_q_values(self, params: hk.Params, batch: Dict[str, Any]
+                        ) -> Tuple[jax.Array, Dict[str, Any]]:
+    """`(Q-values [M, A], the minibatch with each field [M, ...])`: steps
+    `[M, ...]` of a feed-forward network; sequences `[T, b, ...]` of a
+    recurrent one, replayed from their first state, then flattened."""
+    if not self.recurrent:
+      return self(params, batch['observations']), batch
+    q_values, _ = self._unroll(params, batch['observations'],
+                               batch['extras'])
+    flat = agent_lib.flatten_steps
+    return flat(q_values), jax.tree.map(flat, batch)
+
+  def _unroll(self, params: hk.Params, observations: jax.Array,
+              extras: agent_lib.Extras) -> Tuple[jax.Array, Any]:
+    start = jax.tree.map(lambda x: x[0], extras[recurrent_policy.CORE_STATE])
+    return self.network.unroll(params, observations,
+                               extras[recurrent_policy.FIRST], start)
+
+
+def sequence_fields(trajectory: agent_lib.Trajectory) -> Dict[str, Any]:
+  """What a minibatch of a recurrent network's sequences must carry to be
+  replayed: each step's `first` flag and the state it began in."""
+  return {'extras': {k: trajectory.extras[k] for k in (
+      recurrent_policy.FIRST, recurrent_policy.CORE_STATE)}}
+
+
 def _no_extras(outputs, values, actions) -> agent_lib.Extras:
   del outputs, values, actions
   return {}
@@ -178,6 +257,28 @@ def agent(policy: PolicyNetwork, init: Callable[[jax.Array], Any],
   return agent_lib.Agent(init=init, actor_params=actor_params, act=act,
                          update=update,
                          deployable_policy=policy.head.deployable_policy,
+                         data=data)
+
+
+def epsilon_greedy_agent(q_network: QValueNetwork,
+                         init: Callable[[jax.Array], Any],
+                         update: Callable[..., Tuple[Any, agent_lib.Metrics]],
+                         data: agent_lib.DataRequirements,
+                         actor_params: Callable[[Any], Dict[str, Any]]
+                        ) -> agent_lib.Agent:
+  """The `Agent` of a learner acting ε-greedily by `q_network`'s values
+  (`epsilon_greedy`; `actor_params` give `{'online': params, 'epsilon':
+  ε}`), with its state when the network is recurrent."""
+  spec = q_network.environment_spec
+  if q_network.recurrent:
+    return agent_lib.Agent(
+        init=init, actor_params=actor_params,
+        act=recurrent_policy.refuse_stateless, update=update,
+        deployable_policy=recurrent_policy.refuse_stateless, data=data,
+        recurrence=epsilon_greedy.recurrence(spec, q_network.network))
+  act, deployable_policy = epsilon_greedy.policy(spec, q_network)
+  return agent_lib.Agent(init=init, actor_params=actor_params, act=act,
+                         update=update, deployable_policy=deployable_policy,
                          data=data)
 
 

@@ -41,10 +41,8 @@ from agents import epsilon_greedy
 from agents import minibatches
 from agents import on_policy
 from agents import optimizers
-from agents import recurrent_policy
 from agents import returns as returns_lib
 from environments import specs
-from networks import recurrent as recurrent_lib
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,83 +155,17 @@ def loss(q_values: jax.Array, batch: Dict[str, jax.Array]
   return loss_value, {'loss': loss_value, 'mean_q': jnp.mean(q_taken)}
 
 
-class QNetwork:
-  """PQN's Q-network as its update sees it, feed-forward (observations
-  `[N, ...]` → `[N, A]`) or recurrent (`networks.recurrent`, Q-values as
-  its outputs), so the update does not branch on recurrence."""
-
-  def __init__(self, network: Any, environment_spec: specs.EnvironmentSpec):
-    self.network = network
-    self.num_actions = environment_spec.num_actions
-    self.recurrent = recurrent_lib.is_recurrent(network)
-    if self.recurrent:
-      recurrent_policy.check_environment(environment_spec, 'PQN')
-
-  def __call__(self, params: hk.Params, observations: jax.Array
-              ) -> jax.Array:
-    """`[N, A]` Q-values of a feed-forward network."""
-    values = self.network.apply(params, observations)
-    chex.assert_shape(values, (observations.shape[0], self.num_actions))
-    return values
-
-  def next_q_values(self, params: hk.Params,
-                    trajectory: agent_lib.Trajectory) -> jax.Array:
-    """`[T, B, A]` Q(o_{t+1}, ·) of each step's own episode
-    (`returns.next_observations`); a recurrent network steps from the state
-    after step t (after the last: its final step taken again)."""
-    next_observations = returns_lib.next_observations(trajectory)
-    t, b = trajectory.rewards.shape
-    if not self.recurrent:
-      flat = agent_lib.flatten_steps(next_observations)
-      return self(params, flat).reshape(t, b, -1)
-    extras = trajectory.extras
-    final_state = recurrent_policy.final_state(
-        self.network, params, trajectory.observations, extras)
-    if trajectory.next_observations is not None:
-      return recurrent_policy.next_outputs(
-          self.network, params, next_observations, extras, final_state)
-    # o_{t+1} is the next step's observation, replayed in sequence.
-    start = jax.tree.map(lambda x: x[0], extras[recurrent_policy.CORE_STATE])
-    replayed, _ = self.network.unroll(params, trajectory.observations,
-                                      extras[recurrent_policy.FIRST], start)
-    last, _ = self.network.step(params, trajectory.final_observations,
-                                jnp.zeros(b, bool), final_state)
-    return jnp.concatenate([replayed[1:], last[None]])
-
-  def sequence_fields(self, trajectory: agent_lib.Trajectory
-                     ) -> Dict[str, Any]:
-    """What a recurrent network's minibatch sequences replay from (each
-    step's `first` and the state it began in); nothing when feed-forward."""
-    if not self.recurrent:
-      return {}
-    return {'extras': {k: trajectory.extras[k] for k in (
-        recurrent_policy.FIRST, recurrent_policy.CORE_STATE)}}
-
-  def minibatch_q_values(self, params: hk.Params, batch: Dict[str, Any]
-                        ) -> Tuple[jax.Array, Dict[str, Any]]:
-    """`(Q-values [M, A], the minibatch with each field [M, ...])`: steps
-    `[M, ...]` of a feed-forward network; sequences `[T, b, ...]` of a
-    recurrent one, replayed from their first state, then flattened."""
-    if not self.recurrent:
-      return self(params, batch['observations']), batch
-    extras = batch['extras']
-    start = jax.tree.map(lambda x: x[0], extras[recurrent_policy.CORE_STATE])
-    q_values, _ = self.network.unroll(params, batch['observations'],
-                                      extras[recurrent_policy.FIRST], start)
-    flat = agent_lib.flatten_steps
-    return flat(q_values), jax.tree.map(flat, batch)
-
-
 def make_agent(config: PQNConfig, environment_spec: specs.EnvironmentSpec,
                network: Any) -> agent_lib.Agent[agent_lib.TrainingState]:
   """PQN around a Q-`network` (observations `[N, ...]` → `[N, A]`), or a
-  recurrent one (`networks.recurrent.RecurrentNetwork`).
+  recurrent one (`networks.recurrent.RecurrentNetwork`), seen through
+  `on_policy.QValueNetwork`.
 
   Actor params are `{'online': params, 'epsilon': ε}`; `deployable_policy`
   is the masked softmax of the Q-values (argmax: the greedy action, what
   the TFLite export converts).
   """
-  q_network = QNetwork(network, environment_spec)
+  q_network = on_policy.QValueNetwork(network, environment_spec, 'PQN')
   if q_network.recurrent and config.batch_size % config.num_minibatches:
     raise ValueError(
         f'PQNConfig.num_minibatches ({config.num_minibatches}) must divide '
@@ -293,15 +225,8 @@ def make_agent(config: PQNConfig, environment_spec: specs.EnvironmentSpec,
     return new_state, dict(metrics,
                            epsilon=epsilon(state.updates * steps_per_update))
 
-  data = agent_lib.DataRequirements(batch_size=config.batch_size,
-                                    unroll_length=config.unroll_length)
-  if q_network.recurrent:
-    return agent_lib.Agent(
-        init=init, actor_params=actor_params,
-        act=recurrent_policy.refuse_stateless, update=update,
-        deployable_policy=recurrent_policy.refuse_stateless, data=data,
-        recurrence=epsilon_greedy.recurrence(environment_spec, network))
-  act, deployable_policy = epsilon_greedy.policy(environment_spec, q_network)
-  return agent_lib.Agent(
-      init=init, actor_params=actor_params, act=act, update=update,
-      deployable_policy=deployable_policy, data=data)
+  return on_policy.epsilon_greedy_agent(
+      q_network, init, update,
+      agent_lib.DataRequirements(batch_size=config.batch_size,
+                                 unroll_length=config.unroll_length),
+      actor_params)

@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
+from agents import on_policy
 from agents import pqn
 from agents import recurrent_policy
 from agents import registry
@@ -205,7 +206,7 @@ class RecurrentPQNTest(absltest.TestCase):
     agent, network = _recurrent_agent()
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
     trajectory = _recurrent_trajectory(agent, params)
-    q_network = pqn.QNetwork(network, _spec())
+    q_network = on_policy.QValueNetwork(network, _spec(), 'PQN')
     online = params['online']
     stepped = q_network.next_q_values(online, trajectory)
     replayed = q_network.next_q_values(
