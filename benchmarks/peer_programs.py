@@ -5,6 +5,7 @@ Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 never this project. Prints one JSON line:
 
   python benchmarks/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
+  python benchmarks/peer_programs.py purejaxql_pqn_rnn --source=DIR --settings=JSON
   python benchmarks/peer_programs.py purejaxrl_ppo --source=DIR --settings=JSON
   python benchmarks/peer_programs.py purejaxrl_ppo_seeds --source=DIR --settings=JSON --num_seeds=5
   python benchmarks/peer_programs.py purejaxrl_ppo_rnn --source=DIR --settings=JSON
@@ -13,7 +14,8 @@ never this project. Prints one JSON line:
   python benchmarks/peer_programs.py sbx --algorithm=ppo --settings=JSON
 
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
-`pqn_minatar.py`) and `rejax` compile the program for one seed, then run it
+`pqn_minatar.py`), `purejaxql_pqn_rnn` (its `pqn_rnn_gymnax.py`) and
+`rejax` compile the program for one seed, then run it
 once: compile and training seconds apart, as our suites report them.
 `purejaxrl_ppo_seeds` runs seeds vmapped in one program for their learning
 results. `purejaxrl_script` runs PureJaxRL's `ppo.py` as its author ships it (its
@@ -37,6 +39,11 @@ import time
 # peers' packages of the same names (PyTables is `tables`).
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or '.') != _HERE]
+
+
+# purejaxql's programs, by the name this file runs them under.
+PUREJAXQL_MODULES = {'purejaxql_pqn_minatar': 'pqn_minatar',
+                     'purejaxql_pqn_rnn': 'pqn_rnn_gymnax'}
 
 
 def _peak_memory_mib() -> float:
@@ -163,16 +170,19 @@ def purejaxrl_ppo_rnn(source: str, settings: dict, seed: int) -> dict:
   return _purejaxrl(ppo_rnn.make_train, 'metric', settings, seed)
 
 
-def purejaxql_pqn_minatar(source: str, settings: dict, seed: int) -> dict:
-  """purejaxql's `pqn_minatar.make_train` with `settings` (its config keys),
-  Weights & Biases off. With `TEST_INTERVAL` 1 its greedy test runs at the
-  first and the last update: `final_test_return` is the last's mean over
-  the episodes its `TEST_NUM_ENVS` environments finished."""
+def purejaxql_pqn(module: str, source: str, settings: dict,
+                  seed: int) -> dict:
+  """purejaxql's `<module>.make_train` (`pqn_minatar`, `pqn_rnn_gymnax`)
+  with `settings` (its config keys), Weights & Biases off. With
+  `TEST_INTERVAL` 1 its greedy test runs at the first and the last update:
+  `final_test_return` is the last's mean over the episodes its
+  `TEST_NUM_ENVS` environments finished."""
+  import importlib  # pylint: disable=g-import-not-at-top
   import jax  # pylint: disable=g-import-not-at-top
   sys.path.insert(0, os.path.join(source, 'purejaxql'))
-  import pqn_minatar  # pylint: disable=g-import-not-at-top
+  program = importlib.import_module(module)
   config = dict(settings, WANDB_MODE='disabled')
-  train = pqn_minatar.make_train(config)  # Sets NUM_UPDATES in `config`.
+  train = program.make_train(config)  # Sets NUM_UPDATES in `config`.
   compile_seconds, seconds, out = _timed(train, jax.random.PRNGKey(seed))
   metrics = jax.device_get(out['metrics'])
   steps = int(config['NUM_UPDATES'] * config['NUM_STEPS'] *
@@ -232,10 +242,11 @@ def main() -> None:
                                           'purejaxrl_ppo_seeds',
                                           'purejaxrl_ppo_rnn',
                                           'purejaxrl_script',
-                                          'purejaxql_pqn_minatar', 'rejax',
+                                          'purejaxql_pqn_minatar',
+                                          'purejaxql_pqn_rnn', 'rejax',
                                           'sbx'))
   parser.add_argument('--source', help='a checkout of luchris429/purejaxrl '
-                      '(mttga/purejaxql for purejaxql_pqn_minatar)')
+                      '(mttga/purejaxql for purejaxql_pqn_*)')
   parser.add_argument('--algorithm', default='ppo')
   parser.add_argument('--settings', default='{}', help='JSON object')
   parser.add_argument('--seed', type=int, default=0)
@@ -252,8 +263,9 @@ def main() -> None:
     figures = purejaxrl_ppo_rnn(args.source, settings, args.seed)
   elif args.program == 'purejaxrl_script':
     figures = purejaxrl_script(args.source)
-  elif args.program == 'purejaxql_pqn_minatar':
-    figures = purejaxql_pqn_minatar(args.source, settings, args.seed)
+  elif args.program in PUREJAXQL_MODULES:
+    figures = purejaxql_pqn(PUREJAXQL_MODULES[args.program], args.source,
+                            settings, args.seed)
   elif args.program == 'sbx':
     figures = sbx(args.algorithm, settings, args.seed)
   else:

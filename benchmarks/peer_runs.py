@@ -71,7 +71,7 @@ class Peers:
       figures = self.peer(program, seed, source=self._source)
       figures['seconds'] = figures['process_seconds']
       return figures
-    if program == 'purejaxql_pqn_minatar':
+    if program.startswith('purejaxql_'):
       return self.peer(program, seed, source=self._purejaxql_source,
                         settings=settings['config'])
     if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):

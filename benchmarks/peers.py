@@ -33,7 +33,8 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
   peers_sac_pendulum, peers_dqn_cartpole, peers_td3_pendulum,
     peers_pqn_cartpole: the RLax agent family beside rejax's
     (`benchmarks/rejax_peer.py`).
-  peers_pqn_breakout_minatar: PQN beside purejaxql's on MinAtar
+  peers_pqn_breakout_minatar, peers_pqn_rnn_memory_chain: PQN beside
+    purejaxql's on MinAtar, and recurrent on MemoryChain
     (`benchmarks/purejaxql_peer.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
@@ -286,7 +287,8 @@ def define_flags() -> None:
                        'peers_ppo_games: training steps per MinAtar run.',
                        lower_bound=8192)
   flags.DEFINE_string('purejaxql_source', None,
-                      'peers_pqn_breakout_minatar: a checkout of '
+                      'peers_pqn_breakout_minatar and '
+                      'peers_pqn_rnn_memory_chain: a checkout of '
                       'github.com/mttga/purejaxql.')
   flags.DEFINE_integer('pqn_minatar_steps', 2_000_000,
                        'peers_pqn_breakout_minatar: training steps per run '
