@@ -10,7 +10,7 @@ never this project. Prints one JSON line:
   python benchmarks/peer_programs.py purejaxrl_ppo_seeds --source=DIR --settings=JSON --num_seeds=5
   python benchmarks/peer_programs.py purejaxrl_ppo_rnn --source=DIR --settings=JSON
   python benchmarks/peer_programs.py purejaxrl_script --source=DIR
-  python benchmarks/peer_programs.py rejax --algorithm=ppo --settings=JSON
+  python benchmarks/peer_programs.py rejax --algorithm=ppo --settings=JSON [--num_seeds=16]
   python benchmarks/peer_programs.py sbx --algorithm=ppo --settings=JSON
 
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
@@ -204,18 +204,29 @@ def purejaxrl_script(source: str) -> dict:
   return {'peak_memory_mib': _peak_memory_mib()}
 
 
-def rejax(algorithm: str, settings: dict, seed: int) -> dict:
-  """`rejax.get_algo(algorithm).create(**settings)`, its `train`."""
+def rejax(algorithm: str, settings: dict, seed: int,
+          num_seeds: int = 1) -> dict:
+  """`rejax.get_algo(algorithm).create(**settings)`, its `train`; with
+  `num_seeds` > 1 `jax.vmap(algo.train)` over that many keys split from
+  `seed`'s, as rejax's README trains many seeds at once (the figures of
+  all of them: steps and speed summed, the mean final return)."""
   import jax  # pylint: disable=g-import-not-at-top
   import rejax as rejax_lib  # pylint: disable=g-import-not-at-top
   algo = rejax_lib.get_algo(algorithm).create(**settings)
-  compile_seconds, seconds, (_, evaluation) = _timed(
-      algo.train, jax.random.PRNGKey(seed))
+  key = jax.random.PRNGKey(seed)
+  if num_seeds > 1:
+    train, key = jax.vmap(algo.train), jax.random.split(key, num_seeds)
+  else:
+    train = algo.train
+  compile_seconds, seconds, (_, evaluation) = _timed(train, key)
   returns = jax.device_get(evaluation[1])
-  steps = int(settings['total_timesteps'])
-  return {'env_steps': steps, 'compile_seconds': compile_seconds,
+  steps = int(settings['total_timesteps']) * num_seeds
+  # The last evaluation: [seeds, episodes] vmapped, [episodes] alone.
+  final = returns[:, -1] if num_seeds > 1 else returns[-1]
+  return {'env_steps': steps, 'num_seeds': num_seeds,
+          'compile_seconds': compile_seconds,
           'train_seconds': seconds, 'steps_per_second': steps / seconds,
-          'final_eval_return': float(returns[-1].mean()),
+          'final_eval_return': float(final.mean()),
           'peak_memory_mib': _peak_memory_mib()}
 
 
@@ -251,7 +262,8 @@ def main() -> None:
   parser.add_argument('--settings', default='{}', help='JSON object')
   parser.add_argument('--seed', type=int, default=0)
   parser.add_argument('--num_seeds', type=int, default=1,
-                      help='purejaxrl_ppo_seeds: seeds in one program')
+                      help='purejaxrl_ppo_seeds, rejax: seeds in one '
+                      'program')
   args = parser.parse_args()
   settings = json.loads(args.settings)
   if args.program == 'purejaxrl_ppo':
@@ -269,7 +281,7 @@ def main() -> None:
   elif args.program == 'sbx':
     figures = sbx(args.algorithm, settings, args.seed)
   else:
-    figures = rejax(args.algorithm, settings, args.seed)
+    figures = rejax(args.algorithm, settings, args.seed, args.num_seeds)
   figures['versions'] = {}
   for package in ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl'):
     try:

@@ -77,8 +77,10 @@ class Peers:
     if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):
       return self.peer(program, seed, source=self._source,
                         settings=settings['config'])
+    seeds = ({'num_seeds': settings['num_seeds']}
+             if 'num_seeds' in settings else {})
     return self.peer(program, seed, algorithm=settings['algorithm'],
-                      settings=settings['config'])
+                      settings=settings['config'], **seeds)
 
 
 def ratios(runs: Dict[str, List[Dict[str, Any]]], ours: str, key: str,

@@ -293,6 +293,9 @@ def define_flags() -> None:
   flags.DEFINE_integer('pqn_minatar_steps', 2_000_000,
                        'peers_pqn_breakout_minatar: training steps per run '
                        '(its schedules fitted to them).', lower_bound=4096)
+  flags.DEFINE_list('seeds_per_program', ['16', '64'],
+                    'peers_ppo_seeds: seeds in one program of each pair of '
+                    'arms (ours, rejax\'s).')
   flags.DEFINE_integer('sac_steps', 5_000, 'peers_sac_pendulum: training '
                        'steps per run.', lower_bound=1_001)
   flags.DEFINE_integer('python_loop_steps', 40_000, 'peers_python_loop: '

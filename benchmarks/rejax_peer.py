@@ -17,15 +17,28 @@ alternating rounds in fresh processes, rejax in its own environment;
   peers_pqn_cartpole: PQN on gymnax CartPole-v1 in rejax's setting (our
     `pqn_gymnax_cartpole` preset, 524,288 steps): training steps per
     second of ours and of rejax's PQN with the same settings.
+  peers_ppo_seeds: many seeds in one program: PPO on gymnax CartPole-v1 in
+    rejax's setting (its configs/gymnax/cartpole.yaml), `--seeds_per_program`
+    seeds (16 and 64) trained at once: ours with `--num_seeds`, rejax's as
+    its README does it, `jax.vmap(algo.train)` over their keys; training
+    steps per second of all the seeds together.
 """
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Sequence
 
 from benchmarks import peer_runs
 from benchmarks import scaling
 
 SUITES = ('peers_pqn_cartpole', 'peers_sac_pendulum', 'peers_dqn_cartpole',
-          'peers_td3_pendulum')
+          'peers_td3_pendulum', 'peers_ppo_seeds')
+
+# rejax's PPO on CartPole-v1 (its configs/gymnax/cartpole.yaml), by key.
+REJAX_PPO_CARTPOLE = {
+    'env': 'CartPole-v1', 'agent_kwargs': {'activation': 'tanh'},
+    'num_envs': 5, 'num_steps': 100, 'num_epochs': 5, 'num_minibatches': 5,
+    'learning_rate': 7.5e-4, 'max_grad_norm': 0.5,
+    'total_timesteps': 100_000, 'gamma': 0.99, 'gae_lambda': 0.95,
+    'clip_eps': 0.2, 'ent_coef': 0.01, 'vf_coef': 0.5}
 
 
 def pqn_cartpole(root: str, repeats: int,
@@ -156,6 +169,42 @@ def td3_pendulum(root: str, repeats: int,
           **scaling.summary(runs)}
 
 
+def ppo_seeds(root: str, repeats: int, run: scaling.Runner,
+              counts: Sequence[int]) -> Dict[str, Any]:
+  """PPO on gymnax CartPole-v1 in rejax's setting, `counts` seeds in one
+  program each: ours and rejax's vmapped `train`."""
+  steps = REJAX_PPO_CARTPOLE['total_timesteps']
+  measurements = {}
+  for n in counts:
+    measurements[f'ours_{n}_seeds'] = scaling.Measurement(dict(
+        program='ours', agent='ppo', env='gymnax:CartPole-v1',
+        network='mlp_separate_actor_critic', num_seeds=n, num_steps=steps,
+        agent_config={
+            'batch_size': 5, 'unroll_length': 100, 'num_epochs': 5,
+            'num_minibatches': 5, 'learning_rate': 7.5e-4,
+            'max_grad_norm': 0.5, 'discount': 0.99, 'gae_lambda': 0.95,
+            'clip_epsilon': 0.2, 'value_clip_epsilon': 0.2,
+            'entropy_cost': 0.01, 'value_cost': 0.5,
+            'bootstrap_time_limits': False},
+        **peer_runs.TRAINING_ONLY))
+    measurements[f'rejax_{n}_seeds'] = scaling.Measurement(dict(
+        program='rejax', algorithm='ppo', num_seeds=n,
+        config=dict(REJAX_PPO_CARTPOLE, eval_freq=steps,
+                    skip_initial_evaluation=True)))
+  runs = scaling.measure(root, measurements, repeats, run)
+  for n in counts:
+    peer_runs.ratios(runs, f'ours_{n}_seeds', 'steps_per_second',
+                     (f'rejax_{n}_seeds',), 'speed')
+  return {'setting': f'5 envs x 100 steps, 5 epochs x 5 minibatches, lr '
+                     f'7.5e-4, 64-64 tanh actor and critic, {steps:,} steps '
+                     f'per seed; time limits end the returns on both sides. '
+                     f'Not the same arithmetic: rejax steps its actor and '
+                     f'critic with an optimizer each and clips each '
+                     f'gradient entry at 0.5; ours one Adam over both, the '
+                     f'global norm clipped at 0.5',
+          **scaling.summary(runs)}
+
+
 def suites(root: str, flags_values: Any, run: scaling.Runner
           ) -> Dict[str, Callable[[], Any]]:
   """The suites of this module, by name, bound to their flag values."""
@@ -166,4 +215,6 @@ def suites(root: str, flags_values: Any, run: scaling.Runner
                                                  f.sac_steps),
       'peers_dqn_cartpole': lambda: dqn_cartpole(root, f.seeds, run),
       'peers_td3_pendulum': lambda: td3_pendulum(root, f.seeds, run),
+      'peers_ppo_seeds': lambda: ppo_seeds(
+          root, f.seeds, run, [int(n) for n in f.seeds_per_program]),
   }

@@ -1,0 +1,46 @@
+"""Tests for benchmarks/rejax_peer.py (rejax faked: it runs in the peers'
+environment, which tests must not need)."""
+
+from absl.testing import absltest
+
+from benchmarks import rejax_peer
+from tests.benchmarks import peers_test
+
+
+class PPOSeedsTest(absltest.TestCase):
+
+  def test_each_pair_trains_the_same_seeds_in_rejax_s_setting(self):
+    seen = {}
+    run, calls = peers_test._fake_runner({
+        'ours': lambda seed: {'steps_per_second': 900.0},
+        'rejax': lambda seed: {'steps_per_second': 300.0}})
+
+    def recording(root, name, measurement, seed):
+      seen[name.rsplit('_seed', 1)[0]] = measurement.settings
+      return run(root, name, measurement, seed)
+
+    report = rejax_peer.ppo_seeds('root', 1, recording, [16, 64])
+    self.assertEqual([c[0] for c in calls],
+                     ['ours_16_seeds_seed0', 'rejax_16_seeds_seed0',
+                      'ours_64_seeds_seed0', 'rejax_64_seeds_seed0'])
+    for n in (16, 64):
+      ours, rejax = seen[f'ours_{n}_seeds'], seen[f'rejax_{n}_seeds']
+      self.assertEqual((ours['num_seeds'], rejax['num_seeds']), (n, n))
+      config, agent = rejax['config'], ours['agent_config']
+      self.assertEqual(
+          (agent['batch_size'], agent['unroll_length'], agent['num_epochs'],
+           agent['num_minibatches'], agent['learning_rate'],
+           agent['max_grad_norm'], agent['entropy_cost'], ours['num_steps']),
+          (config['num_envs'], config['num_steps'], config['num_epochs'],
+           config['num_minibatches'], config['learning_rate'],
+           config['max_grad_norm'], config['ent_coef'],
+           config['total_timesteps']))
+      # rejax's returns end at time limits; so do ours here.
+      self.assertFalse(agent['bootstrap_time_limits'])
+      self.assertEqual(
+          report['runs'][f'ours_{n}_seeds'][0][f'speed_over_rejax_{n}_seeds'],
+          3.0)
+
+
+if __name__ == '__main__':
+  absltest.main()
