@@ -88,8 +88,10 @@ def pqn_breakout_minatar(root: str, repeats: int,
 
 def purejaxql_memory_chain_settings() -> Dict[str, Any]:
   """purejaxql `pqn_rnn_memory_chain.yaml`'s config keys, greedy-tested
-  only at the first and last update (its own 5% interval tests every one
-  of its 24 updates, 128 environments x 1000 steps each)."""
+  only at the first and last update, each test 128 environments for two
+  episode lengths (its own 5% interval tests every one of its 24 updates,
+  for 1,000 steps each: 2.6 times its training steps at the two tests
+  this suite keeps, time that would count as training)."""
   return {'ALG_NAME': 'pqn_rnn', 'ENV_NAME': 'MemoryChain-bsuite',
           'ENV_KWARGS': {'memory_length': MEMORY_LENGTH},
           'TOTAL_TIMESTEPS': 100_000, 'TOTAL_TIMESTEPS_DECAY': 100_000,
@@ -100,7 +102,8 @@ def purejaxql_memory_chain_settings() -> Dict[str, Any]:
           'LR': 0.001, 'MAX_GRAD_NORM': 10, 'LR_LINEAR_DECAY': False,
           'REW_SCALE': 1.0, 'GAMMA': 0.99, 'LAMBDA': 0.95,
           'TEST_DURING_TRAINING': True, 'TEST_INTERVAL': 1.0,
-          'TEST_NUM_ENVS': 128, 'EPS_TEST': 0.0}
+          'TEST_NUM_ENVS': 128, 'TEST_NUM_STEPS': 2 * (MEMORY_LENGTH + 1),
+          'EPS_TEST': 0.0}
 
 
 def pqn_rnn_memory_chain(root: str, repeats: int,
@@ -125,7 +128,8 @@ def pqn_rnn_memory_chain(root: str, repeats: int,
                      f'limits; ours Adam, observations alone, each sequence '
                      f'replayed from the state it began in, targets once '
                      f'per batch, bootstrapped time limits. purejaxql\'s '
-                     f'time includes its two greedy tests',
+                     f'time includes its two greedy tests (128 environments '
+                     f'for {2 * (MEMORY_LENGTH + 1)} steps each)',
           **scaling.summary(runs)}
 
 
