@@ -26,12 +26,12 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
-from agents import registry as agent_registry
 from benchmarks import fingerprints
 from experiments.driver import log_names
 from experiments.driver import run as driver
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
+from experiments.setup import train_settings
 
 # train.csv's column of each chunk's training speed.
 _STEPS_PER_SECOND = log_names.PERF + 'steps_per_second'
@@ -67,13 +67,15 @@ def train(root: str, name: str, **settings) -> Dict[str, Any]:
 
 
 def preset_settings(name: str) -> Dict[str, Any]:
-  """ExperimentConfig settings of preset `name`, as `train` applies it."""
+  """ExperimentConfig settings of preset `name` on its own game: `train`'s
+  own resolution of `--preset` (`train_settings.experiment_config`), so
+  every setting the preset holds (its widths included) reaches the run."""
   preset = preset_registry.get(name)
-  return dict(agent=preset.agent, env=preset.env, preset=preset.name,
-              agent_config=agent_registry.make_config(preset.agent,
-                                                      **preset.config),
-              network=preset.network, num_envs=preset.num_envs,
-              num_steps=preset.num_steps, num_episodes=preset.num_episodes)
+  config = train_settings.experiment_config(train_settings.TrainSettings(
+      agent=preset.agent, env=preset.env, preset=preset.name))
+  return {key: getattr(config, key) for key in (
+      'agent', 'env', 'preset', 'agent_config', 'network', 'hidden_sizes',
+      'num_envs', 'num_steps', 'num_episodes')}
 
 
 def _train_command_seconds(root: str, agent: str, env: str) -> float:

@@ -135,6 +135,11 @@ class ChildPartsTest(absltest.TestCase):
                      ('ppo', 1000, 'ppo_plane_strike'))
     self.assertEqual((ppo['agent_config'].batch_size,
                       ppo['agent_config'].learning_rate), (64, 3e-4))
+    # Every setting the preset holds reaches the run, as `train` applies
+    # it: its network and widths too.
+    recurrent = sb.config_settings({'preset': 'pqn_rnn_memory_chain'})
+    self.assertEqual((recurrent['network'], recurrent['hidden_sizes']),
+                     ('gru_layer_norm_q_values', (256, 256, 256)))
 
   def test_a_failing_child_names_its_command_and_stderr(self):
     root = self.create_tempdir().full_path
