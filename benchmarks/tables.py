@@ -60,6 +60,8 @@ TABLES: Dict[str, Table] = {
                      ('pqn_cartpole_peers_speed.json',)),
     'pqn_breakout_minatar': (peer_tables.pqn_breakout_minatar,
                              ('pqn_breakout_minatar_peers_speed.json',)),
+    'pqn_rnn_memory_chain': (peer_tables.pqn_rnn_memory_chain,
+                             ('pqn_rnn_memory_chain_peers_speed.json',)),
     'python_loop': (peer_tables.python_loop, ('python_loop_speed.json',)),
     'python_loop_num_envs': (speed_tables.python_loop_num_envs,
                              ('python_loop_num_envs_speed.json',)),

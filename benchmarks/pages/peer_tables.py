@@ -256,6 +256,13 @@ def pqn_breakout_minatar() -> List[str]:
                       'purejaxql: its greedy test')
 
 
+def pqn_rnn_memory_chain() -> List[str]:
+  return _beside_peer('pqn_rnn_memory_chain_peers_speed.json',
+                      'peers_pqn_rnn_memory_chain', 'purejaxql',
+                      'purejaxql `pqn_rnn_gymnax.py`', 'final_test_return',
+                      'purejaxql: its greedy test')
+
+
 def python_loop() -> List[str]:
   suite = md.load('python_loop_speed.json')['peers_python_loop']
   med, run = suite['median'], suite['runs']
