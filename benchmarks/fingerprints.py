@@ -196,13 +196,28 @@ def recipe_of(config: config_lib.ExperimentConfig,
   if preset is not None and hidden_sizes == (
       None if preset.hidden_sizes is None else list(preset.hidden_sizes)):
     hidden_sizes = None
-  return {'agent': config.agent, 'env': config.env, 'preset': config.preset,
-          'network': network, 'hidden_sizes': hidden_sizes,
-          'config': dict(overrides or {}),
-          'env_config': dict(config.env_kwargs),
-          'num_steps': config.num_steps, 'num_episodes': config.num_episodes,
-          'eval_episodes': config.eval_episodes, 'loop': config.loop,
-          'num_envs': config.num_envs}
+  recipe = {'agent': config.agent, 'env': config.env,
+            'preset': config.preset, 'network': network,
+            'hidden_sizes': hidden_sizes, 'config': dict(overrides or {}),
+            'env_config': dict(config.env_kwargs),
+            'num_steps': config.num_steps,
+            'num_episodes': config.num_episodes,
+            'eval_episodes': config.eval_episodes, 'loop': config.loop,
+            'num_envs': config.num_envs}
+  # The evaluation protocol, where the run set one away from its game's
+  # default (a suite scoring greedily where MinAtar samples, say).
+  default = _rebuilt(recipe)
+  for key in ('eval_policy', 'eval_epsilon'):
+    if getattr(default, key) != getattr(config, key):
+      recipe[key] = getattr(config, key)
+  return recipe
+
+
+def _rebuilt(recipe: Mapping[str, Any]) -> config_lib.ExperimentConfig:
+  """The config `train` makes of `recipe` today (no export)."""
+  return train_settings.experiment_config(train_settings.TrainSettings(
+      **{k: v for k, v in recipe.items() if v is not None},
+      export_tflite=False))
 
 
 def commit() -> Optional[str]:
@@ -273,10 +288,9 @@ def changes(record: Mapping[str, Any]) -> List[str]:
            for path, now in code_hashes(list(record.get('code', {}))).items()
            if now != record['code'][path]]
   for run in record.get('runs', ()):
-    recipe = {k: v for k, v in run['recipe'].items() if v is not None}
+    recipe = run['recipe']
     try:
-      rebuilt = train_settings.experiment_config(
-          train_settings.TrainSettings(**recipe, export_tflite=False))
+      rebuilt = _rebuilt(recipe)
     except ValueError as e:
       found.append(f'{recipe.get("agent")} on {recipe.get("env")} no '
                    f'longer builds: {e}')
@@ -291,9 +305,7 @@ def acknowledged(record: Mapping[str, Any]) -> Dict[str, Any]:
   measured under, kept beside the note that says so (`acknowledge`)."""
   runs, modules = [], set()
   for run in record.get('runs', ()):
-    recipe = {k: v for k, v in run['recipe'].items() if v is not None}
-    rebuilt = train_settings.experiment_config(
-        train_settings.TrainSettings(**recipe, export_tflite=False))
+    rebuilt = _rebuilt(run['recipe'])
     runs.append({**run, 'settings': settings_of(rebuilt)})
     modules.update(code_modules(rebuilt))
   # The modules today's runs execute (a module split out of one is

@@ -9,6 +9,7 @@ from benchmarks import fingerprints
 from benchmarks import learning
 from benchmarks import memory
 from benchmarks import time_limits
+from experiments.setup import train_settings
 
 
 def _config(env='gymnax:Acrobot-v1', agent='dqn'):
@@ -66,6 +67,15 @@ def test_the_suites_arms_are_unchanged_right_after_measuring():
   # Recorded without naming the override, the run still rebuilds as it
   # ran: a sweep's trial, say.
   assert fingerprints.changes(fingerprints.measured([as_terminations])) == []
+  # A protocol away from the game's default (greedy on MinAtar, whose
+  # default samples) is kept in the recipe; the default is left to it.
+  minatar = train_settings.experiment_config(train_settings.TrainSettings(
+      agent='pqn', env='gymnax:Breakout-MinAtar', num_steps=4096))
+  assert minatar.eval_policy != 'greedy'
+  greedy = dataclasses.replace(minatar, eval_policy='greedy')
+  assert fingerprints.recipe_of(greedy)['eval_policy'] == 'greedy'
+  assert 'eval_policy' not in fingerprints.recipe_of(minatar)
+  assert fingerprints.changes(fingerprints.measured([greedy])) == []
 
 
 def test_changed_code_and_a_changed_default_are_named(monkeypatch):
