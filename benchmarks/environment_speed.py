@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
+from agents import registry as agent_registry
 from benchmarks import fingerprints
 from experiments.driver import log_names
 from experiments.driver import run as driver
@@ -69,13 +70,17 @@ def train(root: str, name: str, **settings) -> Dict[str, Any]:
 def preset_settings(name: str) -> Dict[str, Any]:
   """ExperimentConfig settings of preset `name` on its own game: `train`'s
   own resolution of `--preset` (`train_settings.experiment_config`), so
-  every setting the preset holds (its widths included) reaches the run."""
+  every setting the preset holds (its widths included) reaches the run.
+  The agent config is the preset's before it is fitted to a budget (a
+  suite may set another; the run fits it to its own)."""
   preset = preset_registry.get(name)
   config = train_settings.experiment_config(train_settings.TrainSettings(
       agent=preset.agent, env=preset.env, preset=preset.name))
-  return {key: getattr(config, key) for key in (
-      'agent', 'env', 'preset', 'agent_config', 'network', 'hidden_sizes',
-      'num_envs', 'num_steps', 'num_episodes')}
+  return {**{key: getattr(config, key) for key in (
+      'agent', 'env', 'preset', 'network', 'hidden_sizes', 'num_envs',
+      'num_steps', 'num_episodes')},
+          'agent_config': agent_registry.make_config(preset.agent,
+                                                     **preset.config)}
 
 
 def _train_command_seconds(root: str, agent: str, env: str) -> float:
