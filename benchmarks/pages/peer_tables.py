@@ -249,6 +249,37 @@ def td3_pendulum() -> List[str]:
                    'evaluation)'], rows)
 
 
+def ppo_seeds() -> List[str]:
+  """Ours beside rejax's vmapped `train` at each seed count measured."""
+  suite = md.load('ppo_seeds_peers_speed.json')['peers_ppo_seeds']
+  med, run = suite['median'], suite['runs']
+  rows = []
+  for ours in [name for name in med if name.startswith('ours_')]:
+    rejax = ours.replace('ours', 'rejax', 1)
+
+    def speed(who):
+      return md.with_runs(med[who]['steps_per_second'],
+                          [r['steps_per_second'] for r in run[who]], _int)
+
+    rows.append([
+        ours.split('_')[1], speed(ours), speed(rejax),
+        md.with_runs(med[ours][f'speed_over_{rejax}'],
+                     [r[f'speed_over_{rejax}'] for r in run[ours]], _two,
+                     bold=True),
+        f'{_one(med[ours]["compile_seconds"])} / '
+        f'{_one(med[rejax]["compile_seconds"])}',
+        f'ours {md.runs([r["greedy_return"] for r in run[ours]], _one)}; '
+        f'rejax '
+        f'{md.runs([r["final_eval_return"] for r in run[rejax]], _one)}'])
+  return md.table(['seeds in one program', 'ours: training steps/s of all '
+                   'seeds, median (rounds)', 'rejax PPO, vmapped: steps/s',
+                   'ours over rejax, median (rounds)',
+                   'compile s, ours / rejax',
+                   'return at the end, rounds (ours: the seeds\' median '
+                   'greedy return; rejax: the seeds\' mean evaluation)'],
+                  rows)
+
+
 def pqn_breakout_minatar() -> List[str]:
   return _beside_peer('pqn_breakout_minatar_peers_speed.json',
                       'peers_pqn_breakout_minatar', 'purejaxql',
