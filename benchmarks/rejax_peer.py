@@ -4,12 +4,14 @@ Peer suites of `benchmarks.suites` (run as `benchmarks.peers` runs them:
 alternating rounds in fresh processes, rejax in its own environment;
 `benchmarks.peer_runs`):
 
-  peers_sac_pendulum: SAC on gymnax Pendulum-v1, 256-256 networks, batch
-    256, one SGD step per environment step, `--sac_steps` steps: ours
-    against rejax's SAC with the same sizes.
+  peers_sac_pendulum: SAC on gymnax Pendulum-v1, batch 256, one SGD step
+    per environment step, `--sac_steps` steps: ours against rejax's SAC
+    with the same sizes, 256-256 networks (our default) and 64-64
+    (rejax's).
   peers_dqn_cartpole: DQN on gymnax CartPole-v1 in rejax's setting (its
-    configs/gymnax/cartpole.yaml, with the plain 64-64 ReLU Q-network):
-    training steps per second of ours and of rejax's DQN.
+    configs/gymnax/cartpole.yaml, with the plain 64-64 ReLU Q-network), at
+    its minibatch of 100 and at our agent's 32: training steps per second
+    of ours and of rejax's DQN.
   peers_td3_pendulum: TD3 on gymnax Pendulum-v1 in rejax's setting
     (its configs/gymnax/pendulum.yaml, with ReLU and no observation
     normalisation, which ours lacks), and again at our agent's minibatch
@@ -24,7 +26,7 @@ alternating rounds in fresh processes, rejax in its own environment;
     steps per second of all the seeds together.
 """
 
-from typing import Any, Callable, Dict, Sequence
+from typing import Any, Callable, Dict, Sequence, Tuple
 
 from benchmarks import peer_runs
 from benchmarks import scaling
@@ -63,62 +65,89 @@ def pqn_cartpole(root: str, repeats: int,
           **scaling.summary(runs)}
 
 
+def _pairs(root: str, repeats: int, run: scaling.Runner,
+           pairs: Dict[str, Tuple[scaling.Measurement, scaling.Measurement]]
+          ) -> scaling.Runs:
+  """Each pair `{suffix: (ours, rejax's)}` measured as arms `ours<suffix>`
+  and `rejax<suffix>`, in turn, each of our runs with its speed over
+  rejax's in the same round."""
+  runs = scaling.measure(root, {
+      f'{who}{suffix}': measurement
+      for suffix, pair in pairs.items()
+      for who, measurement in zip(('ours', 'rejax'), pair)}, repeats, run)
+  for suffix in pairs:
+    peer_runs.ratios(runs, f'ours{suffix}', 'steps_per_second',
+                     (f'rejax{suffix}',), 'speed')
+  return runs
+
+
+# SAC's widths in each pair of arms: our agent's default, and rejax's.
+SAC_WIDTHS = {'': (256, 256), '_64_64': (64, 64)}
+
+
 def sac_pendulum(root: str, repeats: int, run: scaling.Runner,
                  steps: int) -> Dict[str, Any]:
-  """SAC on gymnax Pendulum-v1: ours and rejax's, the same sizes."""
-  runs = scaling.measure(root, {
-      'ours': scaling.Measurement(dict(
-          program='ours', preset='sac_pendulum', num_steps=steps,
-          hidden_sizes=(256, 256), **peer_runs.TRAINING_ONLY)),
-      'rejax': scaling.Measurement(dict(
-          program='rejax', algorithm='sac', config={
-              'env': 'Pendulum-v1', 'num_envs': 1, 'batch_size': 256,
-              'num_epochs': 1, 'fill_buffer': 1000,
-              'buffer_size': 100_000, 'learning_rate': 1e-3,
-              'gamma': 0.99, 'polyak': 0.995, 'total_timesteps': steps,
-              'eval_freq': steps, 'skip_initial_evaluation': True,
-              # rejax's SAC reads its sizes here, not from agent_kwargs.
-              'hidden_layer_sizes': [256, 256]})),
-  }, repeats, run)
-  peer_runs.ratios(runs, 'ours', 'steps_per_second', ('rejax',), 'speed')
-  return {'setting': f'256-256 networks, batch 256, one SGD step per '
+  """SAC on gymnax Pendulum-v1: ours and rejax's, the same sizes, at our
+  agent's default widths and at rejax's."""
+  pairs = {}
+  for suffix, sizes in SAC_WIDTHS.items():
+    pairs[suffix] = (scaling.Measurement(dict(
+        program='ours', preset='sac_pendulum', num_steps=steps,
+        hidden_sizes=sizes, **peer_runs.TRAINING_ONLY)), scaling.Measurement(dict(
+        program='rejax', algorithm='sac', config={
+            'env': 'Pendulum-v1', 'num_envs': 1, 'batch_size': 256,
+            'num_epochs': 1, 'fill_buffer': 1000,
+            'buffer_size': 100_000, 'learning_rate': 1e-3,
+            'gamma': 0.99, 'polyak': 0.995, 'total_timesteps': steps,
+            'eval_freq': steps, 'skip_initial_evaluation': True,
+            # rejax's SAC reads its sizes here, not from agent_kwargs.
+            'hidden_layer_sizes': list(sizes)})))
+  runs = _pairs(root, repeats, run, pairs)
+  return {'setting': f'256-256 networks (our agent\'s default; the _64_64 '
+                     f'arms: 64-64, rejax\'s), batch 256, one SGD step per '
                      f'environment step after 1000, lr 1e-3, {steps} steps',
           **scaling.summary(runs)}
 
 
+# DQN's minibatch in each pair of arms: rejax's setting's, and our
+# agent's default.
+DQN_BATCHES = {'': 100, '_batch_32': 32}
+
+
 def dqn_cartpole(root: str, repeats: int,
                  run: scaling.Runner) -> Dict[str, Any]:
-  """DQN on gymnax CartPole-v1: ours and rejax's, rejax's setting."""
+  """DQN on gymnax CartPole-v1: ours and rejax's, rejax's setting, at its
+  minibatch of 100 and at our agent's 32."""
   steps = 100_000
-  runs = scaling.measure(root, {
-      'ours': scaling.Measurement(dict(
-          program='ours', agent='dqn', env='gymnax:CartPole-v1',
-          num_steps=steps, hidden_sizes=(64, 64), agent_config={
-              'num_actors': 10, 'update_period': 1,
-              'sgd_steps_per_update': 5, 'batch_size': 100,
-              'replay_capacity': 50_000, 'min_replay_size': 5_000,
-              'learning_rate': 1e-3, 'loss': 'l2', 'max_grad_norm': 10.0,
-              'target_update_period': 5, 'target_update_rate': 0.02,
-              'epsilon_decay_steps': steps // 2, 'double_q': True},
-          **peer_runs.TRAINING_ONLY)),
-      'rejax': scaling.Measurement(dict(
-          program='rejax', algorithm='dqn', config={
-              'env': 'CartPole-v1', 'agent': 'QNetwork',
-              'agent_kwargs': {'activation': 'relu'}, 'num_envs': 10,
-              'buffer_size': 50_000, 'fill_buffer': 5_000,
-              'batch_size': 100, 'max_grad_norm': 10,
-              'learning_rate': 1e-3, 'num_epochs': 5, 'polyak': 0.98,
-              'eps_start': 1.0, 'eps_end': 0.05,
-              'exploration_fraction': 0.5, 'gamma': 0.99, 'ddqn': True,
-              'normalize_observations': False, 'total_timesteps': steps,
-              'eval_freq': steps, 'skip_initial_evaluation': True})),
-  }, repeats, run)
-  peer_runs.ratios(runs, 'ours', 'steps_per_second', ('rejax',), 'speed')
-  return {'setting': f'10 envs, 5 SGD steps of 100 per step of them, a '
-                     f'50k replay learning from 5k, lr 1e-3, L2 loss, '
-                     f'double Q, Polyak targets (τ 0.02 every 5 SGD '
-                     f'steps), ε 1 → 0.05 over {steps // 2} steps, a '
-                     f'64-64 ReLU Q-network, {steps} steps',
+  pairs = {}
+  for suffix, batch in DQN_BATCHES.items():
+    pairs[suffix] = (scaling.Measurement(dict(
+        program='ours', agent='dqn', env='gymnax:CartPole-v1',
+        num_steps=steps, hidden_sizes=(64, 64), agent_config={
+            'num_actors': 10, 'update_period': 1,
+            'sgd_steps_per_update': 5, 'batch_size': batch,
+            'replay_capacity': 50_000, 'min_replay_size': 5_000,
+            'learning_rate': 1e-3, 'loss': 'l2', 'max_grad_norm': 10.0,
+            'target_update_period': 5, 'target_update_rate': 0.02,
+            'epsilon_decay_steps': steps // 2, 'double_q': True},
+        **peer_runs.TRAINING_ONLY)), scaling.Measurement(dict(
+        program='rejax', algorithm='dqn', config={
+            'env': 'CartPole-v1', 'agent': 'QNetwork',
+            'agent_kwargs': {'activation': 'relu'}, 'num_envs': 10,
+            'buffer_size': 50_000, 'fill_buffer': 5_000,
+            'batch_size': batch, 'max_grad_norm': 10,
+            'learning_rate': 1e-3, 'num_epochs': 5, 'polyak': 0.98,
+            'eps_start': 1.0, 'eps_end': 0.05,
+            'exploration_fraction': 0.5, 'gamma': 0.99, 'ddqn': True,
+            'normalize_observations': False, 'total_timesteps': steps,
+            'eval_freq': steps, 'skip_initial_evaluation': True})))
+  runs = _pairs(root, repeats, run, pairs)
+  return {'setting': f'10 envs, 5 SGD steps of 100 (the _batch_32 arms: '
+                     f'32, our agent\'s default) per step of them, a 50k '
+                     f'replay learning from 5k, lr 1e-3, L2 loss, double Q, '
+                     f'Polyak targets (τ 0.02 every 5 SGD steps), ε 1 → '
+                     f'0.05 over {steps // 2} steps, a 64-64 ReLU '
+                     f'Q-network, {steps} steps',
           **scaling.summary(runs)}
 
 
@@ -132,10 +161,10 @@ def td3_pendulum(root: str, repeats: int,
   """TD3 on gymnax Pendulum-v1: ours and rejax's, rejax's setting, at its
   minibatch of 100 and at our agent's 256."""
   steps = 10_000
-  measurements = {}
+  pairs = {}
   for suffix, batch in TD3_BATCHES.items():
     # rejax gives its noises in action units; Pendulum's half-range is 2.
-    measurements[f'ours{suffix}'] = scaling.Measurement(dict(
+    pairs[suffix] = (scaling.Measurement(dict(
         program='ours', preset='td3_pendulum', num_steps=steps,
         hidden_sizes=(64, 64), agent_config={
             'actor_learning_rate': 1e-3, 'critic_learning_rate': 1e-3,
@@ -143,8 +172,7 @@ def td3_pendulum(root: str, repeats: int,
             'min_replay_size': 1000, 'tau': 0.05, 'policy_delay': 2,
             'exploration_noise': 0.15, 'target_noise': 0.1,
             'target_noise_clip': 0.25},
-        **peer_runs.TRAINING_ONLY))
-    measurements[f'rejax{suffix}'] = scaling.Measurement(dict(
+        **peer_runs.TRAINING_ONLY)), scaling.Measurement(dict(
         program='rejax', algorithm='td3', config={
             'env': 'Pendulum-v1', 'num_envs': 1, 'buffer_size': 10_000,
             'fill_buffer': 1000, 'batch_size': batch, 'learning_rate': 1e-3,
@@ -155,11 +183,8 @@ def td3_pendulum(root: str, repeats: int,
             'actor_kwargs': {'activation': 'relu'},
             'critic_kwargs': {'activation': 'relu'},
             'total_timesteps': steps, 'eval_freq': steps,
-            'skip_initial_evaluation': True}))
-  runs = scaling.measure(root, measurements, repeats, run)
-  for suffix in TD3_BATCHES:
-    peer_runs.ratios(runs, f'ours{suffix}', 'steps_per_second',
-                     (f'rejax{suffix}',), 'speed')
+            'skip_initial_evaluation': True})))
+  runs = _pairs(root, repeats, run, pairs)
   return {'setting': f'64-64 ReLU networks, batch 100 (rejax\'s; the '
                      f'_batch_256 arms: 256, our agent\'s default), one '
                      f'critic step per environment step after 1000 random '

@@ -3,7 +3,7 @@ programs (PureJaxRL, rejax, purejaxql, SBX): training speed per round,
 compile time and the return each ended with."""
 
 import functools
-from typing import List
+from typing import Dict, List
 
 from benchmarks.pages import markdown as md
 
@@ -203,37 +203,25 @@ def _beside_peer(file_name: str, suite_name: str, peer: str, title: str,
         md.runs([r[score] for r in run[peer]], _one)]])
 
 
-def _beside_rejax(file_name: str, suite_name: str,
-                  title: str) -> List[str]:
-  return _beside_peer(file_name, suite_name, 'rejax', title,
-                      'final_eval_return', 'rejax: its evaluation')
-
-
-def sac_pendulum() -> List[str]:
-  return _beside_rejax('sac_pendulum_speed.json', 'peers_sac_pendulum',
-                       'rejax SAC')
-
-
-def dqn_cartpole() -> List[str]:
-  return _beside_rejax('dqn_cartpole_peers_speed.json',
-                       'peers_dqn_cartpole', 'rejax DQN')
-
-
-def td3_pendulum() -> List[str]:
-  """Ours beside rejax's TD3 at each minibatch the suite measured."""
-  suite = md.load('td3_pendulum_peers_speed.json')['peers_td3_pendulum']
+def _rejax_pairs(file_name: str, suite_name: str, title: str, column: str,
+                 arms: Dict[str, str]) -> List[str]:
+  """Ours beside rejax's `title`, a row per pair of arms the suite
+  measured (`ours<suffix>`, `rejax<suffix>`), labelled `arms[suffix]` in
+  the first column, `column`."""
+  suite = md.load(file_name)[suite_name]
   med, run = suite['median'], suite['runs']
   rows = []
-  for ours in [name for name in med if name.startswith('ours')]:
-    rejax = ours.replace('ours', 'rejax', 1)
-    batch = 256 if ours.endswith('_batch_256') else 100
+  for suffix, label in arms.items():
+    ours, rejax = f'ours{suffix}', f'rejax{suffix}'
+    if ours not in med:
+      continue
 
     def speed(who):
       return md.with_runs(med[who]['steps_per_second'],
                           [r['steps_per_second'] for r in run[who]], _int)
 
     rows.append([
-        f'{batch}', speed(ours), speed(rejax),
+        label, speed(ours), speed(rejax),
         md.with_runs(med[ours][f'speed_over_{rejax}'],
                      [r[f'speed_over_{rejax}'] for r in run[ours]], _two,
                      bold=True),
@@ -242,11 +230,29 @@ def td3_pendulum() -> List[str]:
         f'ours {md.runs([r["greedy_return"] for r in run[ours]], _one)}; '
         f'rejax '
         f'{md.runs([r["final_eval_return"] for r in run[rejax]], _one)}'])
-  return md.table(['minibatch', 'ours: training steps/s, median (rounds)',
-                   'rejax TD3: steps/s', 'ours over rejax, median '
+  return md.table([column, 'ours: training steps/s, median (rounds)',
+                   f'{title}: steps/s', 'ours over rejax, median '
                    '(rounds)', 'compile s, ours / rejax',
                    'return at the end, rounds (ours: greedy; rejax: its '
                    'evaluation)'], rows)
+
+
+def sac_pendulum() -> List[str]:
+  return _rejax_pairs('sac_pendulum_speed.json', 'peers_sac_pendulum',
+                      'rejax SAC', 'networks',
+                      {'': '256-256 (ours)', '_64_64': '64-64 (rejax\'s)'})
+
+
+def dqn_cartpole() -> List[str]:
+  return _rejax_pairs('dqn_cartpole_peers_speed.json', 'peers_dqn_cartpole',
+                      'rejax DQN', 'minibatch',
+                      {'': '100 (rejax\'s)', '_batch_32': '32 (ours)'})
+
+
+def td3_pendulum() -> List[str]:
+  return _rejax_pairs('td3_pendulum_peers_speed.json', 'peers_td3_pendulum',
+                      'rejax TD3', 'minibatch',
+                      {'': '100', '_batch_256': '256'})
 
 
 def ppo_seeds() -> List[str]:

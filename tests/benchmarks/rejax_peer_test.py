@@ -42,5 +42,43 @@ class PPOSeedsTest(absltest.TestCase):
           3.0)
 
 
+class PairsTest(absltest.TestCase):
+
+  def _settings(self, suite, *args):
+    seen = {}
+    run, _ = peers_test._fake_runner({
+        'ours': lambda seed: {'steps_per_second': 200.0},
+        'rejax': lambda seed: {'steps_per_second': 100.0}})
+
+    def recording(root, name, measurement, seed):
+      seen[name.rsplit('_seed', 1)[0]] = measurement.settings
+      return run(root, name, measurement, seed)
+
+    report = suite('root', 1, recording, *args)
+    for name in seen:
+      if name.startswith('ours'):
+        rejax = name.replace('ours', 'rejax', 1)
+        self.assertEqual(report['runs'][name][0][f'speed_over_{rejax}'], 2.0)
+    return seen
+
+  def test_dqn_pairs_differ_only_in_their_minibatch(self):
+    seen = self._settings(rejax_peer.dqn_cartpole)
+    for suffix, batch in rejax_peer.DQN_BATCHES.items():
+      self.assertEqual(seen[f'ours{suffix}']['agent_config']['batch_size'],
+                       batch)
+      self.assertEqual(seen[f'rejax{suffix}']['config']['batch_size'], batch)
+    self.assertEqual(seen['ours']['hidden_sizes'],
+                     seen['ours_batch_32']['hidden_sizes'])
+
+  def test_sac_pairs_differ_only_in_their_widths(self):
+    seen = self._settings(rejax_peer.sac_pendulum, 2000)
+    for suffix, sizes in rejax_peer.SAC_WIDTHS.items():
+      self.assertEqual(seen[f'ours{suffix}']['hidden_sizes'], sizes)
+      self.assertEqual(seen[f'rejax{suffix}']['config']['hidden_layer_sizes'],
+                       list(sizes))
+    self.assertEqual(seen['rejax']['config']['batch_size'],
+                     seen['rejax_64_64']['config']['batch_size'])
+
+
 if __name__ == '__main__':
   absltest.main()
