@@ -183,6 +183,13 @@ REPRODUCTIONS = (
     _zoo('a2c', 'cartpole', 'CartPole-v1', 500_000, 500.0, 0.0, 300,
          'SB3\'s A2C setting but for the optimizer: Adam here, RMSprop '
          '(α 0.99, ε 1e-5) there'),
+    _zoo('ppo', 'acrobot', 'Acrobot-v1', 1_000_000, -73.506, 18.201, 2013,
+         'the Zoo\'s setting without its observation and reward '
+         'normalisation (VecNormalize), which our loops lack'),
+    _zoo('a2c', 'acrobot', 'Acrobot-v1', 500_000, -83.353, 17.213, 1778,
+         'SB3\'s A2C setting without the Zoo\'s observation and reward '
+         'normalisation (VecNormalize), which our loops lack, and with '
+         'Adam for RMSprop'),
     _cleanrl('pqn', 'gymnax:CartPole-v1', 'pqn_cleanrl_cartpole', 495.13,
              6.89, _PQN_DIFFERS),
     _cleanrl('pqn', 'gymnax:Acrobot-v1', 'pqn_cleanrl_acrobot', -95.63, 5.73,
