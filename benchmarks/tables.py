@@ -178,8 +178,8 @@ def measured_changes() -> List[str]:
 
 
 def unfingerprinted() -> List[str]:
-  """The JSON files that do not record what they measured (written before
-  fingerprints were)."""
+  """The JSON files that do not record what they measured (every one
+  does: `--check` fails on one that does not)."""
   return [f for f in _files() if not _holders(markdown.load(f))]
 
 
@@ -270,11 +270,12 @@ def main(argv):
             'keep them with python -m benchmarks.tables '
             '--acknowledge=<file> --note=\'<under what they were '
             'measured>\'.')
-    legacy = unfingerprinted()
-    if legacy:
-      print(f'{len(legacy)} JSON files record no fingerprint (measured '
-            f'before fingerprints were recorded): {", ".join(legacy)}.')
-    sys.exit(1 if out_of_date or changed else 0)
+    unrecorded = unfingerprinted()
+    if unrecorded:
+      print(f'{len(unrecorded)} JSON files do not record what they measured '
+            f'(write them with benchmarks.fingerprints.measured): '
+            f'{", ".join(unrecorded)}.')
+    sys.exit(1 if out_of_date or changed or unrecorded else 0)
   for path in pages():
     with open(path, encoding='utf-8') as f:
       text, changed = redraw(f.read())

@@ -13,6 +13,20 @@ _two = functools.partial(num, digits=2)
 _one = functools.partial(num, digits=1)
 
 
+def protocol(suite: Dict) -> str:
+  """How our runs in `suite` were scored at their end, from the settings
+  it recorded (`measured`): 'greedy', 'sampled' or 'ε-greedy (ε 0.05)'."""
+  names = []
+  for run in suite.get('measured', {}).get('runs', ()):
+    settings = run['settings']
+    name = settings['eval_policy']
+    if name == 'epsilon_greedy':
+      name = f'ε-greedy (ε {settings["eval_epsilon"]:g})'
+    if name not in names:
+      names.append(name)
+  return ' / '.join(names) or 'its evaluation'
+
+
 _OURS_BOTH = (('ours', 'ours, time limits as ends (the peers\' arithmetic)'),
               ('ours_bootstrapping',
                'ours, bootstrapping time limits (default)'))
@@ -34,8 +48,8 @@ def ppo_gymnax_cartpole_training() -> List[str]:
 
   rows = [[title, speed(who), ratio(who, 'purejaxrl'), ratio(who, 'rejax'),
            _two(med[who]['compile_seconds']),
-           f'{short(med[who]["greedy_return"])} (greedy, its final '
-           'evaluation)'] for who, title in _OURS_BOTH]
+           f'{short(med[who]["greedy_return"])} ({protocol(suite)}, its '
+           'final evaluation)'] for who, title in _OURS_BOTH]
   rows.append(['PureJaxRL `ppo.py`', speed('purejaxrl'), '', '',
                _two(med['purejaxrl']['compile_seconds']), ''])
   rows.append(['rejax PPO', speed('rejax'), '', '',
@@ -88,7 +102,7 @@ def ppo_breakout_minatar() -> List[str]:
                        [r['steps_per_second'] for r in run[who]], _int),
           f'**{_two(med[who]["speed_over_purejaxrl"])}**',
           _one(med[who]['compile_seconds']),
-          f'{_one(med[who]["greedy_return"])} (greedy)'])
+          f'{_one(med[who]["greedy_return"])} ({protocol(suite)})'])
     rows.append([
         budget, 'PureJaxRL `ppo.py`',
         md.with_runs(med['purejaxrl']['steps_per_second'],
@@ -174,7 +188,8 @@ def _beside_one_peer(name: str, suite_name: str, peer: str,
         _one(med[program]['compile_seconds']), _one(med[program][score])])
   return md.table(['', 'training steps/s, median (rounds)',
                    f'over {peer_title}, median of the rounds\' ratios',
-                   'compile s', f'return: ours greedy / {peer_score}'], rows)
+                   'compile s', f'return: ours {protocol(suite)} / '
+                   f'{peer_score}'], rows)
 
 
 def _beside_peer(file_name: str, suite_name: str, peer: str, title: str,
@@ -198,7 +213,8 @@ def _beside_peer(file_name: str, suite_name: str, peer: str, title: str,
                      bold=True), ''],
        ['compile seconds, median', _one(med['ours']['compile_seconds']),
         _one(med[peer]['compile_seconds'])],
-       [f'return at the end (ours: greedy; {score_title}), rounds',
+       [f'return at the end (ours: {protocol(suite)}; {score_title}), '
+        'rounds',
         md.runs([r['greedy_return'] for r in run['ours']], _one),
         md.runs([r[score] for r in run[peer]], _one)]])
 
@@ -233,8 +249,8 @@ def _rejax_pairs(file_name: str, suite_name: str, title: str, column: str,
   return md.table([column, 'ours: training steps/s, median (rounds)',
                    f'{title}: steps/s', 'ours over rejax, median '
                    '(rounds)', 'compile s, ours / rejax',
-                   'return at the end, rounds (ours: greedy; rejax: its '
-                   'evaluation)'], rows)
+                   f'return at the end, rounds (ours: {protocol(suite)}; '
+                   'rejax: its evaluation)'], rows)
 
 
 def sac_pendulum() -> List[str]:
@@ -282,7 +298,8 @@ def ppo_seeds() -> List[str]:
                    'ours over rejax, median (rounds)',
                    'compile s, ours / rejax',
                    'return at the end, rounds (ours: the seeds\' median '
-                   'greedy return; rejax: the seeds\' mean evaluation)'],
+                   f'{protocol(suite)} return; rejax: the seeds\' mean '
+                   'evaluation)'],
                   rows)
 
 

@@ -1,6 +1,6 @@
 """The tables of docs/benchmarks/learning.md, export.md and scaling.md."""
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from benchmarks.pages import markdown as md
 
@@ -22,6 +22,30 @@ def _target(text: str) -> str:
     if text.startswith(long):
       return name + text[len(long):].replace('-', md.MINUS)
   return text
+
+
+def _protocol(row: Dict[str, Any]) -> str:
+  """How a learning row's runs were scored at the end: 'greedy, 100
+  episodes' (its `protocol`, from the runs' results)."""
+  protocol = row['protocol']
+  policy = protocol['policy'].replace('epsilon_greedy', 'ε-greedy')
+  return f'{policy}, {protocol["episodes"]} episodes'
+
+
+def _measured_protocol(data: Dict[str, Any], env: Optional[str] = None,
+                       agent: Optional[str] = None) -> str:
+  """The same, for a JSON whose rows do not record it: from the settings
+  and recipes its `measured` block records (of `env` and `agent`'s runs,
+  if given)."""
+  found = []
+  for run in data['measured']['runs']:
+    if env and (run['recipe']['env'], run['recipe']['agent']) != (env, agent):
+      continue
+    text = (f'{run["settings"]["eval_policy"]}, '
+            f'{run["recipe"]["eval_episodes"]} episodes')
+    if text not in found:
+      found.append(text.replace('epsilon_greedy', 'ε-greedy'))
+  return ' / '.join(found)
 
 
 def _score_key(row: Dict[str, Any]) -> str:
@@ -64,14 +88,15 @@ def _learning_grid(name: str, envs=None) -> List[str]:
     key = _score_key(row)
     seconds = {r['wall_seconds'] for r in row['per_seed']}
     rows.append([row['env'], row['agent'], _budget(row),
-                 _target(row['target']), f'**{short(row["median"][key])}**',
+                 _target(row['target']), _protocol(row),
+                 f'**{short(row["median"][key])}**',
                  md.runs([r[key] for r in row['per_seed']], short),
                  # The seeds of a pair train as one program: its time.
                  _one(seconds.pop()) if len(seconds) == 1 else md.runs(
                      [r['wall_seconds'] for r in row['per_seed']], _one)])
-  return md.table(['environment', 'agent', 'budget', 'target', 'median',
-                   'per seed (0, 1, 2)', 'train s (the seeds\' program; '
-                   'compile included)'], rows)
+  return md.table(['environment', 'agent', 'budget', 'target',
+                   'scored by', 'median', 'per seed (0, 1, 2)',
+                   'train s (the seeds\' program; compile included)'], rows)
 
 
 def plane_strike_presets() -> List[str]:
@@ -102,12 +127,13 @@ def continuous_control() -> List[str]:
       key = _score_key(row)
       rows.append([
           row['env'], row['agent'], _budget(row), _target(row['target']),
-          f'**{short(row["median"][key])}**',
+          _protocol(row), f'**{short(row["median"][key])}**',
           md.runs([r[key] for r in row['per_seed']], short),
           md.runs(row['tflite_greedy_return'], short),
           md.runs(row['tflite_max_abs_diff'], sci)])
-  return md.table(['environment', 'agent', 'budget', 'target', 'median of 3',
-                   'per seed (0, 1, 2)', 'exported model, greedy return '
+  return md.table(['environment', 'agent', 'budget', 'target', 'scored by',
+                   'median of 3', 'per seed (0, 1, 2)',
+                   'exported model, greedy return '
                    '(its 10 check games)', 'max \\|TFLite − JAX\\|'], rows)
 
 
@@ -117,28 +143,32 @@ def dqn_classic_control() -> List[str]:
     key = _score_key(row)
     values = [r[key] for r in row['per_seed']]
     rows.append([row['env'], row['preset'], _budget(row),
-                 _target(row['target']), f'**{short(row["median"][key])}**',
+                 _target(row['target']), _protocol(row),
+                 f'**{short(row["median"][key])}**',
                  short(sum(values) / len(values)), md.runs(values, short),
                  _one(row['median']['wall_seconds'])])
   return md.table(['environment', 'preset', 'budget', 'target',
-                   'median of 3', 'mean of 3', 'per seed (0, 1, 2)',
+                   'scored by', 'median of 3', 'mean of 3',
+                   'per seed (0, 1, 2)',
                    'train s (3 seeds in one program)'], rows)
 
 
 def time_limits() -> List[str]:
   """Bootstrapping through time limits against stopping there."""
   rows = []
-  for row in md.load('time_limit_bootstrap_learning.json')['results']:
+  data = md.load('time_limit_bootstrap_learning.json')
+  for row in data['results']:
     arms = row['arms']
     on, off = arms['bootstrap'], arms['as_terminations']
     rows.append([
         row['env'], row['agent'], _budget(row), _target(row['target']),
+        _measured_protocol(data, row['env'], row['agent']),
         f'**{short(on["median_return"])}**',
         md.runs([r['eval_mean_return'] for r in on['per_seed']], short),
         f'**{short(off["median_return"])}**',
         md.runs([r['eval_mean_return'] for r in off['per_seed']], short),
         md.num(on['median_return'] - off['median_return'], 1, sign=True)])
-  return md.table(['environment', 'agent', 'budget', 'target',
+  return md.table(['environment', 'agent', 'budget', 'target', 'scored by',
                    'bootstrapped: median of 3', 'per seed (0, 1, 2)',
                    'as terminations: median of 3', 'per seed (0, 1, 2)',
                    'difference of medians'], rows)
@@ -157,7 +187,8 @@ def bsuite_memory_len() -> List[str]:
 
 def _memory(name: str) -> List[str]:
   rows = []
-  for row in md.load(name)['results']:
+  data = md.load(name)
+  for row in data['results']:
     cells = [str(row['memory_length']), _budget(row)]
     for arm in ('lstm', 'feed_forward'):
       result = row['arms'][arm]
@@ -166,7 +197,8 @@ def _memory(name: str) -> List[str]:
                         short),
                 f'{result["seeds_solved"]} of {len(result["per_seed"])}']
     rows.append(cells)
-  return md.table(['memory length', 'budget', 'LSTM: median of 3',
+  return md.table(['memory length', f'budget (scored by: '
+                   f'{_measured_protocol(data)})', 'LSTM: median of 3',
                    'per seed (0, 1, 2)', 'seeds solved (≥ 0.9)',
                    'feed-forward: median of 3', 'per seed (0, 1, 2)',
                    'seeds solved (≥ 0.9)'], rows)

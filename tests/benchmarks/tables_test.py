@@ -48,6 +48,12 @@ def test_no_measured_result_is_stale():
   assert not changed, '\n'.join(changed)
 
 
+def test_every_json_records_what_it_measured():
+  """A table whose JSON records no commit and code could go stale
+  unseen."""
+  assert tables.unfingerprinted() == []
+
+
 def test_a_changed_module_makes_a_measured_table_stale(monkeypatch):
   real = markdown.load
   record = {'commit': 'abc', 'code': {'agents/dqn.py': 'old hash'},

@@ -81,7 +81,8 @@ def test_compare_lists_diverged_runs_and_leaves_them_out(cli, tmp_path):
   assert done.returncode == 0, done.stderr
   assert ('Left out of the report: unstable_reinforce on catch, seed 0: '
           'diverged') in done.stdout
-  assert 'incomplete' in done.stdout
+  # The console names the section that lists them (the report's last).
+  assert '(incomplete: see section "7. Runs left out")' in done.stdout
   report = cli.strict_json(os.path.join(workdir, 'report.json'))
   assert not report['complete']
   assert {(r['agent'], r['seed'], r['state'])
