@@ -23,6 +23,11 @@ import sys
 import tempfile
 from typing import Optional
 
+from experiments.cli import startup_interrupt
+
+if __name__ == '__main__':  # Ctrl-C while the libraries load: no traceback.
+  startup_interrupt.exit_at_once()
+
 from absl import app
 from absl import flags
 

@@ -28,16 +28,10 @@ import signal
 import sys
 from typing import Any, Dict
 
-
-def _interrupted_while_starting(*_) -> None:
-  # Before `main` nothing is written, so exit at once: an exception raised
-  # here could be swallowed by whichever library is being imported.
-  os.write(2, b'\nInterrupted while starting; nothing was written.\n')
-  os._exit(128 + signal.SIGINT)  # pylint: disable=protected-access
-
+from experiments.cli import startup_interrupt
 
 if __name__ == '__main__':  # Ctrl-C while the libraries load: no traceback.
-  signal.signal(signal.SIGINT, _interrupted_while_starting)
+  startup_interrupt.exit_at_once()
 
 from absl import app
 from absl import flags

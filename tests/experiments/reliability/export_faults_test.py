@@ -4,6 +4,7 @@ and a diverged or running workdir is not exported."""
 
 import os
 import signal
+import time
 
 import jax
 import numpy as np
@@ -19,6 +20,18 @@ def _poisoned(state):
   return state._replace(learner=jax.tree.map(
       lambda x: np.full_like(x, np.nan) if np.issubdtype(
           np.asarray(x).dtype, np.floating) else x, state.learner))
+
+
+def test_ctrl_c_while_the_libraries_load_is_one_line(cli, tmp_path):
+  # Half a second in, the command is importing JAX and TensorFlow (more
+  # than a second here): one line and status 130, as after it starts.
+  process = cli.start('export_tflite', f'--workdir={tmp_path}')
+  time.sleep(0.5)
+  process.send_signal(signal.SIGINT)
+  _, stderr = process.communicate(timeout=60)
+  assert process.returncode == 130, stderr
+  assert 'Traceback' not in stderr, stderr
+  assert stderr.strip().splitlines()[-1].startswith('Interrupted'), stderr
 
 
 def test_failed_verification_publishes_nothing_and_keeps_the_good_model(
