@@ -19,6 +19,11 @@ alternating rounds in fresh processes, rejax in its own environment;
   peers_pqn_cartpole: PQN on gymnax CartPole-v1 in rejax's setting (our
     `pqn_gymnax_cartpole` preset, 524,288 steps): training steps per
     second of ours and of rejax's PQN with the same settings.
+  peers_ppo_continuous: PPO over continuous actions on gymnax
+    Pendulum-v1 and MountainCarContinuous-v0, each in rejax's setting for
+    it (its configs/gymnax/pendulum.yaml and continuous_mountaincar.yaml;
+    tanh networks and raw observations on both sides): training steps per
+    second of ours and of rejax's PPO.
   peers_ppo_seeds: many seeds in one program: PPO on gymnax CartPole-v1 in
     rejax's setting (its configs/gymnax/cartpole.yaml), `--seeds_per_program`
     seeds (16 and 64) trained at once: ours with `--num_seeds`, rejax's as
@@ -32,7 +37,7 @@ from benchmarks import peer_runs
 from benchmarks import scaling
 
 SUITES = ('peers_pqn_cartpole', 'peers_sac_pendulum', 'peers_dqn_cartpole',
-          'peers_td3_pendulum', 'peers_ppo_seeds')
+          'peers_td3_pendulum', 'peers_ppo_seeds', 'peers_ppo_continuous')
 
 # rejax's PPO on CartPole-v1 (its configs/gymnax/cartpole.yaml), by key.
 REJAX_PPO_CARTPOLE = {
@@ -194,6 +199,57 @@ def td3_pendulum(root: str, repeats: int,
           **scaling.summary(runs)}
 
 
+# rejax's PPO setting of each continuous-action game (its
+# configs/gymnax/<file>.yaml), by our arm's suffix: (game, envs, lr, γ,
+# max grad norm, steps).
+PPO_CONTINUOUS = {
+    '_pendulum': ('Pendulum-v1', 100, 1e-3, 0.995, 10.0, 150_000),
+    '_mountaincar_continuous': ('MountainCarContinuous-v0', 5, 3e-4, 0.9,
+                                10.0, 200_000),
+}
+
+
+def ppo_continuous(root: str, repeats: int,
+                   run: scaling.Runner) -> Dict[str, Any]:
+  """PPO over continuous actions beside rejax's, in its setting for each
+  game: 100 steps per environment, 10 epochs x 10 minibatches, λ 0.95."""
+  pairs = {}
+  for suffix, (game, envs, lr, gamma, clip, steps) in PPO_CONTINUOUS.items():
+    pairs[suffix] = (scaling.Measurement(dict(
+        program='ours', agent='ppo', env=f'gymnax:{game}',
+        network='mlp_gaussian_actor_critic', num_steps=steps,
+        agent_config={
+            'batch_size': envs, 'unroll_length': 100, 'num_epochs': 10,
+            'num_minibatches': 10, 'learning_rate': lr, 'discount': gamma,
+            'gae_lambda': 0.95, 'clip_epsilon': 0.2,
+            'value_clip_epsilon': 0.2, 'entropy_cost': 0.0,
+            'value_cost': 0.5, 'max_grad_norm': clip,
+            'bootstrap_time_limits': False},
+        **peer_runs.TRAINING_ONLY)), scaling.Measurement(dict(
+            program='rejax', algorithm='ppo', config={
+                'env': game, 'agent_kwargs': {'activation': 'tanh'},
+                'num_envs': envs, 'num_steps': 100, 'num_epochs': 10,
+                'num_minibatches': 10, 'learning_rate': lr,
+                'max_grad_norm': clip, 'total_timesteps': steps,
+                'gamma': gamma, 'gae_lambda': 0.95, 'clip_eps': 0.2,
+                'ent_coef': 0.0, 'vf_coef': 0.5,
+                'normalize_observations': False, 'eval_freq': steps,
+                'skip_initial_evaluation': True})))
+  runs = _pairs(root, repeats, run, pairs)
+  return {'setting': 'rejax\'s PPO setting for each game: Pendulum 100 '
+                     'envs, lr 1e-3, γ 0.995, 150k steps; '
+                     'MountainCarContinuous 5 envs, lr 3e-4, γ 0.9, 200k '
+                     'steps; both 100 steps per env, 10 epochs x 10 '
+                     'minibatches, λ 0.95, clip 0.2, no entropy bonus, '
+                     '64-64 tanh actor (a learned log-std) and critic, raw '
+                     'observations, time limits ending the returns. Not the '
+                     'same arithmetic: rejax steps its actor and critic '
+                     'with an optimizer each and clips each gradient entry '
+                     'at 10; ours one Adam over both, the global norm '
+                     'clipped at 10',
+          **scaling.summary(runs)}
+
+
 def ppo_seeds(root: str, repeats: int, run: scaling.Runner,
               counts: Sequence[int]) -> Dict[str, Any]:
   """PPO on gymnax CartPole-v1 in rejax's setting, `counts` seeds in one
@@ -240,6 +296,7 @@ def suites(root: str, flags_values: Any, run: scaling.Runner
                                                  f.sac_steps),
       'peers_dqn_cartpole': lambda: dqn_cartpole(root, f.seeds, run),
       'peers_td3_pendulum': lambda: td3_pendulum(root, f.seeds, run),
+      'peers_ppo_continuous': lambda: ppo_continuous(root, f.seeds, run),
       'peers_ppo_seeds': lambda: ppo_seeds(
           root, f.seeds, run, [int(n) for n in f.seeds_per_program]),
   }

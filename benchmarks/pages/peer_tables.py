@@ -265,6 +265,14 @@ def dqn_cartpole() -> List[str]:
                       {'': '100 (rejax\'s)', '_batch_32': '32 (ours)'})
 
 
+def ppo_continuous() -> List[str]:
+  return _rejax_pairs('ppo_continuous_peers_speed.json',
+                      'peers_ppo_continuous', 'rejax PPO', 'game',
+                      {'_pendulum': 'gymnax:Pendulum-v1',
+                       '_mountaincar_continuous':
+                           'gymnax:MountainCarContinuous-v0'})
+
+
 def td3_pendulum() -> List[str]:
   return _rejax_pairs('td3_pendulum_peers_speed.json', 'peers_td3_pendulum',
                       'rejax TD3', 'minibatch',

@@ -79,6 +79,22 @@ class PairsTest(absltest.TestCase):
     self.assertEqual(seen['rejax']['config']['batch_size'],
                      seen['rejax_64_64']['config']['batch_size'])
 
+  def test_continuous_ppo_pairs_are_rejax_s_setting_per_game(self):
+    seen = self._settings(rejax_peer.ppo_continuous)
+    for suffix, (game, envs, lr, gamma, _, steps) in (
+        rejax_peer.PPO_CONTINUOUS.items()):
+      ours, rejax = seen[f'ours{suffix}'], seen[f'rejax{suffix}']
+      agent, config = ours['agent_config'], rejax['config']
+      self.assertEqual((ours['env'], config['env']), (f'gymnax:{game}', game))
+      self.assertEqual(
+          (agent['batch_size'], agent['learning_rate'], agent['discount'],
+           ours['num_steps']),
+          (config['num_envs'], config['learning_rate'], config['gamma'],
+           config['total_timesteps']))
+      self.assertEqual((envs, lr, gamma, steps),
+                       (agent['batch_size'], agent['learning_rate'],
+                        agent['discount'], ours['num_steps']))
+
 
 if __name__ == '__main__':
   absltest.main()
