@@ -56,6 +56,8 @@ TABLES: Dict[str, Table] = {
     'td3_pendulum': (peer_tables.td3_pendulum,
                      ('td3_pendulum_peers_speed.json',)),
     'ppo_seeds': (peer_tables.ppo_seeds, ('ppo_seeds_peers_speed.json',)),
+    'ppo_continuous': (peer_tables.ppo_continuous,
+                       ('ppo_continuous_peers_speed.json',)),
     'ppo_rnn': (peer_tables.ppo_rnn, ('ppo_rnn_peers_speed.json',)),
     'pqn_cartpole': (peer_tables.pqn_cartpole,
                      ('pqn_cartpole_peers_speed.json',)),
