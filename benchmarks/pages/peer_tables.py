@@ -220,10 +220,14 @@ def _beside_peer(file_name: str, suite_name: str, peer: str, title: str,
 
 
 def _rejax_pairs(file_name: str, suite_name: str, title: str, column: str,
-                 arms: Dict[str, str]) -> List[str]:
+                 arms: Dict[str, str],
+                 ours_speed: str = 'ours: training steps/s, median (rounds)',
+                 returns: str = '{protocol}; rejax: its evaluation'
+                ) -> List[str]:
   """Ours beside rejax's `title`, a row per pair of arms the suite
   measured (`ours<suffix>`, `rejax<suffix>`), labelled `arms[suffix]` in
-  the first column, `column`."""
+  the first column, `column`; `ours_speed` and `returns` (with our
+  `{protocol}`) say what the speed and return columns hold."""
   suite = md.load(file_name)[suite_name]
   med, run = suite['median'], suite['runs']
   rows = []
@@ -246,11 +250,11 @@ def _rejax_pairs(file_name: str, suite_name: str, title: str, column: str,
         f'ours {md.runs([r["greedy_return"] for r in run[ours]], _one)}; '
         f'rejax '
         f'{md.runs([r["final_eval_return"] for r in run[rejax]], _one)}'])
-  return md.table([column, 'ours: training steps/s, median (rounds)',
-                   f'{title}: steps/s', 'ours over rejax, median '
-                   '(rounds)', 'compile s, ours / rejax',
-                   f'return at the end, rounds (ours: {protocol(suite)}; '
-                   'rejax: its evaluation)'], rows)
+  return md.table([column, ours_speed, f'{title}: steps/s',
+                   'ours over rejax, median (rounds)',
+                   'compile s, ours / rejax',
+                   'return at the end, rounds (ours: '
+                   f'{returns.format(protocol=protocol(suite))})'], rows)
 
 
 def sac_pendulum() -> List[str]:
@@ -281,34 +285,14 @@ def td3_pendulum() -> List[str]:
 
 def ppo_seeds() -> List[str]:
   """Ours beside rejax's vmapped `train` at each seed count measured."""
-  suite = md.load('ppo_seeds_peers_speed.json')['peers_ppo_seeds']
-  med, run = suite['median'], suite['runs']
-  rows = []
-  for ours in [name for name in med if name.startswith('ours_')]:
-    rejax = ours.replace('ours', 'rejax', 1)
-
-    def speed(who):
-      return md.with_runs(med[who]['steps_per_second'],
-                          [r['steps_per_second'] for r in run[who]], _int)
-
-    rows.append([
-        ours.split('_')[1], speed(ours), speed(rejax),
-        md.with_runs(med[ours][f'speed_over_{rejax}'],
-                     [r[f'speed_over_{rejax}'] for r in run[ours]], _two,
-                     bold=True),
-        f'{_one(med[ours]["compile_seconds"])} / '
-        f'{_one(med[rejax]["compile_seconds"])}',
-        f'ours {md.runs([r["greedy_return"] for r in run[ours]], _one)}; '
-        f'rejax '
-        f'{md.runs([r["final_eval_return"] for r in run[rejax]], _one)}'])
-  return md.table(['seeds in one program', 'ours: training steps/s of all '
-                   'seeds, median (rounds)', 'rejax PPO, vmapped: steps/s',
-                   'ours over rejax, median (rounds)',
-                   'compile s, ours / rejax',
-                   'return at the end, rounds (ours: the seeds\' median '
-                   f'{protocol(suite)} return; rejax: the seeds\' mean '
-                   'evaluation)'],
-                  rows)
+  med = md.load('ppo_seeds_peers_speed.json')['peers_ppo_seeds']['median']
+  counts = [name.split('_')[1] for name in med if name.startswith('ours_')]
+  return _rejax_pairs(
+      'ppo_seeds_peers_speed.json', 'peers_ppo_seeds', 'rejax PPO, vmapped',
+      'seeds in one program', {f'_{n}_seeds': n for n in counts},
+      ours_speed='ours: training steps/s of all seeds, median (rounds)',
+      returns='the seeds\' median {protocol} return; rejax: the seeds\' '
+              'mean evaluation')
 
 
 def pqn_breakout_minatar() -> List[str]:
