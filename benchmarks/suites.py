@@ -265,7 +265,7 @@ FLAG_GROUPS = {
     'peers_* suites': ('peer_python', 'purejaxrl_source', 'minatar_steps',
                        'ppo_games', 'games_minatar_steps', 'sac_steps',
                        'python_loop_steps', 'purejaxql_source',
-                       'pqn_minatar_steps'),
+                       'pqn_minatar_steps', 'seeds_per_program'),
 }
 
 
