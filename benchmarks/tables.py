@@ -202,9 +202,10 @@ def acknowledge(file: str, note: str) -> None:
   for holder in holders:
     if fingerprints.changes(holder['measured']):
       earlier = holder['measured'].get('note')
+      joined = (f'{earlier.rstrip(".")}; then {note.strip()}' if earlier
+                else note.strip())
       holder['measured'] = {**fingerprints.acknowledged(holder['measured']),
-                            'note': (f'{earlier}; then {note.strip()}'
-                                     if earlier else note.strip())}
+                            'note': joined}
   atomic_files.write_bytes(path, (json.dumps(data, indent=2) + '\n')
                            .encode())
 

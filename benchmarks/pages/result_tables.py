@@ -41,10 +41,13 @@ def _measured_protocol(data: Dict[str, Any], env: Optional[str] = None,
   for run in data['measured']['runs']:
     if env and (run['recipe']['env'], run['recipe']['agent']) != (env, agent):
       continue
-    text = (f'{run["settings"]["eval_policy"]}, '
-            f'{run["recipe"]["eval_episodes"]} episodes')
+    settings = run['settings']
+    policy = settings['eval_policy']
+    if policy == 'epsilon_greedy':
+      policy = f'ε-greedy (ε {settings["eval_epsilon"]:g})'
+    text = f'{policy}, {run["recipe"]["eval_episodes"]} episodes'
     if text not in found:
-      found.append(text.replace('epsilon_greedy', 'ε-greedy'))
+      found.append(text)
   return ' / '.join(found)
 
 

@@ -124,7 +124,7 @@ def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
   (tmp_path / 'benchmarks' / 'x.json').write_text(json.dumps(raw))
   tables.acknowledge('x.json', 'DQN before its double Q.')
   assert markdown.load('x.json')['measured']['note'] == (
-      'DQN before its n-step targets.; then DQN before its double Q.')
+      'DQN before its n-step targets; then DQN before its double Q.')
   (tmp_path / 'benchmarks' / 'old.json').write_text('{"results": []}')
   with pytest.raises(ValueError, match='records no fingerprint'):
     tables.acknowledge('old.json', 'a note')
