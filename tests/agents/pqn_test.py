@@ -176,7 +176,8 @@ def _recurrent_trajectory(agent, params, with_next=True):
   last[2, 1] = True
   final = jax.random.uniform(jax.random.PRNGKey(2), (_N, NUM_ACTIONS))
   # Each step's next observation: the following step's, or `final`; at the
-  # termination (step 2 of environment 1) its own, unused.
+  # termination (step 2 of environment 1) the next episode's first, which
+  # no target uses.
   next_observations = jnp.concatenate([observations[1:], final[None]])
   return agent_lib.Trajectory(
       observations=observations, actions=jnp.stack(actions),
@@ -222,6 +223,50 @@ class RecurrentPQNTest(absltest.TestCase):
         jax.tree.map(lambda x: x[0],
                      trajectory.extras[recurrent_policy.CORE_STATE]))
     np.testing.assert_allclose(stepped[:-1, 0], q_values[1:, 0], atol=1e-5)
+
+  def test_a_time_limit_s_next_q_values_continue_its_episode(self):
+    agent, network = _recurrent_agent()
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    trajectory = _recurrent_trajectory(agent, params)
+    # Step 2 of environment 1 is cut by a time limit (discount 1) instead:
+    # its next observation is the one the limit cut off, stepped from the
+    # state after step 2, which is the state step 3 began from before its
+    # reset.
+    cut_off = jnp.full((NUM_ACTIONS,), 0.5)
+    trajectory = trajectory._replace(
+        discounts=jnp.ones((_T, _N)),
+        next_observations=trajectory.next_observations.at[2, 1].set(cut_off))
+    online = params['online']
+    next_q = on_policy.QValueNetwork(network, _spec(), 'PQN').next_q_values(
+        online, trajectory)
+    after_step_2 = jax.tree.map(
+        lambda x: x[3, 1:2],
+        trajectory.extras[recurrent_policy.CORE_STATE])
+    expected, _ = network.step(online, cut_off[None], jnp.zeros(1, bool),
+                               after_step_2)
+    np.testing.assert_allclose(next_q[2, 1], expected[0], atol=1e-5)
+    # Not the next episode's first observation from a fresh state.
+    fresh, _ = network.step(online, trajectory.observations[3, 1:2],
+                            jnp.ones(1, bool), after_step_2)
+    self.assertGreater(float(jnp.abs(next_q[2, 1] - fresh[0]).max()), 1e-4)
+
+  def test_exploring_acts_take_random_legal_actions(self):
+    agent, _ = _recurrent_agent()
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    observations = jnp.zeros((256, NUM_ACTIONS))
+    state = agent_lib.initial_state(agent, 256)
+    first = jnp.ones(256, bool)
+    greedy, _, _ = agent_lib.act_with_state(
+        agent, dict(params, epsilon=jnp.float32(0.0)), jax.random.PRNGKey(1),
+        observations, first, state)
+    exploring, extras, _ = agent_lib.act_with_state(
+        agent, dict(params, epsilon=jnp.float32(1.0)), jax.random.PRNGKey(1),
+        observations, first, state)
+    # Same observations and state: greedy acts alike, ε = 1 uniformly.
+    self.assertEqual(len(set(np.asarray(greedy).tolist())), 1)
+    self.assertEqual(set(np.asarray(exploring).tolist()),
+                     set(range(NUM_ACTIONS)))
+    self.assertIn(recurrent_policy.CORE_STATE, extras)
 
   def test_update_moves_q_of_taken_actions_towards_their_targets(self):
     agent, network = _recurrent_agent(learning_rate=1e-2, td_lambda=0.0,

@@ -73,8 +73,7 @@ class PairsTest(absltest.TestCase):
 
   def test_continuous_ppo_pairs_are_rejax_s_setting_per_game(self):
     seen = _settings(self, rejax_peer.ppo_continuous)
-    for suffix, (game, envs, lr, gamma, _, steps) in (
-        rejax_peer.PPO_CONTINUOUS.items()):
+    for suffix, (game, *_) in rejax_peer.PPO_CONTINUOUS.items():
       ours, rejax = seen[f'ours{suffix}'], seen[f'rejax{suffix}']
       agent, config = ours['agent_config'], rejax['config']
       self.assertEqual((ours['env'], config['env']), (f'gymnax:{game}', game))
@@ -83,9 +82,23 @@ class PairsTest(absltest.TestCase):
            ours['num_steps']),
           (config['num_envs'], config['learning_rate'], config['gamma'],
            config['total_timesteps']))
-      self.assertEqual((envs, lr, gamma, steps),
-                       (agent['batch_size'], agent['learning_rate'],
-                        agent['discount'], ours['num_steps']))
+      self.assertEqual(
+          (agent['unroll_length'], agent['num_epochs'],
+           agent['num_minibatches'], agent['bootstrap_time_limits']),
+          (config['num_steps'], config['num_epochs'],
+           config['num_minibatches'], False))
+    # rejax's configs/gymnax/pendulum.yaml and continuous_mountaincar.yaml.
+    pendulum = seen['rejax_pendulum']['config']
+    self.assertEqual(
+        (pendulum['num_envs'], pendulum['num_steps'], pendulum['num_epochs'],
+         pendulum['num_minibatches'], pendulum['learning_rate'],
+         pendulum['gamma'], pendulum['total_timesteps']),
+        (100, 100, 10, 10, 1e-3, 0.995, 150_000))
+    mountain_car = seen['rejax_mountaincar_continuous']['config']
+    self.assertEqual(
+        (mountain_car['num_envs'], mountain_car['learning_rate'],
+         mountain_car['gamma'], mountain_car['total_timesteps']),
+        (5, 3e-4, 0.9, 200_000))
 
 
 if __name__ == '__main__':
