@@ -332,14 +332,22 @@ def schedule_ends(config: Any) -> Dict[str, int]:
   return {} if schedules is None else dict(schedules())
 
 
-def batch_splits(config: Any) -> Optional[Dict[str, int]]:
+def batch_splits(config: Any, recurrent: bool = False
+                ) -> Optional[Dict[str, int]]:
   """`{what: size}` a device count splitting one seed's batch
   (`--devices_per_seed`) must divide beyond the environments (PPO's
-  minibatch): `config.batch_splits()`. None if it has none: the agent
-  does not reduce over its batch through `agents.data_parallel`, so each
-  seed runs on one device."""
+  minibatch): `config.batch_splits()`, and with a `recurrent` network,
+  whose minibatches are whole sequences, each minibatch's sequences too.
+  None if it has none: the agent does not reduce over its batch through
+  `agents.data_parallel`, so each seed runs on one device."""
   splits = getattr(config, 'batch_splits', None)
-  return None if splits is None else dict(splits())
+  if splits is None:
+    return None
+  splits = dict(splits())
+  if recurrent and hasattr(config, 'num_minibatches'):
+    splits['the minibatch\'s sequences (batch_size / num_minibatches)'] = (
+        config.batch_size // config.num_minibatches)
+  return splits
 
 
 def network_options(config: Any) -> Dict[str, Any]:

@@ -286,7 +286,9 @@ def make_loop(built: Built) -> interface.TrainingLoop:
   try:
     device_mesh.check_devices_per_seed(
         config.devices_per_seed, envs,
-        agent_registry.batch_splits(config.agent_config),
+        agent_registry.batch_splits(
+            config.agent_config,
+            recurrent=built.agent.recurrence is not None),
         len(jax.devices()), agent=config.agent_entry.title)
   except ValueError as e:
     raise ExperimentError(str(e)) from e

@@ -12,6 +12,7 @@ from agents import registry
 from agents import reinforce
 from environments import plane_strike
 from environments import specs
+from experiments.loops import device_mesh
 from networks import registry as network_registry
 
 
@@ -326,6 +327,21 @@ class ScheduleTest(absltest.TestCase):
     self.assertEqual(registry.schedule_ends(fitted), {})
     self.assertEqual(registry.schedule_ends(
         registry.make_config('reinforce')), {})
+
+  def test_a_recurrent_network_s_minibatch_sequences_must_split_too(self):
+    # The preset's 32 sequences in 16 minibatches: 2 sequences each, so 4
+    # devices divide its 256 steps per minibatch but not its sequences.
+    config = registry.make_config('pqn', batch_size=32, unroll_length=128,
+                                  num_minibatches=16)
+    self.assertEqual(list(registry.batch_splits(config).values()), [256])
+    splits = registry.batch_splits(config, recurrent=True)
+    self.assertEqual(sorted(splits.values()), [2, 256])
+    with self.assertRaisesRegex(ValueError, 'sequences.* = 2'):
+      device_mesh.check_devices_per_seed(4, 32, splits, 4)
+    device_mesh.check_devices_per_seed(2, 32, splits, 4)
+    # Agents without minibatches of sequences add nothing.
+    self.assertEqual(registry.batch_splits(registry.make_config('a2c'),
+                                           recurrent=True), {})
 
   def test_configs_without_the_methods_have_none_of_it(self):
 
