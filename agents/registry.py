@@ -324,6 +324,14 @@ def fit_to_budget(config: Any, num_steps: Optional[int]) -> Any:
   return config if fit is None else fit(num_steps)
 
 
+def environments_per_update(config: Any) -> int:
+  """The sequences (one per environment) each `update` of an agent with
+  `config` takes, its `DataRequirements.batch_size`, known before the
+  agent is built: a replay agent's `num_actors` (its `batch_size` is the
+  SGD minibatch's), else `config.batch_size`."""
+  return getattr(config, 'num_actors', None) or config.batch_size
+
+
 def schedule_ends(config: Any) -> Dict[str, int]:
   """`{schedule: environment step it ends at}` for `config`'s schedules a
   run's budget may cut short (DQN's ε decay): `config.schedules()`; empty

@@ -295,8 +295,11 @@ def changes(record: Mapping[str, Any]) -> List[str]:
       found.append(f'{recipe.get("agent")} on {recipe.get("env")} no '
                    f'longer builds: {e}')
       continue
+    settings = dict(run['settings'])
+    if settings.get('num_envs', 0) is None:  # Recorded before None was
+      settings['num_envs'] = rebuilt.num_envs  # resolved in the config.
     found += [f'{run["recipe"]["agent"]} on {run["recipe"]["env"]}: {line}'
-              for line in _differences(run['settings'], settings_of(rebuilt))]
+              for line in _differences(settings, settings_of(rebuilt))]
   return found
 
 

@@ -54,7 +54,7 @@ def describe_start(config: config_lib.ExperimentConfig, workdir: str,
       f'{config.agent_entry.title} on '
       f'{config.environment.title}: {_budget(config)}, {seed_text}, '
       f'{config.loop} loop'
-      f'{"" if config.num_envs is None else f", {config.num_envs} envs per seed"}.',
+      f', {config.num_envs} env{"s" * (config.num_envs > 1)} per seed.',
       f'preset: {config.preset or "none (the agent defaults)"}; network: '
       f'{_network(config)}',
       f'agent config: {_values(agent_config)}',

@@ -37,7 +37,6 @@ def _flatten(prefix: str, values: Mapping[str, Any]) -> Dict[str, Setting]:
 
 
 def lane_settings(config: config_lib.ExperimentConfig, lane: int,
-                  num_envs: Optional[int] = None,
                   network: Optional[str] = None) -> Dict[str, Setting]:
   """Lane `lane`'s settings: agent, env, loop, seed (the lane's), trial (a
   sweep's), preset, network, hidden sizes, num_envs, num_seeds, budget,
@@ -45,8 +44,8 @@ def lane_settings(config: config_lib.ExperimentConfig, lane: int,
   config (a sweep trial's values in), by its own name unless a run setting
   has it (then `agent_config.<key>`).
 
-  `num_envs` and `network`: what the run resolved (the loop's environments,
-  `build.network_name`); None: the config's.
+  `network`: what the run resolved (`build.network_name`); None: the
+  config's.
   """
   trial = build_lib.lane_trial(config, lane)
   settings: Dict[str, Any] = {
@@ -55,7 +54,7 @@ def lane_settings(config: config_lib.ExperimentConfig, lane: int,
       'preset': config.preset,
       'network': network if network is not None else config.network,
       'hidden_sizes': config.resolved_hidden_sizes(),
-      'num_envs': num_envs if num_envs is not None else config.num_envs,
+      'num_envs': config.num_envs,
       'num_seeds': config.num_seeds,
       'num_steps': config.num_steps, 'num_episodes': config.num_episodes}
   if trial is not None:

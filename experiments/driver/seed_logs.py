@@ -32,10 +32,9 @@ class SeedLogs:
 
   def __init__(self, config: config_lib.ExperimentConfig, workdir: str,
                seeds: List[int], counters: PerSeed,
-               evaluations: Optional[int], num_envs: Optional[int] = None):
+               evaluations: Optional[int]):
     """`evaluations`: periodic evaluations the restored checkpoint counted;
     None for a run starting afresh (its old logs, if any, are restarted).
-    `num_envs`: the loop's environments per seed, for the settings.
 
     Raises:
       loggers.CorruptLogError: naming a log that cannot be read, or an
@@ -51,7 +50,7 @@ class SeedLogs:
       directory = workdir_lib.seed_workdir(config, workdir, i)
       resume_step = (None if evaluations is None else
                      int(counters['env_steps'][i]))
-      settings = run_settings.lane_settings(config, i, num_envs, network)
+      settings = run_settings.lane_settings(config, i, network)
       train = [
           loggers.CSVLogger(os.path.join(directory, TRAIN_LOG), resume_step),
           loggers.TensorBoardLogger(os.path.join(directory, TENSORBOARD),

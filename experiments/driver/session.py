@@ -91,8 +91,7 @@ class Session:
     self.seeds = list(loop.seeds)
     self._logs = (seed_logs.SeedLogs(self.config, workdir, self.seeds,
                                      self.counters,
-                                     resumed and resumed.evaluations,
-                                     loop.num_envs)
+                                     resumed and resumed.evaluations)
                   if writes else None)
     self.evaluations = resumed.evaluations if resumed else 0
     # A sweep's diverged trials stop alone (the others train on); any

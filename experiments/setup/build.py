@@ -213,15 +213,6 @@ def network_name(config: config_lib.ExperimentConfig) -> str:
       None if config.network else environment_spec(config)).name
 
 
-def num_envs(config: config_lib.ExperimentConfig, agent: Any) -> int:
-  """Environments per seed: `config.num_envs`, or by default one in the
-  Python loop and the agent's batch (one environment per batch row) in the
-  compiled loop. The one place that says what `num_envs` None means."""
-  if config.num_envs is not None:
-    return config.num_envs
-  return 1 if config.loop == 'python' else agent.data.batch_size
-
-
 def seeds(config: config_lib.ExperimentConfig) -> list[int]:
   """The seed of each lane a config trains side by side (a sweep repeats
   them for each trial: every trial sees the same seeds)."""
@@ -270,8 +261,7 @@ def make_loop(built: Built) -> interface.TrainingLoop:
     return python_training.PythonTraining(built.agent, built.environment,
                                           config.seed,
                                           config.log_every_episodes,
-                                          num_envs=num_envs(config,
-                                                            built.agent),
+                                          num_envs=config.num_envs,
                                           eval_protocol=eval_protocol(config),
                                           actor_thread=config.actor_thread)
   core = config.environment.core(**config.env_kwargs)
@@ -282,7 +272,7 @@ def make_loop(built: Built) -> interface.TrainingLoop:
         built.environment_spec, config.resolved_hidden_sizes(),
         config.network)
 
-  envs = num_envs(config, built.agent)
+  envs = config.num_envs
   try:
     device_mesh.check_devices_per_seed(
         config.devices_per_seed, envs,

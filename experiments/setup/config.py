@@ -97,12 +97,10 @@ class ExperimentConfig:
     loop: 'compiled' (the whole training in one XLA program; needs a JAX
       core) or 'python' (the dm_env loop; any environment). None picks
       'compiled' whenever the environment has a JAX core.
-    num_envs: environments stepped side by side per seed. Compiled loop:
-      None means the agent's batch size (sequences per update), which it
-      must divide. Python loop: any number, None means 1, all acting with
-      one batched call per step (a resumed run goes on exactly where every
-      environment was between episodes, as one always is, and otherwise
-      restarts them on fresh episodes: `loops.python_training`).
+    num_envs: environments per seed, acting in one batched call. None
+      resolves here, and only here: compiled loop, to the agent's batch
+      (`agents.registry.environments_per_update`), which `num_envs` must
+      divide; Python loop, to 1 (`loops.python_training`: resume).
     actor_thread: Python loop: act in a thread of its own, ahead of the
       learner through a queue of batches (Sebulba), for agents that
       correct stale actors (`AgentEntry.learns_from_stale_actors`); each
@@ -284,13 +282,15 @@ class ExperimentConfig:
           f'{", ".join(env_registry.names())}, gymnax:<id>, pgx:<id> or '
           f'brax:<name>); '
           f'{self.env!r} steps in Python. Use loop=python.')
-    for name in ('num_envs', 'updates_per_chunk'):
+    if self.num_envs is None:  # The one place that says what None means.
+      object.__setattr__(self, 'num_envs', 1 if self.loop == 'python' else
+                         agent_registry.environments_per_update(
+                             self.agent_config))
+    for name in ('num_envs', 'updates_per_chunk', 'num_seeds',
+                 'devices_per_seed'):
       value = getattr(self, name)
       if value is not None and value < 1:
         raise ValueError(f'{name} must be >= 1; got {value}.')
-    for name in ('num_seeds', 'devices_per_seed'):
-      if getattr(self, name) < 1:
-        raise ValueError(f'{name} must be >= 1; got {getattr(self, name)}.')
     if self.actor_thread and self.loop != 'python':
       raise ValueError('actor_thread needs loop=python: the compiled loop '
                        'acts and learns in one program. Use loop=python.')

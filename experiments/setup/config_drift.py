@@ -45,15 +45,6 @@ def _normalised(value: Any) -> Any:
   return json.loads(json.dumps(value, default=str))
 
 
-def _default_num_envs(config: config_lib.ExperimentConfig) -> int:
-  """What `num_envs` None means for `config` (`build.num_envs`; the agent
-  is built only where the default is its batch)."""
-  config = dataclasses.replace(config, num_envs=None)
-  agent = (None if config.loop == 'python' else
-           build_lib.make_agent(config, build_lib.environment_spec(config)))
-  return build_lib.num_envs(config, agent)
-
-
 def _env_defaults(config: config_lib.ExperimentConfig) -> Dict[str, Any]:
   parameters = env_registry.settings(config.env) or {}
   return {name: p.default for name, p in parameters.items()
@@ -67,7 +58,7 @@ def _resolved(config: config_lib.ExperimentConfig, key: str,
   by the value it resolves to for `config`, so that a default restated by
   a flag (e.g. --num_envs=4 where None meant 4) matches it."""
   if key == 'num_envs' and value is None:
-    return _default_num_envs(config)
+    return dataclasses.replace(config, num_envs=None).num_envs
   if key == 'network' and value is None:
     return build_lib.network_name(dataclasses.replace(config, network=None))
   if key == 'hidden_sizes' and value is None:

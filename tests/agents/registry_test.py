@@ -257,6 +257,18 @@ class ActionSpaceTest(absltest.TestCase):
         r'mlp_gaussian_actor_critic, mlp_gaussian_actor_critic_state_std'):
       registry.network_entry('ppo', 'mlp_actor_critic', _continuous_spec())
 
+  def test_environments_per_update_is_the_built_agents_batch(self):
+    for name in registry.names():
+      config = registry.make_config(name)
+      spec = (_continuous_spec() if registry.get(name).action_space ==
+              'continuous' else _discrete_spec())
+      agent = registry.make_agent(name, config, spec, hidden_sizes=(8,))
+      with self.subTest(name):
+        self.assertEqual(registry.environments_per_update(config),
+                         agent.data.batch_size)
+    dqn = registry.make_config('dqn', num_actors=3, batch_size=32)
+    self.assertEqual(registry.environments_per_update(dqn), 3)
+
   def test_make_agent_builds_continuous_agents(self):
     spec = _continuous_spec()
     ppo_agent = registry.make_agent('ppo', registry.make_config('ppo'), spec,

@@ -46,6 +46,18 @@ def test_nothing_changed_right_after_measuring():
   assert fingerprints.changes(record) == []
 
 
+def test_a_num_envs_recorded_unset_is_the_default_it_meant():
+  record = fingerprints.measured([_config()])
+  resolved = record['runs'][0]['settings']['num_envs']
+  assert resolved == agent_registry.environments_per_update(
+      _config().agent_config)
+  record['runs'][0]['settings']['num_envs'] = None
+  assert fingerprints.changes(record) == []
+  record['runs'][0]['settings']['num_envs'] = resolved + 1
+  assert fingerprints.changes(record) == [
+      f'dqn on gymnax:Acrobot-v1: num_envs: {resolved + 1} -> {resolved}']
+
+
 def test_the_suites_arms_are_unchanged_right_after_measuring():
   # An arm away from its preset (another network; an agent-config
   # override) is rebuilt from its recipe as measured, not as the preset.

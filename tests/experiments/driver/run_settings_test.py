@@ -20,8 +20,9 @@ class LaneSettingsTest(absltest.TestCase):
 
   def test_run_and_agent_settings_flat(self):
     config = _config(agent_config=agent_registry.make_config(
-        'ppo', learning_rate=1e-3, learning_rate_decay_updates=None))
-    settings = run_settings.lane_settings(config, 0, num_envs=64,
+        'ppo', learning_rate=1e-3, learning_rate_decay_updates=None),
+                     num_envs=64)
+    settings = run_settings.lane_settings(config, 0,
                                           network='mlp_actor_critic')
     self.assertEqual(
         {k: settings[k] for k in (
@@ -44,8 +45,9 @@ class LaneSettingsTest(absltest.TestCase):
 
   def test_unresolved_settings_are_the_configs(self):
     settings = run_settings.lane_settings(_config(env='catch'), 0)
-    self.assertEqual((settings['num_envs'], settings['network'],
-                      settings['hidden_sizes']), ('None', 'None', 'None'))
+    self.assertEqual((settings['network'], settings['hidden_sizes']),
+                     ('None', 'None'))
+    self.assertEqual(settings['num_envs'], 4)  # Resolved: PPO's batch.
 
   def test_env_kwargs_and_each_lanes_seed(self):
     config = _config(seed=3, num_seeds=2, env_kwargs={'board_size': 6})

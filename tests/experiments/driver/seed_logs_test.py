@@ -69,7 +69,7 @@ class SeedLogsTest(absltest.TestCase):
   def test_each_seed_logs_grouped_rows_and_its_settings(self):
     workdir = self.create_tempdir().full_path
     logs = seed_logs.SeedLogs(_config(), workdir, [3, 4],
-                              _counters([0, 0]), None, num_envs=4)
+                              _counters([0, 0]), None)
     logs.write(ROWS, GREEDY, _counters([150, 160]), 2.5)
     logs.close()
     for lane, seed in enumerate((3, 4)):

@@ -38,12 +38,13 @@ class BuildTest(absltest.TestCase):
     self.assertEqual(compiled.num_envs, 4)  # The agent's batch.
 
   def test_num_envs_default_is_one_in_python_and_the_batch_compiled(self):
-    agent = build_lib.build(_config()).agent
-    self.assertEqual(build_lib.num_envs(_config(), agent), 4)
-    self.assertEqual(build_lib.num_envs(_config(loop='python'), None), 1)
-    self.assertEqual(build_lib.num_envs(_config(num_envs=2), agent), 2)
-    self.assertEqual(build_lib.num_envs(_config(num_envs=2, loop='python'),
-                                        None), 2)
+    config = _config()
+    self.assertEqual(config.num_envs, 4)
+    self.assertEqual(config.num_envs,
+                     build_lib.build(config).agent.data.batch_size)
+    self.assertEqual(_config(loop='python').num_envs, 1)
+    self.assertEqual(_config(num_envs=2).num_envs, 2)
+    self.assertEqual(_config(num_envs=2, loop='python').num_envs, 2)
 
   def test_periodic_evaluations_take_a_tenth_of_the_budget_by_default(self):
     episodes = lambda **overrides: build_lib.periodic_eval_episodes(

@@ -51,7 +51,12 @@ class DifferencesTest(absltest.TestCase):
         'env_kwargs.rows (--env_config.rows): saved 10, now 12',
         'agent_config.learning_rate (--config.learning_rate): saved '
         '0.00025, now 0.003',
-        'num_envs: saved None (= 4), now 2'])
+        'num_envs: saved 4, now 2'])
+    saved['num_envs'] = None  # A config.json that left the default unset.
+    self.assertEqual(config_drift.differences(saved, other)[-1],
+                     'num_envs: saved None (= 4), now 2')
+    self.assertEqual(config_drift.differences(
+        saved, config_lib.ExperimentConfig(env='catch', agent='ppo')), [])
 
 
 
