@@ -75,11 +75,8 @@ def _define_flags() -> None:
   """Defines the flags (only when run as a program): each setting's from
   its declaration (`comparison.study_settings.CompareSettings`, which
   `api.compare`'s keywords come from too), then the command's own."""
-  user_imports.define_flag()
-  compilation_cache_flag.define_flag()
-  settings_flags.define(study_settings.CompareSettings)
-  flags.DEFINE_string('workdir', None, 'Where runs, report and plots go.')
-  flags.mark_flag_as_required('workdir')
+  settings_flags.define_study(study_settings.CompareSettings,
+                              'Where runs, report and plots go.')
   try:
     config_flags.check_comparison_keys(sys.argv, agent_registry.names())
   except ValueError as e:

@@ -67,11 +67,8 @@ def _define_flags() -> None:
   """Defines the flags (only when run as a program): each setting's from
   its declaration (`comparison.study_settings.SweepSettings`, which
   `api.sweep`'s keywords come from too), then the command's own."""
-  user_imports.define_flag()
-  compilation_cache_flag.define_flag()
-  settings_flags.define(study_settings.SweepSettings)
-  flags.DEFINE_string('workdir', None, 'Where the runs and results go.')
-  flags.mark_flag_as_required('workdir')
+  settings_flags.define_study(study_settings.SweepSettings,
+                              'Where the runs and results go.')
   config_flags.define_config_flag(default_agent='ppo')
   env_config_flags.define_flag(default_env='plane_strike')
 

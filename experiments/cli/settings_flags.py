@@ -15,7 +15,9 @@ from typing import Any, Dict, Type
 
 from absl import flags
 
+from experiments.cli import compilation_cache_flag
 from experiments.cli import finite_flags
+from experiments.cli import user_imports
 from experiments.setup import settings as settings_lib
 
 
@@ -79,3 +81,15 @@ def define(settings: Type[Any], *names: str,
       raise ValueError(f'--{name} is a namespace, defined by its own '
                        f'module.')
     _define_one(settings, fields[name], facts, flag_values)
+
+
+def define_study(settings: Type[Any], workdir_help: str) -> None:
+  """A study command's flags (compare's, sweep's): `--imports`,
+  `--compilation_cache_dir`, each of `settings`' settings from its
+  declaration (which the API's keywords come from too), and the required
+  `--workdir`."""
+  user_imports.define_flag()
+  compilation_cache_flag.define_flag()
+  define(settings)
+  flags.DEFINE_string('workdir', None, workdir_help)
+  flags.mark_flag_as_required('workdir')

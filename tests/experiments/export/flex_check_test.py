@@ -12,15 +12,14 @@ import os
 import pathlib
 import shutil
 import sys
-import tempfile
 from unittest import mock
 
-import numpy as np
 import pytest
 from absl.testing import absltest
 
 from experiments.export import flex_check
 from tests import commands
+from tests.experiments.export import trained_workdir
 
 _SCRIPT = pathlib.Path(flex_check.__file__).parent / 'flex_side' / (
     'save_restore.py')
@@ -40,13 +39,8 @@ def _require_flex() -> None:
     pytest.skip(flex_check.NO_FLEX_REASON)
 
 
-def _batch(num_boards=16, seed=0):
-  """Boards with their first cell untried, and actions striking it."""
-  rng = np.random.default_rng(seed)
-  boards = rng.choice([-1.0, 0.0, 1.0], size=(num_boards, 8, 8))
-  boards[:, 0, 0] = 0.0
-  return (boards.astype(np.float32), np.zeros(num_boards, np.int32),
-          rng.normal(size=num_boards).astype(np.float32))
+def _batch():
+  return trained_workdir.training_batch(16)
 
 
 def _fake_python(directory, body: str) -> str:
@@ -146,11 +140,7 @@ class ExportCommandTest(absltest.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.workdir = tempfile.mkdtemp()
-    train = _run('experiments.train', f'--workdir={cls.workdir}',
-                 '--num_episodes=32', '--eval_episodes=5',
-                 '--noexport_tflite', '--noprogress')
-    assert train.returncode == 0, train.stderr[-2000:]
+    cls.workdir = trained_workdir.copy()
 
   @classmethod
   def tearDownClass(cls):

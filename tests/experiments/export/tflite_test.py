@@ -4,7 +4,6 @@ import functools
 import json
 import os
 import shutil
-import tempfile
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -18,6 +17,7 @@ from environments import specs
 from experiments.export import litert_policies
 from experiments.export import tflite as export_tflite
 from tests import commands
+from tests.experiments.export import trained_workdir
 
 
 
@@ -244,11 +244,7 @@ class DerivedExportCommandTest(absltest.TestCase):
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.workdir = tempfile.mkdtemp()
-    train = _run('experiments.train', f'--workdir={cls.workdir}',
-                 '--num_episodes=32', '--eval_episodes=5',
-                 '--noexport_tflite', '--noprogress', '--loop=python')
-    assert train.returncode == 0, train.stderr[-2000:]
+    cls.workdir = trained_workdir.copy()
 
   @classmethod
   def tearDownClass(cls):

@@ -11,15 +11,11 @@ import rlax
 from agents import action_masking
 from agents import registry as agent_registry
 from experiments.export import trainable as trainable_export
+from tests.experiments.export import trained_workdir
 
 
 def _batch(num_boards=6, seed=0):
-  """Boards with their first cell untried, and actions striking it."""
-  rng = np.random.default_rng(seed)
-  boards = rng.choice([-1.0, 0.0, 1.0], size=(num_boards, 8, 8))
-  boards[:, 0, 0] = 0.0
-  return (boards.astype(np.float32), np.zeros(num_boards, np.int32),
-          rng.normal(size=num_boards).astype(np.float32))
+  return trained_workdir.training_batch(num_boards, seed)
 
 
 def test_loss_is_the_rlax_policy_gradient_loss(trainable_model):

@@ -14,7 +14,7 @@ import pathlib
 import subprocess
 import sys
 import time
-from typing import Callable, List, Optional, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 import jax
 import numpy as np
@@ -62,6 +62,17 @@ def run(command: str, *flags: str, cwd: Optional[str] = None,
       [sys.executable, '-m', f'experiments.{command}', *flags],
       cwd=cwd or REPO, env=_env(cwd, optimised), capture_output=True,
       text=True, timeout=timeout, check=False)
+
+
+def train(workdir: str, *flags: str, returncode: int = 0,
+          optimised: bool = False) -> Tuple[Any, Optional[dict]]:
+  """`experiments.train <flags> --workdir=<workdir>` (`run`), which must
+  exit with `returncode`: `(the finished command, its result.json or
+  None where it wrote none)`."""
+  done = run('train', *flags, f'--workdir={workdir}', optimised=optimised)
+  assert done.returncode == returncode, done.stderr
+  path = os.path.join(workdir, 'result.json')
+  return done, strict_json(path) if os.path.exists(path) else None
 
 
 def start(command: str, *flags: str, cwd: Optional[str] = None,

@@ -40,13 +40,11 @@ def test_nan_and_inf_settings_are_refused_before_anything_is_written(
 def test_nan_stops_the_run_with_nothing_exported_or_checkpointed_after(
     cli, tmp_path):
   workdir = str(tmp_path / 'run')
-  done = cli.run('train', '--env=catch', '--agent=ppo', '--num_steps=40000',
-                 '--config.learning_rate=1e30', '--max_abs_param=0',
-                 '--eval_episodes=20', '--progress=false',
-                 f'--workdir={workdir}')
-  assert done.returncode == 1, done.stderr
+  done, result = cli.train(
+      workdir, '--env=catch', '--agent=ppo', '--num_steps=40000',
+      '--config.learning_rate=1e30', '--max_abs_param=0',
+      '--eval_episodes=20', '--progress=false', returncode=1)
   assert 'Training diverged' in done.stderr and '= nan' in done.stderr
-  result = cli.strict_json(os.path.join(workdir, 'result.json'))
   assert result['status'] == 'diverged'
   step = result['divergence']['env_steps']
   assert result['divergence']['metric'] == 'max_abs_param'
@@ -57,13 +55,11 @@ def test_nan_stops_the_run_with_nothing_exported_or_checkpointed_after(
 
 def test_runaway_parameters_stop_the_python_loop(cli, tmp_path):
   workdir = str(tmp_path / 'run')
-  done = cli.run('train', '--env=catch', '--agent=reinforce', '--loop=python',
-                 '--num_episodes=400', '--config.learning_rate=1e9',
-                 '--eval_episodes=20', '--progress=false',
-                 f'--workdir={workdir}')
-  assert done.returncode == 1, done.stderr
+  done, result = cli.train(
+      workdir, '--env=catch', '--agent=reinforce', '--loop=python',
+      '--num_episodes=400', '--config.learning_rate=1e9',
+      '--eval_episodes=20', '--progress=false', returncode=1)
   assert 'max_abs_param' in done.stderr and '--max_abs_param' in done.stderr
-  result = cli.strict_json(os.path.join(workdir, 'result.json'))
   assert result['status'] == 'diverged'
   assert not os.path.exists(os.path.join(workdir, 'catch.tflite'))
 

@@ -25,10 +25,7 @@ _PYTHON = ('--env=catch', '--agent=reinforce', '--loop=python',
 
 def _reference(cli, tmp_path_factory, flags):
   workdir = str(tmp_path_factory.mktemp('reference') / 'run')
-  done = cli.run('train', *flags, f'--workdir={workdir}',
-                 optimised=True)
-  assert done.returncode == 0, done.stderr
-  return cli.strict_json(os.path.join(workdir, 'result.json'))
+  return cli.train(workdir, *flags, optimised=True)[1]
 
 
 @pytest.fixture(scope='module', name='compiled_reference')
@@ -67,10 +64,7 @@ def test_sigterm_checkpoints_exits_nonzero_and_resumes_bit_for_bit(
   assert f'Stopped by {name}; checkpoint saved' in stderr
   assert cli.checkpoint_steps(workdir)[-1] > before[-1]  # Saved on the way.
   assert not os.path.exists(os.path.join(workdir, 'result.json'))
-  done = cli.run('train', *_COMPILED, f'--workdir={workdir}',
-                 optimised=True)
-  assert done.returncode == 0, done.stderr
-  result = cli.strict_json(os.path.join(workdir, 'result.json'))
+  _, result = cli.train(workdir, *_COMPILED, optimised=True)
   assert cli.metrics(result) == cli.metrics(compiled_reference)
 
 
@@ -97,10 +91,7 @@ def test_python_loop_resume_continues_the_same_episodes(cli, tmp_path,
   workdir = str(tmp_path / 'run')
   code, stderr, _ = _interrupt(cli, _PYTHON, workdir, signal.SIGTERM)
   assert code == 128 + signal.SIGTERM, stderr
-  done = cli.run('train', *_PYTHON, f'--workdir={workdir}',
-                 optimised=True)
-  assert done.returncode == 0, done.stderr
-  result = cli.strict_json(os.path.join(workdir, 'result.json'))
+  _, result = cli.train(workdir, *_PYTHON, optimised=True)
   assert cli.metrics(result) == cli.metrics(python_reference)
 
 
@@ -117,10 +108,7 @@ def test_chaos_kill_9_at_random_moments_then_resume(cli, tmp_path,
     time.sleep(rng.uniform(3, 14))
     process.send_signal(signal.SIGKILL)
     process.communicate()
-  done = cli.run('train', *_COMPILED, f'--workdir={workdir}',
-                 optimised=True)
-  assert done.returncode == 0, done.stderr
-  result = cli.strict_json(os.path.join(workdir, 'result.json'))
+  _, result = cli.train(workdir, *_COMPILED, optimised=True)
   assert cli.metrics(result) == cli.metrics(compiled_reference)
 
 

@@ -1,0 +1,38 @@
+"""What the export tests share: a small Plane Strike training workdir,
+trained once per test process, and boards to train an exported model on."""
+
+import functools
+import shutil
+import tempfile
+
+import numpy as np
+
+from tests import commands
+
+
+@functools.lru_cache(maxsize=None)
+def _trained() -> str:
+  workdir = tempfile.mkdtemp()
+  train = commands.run('experiments.train', f'--workdir={workdir}',
+                       '--num_episodes=32', '--eval_episodes=5',
+                       '--noexport_tflite', '--noprogress', '--loop=python')
+  assert train.returncode == 0, train.stderr[-2000:]
+  return workdir
+
+
+def copy() -> str:
+  """A fresh copy of the trained workdir (its caller's to write in and
+  remove), so that one test's exports never meet another's."""
+  workdir = tempfile.mkdtemp()
+  shutil.copytree(_trained(), workdir, dirs_exist_ok=True)
+  return workdir
+
+
+def training_batch(num_boards: int, seed: int = 0):
+  """`(boards, actions, returns)`: random boards with their first cell
+  untried, actions striking it, and random returns."""
+  rng = np.random.default_rng(seed)
+  boards = rng.choice([-1.0, 0.0, 1.0], size=(num_boards, 8, 8))
+  boards[:, 0, 0] = 0.0
+  return (boards.astype(np.float32), np.zeros(num_boards, np.int32),
+          rng.normal(size=num_boards).astype(np.float32))
