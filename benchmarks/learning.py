@@ -22,7 +22,7 @@ import json
 import os
 import tempfile
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from absl import flags
 import numpy as np
@@ -250,26 +250,35 @@ FLAG_GROUPS = {
 }
 
 
-def define_run_flags(seeds_help: str) -> None:
+def define_run_flags(seeds_help: str, only_help: Optional[str] = None
+                    ) -> None:
   """`--seeds`, `--output` and `--workdir`, as every learning benchmark
-  (this one, `memory`, `time_limits`) takes them."""
+  (this one, `memory`, `time_limits`, …) takes them, and `--only` where
+  it picks some of its runs (`only_help`)."""
   flags.DEFINE_integer('seeds', 3, seeds_help, lower_bound=1)
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string('workdir', None, 'Root of the runs; default a temp dir.')
+  if only_help:
+    flags.DEFINE_list('only', None, only_help)
+
+
+def run_root(prefix: str) -> Tuple[str, Set[str]]:
+  """`(--workdir or a new temporary folder named from prefix, the runs
+  --only names)` of a learning benchmark; quiets the libraries' logs."""
+  library_logs.quiet()
+  return (flags.FLAGS.workdir or tempfile.mkdtemp(prefix=f'{prefix}-'),
+          set(getattr(flags.FLAGS, 'only', None) or ()))
 
 
 def _define_flags() -> None:
   # Defined only when run as a program: tests import this module.
-  define_run_flags('Seeds per pair (0..N-1).')
-  flags.DEFINE_list('only', None,
-                    'Run only these pairs, e.g. catch/dqn,cartpole/ppo.')
+  define_run_flags('Seeds per pair (0..N-1).',
+                   'Run only these pairs, e.g. catch/dqn,cartpole/ppo.')
 
 
 def main(argv):
   del argv
-  library_logs.quiet()
-  root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='learning-')
-  only = set(flags.FLAGS.only or ())
+  root, only = run_root('learning')
   rows, configs = [], []
   for setting in GRID:
     if only and f'{setting.env}/{setting.agent}' not in only:

@@ -20,7 +20,6 @@ are in docs/benchmarks/learning.md.
 
 import json
 import os
-import tempfile
 import time
 from typing import Any, Dict, List
 
@@ -35,7 +34,6 @@ from benchmarks import learning
 from experiments.cli import help_text
 from experiments.presets import registry as preset_registry
 from experiments.setup import config as config_lib
-from experiments.setup import library_logs
 
 ENV = 'gymnax:MemoryChain-bsuite'
 # Per suite: how a memory length names the environment and its settings,
@@ -116,8 +114,7 @@ def _define_flags() -> None:
 
 def main(argv):
   del argv
-  library_logs.quiet()
-  root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='memory-')
+  root, _ = learning.run_root('memory')
   preset = preset_registry.get(PRESET)
   suite = flags.FLAGS.suite
   try:

@@ -26,7 +26,6 @@ docs/benchmarks/reproductions.md.
 import dataclasses
 import json
 import os
-import tempfile
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -38,7 +37,6 @@ from benchmarks import learning
 from experiments.cli import help_text
 from experiments.comparison import run_groups
 from experiments.comparison import statistics
-from experiments.setup import library_logs
 
 # Below this many seeds an IQM trims nothing and a bootstrap interval is
 # the seeds' range: the mean and that range are shown instead.
@@ -320,16 +318,14 @@ FLAG_GROUPS = {
 
 
 def _define_flags() -> None:
-  learning.define_run_flags('Seeds per reproduction (0..N-1).')
-  flags.DEFINE_list('only', None, 'Run only these, e.g. '
-                    'dqn_cleanrl_acrobot/gymnax:Acrobot-v1 (preset/env).')
+  learning.define_run_flags(
+      'Seeds per reproduction (0..N-1).', 'Run only these, e.g. '
+      'dqn_cleanrl_acrobot/gymnax:Acrobot-v1 (preset/env).')
 
 
 def main(argv):
   del argv
-  library_logs.quiet()
-  root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='reproductions-')
-  only = set(flags.FLAGS.only or ())
+  root, only = learning.run_root('reproductions')
   known = {r.name for r in REPRODUCTIONS}
   if only - known:
     raise SystemExit(f'--only: unknown {sorted(only - known)}; valid: '

@@ -18,7 +18,6 @@ docs/benchmarks/learning.md.
 import dataclasses
 import json
 import os
-import tempfile
 import time
 from typing import Any, Dict, List
 
@@ -29,7 +28,6 @@ from benchmarks import fingerprints
 from benchmarks import learning
 from experiments.cli import help_text
 from experiments.setup import config as config_lib
-from experiments.setup import library_logs
 
 PAIRS = (
     learning.find('gymnax:Pendulum-v1', 'ppo'),
@@ -79,16 +77,14 @@ FLAG_GROUPS = {
 
 
 def _define_flags() -> None:
-  learning.define_run_flags('Seeds per pair and arm (0..N-1).')
-  flags.DEFINE_list('only', None, 'Run only these pairs, e.g. '
-                    'gymnax:Pendulum-v1/ppo.')
+  learning.define_run_flags('Seeds per pair and arm (0..N-1).',
+                            'Run only these pairs, e.g. '
+                            'gymnax:Pendulum-v1/ppo.')
 
 
 def main(argv):
   del argv
-  library_logs.quiet()
-  root = flags.FLAGS.workdir or tempfile.mkdtemp(prefix='time-limits-')
-  only = set(flags.FLAGS.only or ())
+  root, only = learning.run_root('time-limits')
   rows, configs, overrides = [], [], []
   for setting in PAIRS:
     if only and f'{setting.env}/{setting.agent}' not in only:

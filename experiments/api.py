@@ -81,6 +81,17 @@ def _bad_input() -> Iterator[None]:
     raise UsageError(str(e)) from e
 
 
+def _study_settings(settings_class: type, settings: Dict[str, Any],
+                    command: str, what: str) -> Any:
+  """A study's settings (`compare`'s, `sweep`'s) checked, with the report
+  extra it needs and the user's modules imported."""
+  s = settings_lib.build(settings_class, settings,
+                         f', and workdir, command for {command}')
+  extras.require('report', what)
+  user_modules.import_modules(list(s.imports))
+  return s
+
+
 def default_workdir(config: config_lib.ExperimentConfig) -> str:
   """Where a run goes when no workdir is given."""
   return f'runs/{config.agent}_{config.env}_seed{config.seed}'
@@ -160,10 +171,8 @@ def compare(workdir: str, *, command: Optional[str] = None,
   """
   library_logs.quiet()
   with _bad_input():
-    s = settings_lib.build(study_settings.CompareSettings, settings,
-                           ', and workdir, command for compare')
-    extras.require('report', 'A comparison')
-    user_modules.import_modules(list(s.imports))
+    s = _study_settings(study_settings.CompareSettings, settings, 'compare',
+                        'A comparison')
     agents, envs, preset = s.agents, list(s.envs), list(s.preset or ())
     if agents is None:
       try:
@@ -226,10 +235,8 @@ def sweep(workdir: str, *, command: Optional[str] = None,
   """
   library_logs.quiet()
   with _bad_input():
-    s = settings_lib.build(study_settings.SweepSettings, settings,
-                           ', and workdir, command for sweep')
-    extras.require('report', 'A sweep')
-    user_modules.import_modules(list(s.imports))
+    s = _study_settings(study_settings.SweepSettings, settings, 'sweep',
+                        'A sweep')
     agent, env = s.agent, s.env
     agent_registry.get(agent)
     env_registry.check_name(env)

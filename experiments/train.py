@@ -109,27 +109,22 @@ FLAG_GROUPS = {
 }
 
 
-def _valid_agent(name: str) -> bool:
-  try:
-    agent_registry.get(name)
-  except ValueError as e:
-    raise flags.ValidationError(f'--agent: {e}') from e
-  return True
+def _validator(flag: str, check):
+  """A validator of `--flag` that raises `check`'s own message (valid
+  names listed, the suite's close ids) as the flag's error."""
+
+  def valid(name: str) -> bool:
+    try:
+      check(name)
+    except ValueError as e:
+      raise flags.ValidationError(f'--{flag}: {e}') from e
+    return True
+
+  return valid
 
 
-def _valid_env(name: str) -> bool:
-  """Validates `--env`; the error keeps the suite's own hint (close ids)."""
-  try:
-    env_registry.check_name(name)
-  except ValueError as e:
-    raise flags.ValidationError(f'--env: {e}') from e
-  return True
-
-
-flags.register_validator('agent', _valid_agent)
-flags.register_validator(
-    'env', _valid_env,
-    message=f'--env must be one of {env_registry.describe_names()}.')
+flags.register_validator('agent', _validator('agent', agent_registry.get))
+flags.register_validator('env', _validator('env', env_registry.check_name))
 flags.register_validator(
     'hidden_sizes',
     lambda sizes: sizes is None or all(s.isdigit() and int(s) > 0

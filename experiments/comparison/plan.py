@@ -253,13 +253,10 @@ def check_workdir(comparison: Comparison,
           f'would drop some. Give at least {len(saved["seeds"])} (more '
           f'seeds are added to it, the others kept).')
     saved['seeds'] = current['seeds']  # More seeds extend it.
-    mismatch = {k: (saved.get(k), v) for k, v in current.items()
-                if saved.get(k) != v}
-    if mismatch:
-      raise ComparisonError(
-          f'--workdir {workdir!r} holds a different comparison '
-          f'({config_lib.describe_mismatch(mismatch)}). '
-          f'Use a new --workdir, or the same settings to resume this one.')
+    refusal = config_drift.study_mismatch(saved, current, workdir,
+                                          'comparison')
+    if refusal:
+      raise ComparisonError(refusal)
     for group in groups:  # Each run's own config must match too.
       _check_group_workdir(group)
 

@@ -366,35 +366,3 @@ def identity_mismatch(saved: Mapping[str, Any],
       for key in IDENTITY_KEYS
       if normalise(saved.get(key)) != normalise(current[key])
   }
-
-
-def describe_mismatch(mismatch: Mapping[str, Tuple[Any, Any]]) -> str:
-  """`key: saved a, now b; …` for a `{key: (saved, now)}` mismatch; where
-  both values are dicts, each differing entry by name (`base.lr: saved
-  0.001, now 0.003`), so a long nested setting does not hide the change."""
-  return '; '.join(f'{k}: saved {a!r}, now {b!r}'
-                   for k, (a, b) in _flat_mismatch(mismatch).items())
-
-
-class _Absent:
-  """A key one side of a mismatch lacks."""
-
-  def __repr__(self) -> str:
-    return 'unset'
-
-
-_ABSENT = _Absent()
-
-
-def _flat_mismatch(mismatch: Mapping[str, Tuple[Any, Any]]
-                  ) -> Dict[str, Tuple[Any, Any]]:
-  flat = {}
-  for key, (saved, now) in mismatch.items():
-    if isinstance(saved, Mapping) and isinstance(now, Mapping):
-      flat.update(_flat_mismatch({
-          f'{key}.{sub}': (saved.get(sub, _ABSENT), now.get(sub, _ABSENT))
-          for sub in sorted(set(saved) | set(now), key=str)
-          if saved.get(sub, _ABSENT) != now.get(sub, _ABSENT)}))
-    else:
-      flat[key] = (saved, now)
-  return flat

@@ -5,7 +5,7 @@ setting, so a long nested setting never hides the one that changed."""
 import dataclasses
 import inspect
 import json
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from environments import registry as env_registry
 from experiments.setup import build as build_lib
@@ -94,3 +94,43 @@ def _differences(config: config_lib.ExperimentConfig, key: str, saved: Any,
   saved, now = (f'{r!r}' if _normalised(g) == r else f'{g!r} (= {r!r})'
                 for g, r in zip(given, (saved, now)))
   return [f'{_name(key)}: saved {saved}, now {now}']
+
+
+def study_mismatch(saved: Mapping[str, Any], current: Mapping[str, Any],
+                   workdir: str, what: str) -> Optional[str]:
+  """The one-line refusal of a `workdir` whose saved settings (`saved`)
+  are of another `what` (a comparison, a sweep) than `current`, naming
+  each differing setting (nested ones by their dotted name); None where
+  they match."""
+  mismatch = {k: (saved.get(k), v) for k, v in current.items()
+              if saved.get(k) != v}
+  if not mismatch:
+    return None
+  described = '; '.join(f'{k}: saved {a!r}, now {b!r}'
+                        for k, (a, b) in _flat_mismatch(mismatch).items())
+  return (f'--workdir {workdir!r} holds a different {what} ({described}). '
+          f'Use a new --workdir, or the same settings to resume this one.')
+
+
+class _Absent:
+  """A key one side of a mismatch lacks."""
+
+  def __repr__(self) -> str:
+    return 'unset'
+
+
+_ABSENT = _Absent()
+
+
+def _flat_mismatch(mismatch: Mapping[str, Tuple[Any, Any]]
+                  ) -> Dict[str, Tuple[Any, Any]]:
+  flat = {}
+  for key, (saved, now) in mismatch.items():
+    if isinstance(saved, Mapping) and isinstance(now, Mapping):
+      flat.update(_flat_mismatch({
+          f'{key}.{sub}': (saved.get(sub, _ABSENT), now.get(sub, _ABSENT))
+          for sub in sorted(set(saved) | set(now), key=str)
+          if saved.get(sub, _ABSENT) != now.get(sub, _ABSENT)}))
+    else:
+      flat[key] = (saved, now)
+  return flat

@@ -31,6 +31,7 @@ from experiments.comparison import run_groups
 from experiments.presets import preset as preset_lib
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
+from experiments.setup import config_drift
 from experiments.setup import eval_defaults
 from experiments.storage import atomic_files
 from experiments.storage import workdir_format
@@ -276,13 +277,10 @@ def prepare_workdir(sweep: Sweep, lanes: Sequence[Lane], workdir: str,
   path = os.path.join(workdir, FILENAME)
   if os.path.exists(path):
     saved = load(workdir)
-    mismatch = {k: (saved.get(k), v) for k, v in sweep.to_dict().items()
-                if saved.get(k) != v}
-    if mismatch:
-      raise SweepError(
-          f'--workdir {workdir!r} holds a different sweep '
-          f'({config_lib.describe_mismatch(mismatch)}). Use a new '
-          f'--workdir, or the same settings to resume this one.')
+    refusal = config_drift.study_mismatch(saved, sweep.to_dict(), workdir,
+                                          'sweep')
+    if refusal:
+      raise SweepError(refusal)
   os.makedirs(workdir, exist_ok=True)
   atomic_files.write_json(path, workdir_format.stamped({
       **sweep.to_dict(), 'command': command,

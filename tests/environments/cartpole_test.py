@@ -12,6 +12,7 @@ import numpy as np
 
 from environments import cartpole
 from environments import functional
+from tests.environments import stepping
 
 FIRST, MID, LAST = functional.FIRST, functional.MID, functional.LAST
 LEFT, RIGHT = 0, 1
@@ -198,11 +199,7 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
     actions = rng.integers(0, 2, size=(num_steps, num_episodes), dtype=np.int32)
     actions[:, 0] = np.arange(num_steps) % 2  # Balanced: truncated at 30.
     step = self.variant(jax.vmap(core.step))
-    batched = []
-    for t in range(num_steps):
-      states, timestep = step(states, actions[t])
-      batched.append(jax.device_get(timestep))
-    batched = jax.tree.map(lambda *xs: np.stack(xs), *batched)  # [T, N, ...]
+    states, batched = stepping.play_batched(step, states, actions)
 
     discounts = set()
     for i in range(num_episodes):
@@ -210,13 +207,7 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
       np.testing.assert_array_equal(timestep.observation, first.observation[i])
       for t in range(num_steps):
         timestep = env.step(int(actions[t, i]))
-        msg = f'episode {i}, step {t}'
-        self.assertEqual(int(timestep.step_type), batched.step_type[t, i], msg)
-        self.assertEqual(float(timestep.reward), batched.reward[t, i], msg)
-        self.assertEqual(float(timestep.discount), batched.discount[t, i], msg)
-        np.testing.assert_allclose(timestep.observation,
-                                   batched.observation[t, i], atol=1e-6,
-                                   err_msg=msg)
+        stepping.assert_step_matches(timestep, batched, t, i, atol=1e-6)
         if timestep.last():
           break
       self.assertTrue(timestep.last(), f'episode {i} did not end')

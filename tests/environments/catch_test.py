@@ -13,6 +13,7 @@ from scipy import stats
 
 from environments import catch
 from environments import functional
+from tests.environments import stepping
 
 FIRST, MID, LAST = functional.FIRST, functional.MID, functional.LAST
 LEFT, STAY, RIGHT = 0, 1, 2
@@ -93,12 +94,7 @@ class ResetTest(parameterized.TestCase):
 class StepTest(chex.TestCase):
 
   def _play(self, env, state, actions):
-    step = self.variant(env.step)
-    timesteps = []
-    for action in actions:
-      state, timestep = step(state, jnp.int32(action))
-      timesteps.append(jax.device_get(timestep))
-    return state, timesteps
+    return stepping.play(self.variant(env.step), state, actions)
 
   @chex.variants(with_jit=True, without_jit=True)
   def test_paddle_moves_and_clips_to_the_board(self):
@@ -210,11 +206,7 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
     actions = np.random.default_rng(0).integers(
         0, 3, size=(rows - 1, num_episodes)).astype(np.int32)
     step = self.variant(jax.vmap(core.step))
-    batched = []
-    for t in range(rows - 1):
-      states, timestep = step(states, actions[t])
-      batched.append(jax.device_get(timestep))
-    batched = jax.tree.map(lambda *xs: np.stack(xs), *batched)  # [T, N, ...]
+    states, batched = stepping.play_batched(step, states, actions)
     self.assertEqual(set(batched.reward[-1]), {-1.0, 1.0})
 
     for i in range(num_episodes):
@@ -222,12 +214,7 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
       np.testing.assert_array_equal(timestep.observation, first.observation[i])
       for t in range(rows - 1):
         timestep = env.step(int(actions[t, i]))
-        msg = f'episode {i}, step {t}'
-        self.assertEqual(int(timestep.step_type), batched.step_type[t, i], msg)
-        self.assertEqual(float(timestep.reward), batched.reward[t, i], msg)
-        self.assertEqual(float(timestep.discount), batched.discount[t, i], msg)
-        np.testing.assert_array_equal(timestep.observation,
-                                      batched.observation[t, i], msg)
+        stepping.assert_step_matches(timestep, batched, t, i)
       self.assertTrue(timestep.last())
 
   def test_dm_env_face_validates_actions(self):

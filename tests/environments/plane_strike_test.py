@@ -15,6 +15,7 @@ from scipy import stats
 
 from environments import functional
 from environments import plane_strike
+from tests.environments import stepping
 
 FIRST, MID, LAST = functional.FIRST, functional.MID, functional.LAST
 
@@ -211,13 +212,9 @@ class StepTest(chex.TestCase):
     self.misses = _miss_actions(self.plane)
 
   def _play(self, env, actions, plane=None):
-    step = self.variant(env.step)
-    state = _state(self.plane if plane is None else plane)
-    timesteps = []
-    for action in actions:
-      state, timestep = step(state, jnp.int32(action))
-      timesteps.append(jax.device_get(timestep))
-    return state, timesteps
+    return stepping.play(self.variant(env.step),
+                         _state(self.plane if plane is None else plane),
+                         actions)
 
   @chex.variants(with_jit=True, without_jit=True)
   def test_hit_miss_and_repeat(self):
@@ -341,11 +338,7 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
     ], np.int32).T  # [T, N]
 
     step = self.variant(jax.vmap(core.step))
-    batched = []
-    for t in range(self._NUM_STEPS):
-      states, timestep = step(states, actions[t])
-      batched.append(jax.device_get(timestep))
-    batched = jax.tree.map(lambda *xs: np.stack(xs), *batched)  # [T, N, ...]
+    states, batched = stepping.play_batched(step, states, actions)
 
     for i in range(num_episodes):
       timestep = env.reset()
@@ -354,12 +347,7 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
                                     np.asarray(first.observation[i]))
       for t in range(self._NUM_STEPS):
         timestep = env.step(int(actions[t, i]))
-        msg = f'episode {i}, step {t}'
-        self.assertEqual(int(timestep.step_type), batched.step_type[t, i], msg)
-        self.assertEqual(float(timestep.reward), batched.reward[t, i], msg)
-        self.assertEqual(float(timestep.discount), batched.discount[t, i], msg)
-        np.testing.assert_array_equal(timestep.observation,
-                                      batched.observation[t, i], msg)
+        stepping.assert_step_matches(timestep, batched, t, i)
         if timestep.last():
           break
       self.assertTrue(timestep.last(), f'episode {i} did not end')

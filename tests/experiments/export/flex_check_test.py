@@ -10,7 +10,6 @@ import ast
 import json
 import os
 import pathlib
-import shutil
 import sys
 from unittest import mock
 
@@ -134,18 +133,8 @@ def _run(module, *args, env=None):
 
 
 @pytest.mark.slow
-class ExportCommandTest(absltest.TestCase):
+class ExportCommandTest(trained_workdir.CopyTest):
   """`experiments.export_tflite --export=trainable` runs the check."""
-
-  @classmethod
-  def setUpClass(cls):
-    super().setUpClass()
-    cls.workdir = trained_workdir.copy()
-
-  @classmethod
-  def tearDownClass(cls):
-    shutil.rmtree(cls.workdir)
-    super().tearDownClass()
 
   def _export(self, output, env=None):
     return _run('experiments.export_tflite', f'--workdir={self.workdir}',

@@ -3,7 +3,6 @@
 import functools
 import json
 import os
-import shutil
 
 from absl.testing import absltest
 from absl.testing import parameterized
@@ -238,18 +237,8 @@ def _report(process):
 
 
 @pytest.mark.slow
-class DerivedExportCommandTest(absltest.TestCase):
+class DerivedExportCommandTest(trained_workdir.CopyTest):
   """Quantised and trainable exports of one small training workdir."""
-
-  @classmethod
-  def setUpClass(cls):
-    super().setUpClass()
-    cls.workdir = trained_workdir.copy()
-
-  @classmethod
-  def tearDownClass(cls):
-    shutil.rmtree(cls.workdir)
-    super().tearDownClass()
 
   def test_quantized_export_is_written_next_to_the_float_one(self):
     export = _run('experiments.export_tflite', f'--workdir={self.workdir}',

@@ -5,6 +5,7 @@ import functools
 import shutil
 import tempfile
 
+from absl.testing import absltest
 import numpy as np
 
 from tests import commands
@@ -26,6 +27,20 @@ def copy() -> str:
   workdir = tempfile.mkdtemp()
   shutil.copytree(_trained(), workdir, dirs_exist_ok=True)
   return workdir
+
+
+class CopyTest(absltest.TestCase):
+  """Tests that export from their class's own copy (`cls.workdir`)."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.workdir = copy()
+
+  @classmethod
+  def tearDownClass(cls):
+    shutil.rmtree(cls.workdir)
+    super().tearDownClass()
 
 
 def training_batch(num_boards: int, seed: int = 0):

@@ -1,0 +1,36 @@
+"""What the environment tests share: stepping a core through a list of
+actions, and checking a dm_env face against the vmapped core."""
+
+import jax
+import numpy as np
+
+
+def play(step, state, actions):
+  """`(state, timesteps)` after `step`ping `state` through `actions`
+  (scalars), each timestep fetched to the host."""
+  timesteps = []
+  for action in actions:
+    state, timestep = step(state, np.int32(action))
+    timesteps.append(jax.device_get(timestep))
+  return state, timesteps
+
+
+def play_batched(step, states, actions):
+  """`(states, timesteps)` after a vmapped `step` through `actions`
+  `[T, N]`, the timesteps stacked to `[T, N, ...]` on the host."""
+  timesteps = []
+  for row in actions:
+    states, timestep = step(states, row)
+    timesteps.append(jax.device_get(timestep))
+  return states, jax.tree.map(lambda *xs: np.stack(xs), *timesteps)
+
+
+def assert_step_matches(timestep, batched, t: int, i: int, atol: float = 0.):
+  """The dm_env face's `timestep` is step `t` of episode `i` of the
+  batched core's `batched` `[T, N, ...]` timesteps."""
+  msg = f'episode {i}, step {t}'
+  assert int(timestep.step_type) == batched.step_type[t, i], msg
+  assert float(timestep.reward) == batched.reward[t, i], msg
+  assert float(timestep.discount) == batched.discount[t, i], msg
+  np.testing.assert_allclose(timestep.observation, batched.observation[t, i],
+                             atol=atol, rtol=0, err_msg=msg)
