@@ -3,7 +3,6 @@
 from absl.testing import absltest
 from absl.testing import parameterized
 import chex
-from dm_env import specs as dm_specs
 import haiku as hk
 import jax
 import jax.numpy as jnp
@@ -21,16 +20,13 @@ from environments import plane_strike
 from environments import specs
 from experiments.loops import actor as actor_lib
 from experiments.loops import learner as learner_lib
+from tests.agents import fake_data
 
 NUM_ACTIONS = 4
 
 
 def _spec(with_mask: bool = True) -> specs.EnvironmentSpec:
-  """Observations of 4 numbers; an entry >= 5 makes that action illegal."""
-  return specs.make_spec(
-      dm_specs.Array((NUM_ACTIONS,), np.float32),
-      dm_specs.DiscreteArray(NUM_ACTIONS),
-      legal_actions=(lambda o: o < 5) if with_mask else None)
+  return fake_data.masked_discrete_spec(NUM_ACTIONS, with_mask)
 
 
 def _scale_network() -> hk.Transformed:

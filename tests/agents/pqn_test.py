@@ -3,7 +3,6 @@ PQN with a recurrent Q-network."""
 
 from absl.testing import absltest
 from absl.testing import parameterized
-from dm_env import specs as dm_specs
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -15,16 +14,13 @@ from agents import recurrent_policy
 from agents import registry
 from environments import specs
 from networks import recurrent
+from tests.agents import fake_data
 
 NUM_ACTIONS = 3
 
 
 def _spec(with_mask: bool = False) -> specs.EnvironmentSpec:
-  """Observations of 3 numbers; an entry >= 5 makes that action illegal."""
-  return specs.make_spec(
-      dm_specs.Array((NUM_ACTIONS,), np.float32),
-      dm_specs.DiscreteArray(NUM_ACTIONS),
-      legal_actions=(lambda o: o < 5) if with_mask else None)
+  return fake_data.masked_discrete_spec(NUM_ACTIONS, with_mask)
 
 
 def _trajectory(discounts, last, with_next=True) -> agent_lib.Trajectory:

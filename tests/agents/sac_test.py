@@ -16,18 +16,16 @@ from agents import replay as replay_lib
 from agents import sac
 from environments import specs
 from networks import actor_twin_q
+from tests.agents import fake_data
 
-_OBS = 3
+_OBS = fake_data.OBSERVATION_SIZE
 _DIM = 2
-_LOW = np.array([-1.0, 0.0], np.float32)
+_LOW = fake_data.ACTION_LOW
 _HIGH = np.array([1.0, 2.0], np.float32)
 
 
 def _spec(actions=None) -> specs.EnvironmentSpec:
-  return specs.make_spec(
-      dm_specs.Array((_OBS,), np.float32),
-      (dm_specs.BoundedArray((_DIM,), np.float32, _LOW, _HIGH)
-       if actions is None else actions))
+  return fake_data.continuous_spec(_HIGH, actions)
 
 
 def _network():
@@ -47,19 +45,7 @@ def _agent(**overrides) -> agent_lib.Agent:
 
 
 def _trajectory(t=2, b=2, seed=0, **overrides) -> agent_lib.Trajectory:
-  keys = jax.random.split(jax.random.PRNGKey(seed), 4)
-  fields = dict(
-      observations=np.asarray(jax.random.normal(keys[0], (t, b, _OBS))),
-      actions=np.asarray(jax.random.uniform(keys[1], (t, b, _DIM),
-                                            minval=_LOW, maxval=_HIGH)),
-      rewards=np.asarray(jax.random.normal(keys[2], (t, b))),
-      discounts=np.ones((t, b), np.float32),
-      last=np.zeros((t, b), bool),
-      mask=np.ones((t, b), np.float32),
-      final_observations=np.asarray(jax.random.normal(keys[3], (b, _OBS))),
-      extras={})
-  fields.update(overrides)
-  return agent_lib.Trajectory(**fields)
+  return fake_data.continuous_trajectory(_HIGH, t, b, seed, **overrides)
 
 
 @functools.lru_cache(maxsize=None)
