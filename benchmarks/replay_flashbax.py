@@ -80,10 +80,12 @@ def fold(acc, tree):
 
 
 # ---------------------------------------------------------------- ours
-def ours_uniform(B, obs_shape, capacity, batch):
+def _ours(B, obs_shape, capacity, prioritized, read):
+  """Our replay's `(init, run)`: each iteration inserts a batch, then
+  `read(replay, key) -> (replay, what it read)`."""
   def init():
     return replay_lib.init_replay(capacity, Spec(obs_shape, jnp.float32),
-                                  Spec((), jnp.int32))
+                                  Spec((), jnp.int32), prioritized=prioritized)
 
   def run(state, key, base, t0):
     valid = jnp.ones((B,), bool)
@@ -92,35 +94,26 @@ def ours_uniform(B, obs_shape, capacity, batch):
       replay, acc = carry
       t = t0 + i
       replay = replay_lib.replay_insert(replay, make_batch(t, B, obs_shape, base), valid)
-      sample = replay_lib.replay_sample(replay, jax.random.fold_in(key, t), batch)
-      return (replay, fold(acc, sample)), None
+      replay, read_out = read(replay, jax.random.fold_in(key, t))
+      return (replay, fold(acc, read_out)), None
 
     (state, acc), _ = jax.lax.scan(body, (state, jnp.float32(0)), jnp.arange(ITERS))
     return state, acc
   return init, run
+
+
+def ours_uniform(B, obs_shape, capacity, batch):
+  return _ours(B, obs_shape, capacity, False, lambda replay, key: (
+      replay, replay_lib.replay_sample(replay, key, batch)))
 
 
 def ours_prioritised(B, obs_shape, capacity, batch):
-  def init():
-    return replay_lib.init_replay(capacity, Spec(obs_shape, jnp.float32),
-                                  Spec((), jnp.int32), prioritized=True)
-
-  def run(state, key, base, t0):
-    valid = jnp.ones((B,), bool)
-
-    def body(carry, i):
-      replay, acc = carry
-      t = t0 + i
-      replay = replay_lib.replay_insert(replay, make_batch(t, B, obs_shape, base), valid)
-      sample, idx, probs = per_lib.sample(replay, jax.random.fold_in(key, t), batch, ALPHA)
-      # Stand-in TD errors that depend on the sample.
-      errors = jnp.sin(sample.rewards + sample.observations.reshape(batch, -1)[:, 0])
-      replay = per_lib.update_priorities(replay, idx, errors)
-      return (replay, fold(acc, (sample, probs))), None
-
-    (state, acc), _ = jax.lax.scan(body, (state, jnp.float32(0)), jnp.arange(ITERS))
-    return state, acc
-  return init, run
+  def read(replay, key):
+    sample, idx, probs = per_lib.sample(replay, key, batch, ALPHA)
+    # Stand-in TD errors that depend on the sample.
+    errors = jnp.sin(sample.rewards + sample.observations.reshape(batch, -1)[:, 0])
+    return per_lib.update_priorities(replay, idx, errors), (sample, probs)
+  return _ours(B, obs_shape, capacity, True, read)
 
 
 # ---------------------------------------------------------------- flashbax

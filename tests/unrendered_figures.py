@@ -13,6 +13,8 @@ import contextlib
 from typing import Iterator, List
 from unittest import mock
 
+from absl.testing import absltest
+
 from experiments.comparison import plots
 
 PLACEHOLDER = b'not drawn'
@@ -34,3 +36,11 @@ def unrendered() -> Iterator[None]:
                            aggregate_metrics=_placeholder,
                            probability_of_improvement=_placeholder):
     yield
+
+
+class TestCase(absltest.TestCase):
+  """A test case whose every test runs `unrendered()`."""
+
+  def setUp(self):
+    super().setUp()
+    self.enter_context(unrendered())

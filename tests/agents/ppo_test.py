@@ -26,6 +26,17 @@ def _agent(**config):
                         a2c_test.bias_actor_critic())
 
 
+def assert_first_minibatch_losses(metrics):
+  """Losses of a first minibatch whose behaviour is the current policy
+  (ratios 1, no clipping) on the two steps of `a2c_test`'s trajectory,
+  with advantages [0.625, -0.25]: -mean(advantages), ½ mean squared."""
+  np.testing.assert_allclose(float(metrics['policy_loss']), -0.1875,
+                             atol=1e-5)
+  np.testing.assert_allclose(float(metrics['value_loss']),
+                             0.5 * (0.625**2 + 0.25**2) / 2, atol=1e-5)
+  assert float(metrics['clip_fraction']) == 0.0
+
+
 def _trajectory(log_prob=-math.log(NUM_ACTIONS)):
   extras = {'log_prob': np.full((2, 1), log_prob, np.float32),
             'value': np.full((2, 1), a2c_test.VALUE, np.float32)}
@@ -41,10 +52,7 @@ class PPOTest(parameterized.TestCase):
     agent = _agent()
     _, metrics = jax.jit(agent.update)(agent.init(jax.random.PRNGKey(0)),
                                        _trajectory())
-    self.assertAlmostEqual(float(metrics['policy_loss']), -0.1875, places=5)
-    self.assertAlmostEqual(float(metrics['value_loss']),
-                           0.5 * (0.625**2 + 0.25**2) / 2, places=5)
-    self.assertAlmostEqual(float(metrics['clip_fraction']), 0.0)
+    assert_first_minibatch_losses(metrics)
 
   def test_stale_behaviour_policy_is_clipped(self):
     # Behaviour probability e^-3 vs current 1/4: ratio ≈ 5 > 1 + ε.

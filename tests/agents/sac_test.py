@@ -14,18 +14,12 @@ import numpy as np
 from agents import agent as agent_lib
 from agents import replay as replay_lib
 from agents import sac
-from environments import specs
 from networks import actor_twin_q
 from tests.agents import fake_data
 
-_OBS = fake_data.OBSERVATION_SIZE
-_DIM = 2
-_LOW = fake_data.ACTION_LOW
+_OBS, _DIM, _LOW = fake_data.OBSERVATION_SIZE, 2, fake_data.ACTION_LOW
 _HIGH = np.array([1.0, 2.0], np.float32)
-
-
-def _spec(actions=None) -> specs.EnvironmentSpec:
-  return fake_data.continuous_spec(_HIGH, actions)
+_spec = functools.partial(fake_data.continuous_spec, _HIGH)
 
 
 def _network():

@@ -201,18 +201,10 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
     step = self.variant(jax.vmap(core.step))
     states, batched = stepping.play_batched(step, states, actions)
 
-    discounts = set()
-    for i in range(num_episodes):
-      timestep = env.reset()
-      np.testing.assert_array_equal(timestep.observation, first.observation[i])
-      for t in range(num_steps):
-        timestep = env.step(int(actions[t, i]))
-        stepping.assert_step_matches(timestep, batched, t, i, atol=1e-6)
-        if timestep.last():
-          break
-      self.assertTrue(timestep.last(), f'episode {i} did not end')
-      discounts.add(float(timestep.discount))
-    self.assertEqual(discounts, {0.0, 1.0})  # Terminated and truncated.
+    ends = stepping.assert_face_plays_as_batched(env, first, batched, actions,
+                                                 atol=1e-6)
+    # Terminated and truncated.
+    self.assertEqual({float(last.discount) for _, last in ends}, {0.0, 1.0})
 
   def test_dm_env_face_validates_actions(self):
     env = cartpole.make_environment(seed=0)

@@ -209,13 +209,8 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
     states, batched = stepping.play_batched(step, states, actions)
     self.assertEqual(set(batched.reward[-1]), {-1.0, 1.0})
 
-    for i in range(num_episodes):
-      timestep = env.reset()
-      np.testing.assert_array_equal(timestep.observation, first.observation[i])
-      for t in range(rows - 1):
-        timestep = env.step(int(actions[t, i]))
-        stepping.assert_step_matches(timestep, batched, t, i)
-      self.assertTrue(timestep.last())
+    ends = stepping.assert_face_plays_as_batched(env, first, batched, actions)
+    self.assertEqual({steps for steps, _ in ends}, {rows - 1})
 
   def test_dm_env_face_validates_actions(self):
     env = catch.make_environment(seed=0)

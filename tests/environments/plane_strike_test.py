@@ -340,20 +340,11 @@ class BatchedAgreesWithDmEnvTest(chex.TestCase):
     step = self.variant(jax.vmap(core.step))
     states, batched = stepping.play_batched(step, states, actions)
 
-    for i in range(num_episodes):
-      timestep = env.reset()
-      self.assertIsNone(timestep.reward)
-      np.testing.assert_array_equal(timestep.observation,
-                                    np.asarray(first.observation[i]))
-      for t in range(self._NUM_STEPS):
-        timestep = env.step(int(actions[t, i]))
-        stepping.assert_step_matches(timestep, batched, t, i)
-        if timestep.last():
-          break
-      self.assertTrue(timestep.last(), f'episode {i} did not end')
+    ends = stepping.assert_face_plays_as_batched(env, first, batched, actions)
+    for i, (steps, last) in enumerate(ends):
       kind = i % 3
-      self.assertEqual(t + 1, 17 if kind == 0 else self._MAX_STEPS)
-      self.assertEqual(float(timestep.discount), 0.0 if kind != 1 else 1.0)
+      self.assertEqual(steps, 17 if kind == 0 else self._MAX_STEPS)
+      self.assertEqual(float(last.discount), 0.0 if kind != 1 else 1.0)
 
 
 class LegalActionsTest(parameterized.TestCase):

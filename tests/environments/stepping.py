@@ -34,3 +34,25 @@ def assert_step_matches(timestep, batched, t: int, i: int, atol: float = 0.):
   assert float(timestep.discount) == batched.discount[t, i], msg
   np.testing.assert_allclose(timestep.observation, batched.observation[t, i],
                              atol=atol, rtol=0, err_msg=msg)
+
+
+def assert_face_plays_as_batched(face, first, batched, actions,
+                                 atol: float = 0.):
+  """Episode i of the dm_env `face` (reset anew for each) plays as lane i
+  of the batched core: its first observation `first.observation[i]`,
+  then, stepped with `actions[:, i]` until it ends, each timestep as
+  `batched`'s. Returns each episode's `(steps, last timestep)`."""
+  ends = []
+  for i in range(actions.shape[1]):
+    timestep = face.reset()
+    assert timestep.reward is None
+    np.testing.assert_array_equal(timestep.observation,
+                                  np.asarray(first.observation[i]))
+    for t in range(actions.shape[0]):
+      timestep = face.step(int(actions[t, i]))
+      assert_step_matches(timestep, batched, t, i, atol)
+      if timestep.last():
+        break
+    assert timestep.last(), f'episode {i} did not end'
+    ends.append((t + 1, timestep))
+  return ends

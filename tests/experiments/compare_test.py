@@ -33,11 +33,7 @@ def _compare_in_a_process(*args):
       capture_output=True, text=True, timeout=600, check=False)
 
 
-class CompareTest(absltest.TestCase):
-
-  def setUp(self):
-    super().setUp()
-    self.enter_context(unrendered_figures.unrendered())
+class CompareTest(unrendered_figures.TestCase):
 
   def test_trains_reports_and_skips_finished_runs_when_rerun(self):
     workdir = self.create_tempdir().full_path

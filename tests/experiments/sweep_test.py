@@ -20,11 +20,7 @@ def _sweep(*args):
   return commands.run('experiments.sweep', *args)
 
 
-class SweepTest(absltest.TestCase):
-
-  def setUp(self):
-    super().setUp()
-    self.enter_context(unrendered_figures.unrendered())
+class SweepTest(unrendered_figures.TestCase):
 
   def test_ranks_writes_a_preset_and_skips_finished_programs(self):
     workdir = self.create_tempdir().full_path
