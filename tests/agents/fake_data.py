@@ -2,9 +2,11 @@
 
 from dm_env import specs as dm_specs
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
+from agents import replay as replay_lib
 from environments import specs
 
 OBSERVATION_SIZE = 3
@@ -48,3 +50,12 @@ def continuous_trajectory(high, t=2, b=2, seed=0, **overrides
       extras={})
   fields.update(overrides)
   return agent_lib.Trajectory(**fields)
+
+
+def two_transitions() -> replay_lib.Transitions:
+  """Two one-dimensional transitions of reward 1, the second ending its
+  episode (discount 0), for the losses' hand-computed targets."""
+  return replay_lib.Transitions(
+      observations=jnp.zeros((2, 1)), actions=jnp.zeros((2, 1)),
+      rewards=jnp.ones(2), discounts=jnp.array([1.0, 0.0]),
+      next_observations=jnp.zeros((2, 1)))

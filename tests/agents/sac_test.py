@@ -12,7 +12,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
-from agents import replay as replay_lib
 from agents import sac
 from networks import actor_twin_q
 from tests.agents import fake_data
@@ -323,10 +322,7 @@ class LossTest(absltest.TestCase):
   """SAC's losses alone: pure functions of arrays."""
 
   def test_soft_targets_subtract_the_entropy_term(self):
-    batch = replay_lib.Transitions(
-        observations=jnp.zeros((2, 1)), actions=jnp.zeros((2, 1)),
-        rewards=jnp.ones(2), discounts=jnp.array([1.0, 0.0]),
-        next_observations=jnp.zeros((2, 1)))
+    batch = fake_data.two_transitions()
     targets = sac.critic_targets(batch, jnp.full(2, 2.0), jnp.full(2, -1.0),
                                  jnp.asarray(0.5), 0.9)
     np.testing.assert_allclose(targets, [1 + 0.9 * (2 + 0.5), 1.0])

@@ -12,7 +12,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
-from agents import replay as replay_lib
 from agents import registry
 from agents import td3
 from networks import actor_twin_q
@@ -174,10 +173,7 @@ class LossTest(absltest.TestCase):
   """TD3's losses alone: pure functions of arrays."""
 
   def test_targets_stop_at_terminations_and_the_actor_follows_q1(self):
-    batch = replay_lib.Transitions(
-        observations=jnp.zeros((2, 1)), actions=jnp.zeros((2, 1)),
-        rewards=jnp.ones(2), discounts=jnp.array([1.0, 0.0]),
-        next_observations=jnp.zeros((2, 1)))
+    batch = fake_data.two_transitions()
     np.testing.assert_allclose(
         td3.critic_targets(batch, jnp.full(2, 3.0), 0.5), [2.5, 1.0])
     np.testing.assert_allclose(

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from networks import actor_critic
-from tests.networks import gradients
+from tests.networks import network_checks
 
 
 class ActorCriticTest(absltest.TestCase):
@@ -69,7 +69,7 @@ class SeparateActorCriticTest(absltest.TestCase):
     self.assertGreater(float(jnp.max(jnp.abs(moved_logits - logits))), 0.1)
     # The gradient of the logits never reaches the critic.
     grads = jax.grad(lambda p: jnp.sum(net.apply(p, x)[0] ** 2))(params)
-    gradients.assert_reaches_only(
+    network_checks.assert_reaches_only(
         grads, lambda module: not module.startswith('value'))
 
   def test_orthogonal_init_scales_and_zero_biases(self):

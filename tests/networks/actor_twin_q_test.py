@@ -8,7 +8,7 @@ import numpy as np
 
 from networks import actor_twin_q
 from networks import gaussian_actor_critic
-from tests.networks import gradients
+from tests.networks import network_checks
 
 _OBS = 3
 
@@ -111,7 +111,7 @@ class ActorTwinQTest(parameterized.TestCase):
     observations, actions = _inputs()
     grads = jax.grad(
         lambda p: jnp.sum(net.apply[1](p, observations, actions)))(params)
-    gradients.assert_reaches_only(
+    network_checks.assert_reaches_only(
         grads, lambda module: not module.startswith('actor'))
 
   @parameterized.parameters(0, -2)

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from networks import gaussian_actor_critic
-from tests.networks import gradients
+from tests.networks import network_checks
 
 _OBS = 5
 
@@ -105,7 +105,7 @@ class GaussianActorCriticTest(parameterized.TestCase):
     self.assertLess(float(jnp.max(jnp.abs(means))), 0.1)
     # The value's gradient never reaches the actor.
     grads = jax.grad(lambda p: jnp.sum(net.apply(p, x)[2]))(params)
-    gradients.assert_reaches_only(
+    network_checks.assert_reaches_only(
         grads, lambda module: module.startswith('value'))
 
   @parameterized.parameters(0, -1)

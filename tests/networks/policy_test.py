@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 
 from networks import policy
+from tests.networks import network_checks
 
 
 class PolicyNetworkTest(absltest.TestCase):
@@ -25,9 +26,8 @@ class PolicyNetworkTest(absltest.TestCase):
                      [(5, 64), (64, 3), (64, 64)])
 
   def test_custom_hidden_sizes(self):
-    net = policy.make_policy_network(5, hidden_sizes=(7,))
-    params = net.init(jax.random.PRNGKey(0), jnp.zeros((1, 3)))
-    self.assertEqual(sorted(p['w'].shape for p in params.values()),
+    self.assertEqual(network_checks.weight_shapes(
+        policy.make_policy_network(5, hidden_sizes=(7,)), (3,)),
                      [(3, 7), (7, 5)])
 
   def test_apply_is_deterministic(self):

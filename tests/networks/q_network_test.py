@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from networks import q_network
+from tests.networks import network_checks
 
 
 class QNetworkTest(absltest.TestCase):
@@ -21,9 +22,8 @@ class QNetworkTest(absltest.TestCase):
     self.assertEqual(q_values.shape, (7, 3))
 
   def test_custom_hidden_sizes(self):
-    net = q_network.make_q_network(5, hidden_sizes=(7,))
-    params = net.init(jax.random.PRNGKey(0), jnp.zeros((1, 3)))
-    self.assertEqual(sorted(p['w'].shape for p in params.values()),
+    self.assertEqual(network_checks.weight_shapes(
+        q_network.make_q_network(5, hidden_sizes=(7,)), (3,)),
                      [(3, 7), (7, 5)])
 
   def test_head_is_linear_so_q_values_can_be_negative(self):

@@ -34,6 +34,11 @@ def _config(**overrides):
   return config_lib.ExperimentConfig(**settings)
 
 
+def _run(workdir, **overrides):
+  """`run_experiment` of `_config(**overrides)` in `workdir`, quietly."""
+  return driver.run_experiment(_config(**overrides), workdir, progress=False)
+
+
 def _interrupted_after(episodes):
   """Ctrl-C (KeyboardInterrupt) as the environments' next step begins,
   once `episodes` episodes have ended."""
@@ -54,7 +59,7 @@ class ExperimentTest(absltest.TestCase):
 
   def test_writes_config_logs_checkpoints_and_result(self):
     workdir = self.create_tempdir().full_path
-    result = driver.run_experiment(_config(), workdir, progress=False)
+    result = _run(workdir)
     for field in RESULT_FIELDS:
       self.assertIn(field, result)
     self.assertEqual(result['episodes'], 48)
@@ -83,10 +88,8 @@ class ExperimentTest(absltest.TestCase):
   @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_resume_continues_from_checkpoint(self):
     workdir = self.create_tempdir().full_path
-    first = driver.run_experiment(_config(num_episodes=24), workdir,
-                                      progress=False)
-    resumed = driver.run_experiment(_config(num_episodes=48), workdir,
-                                        progress=False)
+    first = _run(workdir, num_episodes=24)
+    resumed = _run(workdir, num_episodes=48)
     self.assertEqual(first['updates'], 3)
     self.assertEqual(resumed['episodes'], 48)
     self.assertEqual(resumed['updates'], 6)
@@ -102,7 +105,7 @@ class ExperimentTest(absltest.TestCase):
     workdir = self.create_tempdir().full_path
     with _interrupted_after(episodes=20):
       with self.assertRaises(KeyboardInterrupt):
-        driver.run_experiment(_config(), workdir, progress=False)
+        _run(workdir)
     config = _config()
     counters = driver.restored_loop(build_lib.build(config),
                                     workdir).counters()
@@ -141,20 +144,17 @@ class ExperimentTest(absltest.TestCase):
 
   def test_rerun_of_finished_run_trains_no_more(self):
     workdir = self.create_tempdir().full_path
-    first = driver.run_experiment(_config(num_episodes=16), workdir,
-                                      progress=False)
-    again = driver.run_experiment(_config(num_episodes=16), workdir,
-                                      progress=False)
+    first = _run(workdir, num_episodes=16)
+    again = _run(workdir, num_episodes=16)
     self.assertEqual(again['env_steps'], first['env_steps'])
     self.assertEqual(again['updates'], first['updates'])
 
   def test_workdir_of_another_experiment_is_refused(self):
     workdir = self.create_tempdir().full_path
-    driver.run_experiment(_config(num_episodes=8), workdir,
-                              progress=False)
+    _run(workdir, num_episodes=8)
     with self.assertRaisesRegex(ValueError, r'different experiment.*seed.*'
                                 r'new --workdir'):
-      driver.run_experiment(_config(seed=5), workdir, progress=False)
+      _run(workdir, seed=5)
 
   def test_continuous_actions_refused_before_anything_is_written(self):
     workdir = os.path.join(self.create_tempdir().full_path, 'run')
@@ -162,8 +162,7 @@ class ExperimentTest(absltest.TestCase):
         build_lib.ExperimentError,
         r"gym:Pendulum-v1: Agent 'reinforce' acts in discrete action spaces; "
         r'.*continuous \(shape \(1,\), bounds \[-2, 2\]\)'):
-      driver.run_experiment(_config(env='gym:Pendulum-v1'), workdir,
-                                progress=False)
+      _run(workdir, env='gym:Pendulum-v1')
     self.assertFalse(os.path.exists(workdir))
 
   def test_step_budget_alone_stops_training(self):

@@ -1,6 +1,16 @@
-"""What the network tests share: which modules a gradient reaches."""
+"""What the network tests share: the layers' shapes, and which modules a
+gradient reaches."""
 
+import jax
 import jax.numpy as jnp
+
+
+def weight_shapes(network, observation_shape):
+  """The sorted weight shapes of `network` initialised on one observation
+  of `observation_shape`."""
+  params = network.init(jax.random.PRNGKey(0),
+                        jnp.zeros((1,) + tuple(observation_shape)))
+  return sorted(p['w'].shape for p in params.values())
 
 
 def assert_reaches_only(grads, reaches) -> None:
