@@ -12,23 +12,52 @@ minibatch, so the minibatches are those of one device with the whole
 batch.
 """
 
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import jax
 import jax.numpy as jnp
 import optax
 
 from agents import agent as agent_lib
+from agents import config_checks
 from agents import data_parallel
+from agents import optimizers
 
 
-def batch_splits(config: Any) -> Dict[str, int]:
-  """What a device count splitting one seed must divide, for a config of
-  `unroll_length`, `batch_size` and `num_minibatches`: each minibatch is
-  split over the devices (`agents.registry.batch_splits`)."""
-  return {'the minibatch (unroll_length * batch_size / num_minibatches '
-          'steps)': (config.unroll_length * config.batch_size //
-                     config.num_minibatches)}
+class MinibatchSettings:
+  """What follows from the settings of a config that learns in epochs of
+  minibatches over `unroll_length * batch_size` steps, with a learning
+  rate optionally annealed (PPO's, PQN's; the fields are the config's
+  own): the checks and the optional methods `agents.registry` asks of a
+  config."""
+
+  def check_minibatches(self) -> None:
+    """`num_minibatches` divides the batch; a decay runs for >= 1 update."""
+    if (self.unroll_length * self.batch_size) % self.num_minibatches:
+      raise ValueError(
+          f'{type(self).__name__}.num_minibatches ({self.num_minibatches}) '
+          f'must divide unroll_length * batch_size ({self.unroll_length} * '
+          f'{self.batch_size}).')
+    if self.learning_rate_decay_updates is not None:
+      config_checks.check_positive_integer(self,
+                                           'learning_rate_decay_updates')
+
+  def schedules(self) -> Dict[str, int]:
+    """`{schedule: environment step it ends at}`
+    (`agents.registry.schedule_ends`): the learning rate's decay."""
+    return optimizers.decay_schedule(self)
+
+  def batch_splits(self) -> Dict[str, int]:
+    """What a device count splitting one seed must divide
+    (`agents.registry.batch_splits`): each minibatch is split."""
+    return {'the minibatch (unroll_length * batch_size / num_minibatches '
+            'steps)': (self.unroll_length * self.batch_size //
+                       self.num_minibatches)}
+
+  def fit_to_budget(self, num_steps: Optional[int]) -> Any:
+    """This config with `learning_rate_decay_updates` fitted to a run of
+    `num_steps` environment steps (`optimizers.fit_decay_to_budget`)."""
+    return optimizers.fit_decay_to_budget(self, num_steps)
 
 
 def epochs(sgd_step: Callable[[Any, Any], Tuple[Any, Any]], carry: Any,

@@ -48,7 +48,7 @@ from environments import specs
 
 
 @dataclasses.dataclass(frozen=True)
-class PPOConfig:
+class PPOConfig(minibatches.MinibatchSettings):
   """PPO hyperparameters (defaults: the common CartPole setting).
 
   Attributes:
@@ -102,32 +102,10 @@ class PPOConfig:
     config_checks.check_unit_interval(self, 'discount', 'gae_lambda')
     config_checks.check_positive_integer(self, 'unroll_length', 'batch_size',
                                          'num_epochs', 'num_minibatches')
-    if (self.unroll_length * self.batch_size) % self.num_minibatches:
-      raise ValueError(
-          f'PPOConfig.num_minibatches ({self.num_minibatches}) must divide '
-          f'unroll_length * batch_size ({self.unroll_length} * '
-          f'{self.batch_size}).')
+    self.check_minibatches()
     config_checks.check_positive(self, 'learning_rate', 'clip_epsilon',
                                  'max_grad_norm', 'reward_scale')
     config_checks.check_positive(self, 'value_clip_epsilon', allow_none=True)
-    if self.learning_rate_decay_updates is not None:
-      config_checks.check_positive_integer(self,
-                                           'learning_rate_decay_updates')
-
-  def schedules(self) -> Dict[str, int]:
-    """`{schedule: environment step it ends at}`
-    (`agents.registry.schedule_ends`): the learning rate's decay."""
-    return optimizers.decay_schedule(self)
-
-  def batch_splits(self) -> Dict[str, int]:
-    """What a device count splitting one seed must divide
-    (`agents.registry.batch_splits`): each minibatch is split."""
-    return minibatches.batch_splits(self)
-
-  def fit_to_budget(self, num_steps: Optional[int]) -> 'PPOConfig':
-    """This config with `learning_rate_decay_updates` fitted to a run of
-    `num_steps` environment steps (`optimizers.fit_decay_to_budget`)."""
-    return optimizers.fit_decay_to_budget(self, num_steps)
 
 
 def _standardize(advantages: jax.Array) -> jax.Array:

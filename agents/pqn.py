@@ -46,7 +46,7 @@ from environments import specs
 
 
 @dataclasses.dataclass(frozen=True)
-class PQNConfig:
+class PQNConfig(minibatches.MinibatchSettings):
   """PQN hyperparameters (defaults: rejax's CartPole-v1 setting).
 
   Attributes:
@@ -93,30 +93,13 @@ class PQNConfig:
     config_checks.check_positive_integer(
         self, 'unroll_length', 'batch_size', 'num_epochs', 'num_minibatches',
         'epsilon_decay_steps')
-    if self.learning_rate_decay_updates is not None:
-      config_checks.check_positive_integer(self,
-                                           'learning_rate_decay_updates')
-    if (self.unroll_length * self.batch_size) % self.num_minibatches:
-      raise ValueError(
-          f'PQNConfig.num_minibatches ({self.num_minibatches}) must divide '
-          f'unroll_length * batch_size ({self.unroll_length} * '
-          f'{self.batch_size}).')
+    self.check_minibatches()
 
   def schedules(self) -> Dict[str, int]:
     """`{schedule: environment step it ends at}`
     (`agents.registry.schedule_ends`): ε's decay and the learning rate's."""
     return {'ε decay (epsilon_decay_steps)': self.epsilon_decay_steps,
-            **optimizers.decay_schedule(self)}
-
-  def batch_splits(self) -> Dict[str, int]:
-    """What a device count splitting one seed must divide
-    (`agents.registry.batch_splits`): each minibatch is split."""
-    return minibatches.batch_splits(self)
-
-  def fit_to_budget(self, num_steps: Optional[int]) -> 'PQNConfig':
-    """This config with `learning_rate_decay_updates` fitted to a run of
-    `num_steps` environment steps (`optimizers.fit_decay_to_budget`)."""
-    return optimizers.fit_decay_to_budget(self, num_steps)
+            **super().schedules()}
 
 
 def q_lambda_targets(trajectory: agent_lib.Trajectory,

@@ -96,21 +96,18 @@ def make_recurrent_actor_critic_network(
   Returns:
     A `RecurrentNetwork` whose outputs are `(logits, values)`.
   """
-  return _make(num_actions, hidden_sizes, core, activation, with_value=True,
-               torso=torso)
+  return _make(num_actions, hidden_sizes, core=core, activation=activation,
+               with_value=True, torso=torso)
 
 
 def make_recurrent_policy_network(
-    num_actions: int,
-    hidden_sizes: Optional[Sequence[int]] = None,
-    core: str = LSTM,
-    activation: Callable[[jax.Array], jax.Array] = jax.nn.tanh,
-    torso: str = MLP_TORSO,
-) -> RecurrentNetwork:
-  """`make_recurrent_actor_critic_network` without the value head: its
-  outputs are the logits."""
-  return _make(num_actions, hidden_sizes, core, activation, with_value=False,
-               torso=torso)
+    num_actions: int, hidden_sizes: Optional[Sequence[int]] = None,
+    *options: Any, **keywords: Any) -> RecurrentNetwork:
+  """`make_recurrent_actor_critic_network` (its other arguments: core,
+  activation, torso) without the value head: its outputs are the
+  logits."""
+  return _make(num_actions, hidden_sizes, *options, with_value=False,
+               **keywords)
 
 
 def make_recurrent_q_network(
@@ -120,7 +117,7 @@ def make_recurrent_q_network(
   with LayerNorm before each activation, a `core` (GRU by default, as
   purejaxql's), and a linear head; its outputs are the Q-values `[..., A]`.
   Default (64, 64): one 64 layer and a 64 core."""
-  return _make(num_actions, hidden_sizes, core, jax.nn.relu,
+  return _make(num_actions, hidden_sizes, core=core, activation=jax.nn.relu,
                with_value=False, torso=LAYER_NORM_MLP_TORSO)
 
 
@@ -131,14 +128,15 @@ def make_recurrent_actor_critic_relu_heads_network(
   actor and a critic of one ReLU layer each as wide as the GRU; default
   (128, 128): a 128 embedding and a 128 GRU."""
   sizes = tuple(hidden_sizes or (128, 128))
-  return _make(num_actions, sizes, GRU, jax.nn.relu, with_value=True,
-               head_sizes=sizes[-1:])
+  return _make(num_actions, sizes, core=GRU, activation=jax.nn.relu,
+               with_value=True, head_sizes=sizes[-1:])
 
 
-def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]], core: str,
-          activation: Callable[[jax.Array], jax.Array], with_value: bool,
-          head_sizes: Sequence[int] = (),
-          torso: str = MLP_TORSO) -> RecurrentNetwork:
+def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]],
+          core: str = LSTM,
+          activation: Callable[[jax.Array], jax.Array] = jax.nn.tanh,
+          torso: str = MLP_TORSO, *, with_value: bool,
+          head_sizes: Sequence[int] = ()) -> RecurrentNetwork:
   """The torso, the core, and the heads, each head behind `head_sizes`
   layers of its own (none: straight off the core)."""
   if core not in CORES:
