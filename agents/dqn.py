@@ -58,7 +58,6 @@ from agents import off_policy
 from agents import optimizers
 from agents import prioritized_replay
 from agents import replay as replay_lib
-from agents import returns as returns_lib
 from agents import value_distributions
 from environments import specs
 
@@ -203,6 +202,13 @@ def loss(head: value_distributions.ValueHead, outputs_tm1: jax.Array,
   return jnp.mean(weights * losses), (jnp.mean(q_taken), priorities)
 
 
+def sgd_keys(key: jax.Array, num_steps: int) -> jax.Array:
+  """The keys of one update's SGD steps: a single step takes `key` as it
+  is, several take it split (`off_policy.split_keys`)."""
+  return key[None] if num_steps == 1 else off_policy.split_keys(key,
+                                                                num_steps)
+
+
 def make_epsilon_schedule(config: DQNConfig) -> optax.Schedule:
   """ε as a function of environment steps: linear, then constant."""
   return epsilon_greedy.schedule(config.epsilon_start, config.epsilon_end,
@@ -288,7 +294,8 @@ def make_agent(config: DQNConfig,
     return batch, indices, prioritized_replay.importance_weights(
         probabilities, replay.size, config.importance_exponent)
 
-  def sgd_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array):
+  def sgd_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array
+              ) -> Tuple[DQNState, Dict[str, jax.Array]]:
     # Every device holds the same replay and draws the same sample; each
     # computes the loss of its equal share of it.
     batch, indices, weights = sample(replay, key)
@@ -311,65 +318,23 @@ def make_agent(config: DQNConfig,
         state.target_params, learner_steps, config.target_update_period)
     metrics = {'loss': loss_value, 'mean_q': mean_q,
                'grad_norm': optax.global_norm(grads)}
-    metrics = {k: jnp.asarray(v, jnp.float32) for k, v in metrics.items()}
-    return (params, target_params, opt_state, learner_steps,
-            replay.priorities, metrics)
+    return state._replace(
+        params=params, target_params=target_params, opt_state=opt_state,
+        learner_steps=learner_steps,
+        replay=state.replay._replace(priorities=replay.priorities)), {
+            k: jnp.asarray(v, jnp.float32) for k, v in metrics.items()}
 
-  def no_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array):
-    del key
-    metrics = {k: jnp.zeros((), jnp.float32)
-               for k in ('loss', 'mean_q', 'grad_norm')}
-    return (state.params, state.target_params, state.opt_state,
-            state.learner_steps, replay.priorities, metrics)
+  def no_step(state: DQNState, replay: replay_lib.Replay, key: jax.Array
+             ) -> Tuple[DQNState, Dict[str, jax.Array]]:
+    del replay, key
+    return state, {k: jnp.zeros((), jnp.float32)
+                   for k in ('loss', 'mean_q', 'grad_norm')}
 
-  def update(state: DQNState, trajectory: agent_lib.Trajectory
-            ) -> Tuple[DQNState, agent_lib.Metrics]:
-    chex.assert_rank([trajectory.actions, trajectory.rewards,
-                      trajectory.discounts, trajectory.last,
-                      trajectory.mask], 2)
-    chex.assert_equal_shape([trajectory.actions, trajectory.rewards,
-                             trajectory.discounts, trajectory.last,
-                             trajectory.mask])
-    chex.assert_shape(trajectory.observations,
-                      trajectory.actions.shape + tuple(observation_spec.shape))
-    chex.assert_shape(trajectory.final_observations,
-                      trajectory.actions.shape[1:] +
-                      tuple(observation_spec.shape))
-    trajectory = returns_lib.time_limits_as_ends(
-        trajectory, config.bootstrap_time_limits)
-    replay, valid = replay_lib.insert_trajectory(
-        state.replay, trajectory, config.n_step, config.discount)
-    env_steps = state.env_steps + jnp.sum(valid, dtype=jnp.int32)
-    key, sample_key = jax.random.split(state.key)
-    learns = replay.size >= config.min_replay_size
-
-    def step(carry, step_key):
-      params, target_params, opt_state, learner_steps, priorities = carry
-      current = state._replace(params=params, target_params=target_params,
-                               opt_state=opt_state,
-                               learner_steps=learner_steps)
-      # Same shapes either way; under vmap lax.cond becomes a select.
-      *carry, metrics = jax.lax.cond(learns, sgd_step, no_step, current,
-                                     replay._replace(priorities=priorities),
-                                     step_key)
-      return tuple(carry), metrics
-
-    if config.sgd_steps_per_update == 1:  # One key, as before: same numbers.
-      step_keys = sample_key[None]
-    else:
-      step_keys = jax.random.split(sample_key, config.sgd_steps_per_update)
-    (params, target_params, opt_state, learner_steps, priorities), metrics = (
-        jax.lax.scan(step, (state.params, state.target_params,
-                            state.opt_state, state.learner_steps,
-                            replay.priorities), step_keys))
-    metrics = jax.tree.map(jnp.mean, metrics)
-    new_state = DQNState(params, target_params, opt_state,
-                         replay._replace(priorities=priorities), key,
-                         env_steps, learner_steps)
-    metrics = dict(metrics, learned=learns.astype(jnp.float32),
-                   replay_size=replay.size.astype(jnp.float32),
-                   epsilon=epsilon_schedule(env_steps))
-    return new_state, metrics
+  update = off_policy.make_update(
+      config, environment_spec, sgd_step, no_step, n_step=config.n_step,
+      discount=config.discount, sgd_keys=sgd_keys,
+      state_metrics=lambda state: {
+          'epsilon': epsilon_schedule(state.env_steps)})
 
   return agent_lib.Agent(
       init=init,

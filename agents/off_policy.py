@@ -1,4 +1,4 @@
-"""The off-policy skeleton the replay agents share (SAC, TD3; DQN's data).
+"""The off-policy skeleton the replay agents share (the DQN family, SAC, TD3).
 
 An off-policy agent acts in `num_actors` environments for `update_period`
 steps, writes what it saw into a replay on the device and, once the replay
@@ -8,7 +8,8 @@ step (their losses and target updates); this module owns the rest:
 
 - `data_requirements`: the batches the loops cut for `update`;
 - `init_actor_critic`: actor and critic params of an actor-twin-Q network;
-- `make_update`: `update(state, trajectory)` around an agent's `sgd_step`;
+- `make_update`: `update(state, trajectory)` around an agent's `sgd_step`
+  (its n-step transitions, SGD keys and extra metrics as settings);
 - `twin_critic_loss`: the twin critics' regression on their targets, the
   loss SAC's and TD3's critics share (their targets differ).
 
@@ -18,7 +19,7 @@ with `replay` and `key` fields.
 """
 
 import dataclasses
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import chex
 import haiku as hk
@@ -70,7 +71,8 @@ class ReplaySettings:
     return {'batch_size (transitions per SGD step)': self.batch_size}
 
 
-# `(state, replay, key) -> (state, metrics)`, with the replay read only.
+# `(state, replay, key) -> (state, metrics)`: the replay is read only (a
+# prioritised one's new priorities go into `state.replay.priorities`).
 SGDStep = Callable[[Any, replay_lib.Replay, jax.Array], Tuple[Any, Dict]]
 
 
@@ -93,36 +95,70 @@ def init_actor_critic(network: hk.MultiTransformed, key: jax.Array,
   return actor_twin_q.split_params(network.init(key, observations, actions))
 
 
-def make_update(config: Any, action_dim: int, sgd_step: SGDStep,
-                no_step: SGDStep
+def split_keys(key: jax.Array, num_steps: int) -> jax.Array:
+  """The keys of one update's `num_steps` SGD steps: `key` split."""
+  return jax.random.split(key, num_steps)
+
+
+def make_update(config: Any, environment_spec: specs.EnvironmentSpec,
+                sgd_step: SGDStep, no_step: SGDStep, *, n_step: int = 1,
+                discount: float = 1.0,
+                sgd_keys: Callable[[jax.Array, int], jax.Array] = split_keys,
+                state_metrics: Optional[Callable[[Any], Dict]] = None
                ) -> Callable[[Any, agent_lib.Trajectory],
                              Tuple[Any, agent_lib.Metrics]]:
-  """`update(state, trajectory)` of an agent over `action_dim` continuous
-  actions: the trajectory's transitions into `state.replay` (time limits
-  ended there unless `config.bootstrap_time_limits`), then
-  `config.sgd_steps_per_update` of `sgd_step` once the replay holds
-  `config.min_replay_size` transitions, else as many of `no_step` (same
-  shapes and metrics: under vmap both run). The metrics are the steps'
-  means, with `learned` and `replay_size`."""
+  """`update(state, trajectory)` of a replay agent.
+
+  The trajectory's transitions (`n_step`-step ones, discounted by
+  `discount`; time limits ended there unless
+  `config.bootstrap_time_limits`) go into `state.replay` (and into
+  `state.env_steps`, where the state counts them); then
+  `config.sgd_steps_per_update` of `sgd_step`, each with its key of
+  `sgd_keys(key, steps)`, once the replay holds `config.min_replay_size`
+  transitions, else as many of `no_step` (same shapes and metrics: under
+  vmap both run). The replay rides through the SGD steps without its
+  transitions, which each step reads beside it: a step returns the state
+  it was given with its own fields updated, and a prioritised replay's
+  `state.replay.priorities`. The metrics are the steps' means, with
+  `learned`, `replay_size` and `state_metrics(state)` of the new state.
+  """
+  action_shape = tuple(environment_spec.actions.shape)
+  observation_shape = tuple(environment_spec.observations.shape)
 
   def update(state: Any, trajectory: agent_lib.Trajectory
             ) -> Tuple[Any, agent_lib.Metrics]:
     chex.assert_rank([trajectory.rewards, trajectory.discounts,
                       trajectory.last, trajectory.mask], 2)
+    steps = trajectory.rewards.shape
+    chex.assert_shape(trajectory.actions, steps + action_shape)
+    chex.assert_shape(trajectory.observations, steps + observation_shape)
+    chex.assert_shape(trajectory.final_observations,
+                      steps[1:] + observation_shape)
     trajectory = returns_lib.time_limits_as_ends(
         trajectory, config.bootstrap_time_limits)
-    chex.assert_shape(trajectory.actions,
-                      trajectory.rewards.shape + (action_dim,))
-    replay, _ = replay_lib.insert_trajectory(state.replay, trajectory)
+    replay, valid = replay_lib.insert_trajectory(state.replay, trajectory,
+                                                 n_step, discount)
+    if hasattr(state, 'env_steps'):
+      state = state._replace(
+          env_steps=state.env_steps + jnp.sum(valid, dtype=jnp.int32))
     key, steps_key = jax.random.split(state.key)
     learns = replay.size >= config.min_replay_size
-    # The replay stays out of the carry (read, never written, by SGD).
-    state, metrics = replay_lib.sgd_steps(
-        sgd_step, no_step, state._replace(replay=None), replay, learns,
-        steps_key, config.sgd_steps_per_update)
-    metrics = dict(metrics, learned=learns.astype(jnp.float32),
-                   replay_size=replay.size.astype(jnp.float32))
-    return state._replace(replay=replay, key=key), metrics
+
+    def step(current, step_key):
+      whole = replay._replace(priorities=current.replay.priorities)
+      return jax.lax.cond(learns, sgd_step, no_step, current, whole,
+                          step_key)
+
+    state, metrics = jax.lax.scan(
+        step, state._replace(replay=replay._replace(transitions=None)),
+        sgd_keys(steps_key, config.sgd_steps_per_update))
+    state = state._replace(
+        replay=replay._replace(priorities=state.replay.priorities), key=key)
+    metrics = dict(jax.tree.map(jnp.mean, metrics),
+                   learned=learns.astype(jnp.float32),
+                   replay_size=replay.size.astype(jnp.float32),
+                   **(state_metrics(state) if state_metrics else {}))
+    return state, metrics
 
   return update
 

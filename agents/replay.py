@@ -17,7 +17,7 @@ count as terminations) unless next observations are stored too, as
 here.
 """
 
-from typing import Any, Callable, NamedTuple, Optional, Tuple
+from typing import Any, NamedTuple, Optional, Tuple
 
 import chex
 import jax
@@ -127,24 +127,6 @@ def insert_trajectory(replay: Replay, trajectory: agent_lib.Trajectory,
               trajectory.final_observations, axis=0))
   transitions, valid = trajectory_transitions(trajectory, n, discount)
   return replay_insert(replay, transitions, valid), valid
-
-
-def sgd_steps(sgd_step: Callable[[Any, Replay, jax.Array], Tuple[Any, Any]],
-              no_step: Callable[[Any, Replay, jax.Array], Tuple[Any, Any]],
-              state: Any, replay: Replay, learns: jax.Array,
-              key: jax.Array, num_steps: int) -> Tuple[Any, Any]:
-  """`num_steps` of `sgd_step(state, replay, key) -> (state, metrics)` in
-  a `lax.scan` if `learns` (the replay holds enough), else as many of
-  `no_step` (same shapes; under vmap `lax.cond` becomes a select); the
-  metrics averaged over the steps. The replay is read, not carried."""
-
-  def step(current, step_key):
-    return jax.lax.cond(learns, sgd_step, no_step, current, replay,
-                        step_key)
-
-  state, metrics = jax.lax.scan(step, state,
-                                jax.random.split(key, num_steps))
-  return state, jax.tree.map(jnp.mean, metrics)
 
 
 def trajectory_transitions(trajectory: agent_lib.Trajectory, n: int = 1,

@@ -257,6 +257,7 @@ def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,
       init=init,
       actor_params=lambda state: {'actor': state.actor_params},
       act=act,
-      update=off_policy.make_update(config, action_dim, sgd_step, no_step),
+      update=off_policy.make_update(config, environment_spec, sgd_step,
+                                    no_step),
       deployable_policy=deployable_policy,
       data=off_policy.data_requirements(config))

@@ -267,6 +267,7 @@ def make_agent(config: TD3Config, environment_spec: specs.EnvironmentSpec,
       init=init,
       actor_params=actor_params,
       act=act,
-      update=off_policy.make_update(config, action_dim, sgd_step, no_step),
+      update=off_policy.make_update(config, environment_spec, sgd_step,
+                                    no_step),
       deployable_policy=deployable_policy,
       data=off_policy.data_requirements(config))

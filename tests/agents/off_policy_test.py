@@ -62,7 +62,7 @@ class MakeUpdateTest(absltest.TestCase):
   def test_learns_only_once_the_replay_holds_its_minimum(self):
     config = _Config()
     spec = _spec()
-    update = jax.jit(off_policy.make_update(config, 1, _sgd_step, _no_step))
+    update = jax.jit(off_policy.make_update(config, spec, _sgd_step, _no_step))
     state = _State(replay_lib.init_replay(100, spec.observations,
                                           spec.actions),
                    jax.random.PRNGKey(0), jnp.zeros((), jnp.int32))
