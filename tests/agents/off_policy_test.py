@@ -30,6 +30,12 @@ class _State(NamedTuple):
   steps: jax.Array  # SGD steps taken.
 
 
+class _CountingState(NamedTuple):
+  replay: replay_lib.Replay
+  key: jax.Array
+  env_steps: jax.Array  # Transitions seen.
+
+
 def _spec() -> specs.EnvironmentSpec:
   return specs.make_spec(
       dm_specs.Array((2,), np.float32),
@@ -80,6 +86,39 @@ class MakeUpdateTest(absltest.TestCase):
     self.assertEqual(float(metrics['replay_size']), 18.0)
     # A fresh key every update.
     self.assertLen({tuple(np.asarray(k).ravel()) for k in keys}, 4)
+
+  def test_counts_env_steps_keeps_priorities_and_takes_its_settings(self):
+    config = _Config(min_replay_size=1)
+    spec = _spec()
+
+    def sgd_step(state, replay, key):
+      del replay  # A prioritised step writes the state's priorities.
+      priorities = state.replay.priorities + 1.0
+      return state._replace(replay=state.replay._replace(
+          priorities=priorities)), {'key_sum': (key[0] % 1000).astype(
+              jnp.float32)}
+
+    def no_step(state, replay, key):
+      del replay, key
+      return state, {'key_sum': jnp.zeros((), jnp.float32)}
+
+    same_key = lambda key, n: jnp.stack([key] * n)
+    update = jax.jit(off_policy.make_update(
+        config, spec, sgd_step, no_step, sgd_keys=same_key,
+        state_metrics=lambda state: {
+            'seen': state.env_steps.astype(jnp.float32)}))
+    state = _CountingState(
+        replay_lib.init_replay(100, spec.observations, spec.actions,
+                               prioritized=True),
+        jax.random.PRNGKey(0), jnp.zeros((), jnp.int32))
+    _, steps_key = jax.random.split(state.key)
+    state, metrics = update(state, _trajectory(config))
+    self.assertEqual(int(state.env_steps), 6)  # 3 steps of 2 actors.
+    self.assertEqual(float(metrics['seen']), 6.0)
+    # Inserted at priority 1, then four SGD steps each adding 1, kept.
+    self.assertEqual(float(state.replay.priorities[0]), 5.0)
+    self.assertEqual(float(metrics['key_sum']),
+                     float(steps_key[0] % 1000))  # Each step's: same_key.
 
   def test_data_requirements_are_the_actors_and_the_update_period(self):
     data = off_policy.data_requirements(_Config())
