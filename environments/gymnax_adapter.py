@@ -7,8 +7,11 @@ the Python loop.
 
 How a gymnax game maps onto the core:
   * The core's state carries gymnax's state and a PRNG key, because gymnax's
-    `step_env` needs a key: each step splits it, so a trajectory depends only
-    on the reset key and the actions.
+    `step_env` takes a key: each step of a game whose step draws from it
+    (Acrobot's torque noise, Asterix's spawns) splits it, so a trajectory
+    depends only on the reset key and the actions; a game whose step never
+    reads it (CartPole, Pendulum, Breakout…) keeps it as it is, which saves
+    a split per step and changes nothing the game does.
   * `step_env` (never gymnax's auto-resetting `step`) gives `terminated`,
     which excludes the time limit; `is_truncated` on the new state gives the
     time limit. Termination ends the episode with discount 0, truncation with
@@ -34,6 +37,7 @@ every gymnax id raises, saying how to install it).
 
 import dataclasses
 import difflib
+import functools
 import math
 from typing import Any, Dict, List, NamedTuple, Tuple, Union
 
@@ -243,6 +247,21 @@ class GymnaxCore:
     return jnp.asarray(observation, jnp.float32).reshape(
         self._observation_spec.shape)
 
+  @functools.cached_property
+  def step_draws(self) -> bool:
+    """Whether the game's `step_env` reads its key: found once, from the
+    program it traces to on abstract values."""
+    key = jax.ShapeDtypeStruct((2,), jnp.uint32)
+    _, state = jax.eval_shape(
+        lambda k: self.env.reset_env(k, self.params), key)
+    action = jax.eval_shape(lambda: self._gymnax_action(jnp.zeros(
+        self._action_spec.shape, self._action_spec.dtype)))
+    jaxpr = jax.make_jaxpr(lambda k, s, a: self.env.step_env(
+        k, s, a, self.params))(key, state, action).jaxpr
+    key_var = jaxpr.invars[0]
+    return key_var in jaxpr.outvars or any(
+        key_var in equation.invars for equation in jaxpr.eqns)
+
   def reset(self, key: jax.Array) -> Tuple[GymnaxState, dm_env.TimeStep]:
     reset_key, key = jax.random.split(key)
     observation, env_state = self.env.reset_env(reset_key, self.params)
@@ -258,7 +277,10 @@ class GymnaxCore:
     clipped to the spec's bounds. The dm_env face validates actions from
     users.
     """
-    key, step_key = jax.random.split(state.key)
+    if self.step_draws:
+      key, step_key = jax.random.split(state.key)
+    else:  # Nothing reads the key: it stays as it is.
+      key = step_key = state.key
     observation, env_state, reward, terminated, _ = self.env.step_env(
         step_key, state.env_state, self._gymnax_action(action), self.params)
     steps = state.steps + 1

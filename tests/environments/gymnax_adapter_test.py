@@ -106,6 +106,16 @@ class CoreTest(absltest.TestCase):
     np.testing.assert_array_equal(timesteps.step_type, [1, 1, 1, 1, 2])
     np.testing.assert_array_equal(timesteps.discount, [1.0] * 5)
 
+  def test_only_a_step_that_draws_splits_the_key(self):
+    for env_id, draws in (('CartPole-v1', False), ('Breakout-MinAtar', False),
+                          ('Acrobot-v1', True), ('BernoulliBandit-misc', True)):
+      core = gymnax_adapter.make_core(env_id)
+      self.assertEqual(core.step_draws, draws, env_id)
+      state, _ = core.reset(jax.random.PRNGKey(0))
+      stepped, _ = jax.jit(core.step)(state, jnp.int32(0))
+      self.assertEqual(not np.array_equal(stepped.key, state.key), draws,
+                       env_id)
+
   def test_trajectory_is_gymnax_step_env_with_split_keys(self):
     # BernoulliBandit draws its rewards with the step key, so a wrong key
     # sequence changes them; CartPole checks observations and ends.
