@@ -94,7 +94,8 @@ def _arms(game: str, num_envs: int, settings: Dict[str, Any], unroll: int
            'bare': bare()}
 
   def runner(function, start):
-    state = [jax.block_until_ready(function(start))]  # Compiled, warm.
+    # Compiled for the state it carries from call to call, then warm.
+    state = [jax.block_until_ready(function(function(start)))]
 
     def run():
       for _ in range(_CALLS.value):
