@@ -72,6 +72,8 @@ TABLES: Dict[str, Table] = {
     'continuous_control_speed': (speed_tables.continuous_control,
                                  ('continuous_control_speed.json',)),
     'startup': (speed_tables.startup, ('startup.json',)),
+    'collection_cost': (speed_tables.collection_cost,
+                        ('collection_cost_speed.json',)),
     'compilation_cache': (speed_tables.compilation_cache,
                           ('compilation_cache_speed.json',)),
     'time_account': (speed_tables.time_account,

@@ -180,3 +180,20 @@ def time_account() -> List[str]:
                                         for c in commands.values()]] +
                   [[p] + [cell(c, p) for c in commands.values()]
                    for p in account_lib.PARTS + ('start-up',)])
+
+
+def collection_cost() -> List[str]:
+  games = md.load('collection_cost_speed.json')['collection_cost']
+  rows = []
+  for game, g in games.items():
+    us, runs = g['us_per_env_step'], g['rounds_us_per_env_step']
+    rows.append([
+        f'{md.code("gymnax:" + game)}, {g["num_envs"]} envs',
+        f'**{md.with_runs(us["ours"], runs["ours"], _two)}**',
+        md.with_runs(us['ours_key_split_each_step'],
+                     runs['ours_key_split_each_step'], _two),
+        md.with_runs(us['bare'], runs['bare'], _two),
+        f'**{_two(g["ours_over_bare"])}**'])
+  return md.table(['game', 'ours: µs per env step (rounds)',
+                   'ours, the key split every step', 'bare (PureJaxRL\'s '
+                   'style)', 'ours / bare'], rows)
