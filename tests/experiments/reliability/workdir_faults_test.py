@@ -1,6 +1,7 @@
 """Workdir faults through the command line: concurrent launches,
 damaged checkpoints, corrupt files and a lost config.json."""
 
+import json
 import os
 import shutil
 import signal
@@ -92,11 +93,16 @@ def test_damaged_newest_checkpoint_falls_back_to_the_previous(
 
 
 def test_a_restated_default_resumes(cli, finished, tmp_path):
-  """`finished` ran without --num_envs (None in config.json); PPO's default
-  is its batch of 4 sequences, so --num_envs=4 is the same run."""
+  """`finished` ran without --num_envs: its config.json holds the default
+  it resolved to, PPO's batch of 4 sequences, so --num_envs=4 is the same
+  run; so it is for a config.json that left the default unset (None)."""
   assert cli.strict_json(os.path.join(finished, 'config.json'))[
-      'num_envs'] is None
+      'num_envs'] == 4
   workdir = _copy(finished, tmp_path)
+  config_path = os.path.join(workdir, 'config.json')
+  config = cli.strict_json(config_path)
+  with open(config_path, 'w', encoding='utf-8') as f:
+    json.dump(dict(config, num_envs=None), f)
   done = cli.run('train', *cli.FAST, '--num_steps=32000',
                  '--checkpoint_every_updates=32', '--num_envs=4',
                  '--env_config.rows=10', f'--workdir={workdir}')
@@ -117,7 +123,7 @@ def test_other_settings_are_refused_naming_only_the_differing_keys(
   assert line == (
       f"FATAL --workdir '{workdir}' holds a different experiment: "
       f"agent_config.learning_rate (--config.learning_rate): saved 0.00025, "
-      f"now 0.003; num_envs: saved None (= 4), now 2. To resume it, rerun "
+      f"now 0.003; num_envs: saved 4, now 2. To resume it, rerun "
       f"with the settings it was started with ({workdir}/config.json); to "
       f"train these, use a new --workdir. (--helpshort lists the flags)"), (
           line)
