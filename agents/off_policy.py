@@ -15,7 +15,9 @@ step (their losses and target updates); this module owns the rest:
 
 The replay settings are declared here, once (`ReplaySettings`, the base of
 the DQN family's, SAC's and TD3's configs); a state here is any NamedTuple
-with `replay` and `key` fields.
+with `replay` and `key` fields, and `make_update` counts the transitions
+it inserts into its `env_steps` where it has that field (so an agent's
+SGD step must not count them again).
 """
 
 import dataclasses

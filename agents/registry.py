@@ -325,11 +325,13 @@ def fit_to_budget(config: Any, num_steps: Optional[int]) -> Any:
 
 
 def environments_per_update(config: Any) -> int:
-  """The sequences (one per environment) each `update` of an agent with
-  `config` takes, its `DataRequirements.batch_size`, known before the
-  agent is built: a replay agent's `num_actors` (its `batch_size` is the
-  SGD minibatch's), else `config.batch_size`."""
-  return getattr(config, 'num_actors', None) or config.batch_size
+  """Environments per `update` of an agent with `config` (its data's
+  batch_size), before it is built: `num_actors`, else `batch_size`."""
+  size = getattr(config, 'num_actors', getattr(config, 'batch_size', None))
+  if size is None:
+    raise ValueError(f'{type(config).__name__} needs a batch_size field: '
+                     f'the environments one update takes.')
+  return size
 
 
 def schedule_ends(config: Any) -> Dict[str, int]:
@@ -360,8 +362,7 @@ def batch_splits(config: Any, recurrent: bool = False
 
 def network_options(config: Any) -> Dict[str, Any]:
   """`{option: value}` the agent's network is built with beyond the
-  environment and widths (C51's `num_atoms`): `config.network_options()`;
-  empty if it has none."""
+  environment and widths (C51's `num_atoms`): `config.network_options()`."""
   options = getattr(config, 'network_options', None)
   return {} if options is None else dict(options())
 

@@ -238,7 +238,9 @@ def config(reproduction: Reproduction):
       base, num_steps=reproduction.num_steps, num_episodes=None,
       log_every_episodes=0, log_every_steps=ROW_STEPS,
       agent_config=dataclasses.replace(base.agent_config,
-                                       **dict(reproduction.overrides)))
+                                       **dict(reproduction.overrides)),
+      # The preset's, else resolved again from the overridden config.
+      num_envs=reproduction.setting.preset.num_envs)
 
 
 def run(reproduction: Reproduction, num_seeds: int,

@@ -270,7 +270,8 @@ class GymnaxCore:
 
   def step(self, state: GymnaxState,
            action: jax.Array) -> Tuple[GymnaxState, dm_env.TimeStep]:
-    """One `step_env` with the next key of the state's sequence.
+    """One `step_env`, with the next key of the state's sequence where the
+    game's step draws from it (`step_draws`).
 
     Pure and traceable, so it cannot raise: a discrete `action` must be in
     [0, num_actions); a continuous one (float, the action spec's shape) is

@@ -269,6 +269,13 @@ class ActionSpaceTest(absltest.TestCase):
     dqn = registry.make_config('dqn', num_actors=3, batch_size=32)
     self.assertEqual(registry.environments_per_update(dqn), 3)
 
+    @dataclasses.dataclass(frozen=True)
+    class Unsized:
+      learning_rate: float = 0.1
+
+    with self.assertRaisesRegex(ValueError, '^Unsized needs a batch_size'):
+      registry.environments_per_update(Unsized())
+
   def test_make_agent_builds_continuous_agents(self):
     spec = _continuous_spec()
     ppo_agent = registry.make_agent('ppo', registry.make_config('ppo'), spec,

@@ -239,6 +239,7 @@ def _report(process):
 @pytest.mark.slow
 class DerivedExportCommandTest(trained_workdir.CopyTest):
   """Quantised and trainable exports of one small training workdir."""
+  LOOP = 'python'
 
   def test_quantized_export_is_written_next_to_the_float_one(self):
     export = _run('experiments.export_tflite', f'--workdir={self.workdir}',

@@ -1,6 +1,8 @@
-"""What the export tests share: a small Plane Strike training workdir,
-trained once per test process, and boards to train an exported model on."""
+"""What the export tests share: small Plane Strike training workdirs,
+each loop's trained once per test process, and boards to train an
+exported model on."""
 
+import atexit
 import functools
 import shutil
 import tempfile
@@ -12,30 +14,33 @@ from tests import commands
 
 
 @functools.lru_cache(maxsize=None)
-def _trained() -> str:
+def _trained(loop: str) -> str:
   workdir = tempfile.mkdtemp()
+  atexit.register(shutil.rmtree, workdir, ignore_errors=True)
   train = commands.run('experiments.train', f'--workdir={workdir}',
                        '--num_episodes=32', '--eval_episodes=5',
-                       '--noexport_tflite', '--noprogress', '--loop=python')
+                       '--noexport_tflite', '--noprogress', f'--loop={loop}')
   assert train.returncode == 0, train.stderr[-2000:]
   return workdir
 
 
-def copy() -> str:
-  """A fresh copy of the trained workdir (its caller's to write in and
-  remove), so that one test's exports never meet another's."""
+def copy(loop: str) -> str:
+  """A fresh copy of the workdir trained in `loop` (its caller's to write
+  in and remove), so that one test's exports never meet another's."""
   workdir = tempfile.mkdtemp()
-  shutil.copytree(_trained(), workdir, dirs_exist_ok=True)
+  shutil.copytree(_trained(loop), workdir, dirs_exist_ok=True)
   return workdir
 
 
 class CopyTest(absltest.TestCase):
-  """Tests that export from their class's own copy (`cls.workdir`)."""
+  """Tests that export from their class's own copy (`cls.workdir`) of the
+  workdir trained in its `LOOP`."""
+  LOOP = 'compiled'
 
   @classmethod
   def setUpClass(cls):
     super().setUpClass()
-    cls.workdir = copy()
+    cls.workdir = copy(cls.LOOP)
 
   @classmethod
   def tearDownClass(cls):

@@ -72,6 +72,7 @@ def train(workdir: str, *flags: str, returncode: int = 0,
   done = run('train', *flags, f'--workdir={workdir}', optimised=optimised)
   assert done.returncode == returncode, done.stderr
   path = os.path.join(workdir, 'result.json')
+  assert returncode != 0 or os.path.exists(path), f'{path} is missing'
   return done, strict_json(path) if os.path.exists(path) else None
 
 
