@@ -105,12 +105,19 @@ def step(core: functional.FunctionalEnvironment, agent, params,
   last = timesteps.step_type == functional.LAST
   returns = envs.returns + timesteps.reward
   next_ids = envs.episodes_started * num_envs + global_indices(n)
-  reset_states, reset_steps = jax.vmap(core.reset)(
-      reset_keys(env_key, next_ids))
+
+  def reset_ended(_):
+    reset_states, reset_steps = jax.vmap(core.reset)(
+        reset_keys(env_key, next_ids))
+    return (where(last, reset_states, states),
+            where(last, reset_steps.observation, timesteps.observation))
+
+  # Most steps end no episode: skip the resets then (the same slots).
+  next_states, next_observations = jax.lax.cond(
+      jnp.any(last), reset_ended,
+      lambda _: (states, timesteps.observation), None)
   stepped = EnvSlots(
-      states=where(last, reset_states, states),
-      observations=where(last, reset_steps.observation,
-                         timesteps.observation),
+      states=next_states, observations=next_observations,
       episode_ids=jnp.where(last, next_ids, envs.episode_ids),
       episode_steps=jnp.where(last, 0, envs.episode_steps + 1),
       episodes_started=envs.episodes_started + last.astype(jnp.int32),
