@@ -32,16 +32,10 @@ from experiments.setup import train_settings
 from networks import registry as network_registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The loop modules each loop's runs execute.
-LOOP_MODULES = {
-    'compiled': ('experiments/loops/compiled_loop.py',
-                 'experiments/loops/compiled_training.py',
-                 'experiments/loops/evaluation.py'),
-    'python': ('experiments/loops/python_training.py',
-               'experiments/loops/environment_loop.py',
-               'experiments/loops/actor.py', 'experiments/loops/batchers.py',
-               'experiments/loops/evaluation.py'),
-}
+# Each loop's entry module: its runs execute it and the experiments/loops
+# modules it imports (`_package_imports`).
+LOOP_ENTRIES = {'compiled': 'experiments/loops/compiled_training.py',
+                'python': 'experiments/loops/python_training.py'}
 
 
 def _relative(path: str) -> str:
@@ -64,17 +58,19 @@ def _module_of(function: Callable[..., Any]) -> Optional[str]:
 
 
 def _package_imports(path: str) -> List[str]:
-  """The modules of `path`'s own package it imports, and those they import
-  in turn (`from agents import on_policy` in agents/ppo.py: agents/
-  on_policy.py, then the agents/ modules the skeleton imports), registries
-  left out."""
-  package = path.split(os.sep)[0]
+  """The modules of `path`'s own package (its folder) it imports, and those
+  they import in turn (`from agents import on_policy` in agents/ppo.py:
+  agents/on_policy.py, then the agents/ modules the skeleton imports;
+  `from experiments.loops import env_slots` likewise), registries left
+  out."""
+  package = os.path.dirname(path)
   found, pending = [], [path]
   while pending:
     with open(os.path.join(ROOT, pending.pop()), encoding='utf-8') as f:
       tree = ast.parse(f.read())
     for node in ast.walk(tree):
-      if isinstance(node, ast.ImportFrom) and node.module == package:
+      if (isinstance(node, ast.ImportFrom) and
+          node.module == package.replace(os.sep, '.')):
         for alias in node.names:
           candidate = os.path.join(package, f'{alias.name}.py')
           if (alias.name != 'registry' and candidate not in found and
@@ -121,7 +117,8 @@ def code_modules(config: config_lib.ExperimentConfig) -> List[str]:
     entry = env_registry.get(config.env)
     factory = entry.make_core or entry.make_environment
   modules.append(_module_of(factory) or 'environments/registry.py')
-  modules += LOOP_MODULES[config.loop]
+  entry = LOOP_ENTRIES[config.loop]
+  modules += [entry] + _package_imports(entry)
   return sorted(set(m for m in modules if os.path.exists(
       os.path.join(ROOT, m))))
 

@@ -29,6 +29,14 @@ def test_code_modules_are_the_agent_network_environment_and_loop():
   # Through the skeleton PPO imports: what it imports is watched too.
   assert {'agents/on_policy.py', 'agents/policy_heads.py',
           'agents/minibatches.py'} <= set(plane_strike)
+  # Through each loop's entry: the loop modules it imports are watched.
+  assert {'experiments/loops/env_slots.py', 'experiments/loops/seeding.py',
+          'experiments/loops/episode_collection.py'} <= set(modules)
+  python = fingerprints.code_modules(dataclasses.replace(_config(),
+                                                         loop='python'))
+  assert {'experiments/loops/environment_loop.py',
+          'experiments/loops/actor_thread.py'} <= set(python)
+  assert 'experiments/loops/env_slots.py' not in python
 
 
 def test_the_code_hash_ignores_comments_docstrings_and_layout():
