@@ -35,6 +35,7 @@ from agents import reinforce
 from agents import sac
 from agents import td3
 from environments import continuous_actions
+from environments import name_hints
 from environments import named_entries
 from environments import specs
 from networks import registry as network_registry
@@ -287,7 +288,8 @@ def get(name: str) -> AgentEntry:
   """The entry of agent `name`; unknown names list the valid ones."""
   entry = _ENTRIES.get(name)
   if entry is None:
-    raise ValueError(f'Unknown agent {name!r}. Valid names: '
+    raise ValueError(f'Unknown agent {name!r}.'
+                     f'{name_hints.did_you_mean(name, names())} Valid names: '
                      f'{", ".join(names())}. Your own agent: register it in '
                      f'a module named by --imports.')
   return entry
@@ -316,10 +318,9 @@ def traced_config(config: Any, values: Mapping[str, Any]) -> Any:
 
 
 def fit_to_budget(config: Any, num_steps: Optional[int]) -> Any:
-  """`config` with its settings derived from a run of `num_steps`
-  environment steps filled in (e.g. PPO's learning-rate annealing):
-  `config.fit_to_budget(num_steps)`; `config` itself if it has none.
-  Raises ValueError for settings the budget cannot serve."""
+  """`config` with the settings a run of `num_steps` environment steps
+  derives (PPO's annealing): `config.fit_to_budget(num_steps)`, else
+  `config`. Raises ValueError for settings the budget cannot serve."""
   fit = getattr(config, 'fit_to_budget', None)
   return config if fit is None else fit(num_steps)
 
@@ -335,9 +336,8 @@ def environments_per_update(config: Any) -> int:
 
 
 def schedule_ends(config: Any) -> Dict[str, int]:
-  """`{schedule: environment step it ends at}` for `config`'s schedules a
-  run's budget may cut short (DQN's ε decay): `config.schedules()`; empty
-  if it has none."""
+  """`{schedule: environment step it ends at}` of the schedules a budget
+  may cut short (DQN's ε decay): `config.schedules()`, else empty."""
   schedules = getattr(config, 'schedules', None)
   return {} if schedules is None else dict(schedules())
 

@@ -28,7 +28,6 @@ every brax id raises, saying how to install it).
 """
 
 import contextlib
-import difflib
 import inspect
 import io
 import sys
@@ -43,6 +42,7 @@ import numpy as np
 
 from environments import continuous_actions
 from environments import functional
+from environments import name_hints
 
 INSTALL_HINT = "pip install -e '.[control]'"
 DEFAULT_EPISODE_LENGTH = 1000
@@ -107,11 +107,8 @@ def check_id(name: str) -> None:
   valid = names()
   if name in valid:
     return
-  by_lower = {n.lower(): n for n in valid}
-  close = difflib.get_close_matches(str(name).lower(), by_lower, n=3)
-  hint = (f' Did you mean {", ".join(by_lower[c] for c in close)}?'
-          if close else '')
-  raise ValueError(f'Unknown brax environment {name!r}.{hint} Brax tasks: '
+  raise ValueError(f'Unknown brax environment {name!r}.'
+                   f'{name_hints.did_you_mean(name, valid)} Brax tasks: '
                    f'{", ".join(valid)}.')
 
 

@@ -24,7 +24,6 @@ bsuite loads pandas (a third of a second), so it is imported inside the
 functions that use it: only bsuite runs pay for it.
 """
 
-import difflib
 import inspect
 from typing import Any, List, Optional
 
@@ -32,6 +31,7 @@ import dm_env
 import numpy as np
 
 from environments import episode_streams
+from environments import name_hints
 
 INSTALL_HINT = "pip install -e '.[suites]'"
 _LIST_IDS = ('list them with `from bsuite import sweep; print(sweep.SWEEP)`, '
@@ -55,8 +55,7 @@ def check_id(bsuite_id: str) -> None:
   _, sweep = _bsuite()
   if bsuite_id in sweep.SETTINGS:
     return
-  close = difflib.get_close_matches(str(bsuite_id), sweep.SWEEP, n=3)
-  hint = f' Did you mean {", ".join(close)}?' if close else ''
+  hint = name_hints.did_you_mean(bsuite_id, sweep.SWEEP)
   raise ValueError(f'Unknown bsuite id {bsuite_id!r}.{hint} Valid ids are '
                    f'bsuite.sweep.SWEEP: {_LIST_IDS}.')
 

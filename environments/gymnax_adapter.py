@@ -36,7 +36,6 @@ every gymnax id raises, saying how to install it).
 """
 
 import dataclasses
-import difflib
 import functools
 import math
 from typing import Any, Dict, List, NamedTuple, Tuple, Union
@@ -49,6 +48,7 @@ import numpy as np
 
 from environments import continuous_actions
 from environments import functional
+from environments import name_hints
 from environments import reference_scores
 
 INSTALL_HINT = "pip install -e '.[suites]'"
@@ -145,11 +145,8 @@ def check_id(env_id: str) -> None:
   registered = _gymnax().registered_envs
   if env_id not in registered:
     valid = buildable_ids()
-    by_lower = {i.lower(): i for i in valid}
-    close = difflib.get_close_matches(str(env_id).lower(), by_lower, n=3)
-    hint = (f' Did you mean {", ".join(by_lower[c] for c in close)}?'
-            if close else '')
-    raise ValueError(f'Unknown gymnax environment {env_id!r}.{hint} '
+    raise ValueError(f'Unknown gymnax environment {env_id!r}.'
+                     f'{name_hints.did_you_mean(env_id, valid)} '
                      f'Valid gymnax ids: {", ".join(valid)}.')
   env, params = _build(env_id)
   space = env.action_space(params)

@@ -26,7 +26,6 @@ pgx is imported on first use, so the framework works without it (then every
 pgx id raises, saying how to install it).
 """
 
-import difflib
 from typing import Any, Callable, Dict, NamedTuple, Tuple
 
 import dm_env
@@ -36,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from environments import functional
+from environments import name_hints
 
 INSTALL_HINT = "pip install -e '.[suites]'"
 _FLOAT = np.float32
@@ -118,8 +118,7 @@ def check_id(env_id: str) -> None:
   """Raises ValueError unless `env_id` is a single-agent pgx game."""
   available = _pgx().available_envs()
   if env_id not in available:
-    close = difflib.get_close_matches(str(env_id), available, n=3)
-    hint = f' Did you mean {", ".join(close)}?' if close else ''
+    hint = name_hints.did_you_mean(env_id, available)
     raise ValueError(f'Unknown pgx environment {env_id!r}.{hint} '
                      f'Single-agent pgx ids: {", ".join(SINGLE_AGENT_IDS)}.')
   players = _make(env_id).num_players

@@ -33,6 +33,7 @@ from environments import cartpole
 from environments import catch
 from environments import dm_env_wrapper
 from environments import functional
+from environments import name_hints
 from environments import named_entries
 from environments import plane_strike
 from environments import reference_scores
@@ -274,7 +275,8 @@ def check_name(name: str) -> None:
   elif not prefix and _ENTRIES.get(name) is not None:
     return
   else:
-    raise ValueError(f'Unknown environment {name!r}. Valid names: '
+    hint = name_hints.did_you_mean(name, names())
+    raise ValueError(f'Unknown environment {name!r}.{hint} Valid names: '
                      f'{describe_names()}. Your own environment: register it '
                      f'in a module named by --imports.')
 

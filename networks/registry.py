@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 import haiku as hk
 import jax
 
+from environments import name_hints
 from environments import named_entries
 from environments import specs
 from networks import actor_critic
@@ -269,8 +270,9 @@ def get(name: str, kind: Optional[str] = None) -> NetworkEntry:
   """
   entry = _ENTRIES.get(name)
   if entry is None:
-    raise ValueError(f'Unknown network {name!r}. Valid names: '
-                     f'{", ".join(names(kind))}.')
+    raise ValueError(f'Unknown network {name!r}.'
+                     f'{name_hints.did_you_mean(name, names(kind))} Valid '
+                     f'names: {", ".join(names(kind))}.')
   if kind is not None and entry.kind != kind:
     raise ValueError(f'Network {name!r} is of kind {entry.kind!r}; kind '
                      f'{kind!r} is needed here. Valid names: '

@@ -12,6 +12,7 @@ presets: `register(Preset(...))` in a module named by `--imports`.
 import os
 from typing import Optional, Tuple
 
+from environments import name_hints
 from environments import named_entries
 from experiments.presets import library
 from experiments.presets import preset as preset_lib
@@ -48,9 +49,10 @@ def get(name: str) -> Preset:
   preset = _ENTRIES.get(name)
   if preset is None:
     raise ValueError(
-        f'Unknown preset {name!r}. Valid presets: {", ".join(names())}; '
-        f'or {NONE} (the agent\'s plain defaults), or a preset file '
-        f'(<path>.json, e.g. one experiments.sweep wrote).')
+        f'Unknown preset {name!r}.{name_hints.did_you_mean(name, names())} '
+        f'Valid presets: {", ".join(names())}; or {NONE} (the agent\'s '
+        f'plain defaults), or a preset file (<path>.json, e.g. one '
+        f'experiments.sweep wrote).')
   return preset
 
 

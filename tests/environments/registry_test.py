@@ -16,6 +16,7 @@ from environments import catch
 from environments import dm_env_wrapper
 from environments import gym_adapter
 from environments import gymnax_adapter
+from environments import name_hints
 from environments import pgx_adapter
 from environments import plane_strike
 from environments import registry
@@ -25,7 +26,7 @@ _NAMES = ("cartpole, catch, plane_strike, or brax:<id> (e.g. "
           "brax:inverted_pendulum), bsuite:<id> (e.g. bsuite:catch/0), "
           "gym:<id> (e.g. gym:CartPole-v1), gymnax:<id> (e.g. "
           "gymnax:CartPole-v1) or pgx:<id> (e.g. pgx:2048)")
-_UNKNOWN = ("Unknown environment {!r}. Valid names: " + _NAMES + ". Your "
+_UNKNOWN = ("Unknown environment {!r}.{} Valid names: " + _NAMES + ". Your "
             "own environment: register it in a module named by --imports.")
 
 
@@ -91,7 +92,8 @@ class RegistryTest(parameterized.TestCase):
                    'atari:Pong-v5', ':hopper', None):
         with self.assertRaises(ValueError) as context:
           make(name)
-        self.assertEqual(str(context.exception), _UNKNOWN.format(name))
+        self.assertEqual(str(context.exception), _UNKNOWN.format(
+            name, name_hints.did_you_mean(name, registry.names())))
 
   def test_make_functional_is_the_pure_core(self):
     core = registry.make_functional('plane_strike', board_size=6)
