@@ -66,7 +66,7 @@ def measure(workdir: str) -> Dict[str, Dict[str, Any]]:
   if os.path.exists(os.path.join(workdir, workdir_lib.CONFIG)):
     raise ValueError(f'--workdir: {workdir} holds a run already, which '
                      f'older code may have trained; pass a new folder.')
-  float_model = api.train(workdir, progress=False, **TRAIN)['tflite']
+  float_model = api.train(workdir, progress=False, **TRAIN).result['tflite']
   measured = fingerprints.measured([api.experiment_config(**TRAIN)])
   reports = {}
   for name, settings in EXPORTS.items():

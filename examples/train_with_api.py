@@ -2,7 +2,8 @@ r"""Train, evaluate and export from Python, through `experiments.api`.
 
 Runs what `python -m experiments.train --agent=ppo --env=catch
 --num_steps=20000 --workdir=/tmp/api_example` runs, then plays the trained
-greedy policy in the game's `dm_env` face and exports it to TFLite:
+greedy policy on fresh games (`api.evaluate`), asks it for one action
+(`Policy.predict`) and exports it to TFLite:
 
   python examples/train_with_api.py --workdir=/tmp/api_example
 
@@ -12,42 +13,29 @@ again.
 """
 
 import argparse
-from typing import Any, Callable, Dict
-
-import numpy as np
+from typing import Any, Dict
 
 from environments import registry as env_registry
 from experiments import api
 
 
-def play(policy: Callable[[Any], Any], env: str, episodes: int,
-         seed: int) -> float:
-  """Mean return of `policy` over `episodes` games of `env`."""
-  environment = env_registry.make_environment(env, seed=seed)
-  returns = []
-  for _ in range(episodes):
-    timestep, total = environment.reset(), 0.0
-    while not timestep.last():
-      timestep = environment.step(policy(timestep.observation))
-      total += float(timestep.reward)
-    returns.append(total)
-  environment.close()
-  return float(np.mean(returns))
-
-
 def main(workdir: str, num_steps: int) -> Dict[str, Any]:
-  result = api.train(agent='ppo', env='catch', workdir=workdir,
-                     num_steps=num_steps, export_tflite=False,
-                     progress=False)
+  run = api.train(agent='ppo', env='catch', workdir=workdir,
+                  num_steps=num_steps, export_tflite=False, progress=False)
+  result = run.result
   print(f'Trained: greedy return {result["eval_mean_return"]:.2f} over '
         f'{result["eval_episodes"]} episodes.')
-  policy = api.load_policy(workdir)
-  mean = play(policy, 'catch', episodes=20, seed=123)
-  print(f'Played 20 games in Python: mean return {mean:.2f}.')
+  played = api.evaluate(run, episodes=20, seed=123)
+  print(f'Played 20 games: mean return {played.mean_return:.2f}.')
+  policy = run.policy()
+  observation = env_registry.make_environment('catch').reset().observation
+  print(f'Greedy action at the start of a game: '
+        f'{int(policy.predict(observation))}.')
   exported = api.export(workdir, verify_games=20)
   print(f'Exported {exported["tflite_path"]} (largest difference from JAX: '
         f'{exported["max_abs_diff"]:.1e}).')
-  return {'result': result, 'played': mean, 'export': exported}
+  return {'result': result, 'played': played.mean_return,
+          'export': exported}
 
 
 if __name__ == '__main__':

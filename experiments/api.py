@@ -1,9 +1,11 @@
 r"""The Python API: the command line's runs, from a notebook or a script.
 
   from experiments import api
-  result = api.train(agent='ppo', env='gymnax:CartPole-v1',
-                     workdir='/tmp/cartpole')
-  policy = api.load_policy('/tmp/cartpole')
+  run = api.train(agent='ppo', env='gymnax:CartPole-v1',
+                  workdir='/tmp/cartpole')
+  run.curves.eval.plot(y='mean_return')   # learning curve (pandas)
+  policy = run.policy()                    # or api.load_policy(workdir)
+  api.evaluate(policy, episodes=100)       # each episode's return, length
   api.export('/tmp/cartpole', quantize='dynamic')
 
 Each function takes its command's flags as keywords, with the same names
@@ -11,7 +13,9 @@ and defaults (`python -m experiments.<command> --helpfull` says what each
 means), and runs exactly what the command runs: the commands are thin
 layers over these functions, so the same settings give the same run and
 the same `result.json`. `config={...}` and `env_config={...}` hold the
-`--config.<key>` and `--env_config.<key>` values.
+`--config.<key>` and `--env_config.<key>` values. A run comes back as an
+object (`Run`: its config, result, curves, checkpoints, model and policy),
+and `load_run` opens one from its workdir.
 
 Bad input raises `UsageError` before anything is built or written, with
 the command's message (it names the setting by its flag, lists the valid
@@ -36,10 +40,9 @@ from experiments.comparison import report
 from experiments.comparison import study_settings
 from experiments.driver import export_settings
 from experiments.driver import run as driver
-from experiments.driver import trained_run
-from experiments.driver import workdir as workdir_lib
-from experiments.export import tflite
-from experiments.export import trainable_run
+from experiments.driver import run_export
+from experiments.driver import saved_run
+from experiments.driver import trained_policy
 from experiments.loops import evaluation
 from experiments.presets import registry as preset_registry
 from experiments.setup import build as build_lib
@@ -61,9 +64,7 @@ from experiments.sweeps import sweep_plan
 RUN_FAILURES = driver.RUN_FAILURES
 
 
-class UsageError(ValueError):
-  """Bad input: the message names the setting (as its command's flag) and
-  what is valid. Nothing was built or written."""
+UsageError = settings_lib.UsageError
 
 
 _INPUT_ERRORS = (ValueError, launchers.LauncherError)  # ValueError: layers'.
@@ -113,7 +114,7 @@ def experiment_config(**settings: Any) -> config_lib.ExperimentConfig:
 
 def train(workdir: Optional[str] = None, progress: bool = True,
           reevaluate: bool = False, announce: bool = True,
-          **settings: Any) -> Dict[str, Any]:
+          **settings: Any) -> saved_run.Run:
   """Trains, evaluates and exports, as `python -m experiments.train`:
   `run(experiment_config(**settings), workdir, …)`.
 
@@ -122,7 +123,7 @@ def train(workdir: Optional[str] = None, progress: bool = True,
   the resolved settings and the compilation (stderr), as the command does.
 
   Returns:
-    The run's result, as its `result.json` (for several seeds,
+    The run (`Run`): `.result` is its `result.json` (for several seeds
     `{'seeds': [result, …]}`, each also in `seed_<n>/result.json`).
   """
   return run(experiment_config(**settings), workdir, progress=progress,
@@ -131,15 +132,28 @@ def train(workdir: Optional[str] = None, progress: bool = True,
 
 def run(config: config_lib.ExperimentConfig, workdir: Optional[str] = None,
         progress: bool = True, reevaluate: bool = False,
-        announce: bool = True) -> Dict[str, Any]:
+        announce: bool = True) -> saved_run.Run:
   """Runs `experiment_config`'s config in `workdir`; see `train`."""
   library_logs.quiet()
+  workdir = workdir or default_workdir(config)
   try:
-    return driver.run_experiment(
-        config, workdir or default_workdir(config), progress=progress,
-        reevaluate=reevaluate, announce=announce)
+    result = driver.run_experiment(config, workdir, progress=progress,
+                                   reevaluate=reevaluate, announce=announce)
   except build_lib.ExperimentError as e:  # Refused before training.
     raise UsageError(str(e)) from e
+  return saved_run.Run(workdir, result)
+
+
+def load_run(workdir: str) -> saved_run.Run:
+  """The training run saved in `workdir` (finished or still training).
+
+  Raises:
+    UsageError: no run there, or one this framework cannot read.
+  """
+  library_logs.quiet()
+  compilation_cache.enable()  # Its policy compiles.
+  with _bad_input():
+    return saved_run.Run(workdir)
 
 
 # `help(api.train)` and notebooks show every setting with its default.
@@ -324,58 +338,59 @@ def export(workdir: str, **settings: Any) -> Dict[str, Any]:
   if s.quantize and s.export == 'trainable':
     raise UsageError('--quantize applies to --export=plain; a trainable '
                      'model keeps float32 weights to train them.')
-  # Held while reading the checkpoint: not mid-training, nor while
-  # checkpoints rotate. (No run there: `_restored` says so, creating
-  # nothing.)
-  is_run = bool(workdir) and os.path.isfile(
-      os.path.join(workdir, workdir_lib.CONFIG))
-  with (workdir_lock.WorkdirLock(workdir) if is_run else
-        contextlib.nullcontext()):
-    return _export(workdir, s)
+  try:
+    return run_export.export(workdir, s)
+  except build_lib.ExperimentError as e:  # Refused before any export.
+    raise UsageError(str(e)) from e
 
 
 export.__signature__ = settings_lib.with_settings(
     inspect.signature(export), export_settings.ExportSettings)
 
 
-def _export(workdir: str, s: export_settings.ExportSettings
-           ) -> Dict[str, Any]:
-  """`export`, once the workdir's lock is held."""
-  with _bad_input():
-    built, seed, params = trained_run.load(workdir, s.seed,
-                                           refuse_diverged=True)
-  config = built.config
-  filename = workdir_lib.export_filename(config.env)
-  if s.quantize or s.export == 'trainable':  # Next to the float model.
-    root, extension = os.path.splitext(filename)
-    filename = f'{root}_{s.quantize or "trainable"}{extension}'
-  path = s.output or os.path.join(
-      workdir_lib.seed_workdir(config, workdir,
-                               build_lib.seeds(config).index(seed)),
-      filename)
-  seed_built = built.for_seed(seed)
-  if s.export == 'trainable':
-    try:
-      report_ = trainable_run.export(
-          seed_built, params, path, s.train_optimizer,
-          s.train_learning_rate, s.fine_tune_games)
-    except trainable_run.NotTrainable as e:
-      raise UsageError(str(e)) from e
-  else:
-    report_ = tflite.export_and_verify(
-        built.agent, params, built.environment_spec, path,
-        seed_built.export_environment, num_games=s.verify_games,
-        quantize=s.quantize, input_name=env_registry.input_name(config.env))
-  return {'tflite_path': os.path.abspath(path), **report_}
-
-
 def load_policy(workdir: str,
-                seed: Optional[int] = None) -> evaluation.GreedyPolicy:
-  """The greedy policy of `workdir`'s newest checkpoint (`seed`: which seed
-  of a several-seed run; default the run's): `policy(observation)` gives
-  an action, `policy(observations)` one per row."""
+                seed: Optional[int] = None) -> trained_policy.Policy:
+  """The policy of `workdir`'s newest checkpoint (`seed`: which seed of a
+  several-seed run; default the run's): `policy.predict(observation)` or
+  `policy(observation)` gives the greedy action, one per row for a batch;
+  `predict(..., deterministic=False, key=key)` samples."""
   library_logs.quiet()
   compilation_cache.enable()
   with _bad_input():
-    built, _, params = trained_run.load(workdir, seed, refuse_diverged=False)
-  return evaluation.GreedyPolicy(built.agent, built.environment_spec, params)
+    return saved_run.Run(workdir).policy(seed)
+
+
+def evaluate(policy: Any, episodes: int = 100, env: Optional[str] = None,
+             env_config: Optional[Dict[str, Any]] = None,
+             protocol: str = 'greedy', epsilon: float = 0.0,
+             seed: int = 0) -> trained_policy.Episodes:
+  """Plays `episodes` episodes with `policy` (a `Policy`, a `Run` or a
+  workdir: its newest checkpoint) on `env` (default: the game it trained
+  on, with its settings; `env_config` changes them), acting by `protocol`
+  ('greedy', 'sampled', 'epsilon_greedy' with `epsilon`), seeded by
+  `seed`. Returns each episode's return and length (`Episodes`).
+
+  Raises:
+    UsageError: a bad argument (named, with what is valid), before any
+      episode.
+  """
+  library_logs.quiet()
+  compilation_cache.enable()
+  with _bad_input():
+    if isinstance(policy, (str, os.PathLike)):
+      policy = saved_run.Run(policy)
+    if isinstance(policy, saved_run.Run):
+      policy = policy.policy()
+    if not isinstance(policy, trained_policy.Policy):
+      raise UsageError(f'policy must be a Policy (api.load_policy), a Run '
+                       f'(api.load_run) or a workdir; got '
+                       f'{type(policy).__name__}.')
+    if env is not None:
+      env_registry.check_name(env)
+    if env_config:
+      env_settings.check_values(env or policy.built.config.env,
+                                dict(env_config))
+  # Its own checks raise UsageError before any episode; a failure while
+  # playing is not bad input.
+  return trained_policy.play(policy, episodes, env, env_config, protocol,
+                             epsilon, seed)

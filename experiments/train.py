@@ -173,7 +173,7 @@ def main(argv):
   workdir = _WORKDIR.value or api.default_workdir(config)
   try:
     result = api.run(config, workdir, progress=_PROGRESS.value,
-                     reevaluate=_REEVALUATE.value)
+                     reevaluate=_REEVALUATE.value).result
   except api.UsageError as e:
     raise app.UsageError(str(e)) from e
   except stop_signals.Interrupted as e:

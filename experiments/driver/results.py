@@ -208,19 +208,26 @@ def _saved_result(config, workdir: str, lane: int
     return None
 
 
+def lane_result(config, workdir: str, lane: int
+               ) -> Optional[Dict[str, Any]]:
+  """Lane `lane`'s `result.json` as read here (None if missing or
+  unreadable): its model is named in this workdir, wherever the run was
+  trained (a copied or moved workdir names its own model)."""
+  result = _saved_result(config, workdir, lane)
+  if result and result.get('tflite_path'):
+    result['tflite_path'] = os.path.abspath(os.path.join(
+        workdir_lib.seed_workdir(config, workdir, lane),
+        os.path.basename(result['tflite_path'])))
+  return result
+
+
 def saved(config, workdir: str) -> Optional[List[Dict[str, Any]]]:
   """Every lane's `result.json` in `workdir`, if all are `finished`; None
   if any is missing, unreadable or not finished (the run must go on)."""
-  found = [_saved_result(config, workdir, i)
+  found = [lane_result(config, workdir, i)
            for i in range(len(build_lib.lane_names(config)))]
   if any(r is None or r.get('status') != FINISHED for r in found):
     return None
-  for lane, result in enumerate(found):
-    if result.get('tflite_path'):  # Here, wherever the run was trained
-      # (a copied or moved workdir names its own model).
-      result['tflite_path'] = os.path.abspath(os.path.join(
-          workdir_lib.seed_workdir(config, workdir, lane),
-          os.path.basename(result['tflite_path'])))
   return found
 
 

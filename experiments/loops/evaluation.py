@@ -5,6 +5,8 @@
 time, one batched call per step of all N; `evaluate_core` plays a JAX
 core's episodes all at once under jit, with the same episode keys as a
 `DmEnvironment` seeded alike. All three give the same figures.
+`play_episodes` and `core_episodes` give each episode's return and length
+(`evaluate`'s and `evaluate_core`'s episodes).
 
 The protocol (`Protocol`) says how the policy acts: `greedy` (the most
 probable legal action, or the deterministic continuous one: what the
@@ -149,57 +151,16 @@ def _identical(returns: Sequence[float], lengths: Sequence[int]) -> float:
                len(set(lengths)) == 1)
 
 
-class GreedyPolicy:
-  """A trained policy's greedy actions, compiled.
-
-  `policy(observation)` gives one action; `policy(observations)` with a
-  leading batch axis gives one per observation (NumPy arrays). A policy
-  with memory (a recurrent agent) remembers the observations it was given
-  since its episodes began: call `reset()` when they begin anew (the first
-  call, and a call with another batch size, begin them too).
-  """
-
-  def __init__(self, agent: agent_lib.Agent,
-               environment_spec: specs.EnvironmentSpec,
-               params: agent_lib.Params):
-    self.environment_spec = environment_spec
-    self.params = params
-    self._agent = agent
-    self._act = jax.jit(lambda params, observations, first, state: (
-        protocol_step(agent, environment_spec, GREEDY, params, observations,
-                      jnp.zeros((observations.shape[0], 2), jnp.uint32),
-                      first, state)))
-    self._state = None  # Of the episodes under way; None: begin anew.
-
-  def reset(self) -> None:
-    """The next call begins new episodes (a recurrent policy forgets)."""
-    self._state = None
-
-  def __call__(self, observations: Any) -> np.ndarray:
-    spec = self.environment_spec.observations
-    observations = np.asarray(observations, spec.dtype)
-    single = observations.shape == tuple(spec.shape)
-    batch = observations[None] if single else observations
-    n = batch.shape[0]
-    begin = self._state is None or any(
-        x.shape[0] != n for x in jax.tree.leaves(self._state))
-    state = agent_lib.initial_state(self._agent, n) if begin else self._state
-    actions, self._state = self._act(self.params, batch,
-                                     np.full(n, begin), state)
-    actions = np.asarray(actions)
-    return actions[0] if single else actions
-
-
-def evaluate_core(core: functional.FunctionalEnvironment,
+def core_episodes(core: functional.FunctionalEnvironment,
                   agent: agent_lib.Agent,
                   environment_spec: specs.EnvironmentSpec,
                   params: agent_lib.Params, env_key: jax.Array,
-                  num_episodes: int,
-                  protocol: Protocol = GREEDY) -> Dict[str, jax.Array]:
+                  num_episodes: int, protocol: Protocol = GREEDY
+                 ) -> Tuple[jax.Array, jax.Array]:
   """Episodes `fold_in(env_key, j)`, j < num_episodes, in parallel.
 
-  Pure (jit- and vmap-able); returns the mean return and episode length,
-  and whether every episode was identical.
+  Pure (jit- and vmap-able); returns each episode's return (float32) and
+  length (int32), `[num_episodes]` each.
   """
   if num_episodes < 1:
     raise ValueError(f'num_episodes must be >= 1; got {num_episodes}.')
@@ -231,6 +192,19 @@ def evaluate_core(core: functional.FunctionalEnvironment,
            agent_lib.initial_state(agent, num_episodes))
   *_, returns, lengths, _ = jax.lax.while_loop(
       lambda c: (c[0] < core.max_episode_steps) & ~jnp.all(c[3]), body, carry)
+  return returns, lengths
+
+
+def evaluate_core(core: functional.FunctionalEnvironment,
+                  agent: agent_lib.Agent,
+                  environment_spec: specs.EnvironmentSpec,
+                  params: agent_lib.Params, env_key: jax.Array,
+                  num_episodes: int,
+                  protocol: Protocol = GREEDY) -> Dict[str, jax.Array]:
+  """`core_episodes`' mean return and episode length, and whether every
+  episode was identical. Pure (jit- and vmap-able)."""
+  returns, lengths = core_episodes(core, agent, environment_spec, params,
+                                   env_key, num_episodes, protocol)
   identical = ((num_episodes > 1) & jnp.all(returns == returns[0]) &
                jnp.all(lengths == lengths[0]))
   return {'mean_return': returns.mean(),
@@ -248,6 +222,21 @@ def evaluate(environment: dm_env.Environment, agent: agent_lib.Agent,
 
   `policy`: `make_batched_policy`'s, kept by a caller that evaluates again
   (None: greedy, compiled for this call)."""
+  returns, lengths = play_episodes(environment, agent, params, num_episodes,
+                                   policy, stream, first_episode)
+  return {
+      'mean_return': float(np.mean(returns)),
+      'mean_episode_length': float(np.mean(lengths)),
+      'identical_episodes': _identical(returns, lengths),
+  }
+
+
+def play_episodes(environment: dm_env.Environment, agent: agent_lib.Agent,
+                  params: agent_lib.Params, num_episodes: int,
+                  policy: Optional[BatchedPolicy] = None, stream: int = 0,
+                  first_episode: int = 0) -> Tuple[List[float], List[int]]:
+  """`evaluate`'s episodes, one after another: each one's return and
+  length."""
   if num_episodes < 1:
     raise ValueError(f'num_episodes must be >= 1; got {num_episodes}.')
   act = policy or make_batched_policy(
@@ -267,11 +256,7 @@ def evaluate(environment: dm_env.Environment, agent: agent_lib.Agent,
       length += 1
     returns.append(episode_return)
     lengths.append(length)
-  return {
-      'mean_return': float(np.mean(returns)),
-      'mean_episode_length': float(np.mean(lengths)),
-      'identical_episodes': _identical(returns, lengths),
-  }
+  return returns, lengths
 
 
 def evaluate_streams(environments: Sequence[episode_streams.EpisodeStream],

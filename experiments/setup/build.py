@@ -97,20 +97,27 @@ def check_eval_protocol(config: config_lib.ExperimentConfig,
   Raises:
     ExperimentError: naming --eval_policy, the agent and what works.
   """
-  if config.eval_policy == 'greedy':
-    return
-  why = None
-  if spec.is_continuous:
-    why = (f'{config.env} has continuous actions, whose exported policy is '
-           f'deterministic')
-  elif (config.eval_policy == 'sampled' and
-        config.agent_entry.network_kind in
-        network_registry.Q_KINDS):
-    why = (f'{config.agent_entry.title} acts by its Q-values, '
-           f'with no probabilities to sample (use epsilon_greedy)')
+  why = protocol_refusal(config, spec, config.eval_policy)
   if why:
     raise ExperimentError(f'--eval_policy={config.eval_policy}: {why}. '
                           f'greedy works for every agent.')
+
+
+def protocol_refusal(config: config_lib.ExperimentConfig,
+                     spec: specs.EnvironmentSpec,
+                     policy: str) -> Optional[str]:
+  """Why the agent of `config` cannot act by the protocol `policy` on an
+  environment of `spec` (None: it can)."""
+  if policy == 'greedy':
+    return None
+  if spec.is_continuous:
+    return (f'{config.env} has continuous actions, whose exported policy '
+            f'is deterministic')
+  if (policy == 'sampled' and
+      config.agent_entry.network_kind in network_registry.Q_KINDS):
+    return (f'{config.agent_entry.title} acts by its Q-values, with no '
+            f'probabilities to sample (use epsilon_greedy)')
+  return None
 
 
 def periodic_eval_episodes(config: config_lib.ExperimentConfig) -> int:

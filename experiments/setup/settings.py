@@ -18,6 +18,12 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Type
 _SHOWN_BOUNDS = {2**63 - 1: '2^63 - 1'}
 
 
+class UsageError(ValueError):
+  """Bad input to the Python API (`api.UsageError`): the message names the
+  setting (as its command's flag, or the argument) and what is valid.
+  Nothing was built or written."""
+
+
 class SettingError(ValueError):
   """A setting is unknown or out of range; the message names it as its flag
   (`--key`) and says what is valid."""

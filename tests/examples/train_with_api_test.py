@@ -26,6 +26,8 @@ def test_trains_plays_and_exports_from_any_directory(tmp_path):
   assert lines[0].startswith('Trained: greedy return'), process.stdout
   played = float(lines[1].split('mean return ')[1].rstrip('.'))
   assert played >= 0.8  # Catch's best return is 1.
-  assert lines[2].startswith(f'Exported {workdir}/catch.tflite'), lines
+  assert lines[2].startswith('Greedy action at the start of a game: ')
+  assert int(lines[2].rsplit(' ', 1)[1].rstrip('.')) in (0, 1, 2)
+  assert lines[3].startswith(f'Exported {workdir}/catch.tflite'), lines
   with open(os.path.join(workdir, 'result.json')) as f:
     assert json.load(f)['status'] == 'finished'

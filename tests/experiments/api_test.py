@@ -37,7 +37,7 @@ def _without_timings(result: dict) -> dict:
 def api_run(tmp_path_factory):
   """(workdir, result) of the tiny run trained through the API."""
   workdir = str(tmp_path_factory.mktemp('api') / 'run')
-  return workdir, api.train(workdir=workdir, progress=False, **_TINY)
+  return workdir, api.train(workdir=workdir, progress=False, **_TINY).result
 
 
 def test_train_settings_are_the_train_flags_with_their_defaults():
@@ -89,7 +89,8 @@ def test_the_api_and_the_command_line_make_the_same_run(api_run, tmp_path):
 
 def test_a_finished_run_is_returned_as_saved(api_run):
   workdir, result = api_run
-  assert api.train(workdir=workdir, progress=False, **_TINY) == result
+  assert api.train(workdir=workdir, progress=False,
+                   **_TINY).result == result
 
 
 def test_bad_input_is_named_before_anything_is_written(tmp_path):
@@ -219,7 +220,7 @@ def test_a_copied_workdir_names_its_own_model(api_run, tmp_path):
   copy = str(tmp_path / 'copy')
   _copy_editing(workdir, copy, 'result.json', lambda result: result.update(
       tflite_path=os.path.join(workdir, 'model.tflite')))
-  again = api.train(workdir=copy, progress=False, **_TINY)
+  again = api.train(workdir=copy, progress=False, **_TINY).result
   assert again['tflite_path'] == os.path.join(os.path.abspath(copy),
                                               'model.tflite')
 

@@ -23,13 +23,13 @@ class RecurrentExportTest(absltest.TestCase):
   def setUpClass(cls):
     super().setUpClass()
     cls.workdir = tempfile.mkdtemp(prefix='recurrent_export_')
-    cls.result = api.train(
+    cls.trained = api.train(
         agent='ppo', env=_ENV, network='lstm_actor_critic', num_steps=2048,
         workdir=cls.workdir, progress=False, export_check_episodes=5)
-    cls.path = cls.result['tflite_path']
+    cls.path = cls.trained.result['tflite_path']
 
   def test_model_takes_and_returns_the_state_and_matches_jax(self):
-    check = self.result['tflite']
+    check = self.trained.result['tflite']
     self.assertLessEqual(check['max_abs_diff'], tflite.TOLERANCE)
     self.assertEqual(check['state_inputs'], ['state_hidden', 'state_cell'])
     policy = litert_policies.RecurrentTFLitePolicy(
