@@ -74,6 +74,7 @@ TABLES: Dict[str, Table] = {
     'startup': (speed_tables.startup, ('startup.json',)),
     'collection_cost': (speed_tables.collection_cost,
                         ('collection_cost_speed.json',)),
+    'update_cost': (speed_tables.update_cost, ('update_cost_speed.json',)),
     'compilation_cache': (speed_tables.compilation_cache,
                           ('compilation_cache_speed.json',)),
     'time_account': (speed_tables.time_account,

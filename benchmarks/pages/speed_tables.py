@@ -197,3 +197,23 @@ def collection_cost() -> List[str]:
   return md.table(['game', 'ours: µs per env step (rounds)',
                    'ours, the key split every step', 'bare (PureJaxRL\'s '
                    'style)', 'ours / bare'], rows)
+
+
+def update_cost() -> List[str]:
+  settings = md.load('update_cost_speed.json')['update_cost']
+  rows = []
+  for name, g in settings.items():
+    us, runs = (g['us_per_env_step_per_epoch'],
+                g['rounds_us_per_env_step_per_epoch'])
+    ours = 'ours_global_norm_clip'
+    rows.append([
+        f'{md.code(name)}: {g["batch"]} steps, minibatches of '
+        f'{g["minibatch_steps"]:,}',
+        f'**{md.with_runs(us[ours], runs[ours], _two)}**',
+        md.with_runs(us['each_entry_clipped'], runs['each_entry_clipped'],
+                     _two),
+        md.with_runs(us['no_clipping'], runs['no_clipping'], _two),
+        f'**{g["global_norm_share"]:.0%}**'])
+  return md.table(['setting', 'ours (global norm clipped): µs per env '
+                   'step per epoch (rounds)', 'each entry clipped (rejax)',
+                   'no clipping', 'share of the global norm'], rows)
