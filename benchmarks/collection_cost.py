@@ -15,9 +15,6 @@ measurement; arms alternate, order flipped each round; medians over
       --output=benchmarks/collection_cost_speed.json
 """
 
-import json
-import statistics
-import time
 from typing import Any, Callable, Dict
 
 from absl import flags
@@ -26,6 +23,7 @@ import jax.numpy as jnp
 
 from agents import agent as agent_lib
 from benchmarks import fingerprints
+from benchmarks import timed_arms
 from experiments import api
 from experiments.cli import help_text
 from experiments.loops import env_slots
@@ -118,17 +116,8 @@ def measure(game: str) -> Dict[str, Any]:
   num_envs, settings = GAMES[game]
   unroll = flags.FLAGS.unroll
   arms = _arms(game, num_envs, settings, unroll)
-  names = list(arms)
-  rounds = {name: [] for name in names}
-  for r in range(flags.FLAGS.rounds):
-    for name in (names if r % 2 == 0 else names[::-1]):
-      start = time.perf_counter()
-      arms[name]()
-      seconds = time.perf_counter() - start
-      rounds[name].append(
-          seconds / (flags.FLAGS.calls * unroll * num_envs) * 1e6)
-  medians = {name: statistics.median(values)
-             for name, values in rounds.items()}
+  medians, rounds = timed_arms.microseconds_per_unit(
+      arms, flags.FLAGS.rounds, flags.FLAGS.calls * unroll * num_envs)
   return {'num_envs': num_envs, 'unroll': unroll,
           'us_per_env_step': medians, 'rounds_us_per_env_step': rounds,
           'ours_over_bare': medians['ours'] / medians['bare']}
@@ -139,11 +128,7 @@ def main(argv):
   results = {'collection_cost': {game: measure(game) for game in GAMES},
              'rounds': flags.FLAGS.rounds, 'calls': flags.FLAGS.calls,
              **fingerprints.take_recorded()}
-  text = json.dumps(results, indent=1)
-  print(text)
-  if flags.FLAGS.output:
-    with open(flags.FLAGS.output, 'w', encoding='utf-8') as f:
-      f.write(text + '\n')
+  timed_arms.report(results, flags.FLAGS.output)
 
 
 if __name__ == '__main__':

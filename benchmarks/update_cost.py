@@ -15,9 +15,6 @@ network's own SGD step, which grows as minibatches shrink.
 """
 
 import contextlib
-import json
-import statistics
-import time
 from typing import Any, Callable, Dict, Iterator
 
 from absl import flags
@@ -27,6 +24,7 @@ import optax
 
 from agents import agent as agent_lib
 from benchmarks import fingerprints
+from benchmarks import timed_arms
 from experiments import api
 from experiments.cli import help_text
 from experiments.setup import build as build_lib
@@ -130,14 +128,8 @@ def measure(name: str) -> Dict[str, Any]:
   steps = (agent_config.unroll_length * agent_config.batch_size *
            agent_config.num_epochs * flags.FLAGS.calls)
   arms = _arms(config)
-  names = list(arms)
-  rounds = {arm: [] for arm in names}
-  for r in range(flags.FLAGS.rounds):
-    for arm in (names if r % 2 == 0 else names[::-1]):
-      start = time.perf_counter()
-      arms[arm]()
-      rounds[arm].append((time.perf_counter() - start) / steps * 1e6)
-  medians = {arm: statistics.median(v) for arm, v in rounds.items()}
+  medians, rounds = timed_arms.microseconds_per_unit(
+      arms, flags.FLAGS.rounds, steps)
   return {
       'batch': f'{agent_config.batch_size} x {agent_config.unroll_length}',
       'epochs': agent_config.num_epochs,
@@ -155,11 +147,7 @@ def main(argv):
   results = {'update_cost': {name: measure(name) for name in SETTINGS},
              'rounds': flags.FLAGS.rounds, 'calls': flags.FLAGS.calls,
              **fingerprints.take_recorded()}
-  text = json.dumps(results, indent=1)
-  print(text)
-  if flags.FLAGS.output:
-    with open(flags.FLAGS.output, 'w', encoding='utf-8') as f:
-      f.write(text + '\n')
+  timed_arms.report(results, flags.FLAGS.output)
 
 
 if __name__ == '__main__':
