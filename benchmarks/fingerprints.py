@@ -177,7 +177,8 @@ def recipe_of(config: config_lib.ExperimentConfig,
   agent setting that differs from the preset's), and today's
   defaults (what the run did not set stays unset: a network or widths
   the preset gives are left to it, so that a preset's change shows)."""
-  preset = preset_registry.resolve(config.preset, config.agent, config.env)
+  preset = preset_registry.resolve(config.preset, config.agent, config.env,
+                                   other_env=True)
   # Every agent setting the run holds away from its preset's, beside the
   # `overrides` its measurement names (a sweep's trial, say).
   base = dataclasses.asdict(agent_registry.make_config(
@@ -212,9 +213,11 @@ def recipe_of(config: config_lib.ExperimentConfig,
 
 def _rebuilt(recipe: Mapping[str, Any]) -> config_lib.ExperimentConfig:
   """The config `train` makes of `recipe` today (no export)."""
+  # A measured run may have started from another game's preset (PPO's
+  # classic-control one on Acrobot): rebuilt as it ran.
   return train_settings.experiment_config(train_settings.TrainSettings(
       **{k: v for k, v in recipe.items() if v is not None},
-      export_tflite=False))
+      export_tflite=False, preset_on_other_env=True))
 
 
 def commit() -> Optional[str]:

@@ -258,7 +258,8 @@ def sweep(workdir: str, *, command: Optional[str] = None,
     space = search_space.parse_random(list(s.random), agent)
     configurations = search_space.configurations(
         grid_values, space, s.num_random, agent, s.search_seed)
-    chosen = preset_registry.resolve(s.preset, agent, env)
+    chosen = preset_registry.resolve(s.preset, agent, env,
+                                     s.preset_on_other_env)
     env_settings.check_values(env, dict(s.env_config))
     num_steps = s.num_steps or (chosen and chosen.num_steps)
     if num_steps is None:

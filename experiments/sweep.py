@@ -50,8 +50,8 @@ from experiments.sweeps import ranking
 # What --help shows, in this order (every flag in exactly one group:
 # tests/experiments/cli/help_text_test.py).
 FLAG_GROUPS = {
-    'What to sweep': ('agent', 'env', 'preset', 'config', 'env_config',
-                      'imports'),
+    'What to sweep': ('agent', 'env', 'preset', 'preset_on_other_env',
+                      'config', 'env_config', 'imports'),
     'Search space': ('grid', 'random', 'num_random', 'search_seed'),
     'Budget': ('seeds', 'held_out_seeds', 'num_steps'),
     'Evaluation and ranking': ('eval_points', 'eval_episodes',

@@ -89,9 +89,9 @@ _PROCESS_ID = flags.DEFINE_integer(
 # What --help shows, in this order (tests/experiments/cli/help_text_test.py
 # checks that every flag is in exactly one group).
 FLAG_GROUPS = {
-    'What to train': ('agent', 'env', 'preset', 'config', 'env_config',
-                      'learning_rate', 'batch_size', 'network',
-                      'hidden_sizes', 'seed', 'imports'),
+    'What to train': ('agent', 'env', 'preset', 'preset_on_other_env',
+                      'config', 'env_config', 'learning_rate', 'batch_size',
+                      'network', 'hidden_sizes', 'seed', 'imports'),
     'Budget and stopping': ('num_steps', 'num_episodes', 'max_abs_param'),
     'Evaluation and export': ('eval_episodes', 'eval_every_steps',
                               'eval_every_episodes', 'periodic_eval_episodes',

@@ -181,7 +181,8 @@ def from_argv(argv: Sequence[str], default_agent: str, default_env: str,
       raise ValueError(f'--{flag}: {e}') from e
   try:
     preset = preset_registry.resolve(
-        config_flags.value_from_argv(argv, 'preset', None), agent, env)
+        config_flags.value_from_argv(argv, 'preset', None), agent, env,
+        other_env=True)  # Its values are shown, whatever game it suits.
   except ValueError as e:
     raise ValueError(f'--preset: {e}') from e
   return '\n\n'.join([agent_settings(agent, preset=preset, width=width),

@@ -68,7 +68,7 @@ def choose_preset(presets: Sequence[str], agent: str,
   if tuple(presets) == (preset_registry.NONE,):
     return None
   for value in presets:
-    preset = preset_registry.resolve(value, agent, env) if (
+    preset = preset_registry.resolve(value, agent, env, other_env=True) if (
         _preset_agent(value) == agent) else None
     if preset is not None and preset.env == env:
       return preset
@@ -93,7 +93,7 @@ def check_presets(presets: Sequence[str], agents: Sequence[str],
     return
   for value in presets:
     agent = _preset_agent(value)
-    preset = preset_registry.resolve(value, agent, '')
+    preset = preset_registry.resolve(value, agent, '', other_env=True)
     if agent not in agents or preset.env not in envs:
       raise ValueError(
           f'--preset: {value!r} is for {agent} on {preset.env}, which is '

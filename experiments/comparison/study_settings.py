@@ -127,6 +127,8 @@ class SweepSettings(StudySettings):
   preset: Optional[str] = _setting(
       None, 'Settings every configuration starts from, as train\'s --preset '
       '(default: the pair\'s preset; none: the agent\'s defaults).')
+  preset_on_other_env: bool = settings_lib.same_as(_TRAIN,
+                                                   'preset_on_other_env')
   eval_points: int = _setting(
       10, 'Greedy evaluations per run (learning curves).', lower=1)
   max_memory_gb: Optional[float] = _setting(

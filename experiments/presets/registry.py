@@ -70,7 +70,8 @@ def is_file(value: str) -> bool:
   return value.endswith('.json') or os.sep in value
 
 
-def resolve(value: Optional[str], agent: str, env: str) -> Optional[Preset]:
+def resolve(value: Optional[str], agent: str, env: str,
+            other_env: bool = False) -> Optional[Preset]:
   """The preset `--preset=value` chooses for `agent` on `env`.
 
   Args:
@@ -78,14 +79,17 @@ def resolve(value: Optional[str], agent: str, env: str) -> Optional[Preset]:
       a preset file path.
     agent: the agent being trained.
     env: the environment it trains on.
+    other_env: accept a preset tuned on another environment
+      (`--preset_on_other_env`): its settings are a starting point there.
 
   Returns:
     The preset, or None for 'none' and for pairs without a default.
 
   Raises:
     ValueError: an unknown name (listing the valid ones), an unreadable
-      file (named), or a preset of another agent. A preset tuned on another
-      environment is accepted (its settings are only a starting point).
+      file (named), a preset of another agent, or (unless `other_env`) one
+      tuned on another environment, naming that environment and the
+      presets of this one.
   """
   if value is None:
     return default_for(agent, env)
@@ -97,4 +101,11 @@ def resolve(value: Optional[str], agent: str, env: str) -> Optional[Preset]:
         f'Preset {preset.name!r} is for agent {preset.agent!r}, not '
         f'{agent!r}. Presets of {agent}: '
         f'{", ".join(names(agent)) or "(none)"}; or {NONE}.')
+  if preset.env != env and not other_env:
+    raise ValueError(
+        f'Preset {preset.name!r} was tuned on {preset.env}, not {env}: '
+        f'its settings (a discount, a value range, a budget) may not suit '
+        f'{env}. Presets of {agent} on {env}: '
+        f'{", ".join(names(agent, env)) or "(none)"}; or {NONE} (the '
+        f'agent\'s defaults); or --preset_on_other_env to use it anyway.')
   return preset

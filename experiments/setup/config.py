@@ -44,6 +44,8 @@ class ExperimentConfig:
       are filled in here (`agents.registry.fit_to_budget`).
     preset: the name of the preset the settings came from
       (`experiments.presets`), or None; a record, applied by the caller.
+    preset_on_other_env: the preset was tuned on another environment and
+      used here anyway (`--preset_on_other_env`); a record.
     env_kwargs: keyword arguments of the environment factory.
     network: a registered network of the kind the agent needs
       (`networks.registry`); None means the agent's default network.
@@ -133,6 +135,7 @@ class ExperimentConfig:
   seed: int = 0
   agent_config: Any = None
   preset: Optional[str] = None
+  preset_on_other_env: bool = False
   env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
   network: Optional[str] = None
   hidden_sizes: Optional[Tuple[int, ...]] = None

@@ -60,6 +60,10 @@ class TrainSettings:
       'default: the agent\'s preset for --env, if it has one. --config.* '
       f'flags override its values. Presets: '
       f'{", ".join(preset_registry.names())}.'))
+  preset_on_other_env: bool = _setting(
+      False, 'Use a --preset tuned on another environment anyway (refused '
+      'otherwise: its settings may not suit this one); the run\'s config '
+      'records it.')
   config: Mapping[str, Any] = _setting(factory=dict, flag=False)
   env_config: Mapping[str, Any] = _setting(factory=dict, flag=False)
   learning_rate: Optional[float] = _setting(
@@ -232,7 +236,8 @@ def experiment_config(settings: TrainSettings
     raise SettingError(f'--env: {e}') from e
   try:
     preset = preset_registry.resolve(settings.preset, settings.agent,
-                                     settings.env)
+                                     settings.env,
+                                     settings.preset_on_other_env)
   except ValueError as e:
     raise SettingError(f'--preset: {e}') from e
   shorthands = {key: getattr(settings, key)
@@ -281,6 +286,7 @@ def _config(settings: TrainSettings, agent_config: Any,
       seed=settings.seed,
       agent_config=agent_config,
       preset=preset and preset.name,
+      preset_on_other_env=bool(preset and preset.env != settings.env),
       env_kwargs=dict(settings.env_config),
       network=settings.network or (preset and preset.network),
       hidden_sizes=hidden_sizes or (preset and preset.hidden_sizes),

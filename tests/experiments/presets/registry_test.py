@@ -63,8 +63,18 @@ class RegistryTest(absltest.TestCase):
                      'ppo_plane_strike')
     self.assertIsNone(registry.resolve('none', 'ppo', 'plane_strike'))
     self.assertIsNone(registry.resolve(None, 'ppo', 'gym:CartPole-v1'))
-    self.assertEqual(registry.resolve('ppo_catch', 'ppo', 'plane_strike').name,
+    self.assertEqual(registry.resolve('ppo_catch', 'ppo', 'catch').name,
                      'ppo_catch')
+
+  def test_a_preset_of_another_game_is_refused_unless_asked(self):
+    with self.assertRaisesRegex(
+        ValueError, r"Preset 'rainbow_plane_strike' was tuned on "
+        r'plane_strike, not catch: .* Presets of c51 on catch: c51_catch; '
+        r'or none .*; or --preset_on_other_env to use it anyway'):
+      registry.resolve('rainbow_plane_strike', 'c51', 'catch')
+    self.assertEqual(registry.resolve('rainbow_plane_strike', 'c51', 'catch',
+                                      other_env=True).name,
+                     'rainbow_plane_strike')
 
   def test_a_preset_file_with_a_result_is_refused_saying_why(self):
     path = os.path.join(self.create_tempdir().full_path, 'old.json')
