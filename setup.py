@@ -5,7 +5,8 @@ import setuptools
 
 setuptools.setup(
     name='planestrike-rl',
-    version='0.1.0',
+    version='0.1.0',  # Each package's __version__ reads it back.
+    license='Apache-2.0',
     description=('Reinforcement-learning agents in JAX (Haiku, RLax, Optax) '
                  'over dm_env games, with TFLite export.'),
     packages=setuptools.find_packages(

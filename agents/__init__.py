@@ -5,6 +5,11 @@ Loading the package loads distrax first, without TensorFlow
 pays for TensorFlow.
 """
 
+from importlib import metadata
+
 from agents import distrax_without_tensorflow
 
 distrax_without_tensorflow.import_distrax()
+
+# The installed release (setup.py declares it once).
+__version__ = metadata.version('planestrike-rl')

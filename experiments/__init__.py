@@ -21,6 +21,7 @@ harness (`benchmarks/`, outside this package) measures all of it from
 outside; nothing here imports it.
 """
 
+from importlib import metadata
 import os
 
 # TensorFlow is imported for export only (agents/distrax_without_tensorflow.py
@@ -30,3 +31,6 @@ import os
 # likewise the converter's C++ warnings (e.g. 'Ignored output_format').
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
+
+# The installed release (setup.py declares it once).
+__version__ = metadata.version('planestrike-rl')

@@ -9,7 +9,7 @@ figure also as PDF, for papers) and `tables/` (every table as CSV and LaTeX).
 """
 
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
