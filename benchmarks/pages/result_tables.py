@@ -222,7 +222,7 @@ def quantized() -> List[str]:
     rows.append([label, num(model['size_bytes']),
                  f'{num(100 * model["size_ratio"], 1)}%',
                  _two(model['mean_episode_length']),
-                 num(model['mean_strikes_change'], 2, sign=True),
+                 num(model['mean_episode_length_change'], 2, sign=True),
                  sci(model['max_abs_diff']),
                  md.trimmed(model['greedy_agreement'], 4)])
   return md.table(['model', 'bytes', 'of float', 'greedy mean strikes (1000 '

@@ -259,7 +259,7 @@ def _float_reference(agent: agent_lib.Agent, params: agent_lib.Params,
       'float_size_bytes': reference['size_bytes'],
       'size_ratio': report['size_bytes'] / reference['size_bytes'],
       'float_mean_episode_length': reference['mean_episode_length'],
-      'mean_strikes_change': _change(report, reference,
+      'mean_episode_length_change': _change(report, reference,
                                      'mean_episode_length'),
       'float_mean_return': reference['mean_return'],
       'mean_return_change': _change(report, reference, 'mean_return'),
@@ -291,10 +291,10 @@ def export_and_verify(agent: agent_lib.Agent, params: agent_lib.Params,
   A float32 export must match JAX within `tolerance` (default `TOLERANCE`).
   A quantised one cannot; its report adds `quantize` and a comparison with
   the float model on the same games (`float_size_bytes`, `size_ratio`,
-  `float_mean_episode_length`, `mean_strikes_change` (the change in mean
-  episode length: strikes in Plane Strike), `float_mean_return`,
-  `mean_return_change`), and it must pass its
-  `QUANTIZED_BARS` entry (`tolerance` overrides the `max_abs_diff`).
+  `float_mean_episode_length`, `mean_episode_length_change` (strikes in
+  Plane Strike), `float_mean_return`, `mean_return_change`), and it must
+  pass its `QUANTIZED_BARS` entry (`tolerance` overrides the
+  `max_abs_diff`).
 
   Args:
     environment: the games to play; with `quantize`, a zero-argument factory

@@ -169,7 +169,7 @@ class QuantizedExportTest(parameterized.TestCase):
     self.assertEqual(report['float_mean_episode_length'],
                      self.float_report['mean_episode_length'])
     self.assertAlmostEqual(
-        report['mean_strikes_change'],
+        report['mean_episode_length_change'],
         report['mean_episode_length'] - report['float_mean_episode_length'])
     self.assertEqual(report['float_mean_return'],
                      self.float_report['mean_return'])
@@ -254,7 +254,7 @@ class DerivedExportCommandTest(trained_workdir.CopyTest):
     self.assertEqual(report['quantize'], 'dynamic')
     self.assertLessEqual(report['size_ratio'], 0.3)
     self.assertLess(report['size_bytes'], report['float_size_bytes'])
-    for key in ('float_mean_episode_length', 'mean_strikes_change',
+    for key in ('float_mean_episode_length', 'mean_episode_length_change',
                 'greedy_agreement'):
       self.assertIn(key, report)
 
