@@ -57,8 +57,10 @@ setuptools.setup(
         # Gymnasium's MuJoCo tasks (--env=gym:HalfCheetah-v5). The brax
         # adapter reads 0.14's task list and action scaling.
         'control': ['brax>=0.14.2,<0.15', 'mujoco>=3.1', 'gymnasium>=1.0'],
-        # pytest-xdist: ./test.sh runs the suite on parallel workers.
-        'test': ['pytest>=7', 'pytest-xdist>=3.5'],
+        # pytest-xdist: ./test.sh runs the suite on parallel workers;
+        # nbclient and a kernel run examples/quickstart.ipynb as a test.
+        'test': ['pytest>=7', 'pytest-xdist>=3.5', 'nbclient>=0.10',
+                 'nbformat>=5.9', 'ipykernel>=6.29'],
         # Comparisons on a Ray cluster: experiments.compare --launcher=ray.
         'ray': ['ray>=2.9'],
         # Logging to Weights & Biases: --wandb_project. 0.19.10 is the first
