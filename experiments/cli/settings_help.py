@@ -77,7 +77,7 @@ def _type_name(hint: Any) -> str:
   return getattr(kind, '__name__', str(kind).replace('typing.', ''))
 
 
-def _value(value: Any) -> str:
+def value_shown(value: Any) -> str:
   """A default as typed on the command line (strings quoted)."""
   if value is None or isinstance(value, bool):
     return str(value).lower()
@@ -96,9 +96,9 @@ def config_entries(config_class: type, defaults: Any, prefix: str,
   lines = []
   for field in dataclasses.fields(config_class):
     facts = [_type_name(hints[field.name]),
-             f'default: {_value(getattr(defaults, field.name))}']
+             f'default: {value_shown(getattr(defaults, field.name))}']
     if field.name in preset_values:
-      facts.append(f'preset: {_value(preset_values[field.name])}')
+      facts.append(f'preset: {value_shown(preset_values[field.name])}')
     lines.append(help_text.entry(f'--{prefix}.{field.name}', facts,
                                  docs.get(field.name, ''), width))
   return lines
@@ -156,7 +156,7 @@ def env_settings(env: str, width: int = 80) -> str:
     default = (None if parameter.default is inspect.Parameter.empty else
                parameter.default)
     facts = [kind.__name__ if kind else 'a Python literal',
-             f'default: {_value(default)}']
+             f'default: {value_shown(default)}']
     lines.append(help_text.entry(f'--{name}.{key}', facts,
                                  docs.get(key, ''), width))
   return '\n'.join(lines)
