@@ -5,11 +5,10 @@ Loading the package loads distrax first, without TensorFlow
 pays for TensorFlow.
 """
 
-from importlib import metadata
-
 from agents import distrax_without_tensorflow
+import environments
 
 distrax_without_tensorflow.import_distrax()
 
-# The installed release (setup.py declares it once).
-__version__ = metadata.version('planestrike-rl')
+# The release (`environments.__version__`, setup.py's).
+__version__ = environments.__version__

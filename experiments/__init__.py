@@ -21,8 +21,9 @@ harness (`benchmarks/`, outside this package) measures all of it from
 outside; nothing here imports it.
 """
 
-from importlib import metadata
 import os
+
+import environments
 
 # TensorFlow is imported for export only (agents/distrax_without_tensorflow.py
 # keeps TFP from importing it); it never computes training numerics here.
@@ -32,5 +33,5 @@ import os
 os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '0')
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')
 
-# The installed release (setup.py declares it once).
-__version__ = metadata.version('planestrike-rl')
+# The release (`environments.__version__`, setup.py's).
+__version__ = environments.__version__

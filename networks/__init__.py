@@ -1,6 +1,6 @@
 """Networks: Haiku modules turned into pure functions by hk.transform."""
 
-from importlib import metadata
+import environments
 
-# The installed release (setup.py declares it once).
-__version__ = metadata.version('planestrike-rl')
+# The release (`environments.__version__`, setup.py's).
+__version__ = environments.__version__
