@@ -13,9 +13,9 @@ and defaults (`python -m experiments.<command> --helpfull` says what each
 means), and runs exactly what the command runs: the commands are thin
 layers over these functions, so the same settings give the same run and
 the same `result.json`. `config={...}` and `env_config={...}` hold the
-`--config.<key>` and `--env_config.<key>` values. A run comes back as an
-object (`Run`: its config, result, curves, checkpoints, model and policy),
-and `load_run` opens one from its workdir.
+`--config.<key>` and `--env_config.<key>` values. Runs, comparisons and
+sweeps come back as objects (`Run`, `Study`: configs, results, curves,
+policies); `load_run` and `load_study` open them from their workdirs.
 
 Bad input raises `UsageError` before anything is built or written, with
 the command's message (it names the setting by its flag, lists the valid
@@ -26,11 +26,11 @@ and Ctrl-C raises `stop_signals.Interrupted` after a checkpoint.
 
 import contextlib
 import inspect
-import os
 from typing import Any, Dict, Iterator, Optional
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments import studies
 from experiments.comparison import budgets
 from experiments.comparison import group_runner
 from experiments.comparison import launchers
@@ -144,6 +144,16 @@ def run(config: config_lib.ExperimentConfig, workdir: Optional[str] = None,
   return saved_run.Run(workdir, result)
 
 
+def load_study(workdir: str) -> studies.Study:
+  """The comparison or sweep saved in `workdir` (finished or not).
+
+  Raises:
+    UsageError: neither is there.
+  """
+  library_logs.quiet()
+  return studies.Study(workdir)
+
+
 def load_run(workdir: str) -> saved_run.Run:
   """The training run saved in `workdir` (finished or still training).
 
@@ -181,7 +191,8 @@ def compare(workdir: str, *, command: Optional[str] = None,
   resumes, and with more `seeds` adds them; finished runs are skipped.
 
   Returns:
-    The report (`report.json`'s dict, with `complete` and `left_out_runs`).
+    The comparison (`Study`): `.report` is `report.json`'s dict (with
+    `complete` and `left_out_runs`); `.curves`, `.plot()`, `.runs`.
   """
   library_logs.quiet()
   with _bad_input():
@@ -228,7 +239,8 @@ def compare(workdir: str, *, command: Optional[str] = None,
         s.progress and s.launcher == 'local', lambda g: g.name,
         lambda done: (f'{len(groups)} run groups, {done} finished already; '
                       f'training {len(groups) - done}.'))
-    return report.write_report(workdir, bootstrap_reps=s.bootstrap_reps)
+    return studies.Study(workdir, report.write_report(
+        workdir, bootstrap_reps=s.bootstrap_reps))
   finally:
     lock.release()
 
@@ -245,7 +257,8 @@ def sweep(workdir: str, *, command: Optional[str] = None,
   machine's memory.
 
   Returns:
-    The ranking (`sweep_results.json`'s dict), best configuration first.
+    The sweep (`Study`): `.report` is its ranking (`sweep_results.json`'s
+    dict), best configuration first; `.curves`, `.plot()`, `.runs`.
   """
   library_logs.quiet()
   with _bad_input():
@@ -309,7 +322,7 @@ def sweep(workdir: str, *, command: Optional[str] = None,
           lambda g: f'{g.name} (rank 1 on fresh seeds)', lambda done: (
               f'Rank 1 again on {held_out or s.seeds} fresh seeds.'))
       ranked = ranking.write(workdir, s.bootstrap_reps)
-    return ranked
+    return studies.Study(workdir, ranked)
   finally:
     lock.release()
 
@@ -378,20 +391,8 @@ def evaluate(policy: Any, episodes: int = 100, env: Optional[str] = None,
   library_logs.quiet()
   compilation_cache.enable()
   with _bad_input():
-    if isinstance(policy, (str, os.PathLike)):
-      policy = saved_run.Run(policy)
-    if isinstance(policy, saved_run.Run):
-      policy = policy.policy()
-    if not isinstance(policy, trained_policy.Policy):
-      raise UsageError(f'policy must be a Policy (api.load_policy), a Run '
-                       f'(api.load_run) or a workdir; got '
-                       f'{type(policy).__name__}.')
-    if env is not None:
-      env_registry.check_name(env)
-    if env_config:
-      env_settings.check_values(env or policy.built.config.env,
-                                dict(env_config))
-  # Its own checks raise UsageError before any episode; a failure while
-  # playing is not bad input.
+    policy = saved_run.as_policy(policy)
+  # `play` refuses bad arguments (UsageError) before any episode; a
+  # failure while playing is not bad input.
   return trained_policy.play(policy, episodes, env, env_config, protocol,
                              epsilon, seed)

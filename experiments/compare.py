@@ -98,7 +98,7 @@ def main(argv):
     written = api.compare(**flag_keywords.flag_keywords(
         api.compare, config=config_flags.overrides(),
         imports=user_imports.value(), command=shlex.join(
-            ['python', '-m', 'experiments.compare', *sys.argv[1:]])))
+            ['python', '-m', 'experiments.compare', *sys.argv[1:]]))).report
   except api.UsageError as e:
     raise app.UsageError(str(e)) from e
   except stop_signals.Interrupted as e:

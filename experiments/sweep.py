@@ -83,7 +83,7 @@ def main(argv):
         api.sweep, config=config_flags.overrides(),
         env_config=env_config_flags.overrides(),
         imports=user_imports.value(), command=shlex.join(
-            ['python', '-m', 'experiments.sweep', *sys.argv[1:]])))
+            ['python', '-m', 'experiments.sweep', *sys.argv[1:]]))).report
   except api.UsageError as e:
     raise app.UsageError(str(e)) from e
   except stop_signals.Interrupted as e:

@@ -35,7 +35,7 @@ class Curves:
     eval: `eval.csv`'s rows (`mean_return`, `mean_episode_length`,
       `episodes` and `wall_seconds` of each periodic evaluation).
     Several lanes (seeds, sweep trials) are stacked, with a `seed` column
-    (and `trial` in a sweep).
+    (and in a sweep's program `trial` and each of its swept settings).
   """
   train: Any
   eval: Any
@@ -70,6 +70,24 @@ class Curves:
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     return ax
+
+
+def as_policy(policy: Any) -> trained_policy.Policy:
+  """`policy` itself, or the newest checkpoint's policy of a `Run` or a
+  workdir.
+
+  Raises:
+    UsageError: anything else, or a workdir without a run.
+  """
+  if isinstance(policy, (str, os.PathLike)):
+    policy = Run(policy)
+  if isinstance(policy, Run):
+    policy = policy.policy()
+  if not isinstance(policy, trained_policy.Policy):
+    raise settings_lib.UsageError(
+        f'policy must be a Policy (api.load_policy), a Run (api.load_run) '
+        f'or a workdir; got {type(policy).__name__}.')
+  return policy
 
 
 class Run:
@@ -167,8 +185,9 @@ class Run:
     config = self.config
     for index, lane in enumerate(build_lib.lane_names(config)):
       labels = {}
-      if config.trials:
+      if config.trials:  # A sweep's program: the trial and its values.
         labels['trial'] = build_lib.lane_trial(config, index)
+        labels.update(config.trials[labels['trial']])
       if config.num_seeds > 1:
         labels['seed'] = build_lib.seeds(config)[index]
       for logs, name in (('train', seed_logs.TRAIN_LOG),

@@ -16,9 +16,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
+from environments import registry as env_registry
 from environments import specs
 from experiments.loops import evaluation
 from experiments.setup import build as build_lib
+from experiments.setup import env_settings
 from experiments.setup import settings as settings_lib
 
 _SAMPLED = evaluation.Protocol('sampled')
@@ -196,6 +198,10 @@ def play(policy: Policy, episodes: int, env: Optional[str] = None,
   protocol_ = evaluation.Protocol(protocol, epsilon)
   config = policy.built.config
   try:
+    if env is not None:
+      env_registry.check_name(env)
+    if env_config:
+      env_settings.check_values(env or config.env, dict(env_config))
     if env is not None or env_config:
       kwargs = dict(config.env_kwargs if env in (None, config.env) else {})
       config = dataclasses.replace(
