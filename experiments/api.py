@@ -289,7 +289,8 @@ def sweep(workdir: str, *, command: Optional[str] = None,
         network=chosen and chosen.network,
         hidden_sizes=chosen and chosen.hidden_sizes,
         num_envs=chosen and chosen.num_envs, wandb_project=s.wandb_project,
-        eval_policy=s.eval_policy, eval_epsilon=s.eval_epsilon)
+        eval_policy=s.eval_policy, eval_epsilon=s.eval_epsilon,
+        preset_on_other_env=bool(chosen and chosen.env != env))
     groups, lanes = sweep_plan.plan(plan, workdir)
     sweep_plan.check_memory(groups, int(
         (s.max_memory_gb or sweep_plan.default_max_memory_gb()) * 2**30))
@@ -302,7 +303,8 @@ def sweep(workdir: str, *, command: Optional[str] = None,
       sweep_plan.prepare_workdir(plan, lanes, workdir, command or _call(
           'sweep', workdir=workdir, agent=agent, env=env, grid=s.grid,
           random=list(s.random), num_random=s.num_random, seeds=s.seeds,
-          num_steps=num_steps))
+          num_steps=num_steps, preset=s.preset,
+          preset_on_other_env=s.preset_on_other_env))
     local = s.progress and s.launcher == 'local'
     group_runner.run_pending(
         groups, run_launcher, driver.run_experiment, local,

@@ -11,11 +11,12 @@ What `api.compare` and `api.sweep` return and `api.load_study` opens:
 
 import glob
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from experiments.comparison import plan as comparison_plan
 from experiments.driver import saved_run
-from experiments.setup import extras
+from experiments.driver import workdir as workdir_lib
+from experiments.setup import build as build_lib
 from experiments.setup import settings as settings_lib
 from experiments.storage import atomic_files
 from experiments.sweeps import sweep_plan
@@ -55,7 +56,18 @@ class Study:
 
   def __repr__(self) -> str:
     return (f'Study({self.workdir!r}: a {self.kind} of {len(self.runs)} '
-            f'program(s), {"finished" if self.report else "not finished"})')
+            f'program(s), {"finished" if self.finished else "not finished"})')
+
+  @property
+  def finished(self) -> bool:
+    """Whether the study wrote its report of every run (a comparison's
+    `complete`; every configuration of a sweep ranked on all its seeds)."""
+    report = self.report
+    if not report:
+      return False
+    if self.kind == 'comparison':
+      return bool(report.get('complete'))
+    return all(c.get('complete') for c in report.get('configurations', ()))
 
   @property
   def report(self) -> Optional[Dict[str, Any]]:
@@ -73,70 +85,87 @@ class Study:
   @property
   def runs(self) -> List[saved_run.Run]:
     """Every training program of the study (a comparison's pair, a sweep's
-    group of configurations), by workdir."""
-    paths = sorted(glob.glob(os.path.join(self.workdir, '**', 'config.json'),
-                             recursive=True))
+    group of configurations, its held-out seeds), by workdir."""
+    paths = sorted(glob.glob(
+        os.path.join(self.workdir, '**', workdir_lib.CONFIG),
+        recursive=True))
     return [saved_run.Run(os.path.dirname(p)) for p in paths]
 
   @property
   def curves(self) -> saved_run.Curves:
-    """Every run's logs stacked, each row labelled with its `agent`, `env`
-    and `seed` (a sweep's also with its configuration's values)."""
-    extras.require('report', 'Study.curves', modules=['pandas'])
-    import pandas as pd  # pylint: disable=g-import-not-at-top
-    frames = {'train': [], 'eval': []}
-    for run in self.runs:
-      curves = run.curves
-      labels = {'agent': run.config.agent, 'env': run.config.env}
-      for logs in frames:
-        frame = getattr(curves, logs)
-        if 'seed' not in frame.columns:
-          frame = frame.assign(seed=run.config.seed)
-        frames[logs].append(frame.assign(**labels))
-    return saved_run.Curves(**{
-        logs: (pd.concat(found) if found else
-               pd.DataFrame({'step': []}).set_index('step'))
-        for logs, found in frames.items()})
+    """Every run's logs stacked, each row labelled: a comparison's with its
+    `agent`, `env` and `seed`; a sweep's with its `configuration` (the
+    ranking's index), that configuration's values, its `seed` and whether
+    it is one of the best configuration's `held_out` seeds."""
+    if self.kind == 'comparison':
+      lanes = []
+      for run in self.runs:
+        config = run.config
+        for seed, lane in zip(build_lib.seeds(config),
+                              build_lib.lane_names(config)):
+          lanes.append((os.path.join(run.workdir, lane), {
+              'agent': config.agent, 'env': config.env, 'seed': seed}))
+      return saved_run.stacked_logs(lanes, 'Study.curves')
+    return saved_run.stacked_logs(self._sweep_lanes(), 'Study.curves')
+
+  def _sweep_lanes(self) -> List[Tuple[str, Dict[str, Any]]]:
+    """`(directory, labels)` of every lane of a sweep, from `sweep.json`'s
+    lanes and the held-out programs."""
+    plan = atomic_files.read_json_object(
+        os.path.join(self.workdir, sweep_plan.FILENAME))
+    values = plan['configurations']
+    lanes = [(os.path.join(self.workdir, lane['directory']), {
+        'configuration': lane['configuration'], 'seed': lane['seed'],
+        'held_out': False, **values[lane['configuration']]})
+             for lane in plan['lanes']]
+    for index, configuration in enumerate(values):
+      directory = sweep_plan.held_out_directory(self.workdir, index)
+      for run in (self._runs_under(directory)
+                  if os.path.isdir(directory) else ()):
+        config = run.config
+        lanes += [(os.path.join(run.workdir, lane), {
+            'configuration': index, 'seed': seed, 'held_out': True,
+            **configuration})
+                  for seed, lane in zip(build_lib.seeds(config),
+                                        build_lib.lane_names(config))]
+    return lanes
+
+  @staticmethod
+  def _runs_under(directory: str) -> List[saved_run.Run]:
+    return [saved_run.Run(os.path.dirname(p)) for p in sorted(glob.glob(
+        os.path.join(directory, '**', workdir_lib.CONFIG), recursive=True))]
 
   def plot(self, y: str = 'mean_return', x: str = 'step',
            logs: str = 'eval', env: Optional[str] = None,
            ax: Any = None) -> Any:
     """One line per agent (a comparison, on `env`: needed when it has
-    several) or per configuration (a sweep): the mean over seeds of `y`
-    against `x`, the seeds' range shaded; the matplotlib Axes."""
-    curves = self.curves
-    frame = {'eval': curves.eval, 'train': curves.train}.get(logs)
-    if frame is None:
-      raise settings_lib.UsageError(
-          f"logs must be 'eval' or 'train'; got {logs!r}.")
-    frame = frame.reset_index()
-    envs = sorted(frame['env'].unique()) if 'env' in frame else []
-    if env is None and len(envs) > 1:
-      raise settings_lib.UsageError(
-          f'env: this {self.kind} has {len(envs)} environments; name one '
-          f'of {", ".join(envs)}.')
-    if env is not None:
-      if env not in envs:
+    several) or per configuration (a sweep; its held-out seeds apart): the
+    mean over seeds of `y` against `x`, the seeds' range shaded; the
+    matplotlib Axes."""
+    frame = self.curves.plottable(logs, x, y)
+    if self.kind == 'comparison':
+      envs = sorted(frame['env'].unique())
+      if env is None and len(envs) > 1:
         raise settings_lib.UsageError(
-            f'env={env!r} is not one of this {self.kind}\'s: '
-            f'{", ".join(envs) or "(none logged yet)"}.')
-      frame = frame[frame['env'] == env]
-    if frame.empty or y not in frame or x not in frame:
+            f'env: this comparison has {len(envs)} environments; name one '
+            f'of {", ".join(envs)}.')
+      if env is not None and env not in envs:
+        raise settings_lib.UsageError(
+            f'env={env!r} is not one of this comparison\'s: '
+            f'{", ".join(envs)}.')
+      frame = frame[frame['env'] == (env or envs[0])]
+      keys = ['agent']
+    elif env is not None:
       raise settings_lib.UsageError(
-          f'{logs}.csv has no column {y if y not in frame else x!r} with '
-          f'rows yet; its columns: {", ".join(frame.columns)}.')
+          'env: a sweep trains one environment; leave env unset.')
+    else:
+      keys = ['configuration', 'held_out']
     import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
     ax = ax or plt.subplots()[1]
-    excluded = {'seed', 'env', 'agent', 'trial', x, y}
-    keys = (['agent'] if self.kind == 'comparison' else
-            [c for c in frame.columns if c not in excluded and
-             c in _swept_keys(self.runs)])
     for label, rows in frame.groupby(keys):
       by_x = rows.groupby(x)[y]
       mean = by_x.mean()
-      name = ', '.join(f'{k} {v}' for k, v in zip(
-          keys, label if isinstance(label, tuple) else (label,)))
-      ax.plot(mean.index, mean.values, label=name)
+      ax.plot(mean.index, mean.values, label=self._label(keys, label, rows))
       ax.fill_between(mean.index, by_x.min().values, by_x.max().values,
                       alpha=0.2)
     ax.set_xlabel(x)
@@ -144,8 +173,15 @@ class Study:
     ax.legend()
     return ax
 
+  def _label(self, keys: List[str], label: Any, rows: Any) -> str:
+    if keys == ['agent']:
+      return f'agent {label[0] if isinstance(label, tuple) else label}'
+    configuration, held_out = label
+    values = self._values()[int(configuration)]
+    text = ', '.join(f'{k} {v:g}' if isinstance(v, float) else f'{k} {v}'
+                     for k, v in values.items())
+    return text + (' (held-out seeds)' if held_out else '')
 
-def _swept_keys(runs: List[saved_run.Run]) -> List[str]:
-  """The agent settings a sweep's configurations vary."""
-  return sorted({key for run in runs for trial in run.config.trials
-                 for key in trial})
+  def _values(self) -> List[Dict[str, Any]]:
+    return atomic_files.read_json_object(
+        os.path.join(self.workdir, sweep_plan.FILENAME))['configurations']

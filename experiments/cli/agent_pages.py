@@ -54,13 +54,18 @@ def networks(agent: str) -> str:
   entry = agent_registry.get(agent)
   rows = ['| actions | network kind | default `--network` | also |',
           '| --- | --- | --- | --- |']
+  recurrent = []
   for space, (kind, default) in entry.networks.items():
-    others = [n for n in network_registry.names(kind) if n != default]
+    usable = [n for n in network_registry.names(kind) if n != default and (
+        entry.recurrent or not network_registry.get(n).recurrent)]
+    recurrent += [n for n in usable if network_registry.get(n).recurrent]
     rows.append(f'| {space} | `{kind}` | `{default}` | '
-                f'{", ".join(f"`{n}`" for n in others) or "—"} |')
+                f'{", ".join(f"`{n}`" for n in usable) or "—"} |')
   facts = []
-  if entry.recurrent:
-    facts.append('takes recurrent networks (LSTM, GRU)')
+  if recurrent:
+    facts.append('takes recurrent networks (' +
+                 ', '.join(f'`{n}`' for n in recurrent) + '), carrying '
+                 'their state from step to step')
   if entry.trainable_on_device:
     facts.append('exports a model that keeps learning on the device '
                  '(`--export=trainable`)')

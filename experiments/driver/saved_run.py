@@ -12,7 +12,7 @@ so it serves a run still training as well as a finished one. It is what
 
 import dataclasses
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from experiments.driver import results as results_lib
 from experiments.driver import seed_logs
@@ -44,22 +44,7 @@ class Curves:
            logs: str = 'eval', ax: Any = None) -> Any:
     """One line per lane of `y` against `x` (`step` or `wall_seconds`)
     from the `logs` ('eval' or 'train'); the matplotlib Axes."""
-    frame = {'eval': self.eval, 'train': self.train}.get(logs)
-    if frame is None:
-      raise settings_lib.UsageError(
-          f"logs must be 'eval' or 'train'; got {logs!r}.")
-    frame = frame.reset_index()
-    if frame.empty:
-      raise settings_lib.UsageError(
-          f'{logs}.csv has no rows yet (the run has not logged one'
-          + (', or evaluates only at its end: --eval_every_steps=0'
-             if logs == 'eval' else '') + '); try the other logs, '
-          f'logs={"train" if logs == "eval" else "eval"!r}.')
-    for name, what in ((y, 'y'), (x, 'x')):
-      if name not in frame.columns:
-        raise settings_lib.UsageError(
-            f'{what}={name!r} is not a column of {logs}.csv; its '
-            f'columns: {", ".join(frame.columns)}.')
+    frame = self.plottable(logs, x, y)
     lanes = [c for c in ('trial', 'seed') if c in frame.columns]
     groups = frame.groupby(lanes) if lanes else [(None, frame)]
     for lane, rows in groups:
@@ -70,6 +55,31 @@ class Curves:
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     return ax
+
+  def plottable(self, logs: str, x: str, y: str) -> Any:
+    """The `logs` frame, its index a column, once it has `x` and `y`.
+
+    Raises:
+      UsageError: other logs than 'eval' or 'train', no rows yet, or no
+        such column (the columns named).
+    """
+    frame = {'eval': self.eval, 'train': self.train}.get(logs)
+    if frame is None:
+      raise settings_lib.UsageError(
+          f"logs must be 'eval' or 'train'; got {logs!r}.")
+    frame = frame.reset_index()
+    if frame.empty:
+      raise settings_lib.UsageError(
+          f'{logs}.csv has no rows yet (nothing logged yet'
+          + (', or evaluations only at the end: --eval_every_steps=0'
+             if logs == 'eval' else '') + '); try the other logs, '
+          f'logs={"train" if logs == "eval" else "eval"!r}.')
+    for name, what in ((y, 'y'), (x, 'x')):
+      if name not in frame.columns:
+        raise settings_lib.UsageError(
+            f'{what}={name!r} is not a column of {logs}.csv; its '
+            f'columns: {", ".join(frame.columns)}.')
+    return frame
 
 
 def as_policy(policy: Any) -> trained_policy.Policy:
@@ -88,6 +98,26 @@ def as_policy(policy: Any) -> trained_policy.Policy:
         f'policy must be a Policy (api.load_policy), a Run (api.load_run) '
         f'or a workdir; got {type(policy).__name__}.')
   return policy
+
+
+def stacked_logs(lanes: List[Tuple[str, Dict[str, Any]]],
+                 what: str) -> Curves:
+  """The `train.csv` and `eval.csv` of each `(directory, labels)` lane,
+  stacked, each row with its lane's labels (pandas: the 'report' extra,
+  which `what` needs)."""
+  extras.require('report', what, modules=['pandas'])
+  import pandas as pd  # pylint: disable=g-import-not-at-top
+  frames = {'train': [], 'eval': []}
+  for directory, labels in lanes:
+    for logs, name in (('train', seed_logs.TRAIN_LOG),
+                       ('eval', seed_logs.EVAL_LOG)):
+      path = os.path.join(directory, name)
+      if os.path.isfile(path) and os.path.getsize(path):
+        frames[logs].append(pd.read_csv(path).assign(**labels))
+  return Curves(**{
+      logs: (pd.concat(found, ignore_index=True) if found
+             else pd.DataFrame({'step': []})).set_index('step')
+      for logs, found in frames.items()})
 
 
 class Run:
@@ -179,10 +209,8 @@ class Run:
   def curves(self) -> Curves:
     """The lanes' `train.csv` and `eval.csv` (pandas; the 'report'
     extra)."""
-    extras.require('report', 'Run.curves', modules=['pandas'])
-    import pandas as pd  # pylint: disable=g-import-not-at-top
-    frames = {'train': [], 'eval': []}
     config = self.config
+    lanes = []
     for index, lane in enumerate(build_lib.lane_names(config)):
       labels = {}
       if config.trials:  # A sweep's program: the trial and its values.
@@ -190,15 +218,8 @@ class Run:
         labels.update(config.trials[labels['trial']])
       if config.num_seeds > 1:
         labels['seed'] = build_lib.seeds(config)[index]
-      for logs, name in (('train', seed_logs.TRAIN_LOG),
-                         ('eval', seed_logs.EVAL_LOG)):
-        path = os.path.join(self.workdir, lane, name)
-        if os.path.isfile(path) and os.path.getsize(path):
-          frames[logs].append(pd.read_csv(path).assign(**labels))
-    return Curves(**{
-        logs: (pd.concat(found, ignore_index=True) if found
-               else pd.DataFrame({'step': []})).set_index('step')
-        for logs, found in frames.items()})
+      lanes.append((os.path.join(self.workdir, lane), labels))
+    return stacked_logs(lanes, 'Run.curves')
 
   def policy(self, seed: Optional[int] = None) -> trained_policy.Policy:
     """The policy of the newest checkpoint (`seed`: which seed of a

@@ -181,10 +181,9 @@ def play(policy: Policy, episodes: int, env: Optional[str] = None,
   through its `dm_env`.
 
   Raises:
-    UsageError: a bad count, protocol or epsilon, an environment the
-      policy cannot play (other observations or actions), or a protocol
-      the agent cannot act by. (An unknown environment or setting: the
-      registry's ValueError.)
+    UsageError: a bad count, protocol or epsilon, an unknown environment
+      or setting, an environment the policy cannot play (other
+      observations or actions), or a protocol the agent cannot act by.
   """
   if isinstance(episodes, bool) or not isinstance(episodes, int) or (
       episodes < 1):

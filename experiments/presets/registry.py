@@ -102,8 +102,9 @@ def resolve(value: Optional[str], agent: str, env: str,
         f'{agent!r}. Presets of {agent}: '
         f'{", ".join(names(agent)) or "(none)"}; or {NONE}.')
   if preset.env != env and not other_env:
+    named = value if is_file(value) else preset.name
     raise ValueError(
-        f'Preset {preset.name!r} was tuned on {preset.env}, not {env}: '
+        f'Preset {named!r} was tuned on {preset.env}, not {env}: '
         f'its settings (a discount, a value range, a budget) may not suit '
         f'{env}. Presets of {agent} on {env}: '
         f'{", ".join(names(agent, env)) or "(none)"}; or {NONE} (the '

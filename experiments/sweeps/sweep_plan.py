@@ -54,6 +54,8 @@ class Sweep:
     base: the agent-config values every configuration starts from (the
       preset's, then `--config.*` flags).
     preset: the preset `base` came from, or None.
+    preset_on_other_env: that preset was tuned on another environment
+      (`--preset_on_other_env`); each run's config records it.
     num_seeds: seeds 0 … num_seeds-1 of each configuration.
     num_steps: training budget of every run.
     eval_points: periodic greedy evaluations per run (learning curves).
@@ -83,6 +85,7 @@ class Sweep:
   checkpoint_every_seconds: float = 60.0
   env_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
   wandb_project: Optional[str] = None
+  preset_on_other_env: bool = False
 
   def __post_init__(self):
     protocol = eval_defaults.protocol(
@@ -101,6 +104,8 @@ class Sweep:
                               list(self.hidden_sizes))
     del values['checkpoint_every_seconds']  # Reruns may change these.
     del values['wandb_project']
+    if not self.preset_on_other_env:  # As sweeps saved before it say.
+      del values['preset_on_other_env']
     return values
 
 
@@ -135,6 +140,7 @@ def _config(sweep: Sweep, values: Mapping[str, Any],
       agent=sweep.agent, env=sweep.env, seed=seed,
       env_kwargs=dict(sweep.env_kwargs),
       agent_config=agent_config, preset=sweep.preset,
+      preset_on_other_env=sweep.preset_on_other_env,
       network=sweep.network, hidden_sizes=sweep.hidden_sizes,
       num_envs=sweep.num_envs if compiled else None,
       num_episodes=None, num_steps=sweep.num_steps,

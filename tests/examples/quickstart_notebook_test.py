@@ -5,8 +5,6 @@ export, a game played by the .tflite model)."""
 import json
 import os
 
-import nbclient
-import nbformat
 import pytest
 
 from tests.examples import conftest
@@ -27,6 +25,8 @@ def test_the_committed_notebook_has_no_outputs():
 
 @pytest.mark.slow  # A kernel, four trainings and an export.
 def test_every_cell_runs(tmp_path, monkeypatch):
+  nbclient = pytest.importorskip('nbclient')  # The test extra's.
+  nbformat = pytest.importorskip('nbformat')
   monkeypatch.setenv('QUICKSTART_WORKDIR', str(tmp_path))
   notebook = nbformat.read(PATH, as_version=4)
   client = nbclient.NotebookClient(
