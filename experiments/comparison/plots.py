@@ -252,6 +252,59 @@ def probability_of_improvement(path: str, pairs: Sequence[Pair],
   return style.save(improvement_figure(pairs, seeds, envs), path)
 
 
+@style.styled
+def profile_figure(profiles: Mapping[str, np.ndarray], taus: np.ndarray,
+                   seeds: Mapping[str, int], envs: Sequence[str] = (),
+                   colour_order: Sequence[str] = ()) -> figure_lib.Figure:
+  """rliable's performance profile: per agent, the fraction of runs whose
+  normalised score exceeds τ, its 95% interval shaded.
+
+  Args:
+    profiles: `{agent: [3, len(taus)]}` (fraction, low, high), as from
+      `statistics.performance_profiles`.
+    taus: the thresholds, on the normalised scale.
+    seeds: `{agent: number of seeds}`.
+    envs: the environments pooled, named in the caption.
+    colour_order: agents in the order that gives their colours.
+  """
+  agents = list(profiles)
+  colour = style.colours(agents, colour_order)
+  fig = style.new_figure(style.COLUMN_WIDTH)
+  ax = fig.add_subplot()
+  for agent in agents:
+    fraction, low, high = profiles[agent]
+    ax.plot(taus, fraction, color=colour[agent],
+            label=style.agent_label(agent))
+    ax.fill_between(taus, low, high, color=colour[agent], alpha=0.2,
+                    lw=0)
+  ax.set_xlabel('normalised score τ')
+  ax.set_ylabel('runs with score > τ')
+  ax.set_ylim(0, 1.02)
+  ax.grid(True)
+  where = f' on {_envs_text(envs)}' if envs else ''
+  over, each = style.seeds_caption({a: seeds[a] for a in agents})
+  caption = (f'Performance profile{where}: the fraction of each agent\'s '
+             f'runs (seeds × environments) whose normalised score (0: weak '
+             f'reference, 1: strong) exceeds τ. Shaded: '
+             f'{style.interval_text()}s {over}.')
+  if each:
+    caption += ' Seeds: ' + ', '.join(
+        f'{style.agent_label(a)}\N{NO-BREAK SPACE}{seeds[a]}'
+        for a in agents) + '.'
+  style.legend_below(fig, *ax.get_legend_handles_labels(), caption)
+  return fig
+
+
+def performance_profile(path: str, profiles: Mapping[str, np.ndarray],
+                        taus: np.ndarray, seeds: Mapping[str, int],
+                        envs: Sequence[str] = (),
+                        colour_order: Sequence[str] = ()) -> List[str]:
+  """Writes `profile_figure` as `path` (.png) and its .pdf; returns the
+  paths written."""
+  return style.save(profile_figure(profiles, taus, seeds, envs,
+                                   colour_order), path)
+
+
 def files(path: str) -> List[str]:
   """The files of a figure written as `path`: its PNG and PDF, by name."""
   return style.figure_paths(path)

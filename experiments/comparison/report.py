@@ -29,6 +29,9 @@ from experiments.storage import atomic_files
 
 AGGREGATE_PNG = 'aggregate.png'
 IMPROVEMENT_PNG = 'probability_of_improvement.png'
+PROFILE_PNG = 'performance_profile.png'
+# The performance profile's thresholds, on the normalised scale.
+PROFILE_TAUS = np.linspace(-0.25, 1.25, 61)
 _SETTINGS = ('agents', 'envs', 'seeds', 'num_steps', 'eval_points',
              'eval_episodes', 'periodic_eval_episodes', 'eval_protocol',
              'overrides', 'agent_overrides', 'presets')
@@ -168,6 +171,7 @@ def _aggregate(normalised: Dict[str, Dict[str, Dict[int, float]]],
                          for s in seeds[a]]) for a in seeds}
   estimates = statistics.aggregate_intervals(scores, reps=reps)
   pairs = statistics.probability_of_improvement(scores, reps=reps)
+  profiles = statistics.performance_profiles(scores, PROFILE_TAUS, reps=reps)
   return {
       'envs': list(normalised),
       'agents': {a: {'seeds': seeds[a], **{n: _interval(i) for n, i in
@@ -176,7 +180,7 @@ def _aggregate(normalised: Dict[str, Dict[str, Dict[int, float]]],
       'dropped_agents': [a for a in agents if a not in seeds],
       'probability_of_improvement': [
           {'x': x, 'y': y, **_interval(i)} for x, y, i in pairs],
-  }, estimates, pairs
+  }, estimates, pairs, profiles
 
 
 def _runs(workdir: str, comparison: Dict[str, Any]):
@@ -225,8 +229,8 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
                                     bootstrap_reps)
     if envs[env]['reference'] is not None:
       normalised[env] = scores
-  aggregate, estimates, pairs = _aggregate(normalised, comparison['agents'],
-                                           bootstrap_reps)
+  aggregate, estimates, pairs, profiles = _aggregate(
+      normalised, comparison['agents'], bootstrap_reps)
   aggregate['excluded_envs'] = [e for e in envs if e not in normalised]
   drawn = [e['curves_png'] for e in envs.values()]
   seeds = {a: len(e['seeds']) for a, e in aggregate['agents'].items()}
@@ -234,7 +238,10 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
       (AGGREGATE_PNG, estimates, lambda path: plots.aggregate_metrics(
           path, estimates, seeds, aggregate['envs'], comparison['agents'])),
       (IMPROVEMENT_PNG, pairs, lambda path: plots.probability_of_improvement(
-          path, pairs, seeds, aggregate['envs']))):
+          path, pairs, seeds, aggregate['envs'])),
+      (PROFILE_PNG, profiles, lambda path: plots.performance_profile(
+          path, profiles, PROFILE_TAUS, seeds, aggregate['envs'],
+          comparison['agents']))):
     path = os.path.join(workdir, name)
     if values:
       draw(path)
@@ -266,6 +273,7 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
       'complete': not left_out,
       'left_out_runs': left_out,
       'figures': {'aggregate': AGGREGATE_PNG if estimates else None,
+                  'performance_profile': PROFILE_PNG if profiles else None,
                   'probability_of_improvement':
                       IMPROVEMENT_PNG if pairs else None,
                   # Every figure file: each figure as PNG (report.md links

@@ -159,6 +159,12 @@ def _aggregate(report: Mapping[str, Any]) -> List[str]:
             f'{", ".join(map(_title, agg["dropped_agents"]))}.', '']
   if report['figures']['aggregate']:
     out += [f'![aggregate]({report["figures"]["aggregate"]})', '']
+  if report['figures'].get('performance_profile'):
+    out += ['The performance profile: the fraction of each agent\'s runs '
+            '(seeds × environments) whose normalised score exceeds τ, '
+            'which shows the spread a mean hides (Agarwal et al., 2021).',
+            '', f'![performance profile]'
+            f'({report["figures"]["performance_profile"]})', '']
   out += [f'## {SECTIONS[2]}', '']
   table = report_tables.improvement(report)
   if table is not None:

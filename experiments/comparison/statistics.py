@@ -192,3 +192,21 @@ def pointwise_mean(curves: np.ndarray, reps: int = DEFAULT_REPS,
                                 lambda x: np.mean(x[:, 0, :], axis=0), reps,
                                 seed)
   return points, intervals[0], intervals[1]
+
+
+def performance_profiles(scores: Mapping[str, np.ndarray],
+                         taus: np.ndarray, reps: int = DEFAULT_REPS,
+                         seed: int = 0) -> Dict[str, np.ndarray]:
+  """`{agent: [3, len(taus)]}`: the fraction of runs (seed × task) whose
+  normalised score exceeds each τ, and its 95% interval's low and high
+  (rliable's score distribution, stratified bootstrap over runs; Agarwal
+  et al., 2021). Unlike a mean, it shows how the scores spread."""
+  from rliable import library as rly  # pylint: disable=g-import-not-at-top
+  checked = {agent: _check_runs(agent, s) for agent, s in scores.items()}
+  with _seeded(seed):
+    points, intervals = rly.create_performance_profile(
+        checked, np.asarray(taus, np.float64), reps=reps,
+        confidence_interval_size=CONFIDENCE)
+  return {agent: np.stack([np.asarray(points[agent], np.float64),
+                           *np.asarray(intervals[agent], np.float64)])
+          for agent in checked}

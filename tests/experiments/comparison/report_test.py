@@ -136,7 +136,7 @@ def test_writes_markdown_json_and_figures(tmp_path):
   result = report.write_report(workdir, REPS)
   for name in ('curves_catch.png', 'curves_plane_strike.png',
                'curves_bsuite_catch_0.png', 'aggregate.png',
-               'probability_of_improvement.png'):
+               'probability_of_improvement.png', 'performance_profile.png'):
     _check_png(os.path.join(workdir, name))
   with open(os.path.join(workdir, 'report.json')) as f:
     assert json.load(f) == json.loads(json.dumps(result))
@@ -145,6 +145,7 @@ def test_writes_markdown_json_and_figures(tmp_path):
                    '![Catch learning curves](curves_catch.png)',
                    '(curves_bsuite_catch_0.png)', '![aggregate](aggregate.png)',
                    '(probability_of_improvement.png)', 'strikes per game',
+                   '![performance profile](performance_profile.png)',
                    '0.400 [', '| REINFORCE | PPO | 0.000 [0.000, 0.000] |',
                    '`learning_rate` = 0.001', '57.8', '200 resamples',
                    f'tensorboard --logdir={workdir}',
@@ -223,6 +224,7 @@ def test_only_envs_without_reference(tmp_path):
   assert result['aggregate']['agents'] == {}
   assert result['figures'] == {
       'aggregate': None, 'probability_of_improvement': None,
+      'performance_profile': None,
       'files': ['curves_bsuite_catch_0.png', 'curves_bsuite_catch_0.pdf']}
   assert 'No environment has a reference score' in _read(
       os.path.join(workdir, 'report.md'))

@@ -153,3 +153,15 @@ def test_over_seeds_gives_one_task_interval_dicts():
       'mean': {'point': 5.0, 'low': 5.0, 'high': 5.0}}
   assert statistics.as_dict(statistics.Interval(1.0, 0.5, 2.0)) == {
       'point': 1.0, 'low': 0.5, 'high': 2.0}
+
+
+def test_a_performance_profile_is_the_fraction_of_runs_above_each_tau():
+  scores = {'a': np.array([[0.0, 1.0], [0.5, 1.0]]),  # Runs x tasks.
+            'b': np.zeros((2, 2))}
+  taus = np.array([-0.5, 0.25, 0.75, 1.5])
+  profiles = statistics.performance_profiles(scores, taus, reps=100)
+  np.testing.assert_allclose(profiles['a'][0], [1.0, 0.75, 0.5, 0.0])
+  np.testing.assert_allclose(profiles['b'][0], [1.0, 0.0, 0.0, 0.0])
+  low, high = profiles['a'][1], profiles['a'][2]
+  assert np.all(low <= profiles['a'][0] + 1e-12)
+  assert np.all(profiles['a'][0] <= high + 1e-12)
