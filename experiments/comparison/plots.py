@@ -131,6 +131,55 @@ def learning_curves(path: str, env: str, curves: Mapping[str, Curve],
       env, curves, seeds, title, references, colour_order), path)
 
 
+@style.styled
+def seed_scores_figure(env: str, scores: Mapping[str, Sequence[float]],
+                       colour_order: Sequence[str] = ()
+                      ) -> figure_lib.Figure:
+  """A row per agent: each seed's final score as a dot (spread up and down
+  a little so that equal scores stay visible) and the mean as a bar, on
+  the game's own scale, where a gap between agents is what it is.
+
+  Args:
+    env: the environment id: gives the title and the axis label.
+    scores: `{agent: each finished seed's score}`.
+    colour_order: agents in the order that gives their colours.
+  """
+  agents = [a for a in scores if len(scores[a])]
+  fig = style.new_figure(style.COLUMN_WIDTH)
+  ax = fig.add_subplot()
+  colour = style.colours(agents, colour_order)
+  rows = np.arange(len(agents))[::-1]
+  spread = np.random.default_rng(0)  # The same figure every time.
+  for row, agent in zip(rows, agents):
+    values = np.asarray(scores[agent], np.float64)
+    ax.scatter(values, row + spread.uniform(-0.15, 0.15, len(values)),
+               s=14, color=colour[agent], alpha=0.8, lw=0, zorder=3)
+    ax.plot([values.mean()] * 2, [row - 0.3, row + 0.3], color='0.15',
+            lw=1.5, zorder=4)
+  ax.set_yticks(rows, [style.agent_label(a) for a in agents])
+  ax.set_ylim(-0.6, max(len(agents), 1) - 0.4)
+  ax.tick_params(axis='y', length=0)
+  xlabel = score_label(env)
+  if lower_is_better(env):
+    xlabel += ' (lower is better)'
+  ax.set_xlabel(xlabel)
+  ax.grid(axis='x')
+  ax.set_title(style.wrap(env_registry.title(env), style.COLUMN_WIDTH - 0.8,
+                          style.FONT_PT + 1))
+  style.legend_below(fig, [], [], (
+      'Dots: each seed\'s final score (its final evaluation); bar: their '
+      'mean.' if agents else 'No finished run to draw.'))
+  style.fit_axes_height(fig, ax, style.ROW_IN * max(len(agents), 1))
+  return fig
+
+
+def seed_scores(path: str, env: str, scores: Mapping[str, Sequence[float]],
+                colour_order: Sequence[str] = ()) -> List[str]:
+  """Writes `seed_scores_figure` as `path` (.png) and its .pdf; returns the
+  paths written."""
+  return style.save(seed_scores_figure(env, scores, colour_order), path)
+
+
 def _limits(estimates: Sequence[statistics.Interval]) -> Tuple[float, float]:
   """x limits around every interval, never of zero width."""
   low = min(min(e.low, e.point) for e in estimates)

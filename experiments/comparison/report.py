@@ -147,11 +147,16 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
        for a, c in curves.items()},
       {a: len(agents[a]['seeds']) for a in curves},
       colour_order=comparison['agents'])
+  seeds_png = f'seeds_{run_groups.path_safe(env)}.png'
+  plots.seed_scores(os.path.join(workdir, seeds_png), env,
+                    {a: agents[a]['scores'] for a in agents},
+                    colour_order=comparison['agents'])
   return {'metric': metric, 'label': label,
           'reference': None if reference is None else {
               'low': reference.low, 'high': reference.high,
               'source': reference.source},
-          'agents': agents, 'curves': curves, 'curves_png': png}, normalised
+          'agents': agents, 'curves': curves, 'curves_png': png,
+          'seeds_png': seeds_png}, normalised
 
 
 def _aggregate(normalised: Dict[str, Dict[str, Dict[int, float]]],
@@ -232,7 +237,8 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
   aggregate, estimates, pairs, profiles = _aggregate(
       normalised, comparison['agents'], bootstrap_reps)
   aggregate['excluded_envs'] = [e for e in envs if e not in normalised]
-  drawn = [e['curves_png'] for e in envs.values()]
+  drawn = [png for e in envs.values()
+           for png in (e['curves_png'], e['seeds_png'])]
   seeds = {a: len(e['seeds']) for a, e in aggregate['agents'].items()}
   for name, values, draw in (
       (AGGREGATE_PNG, estimates, lambda path: plots.aggregate_metrics(

@@ -133,7 +133,8 @@ def _per_env(report: Mapping[str, Any]) -> List[str]:
       out += [f'Lower is better: the score counts {env_report["label"]}. '
               'Normalised scores are higher-is-better, as everywhere.', '']
     out += tables.markdown(report_tables.per_env(report, env))
-    out += [f'![{name} learning curves]({env_report["curves_png"]})', '']
+    out += [f'![{name} learning curves]({env_report["curves_png"]})', '',
+            f'![{name}: each seed\'s score]({env_report["seeds_png"]})', '']
   out += [report_tables.links(report_tables.per_env_all(report)), '']
   return out
 

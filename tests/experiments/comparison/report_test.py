@@ -136,7 +136,8 @@ def test_writes_markdown_json_and_figures(tmp_path):
   result = report.write_report(workdir, REPS)
   for name in ('curves_catch.png', 'curves_plane_strike.png',
                'curves_bsuite_catch_0.png', 'aggregate.png',
-               'probability_of_improvement.png', 'performance_profile.png'):
+               'probability_of_improvement.png', 'performance_profile.png',
+               'seeds_catch.png', 'seeds_plane_strike.png'):
     _check_png(os.path.join(workdir, name))
   with open(os.path.join(workdir, 'report.json')) as f:
     assert json.load(f) == json.loads(json.dumps(result))
@@ -146,6 +147,7 @@ def test_writes_markdown_json_and_figures(tmp_path):
                    '(curves_bsuite_catch_0.png)', '![aggregate](aggregate.png)',
                    '(probability_of_improvement.png)', 'strikes per game',
                    '![performance profile](performance_profile.png)',
+                   "![Catch: each seed's score](seeds_catch.png)",
                    '0.400 [', '| REINFORCE | PPO | 0.000 [0.000, 0.000] |',
                    '`learning_rate` = 0.001', '57.8', '200 resamples',
                    f'tensorboard --logdir={workdir}',
@@ -225,7 +227,8 @@ def test_only_envs_without_reference(tmp_path):
   assert result['figures'] == {
       'aggregate': None, 'probability_of_improvement': None,
       'performance_profile': None,
-      'files': ['curves_bsuite_catch_0.png', 'curves_bsuite_catch_0.pdf']}
+      'files': ['curves_bsuite_catch_0.png', 'curves_bsuite_catch_0.pdf',
+                'seeds_bsuite_catch_0.png', 'seeds_bsuite_catch_0.pdf']}
   assert 'No environment has a reference score' in _read(
       os.path.join(workdir, 'report.md'))
 
