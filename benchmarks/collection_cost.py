@@ -125,10 +125,9 @@ def measure(game: str) -> Dict[str, Any]:
 
 def main(argv):
   del argv
-  results = {'collection_cost': {game: measure(game) for game in GAMES},
-             'rounds': flags.FLAGS.rounds, 'calls': flags.FLAGS.calls,
-             **fingerprints.take_recorded()}
-  timed_arms.report(results, flags.FLAGS.output)
+  f = flags.FLAGS
+  timed_arms.report({'collection_cost': {g: measure(g) for g in GAMES}},
+                    f.rounds, f.calls, f.output)
 
 
 if __name__ == '__main__':

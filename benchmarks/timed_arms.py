@@ -11,6 +11,8 @@ import statistics
 import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from benchmarks import fingerprints
+
 
 def microseconds_per_unit(arms: Mapping[str, Callable[[], None]],
                           rounds: int, units: float
@@ -27,8 +29,13 @@ def microseconds_per_unit(arms: Mapping[str, Callable[[], None]],
   return {name: statistics.median(v) for name, v in values.items()}, values
 
 
-def report(results: Dict[str, Any], output: Optional[str]) -> None:
-  """Prints `results` as JSON, and writes them to `output` if given."""
+def report(figures: Dict[str, Any], rounds: int, calls: int,
+           output: Optional[str]) -> None:
+  """Prints `figures` as JSON, with the rounds, the calls per measurement
+  and what was measured (`fingerprints`), and writes it to `output` if
+  given."""
+  results = {**figures, 'rounds': rounds, 'calls': calls,
+             **fingerprints.take_recorded()}
   text = json.dumps(results, indent=1)
   print(text)
   if output:
