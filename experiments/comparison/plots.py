@@ -68,7 +68,8 @@ def _envs_text(envs: Sequence[str]) -> str:
 def learning_curves_figure(
     env: str, curves: Mapping[str, Curve], seeds: Mapping[str, int],
     title: Optional[str] = None, references: bool = True,
-    colour_order: Sequence[str] = ()) -> figure_lib.Figure:
+    colour_order: Sequence[str] = (),
+    x_label: str = 'environment steps') -> figure_lib.Figure:
   """One line per agent (mean over seeds) with its pointwise 95% CI band.
 
   Args:
@@ -80,6 +81,7 @@ def learning_curves_figure(
     title: instead of the environment's title.
     references: whether to draw the environment's reference scores.
     colour_order: names in the order that gives their colours.
+    x_label: what the curves' x values count (`steps` of `curves`).
   """
   fig = style.new_figure(style.COLUMN_WIDTH)
   ax = fig.add_subplot()
@@ -101,7 +103,7 @@ def learning_curves_figure(
                  label=f'{name} reference ({value:g})')
   ax.set_title(style.wrap(title or env_registry.title(env),
                           style.COLUMN_WIDTH - 0.8, style.FONT_PT + 1))
-  ax.set_xlabel('environment steps')
+  ax.set_xlabel(x_label)
   ylabel = score_label(env)
   if lower_is_better(env):
     ylabel += '\n(lower is better)'
@@ -111,7 +113,7 @@ def learning_curves_figure(
                              _ticker().NullLocator())  # No steps to mark.
   ax.xaxis.set_major_formatter(_ticker().EngFormatter(sep=''))
   caption = (f'Lines: mean {over}; shaded: {style.interval_text()} at '
-             'each step.')
+             'each point.')
   if curves and max(seeds[k] for k in curves) == 1:
     caption = 'Lines: one seed each (no interval).'
   if not curves:
@@ -124,11 +126,12 @@ def learning_curves_figure(
 def learning_curves(path: str, env: str, curves: Mapping[str, Curve],
                     seeds: Mapping[str, int], title: Optional[str] = None,
                     references: bool = True,
-                    colour_order: Sequence[str] = ()) -> List[str]:
+                    colour_order: Sequence[str] = (),
+                    x_label: str = 'environment steps') -> List[str]:
   """Writes `learning_curves_figure` as `path` (.png) and its .pdf; returns
   the paths written."""
   return style.save(learning_curves_figure(
-      env, curves, seeds, title, references, colour_order), path)
+      env, curves, seeds, title, references, colour_order, x_label), path)
 
 
 @style.styled

@@ -65,9 +65,12 @@ def wall_seconds(results: Sequence[Dict[str, Any]]) -> float:
 
 
 def _eval_points(rows: List[Dict[str, Any]], metric: str) -> np.ndarray:
-  """`[2, n]` (steps, scores) of a checked `eval.csv`, sorted by step."""
-  points = {int(r['step']): float(r[metric]) for r in rows}
-  return np.array(sorted(points.items()), np.float64).reshape(-1, 2).T
+  """`[3, n]` (steps, scores, wall seconds) of a checked `eval.csv`,
+  sorted by step."""
+  points = {int(r['step']): (float(r[metric]), float(r['wall_seconds']))
+            for r in rows}
+  return np.array([(step, *rest) for step, rest in sorted(points.items())],
+                  np.float64).reshape(-1, 3).T
 
 
 def _curve(evals: List[np.ndarray], comparison: Dict[str, Any], env: str,
@@ -114,7 +117,7 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
   reference = env_registry.reference_score(env)
   metric = env_registry.score_metric(env)
   label = reference.label if reference else metric.replace('_', ' ')
-  agents, curves, normalised = {}, {}, {}
+  agents, curves, by_time, normalised = {}, {}, {}, {}
   for agent in comparison['agents']:
     finished = {s: r for s, (r, _) in sorted(runs[agent].items()) if r}
     if not finished:
@@ -140,6 +143,11 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
                    reps)
     if curve:
       curves[agent] = curve
+    # The same scores against the run's wall-clock time (its own grid).
+    curve = _curve([runs[agent][s][1][[2, 1]] for s in finished], {}, env,
+                   reps)
+    if curve:
+      by_time[agent] = curve
   png = f'curves_{run_groups.path_safe(env)}.png'
   plots.learning_curves(
       os.path.join(workdir, png), env,
@@ -147,6 +155,14 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
        for a, c in curves.items()},
       {a: len(agents[a]['seeds']) for a in curves},
       colour_order=comparison['agents'])
+  wall_png = f'curves_wall_{run_groups.path_safe(env)}.png'
+  plots.learning_curves(
+      os.path.join(workdir, wall_png), env,
+      {a: tuple(np.array(c[k]) for k in ('steps', 'mean', 'low', 'high'))
+       for a, c in by_time.items()},
+      {a: len(agents[a]['seeds']) for a in by_time},
+      colour_order=comparison['agents'],
+      x_label='wall-clock seconds since the run began')
   seeds_png = f'seeds_{run_groups.path_safe(env)}.png'
   plots.seed_scores(os.path.join(workdir, seeds_png), env,
                     {a: agents[a]['scores'] for a in agents},
@@ -156,7 +172,7 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
               'low': reference.low, 'high': reference.high,
               'source': reference.source},
           'agents': agents, 'curves': curves, 'curves_png': png,
-          'seeds_png': seeds_png}, normalised
+          'curves_wall_png': wall_png, 'seeds_png': seeds_png}, normalised
 
 
 def _aggregate(normalised: Dict[str, Dict[str, Dict[int, float]]],
@@ -206,7 +222,7 @@ def _runs(workdir: str, comparison: Dict[str, Any]):
     runs[run['env']][run['agent']][run['seed']] = (
         status.result if finished else None,
         _eval_points(status.evaluations, env_registry.score_metric(
-            run['env'])) if finished else np.zeros((2, 0)))
+            run['env'])) if finished else np.zeros((3, 0)))
     if not finished:
       left_out.append({**{k: run[k] for k in ('agent', 'env', 'seed',
                                               'directory')},
@@ -238,7 +254,8 @@ def build_report(workdir: str, bootstrap_reps: int = statistics.DEFAULT_REPS) ->
       normalised, comparison['agents'], bootstrap_reps)
   aggregate['excluded_envs'] = [e for e in envs if e not in normalised]
   drawn = [png for e in envs.values()
-           for png in (e['curves_png'], e['seeds_png'])]
+           for png in (e['curves_png'], e['curves_wall_png'],
+                       e['seeds_png'])]
   seeds = {a: len(e['seeds']) for a, e in aggregate['agents'].items()}
   for name, values, draw in (
       (AGGREGATE_PNG, estimates, lambda path: plots.aggregate_metrics(

@@ -134,6 +134,8 @@ def _per_env(report: Mapping[str, Any]) -> List[str]:
               'Normalised scores are higher-is-better, as everywhere.', '']
     out += tables.markdown(report_tables.per_env(report, env))
     out += [f'![{name} learning curves]({env_report["curves_png"]})', '',
+            f'![{name} learning curves against wall-clock time]'
+            f'({env_report["curves_wall_png"]})', '',
             f'![{name}: each seed\'s score]({env_report["seeds_png"]})', '']
   out += [report_tables.links(report_tables.per_env_all(report)), '']
   return out

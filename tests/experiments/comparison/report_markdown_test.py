@@ -24,6 +24,7 @@ def _report(missing=(), seeds=(0, 1), few_seeds=None, provenance=None):
       'envs': {'plane_strike': {
           'label': 'strikes per game', 'curves_png': 'curves_plane_strike.png',
           'seeds_png': 'seeds_plane_strike.png',
+          'curves_wall_png': 'curves_wall_plane_strike.png',
           'reference': {'low': 57.8, 'high': 11.9, 'source': 'random; Bayes'},
           'agents': {'ppo': {'seeds': ppo_seeds,
                              'score': _interval(34.85, 30.0, 40.0),

@@ -137,7 +137,8 @@ def test_writes_markdown_json_and_figures(tmp_path):
   for name in ('curves_catch.png', 'curves_plane_strike.png',
                'curves_bsuite_catch_0.png', 'aggregate.png',
                'probability_of_improvement.png', 'performance_profile.png',
-               'seeds_catch.png', 'seeds_plane_strike.png'):
+               'seeds_catch.png', 'seeds_plane_strike.png',
+               'curves_wall_catch.png'):
     _check_png(os.path.join(workdir, name))
   with open(os.path.join(workdir, 'report.json')) as f:
     assert json.load(f) == json.loads(json.dumps(result))
@@ -148,6 +149,7 @@ def test_writes_markdown_json_and_figures(tmp_path):
                    '(probability_of_improvement.png)', 'strikes per game',
                    '![performance profile](performance_profile.png)',
                    "![Catch: each seed's score](seeds_catch.png)",
+                   '(curves_wall_catch.png)',
                    '0.400 [', '| REINFORCE | PPO | 0.000 [0.000, 0.000] |',
                    '`learning_rate` = 0.001', '57.8', '200 resamples',
                    f'tensorboard --logdir={workdir}',
@@ -228,6 +230,8 @@ def test_only_envs_without_reference(tmp_path):
       'aggregate': None, 'probability_of_improvement': None,
       'performance_profile': None,
       'files': ['curves_bsuite_catch_0.png', 'curves_bsuite_catch_0.pdf',
+                'curves_wall_bsuite_catch_0.png',
+                'curves_wall_bsuite_catch_0.pdf',
                 'seeds_bsuite_catch_0.png', 'seeds_bsuite_catch_0.pdf']}
   assert 'No environment has a reference score' in _read(
       os.path.join(workdir, 'report.md'))
