@@ -149,20 +149,16 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
     if curve:
       by_time[agent] = curve
   png = f'curves_{run_groups.path_safe(env)}.png'
-  plots.learning_curves(
-      os.path.join(workdir, png), env,
-      {a: tuple(np.array(c[k]) for k in ('steps', 'mean', 'low', 'high'))
-       for a, c in curves.items()},
-      {a: len(agents[a]['seeds']) for a in curves},
-      colour_order=comparison['agents'])
   wall_png = f'curves_wall_{run_groups.path_safe(env)}.png'
-  plots.learning_curves(
-      os.path.join(workdir, wall_png), env,
-      {a: tuple(np.array(c[k]) for k in ('steps', 'mean', 'low', 'high'))
-       for a, c in by_time.items()},
-      {a: len(agents[a]['seeds']) for a in by_time},
-      colour_order=comparison['agents'],
-      x_label='wall-clock seconds since the run began')
+  for name, drawn, x_label in (
+      (png, curves, 'environment steps'),
+      (wall_png, by_time, 'wall-clock seconds since the run began')):
+    plots.learning_curves(
+        os.path.join(workdir, name), env,
+        {a: tuple(np.array(c[k]) for k in ('steps', 'mean', 'low', 'high'))
+         for a, c in drawn.items()},
+        {a: len(agents[a]['seeds']) for a in drawn},
+        colour_order=comparison['agents'], x_label=x_label)
   seeds_png = f'seeds_{run_groups.path_safe(env)}.png'
   plots.seed_scores(os.path.join(workdir, seeds_png), env,
                     {a: agents[a]['scores'] for a in agents},
