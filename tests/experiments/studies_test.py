@@ -7,6 +7,8 @@ import pytest
 from experiments import api
 
 matplotlib.use('Agg')
+# A comparison and a sweep, trained (each fixture over 5 s cold).
+pytestmark = pytest.mark.slow
 
 _TINY = dict(seeds=2, eval_points=2, eval_episodes=5,
              periodic_eval_episodes=2, progress=False)
