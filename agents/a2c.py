@@ -44,7 +44,8 @@ class A2CConfig:
     batch_size: sequences per update (B).
     entropy_cost: weight of the entropy bonus.
     value_cost: weight of the value loss.
-    max_grad_norm: clip gradients to this global norm; None disables.
+    max_grad_norm: clip gradients to this size (`gradient_clipping`
+      says how); None disables.
   """
   learning_rate: float = 1e-3
   discount: float = 0.99
@@ -54,6 +55,7 @@ class A2CConfig:
   entropy_cost: float = 0.01
   value_cost: float = 0.5
   max_grad_norm: Optional[float] = 0.5
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
   bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
@@ -61,6 +63,8 @@ class A2CConfig:
     config_checks.check_positive_integer(self, 'unroll_length', 'batch_size')
     config_checks.check_positive(self, 'learning_rate')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+    config_checks.check_one_of(self, 'gradient_clipping',
+                               optimizers.GRADIENT_CLIPPINGS)
 
   def batch_splits(self) -> Dict[str, int]:
     """Nothing beyond the environments: its batch splits wherever they do
@@ -114,8 +118,9 @@ def make_agent(config: A2CConfig, environment_spec: specs.EnvironmentSpec,
                ) -> agent_lib.Agent[agent_lib.TrainingState]:
   """A2C around an actor-critic `network` (obs -> (logits, values)), or
   a recurrent one (`networks.recurrent.RecurrentNetwork`)."""
-  optimizer = optimizers.make_optimizer(config.learning_rate,
-                                        max_grad_norm=config.max_grad_norm)
+  optimizer = optimizers.make_optimizer(
+      config.learning_rate, max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping)
   policy = on_policy.PolicyNetwork(network, environment_spec, 'A2C')
 
   def loss_fn(params: hk.Params, trajectory: agent_lib.Trajectory

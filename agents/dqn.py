@@ -92,7 +92,8 @@ class DQNConfig(off_policy.ReplaySettings):
     epsilon_start: exploration rate at environment step 0.
     epsilon_end: exploration rate after `epsilon_decay_steps`.
     epsilon_decay_steps: environment steps of the linear ε decay.
-    max_grad_norm: clip gradients to this global norm; None disables.
+    max_grad_norm: clip gradients to this size (`gradient_clipping`
+      says how); None disables.
     adam_epsilon: Adam's ε; None: Optax's 1e-8. Distributional agents often
       raise it (CleanRL's and Dopamine's C51: 0.01 / batch_size).
     n_step: steps of reward in each target before it bootstraps (Rainbow:
@@ -118,6 +119,7 @@ class DQNConfig(off_policy.ReplaySettings):
   epsilon_end: float = 0.05
   epsilon_decay_steps: int = 1_000
   max_grad_norm: Optional[float] = 10.0
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
   adam_epsilon: Optional[float] = None
   n_step: int = 1
   prioritized_replay: bool = False
@@ -138,6 +140,8 @@ class DQNConfig(off_policy.ReplaySettings):
                                       'importance_exponent')
     config_checks.check_positive(self, 'max_grad_norm', 'adam_epsilon',
                                  allow_none=True)
+    config_checks.check_one_of(self, 'gradient_clipping',
+                               optimizers.GRADIENT_CLIPPINGS)
     if self.n_step > self.update_period:
       raise ValueError(
           f'{type(self).__name__}.n_step ({self.n_step}) must be <= '
@@ -235,9 +239,9 @@ def make_agent(config: DQNConfig,
   head = value_head(config) if head is None else head
   num_actions = environment_spec.num_actions
   observation_spec = environment_spec.observations
-  optimizer = optimizers.make_optimizer(config.learning_rate,
-                                        max_grad_norm=config.max_grad_norm,
-                                        eps=config.adam_epsilon)
+  optimizer = optimizers.make_optimizer(
+      config.learning_rate, max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping, eps=config.adam_epsilon)
   epsilon_schedule = make_epsilon_schedule(config)
   output_shape = (num_actions,) + (
       () if head.num_atoms is None else (head.num_atoms,))

@@ -56,7 +56,8 @@ class IMPALAConfig:
     clip_pg_rho_threshold: the truncation of those in the policy gradient.
     actor_lag: updates the actors' params trail the learner's (0: they act
       with the learner's latest; V-trace corrects any lag).
-    max_grad_norm: clip gradients to this global norm; None disables.
+    max_grad_norm: clip gradients to this size (`gradient_clipping`
+      says how); None disables.
   """
   learning_rate: float = 1e-3
   discount: float = 0.99
@@ -69,6 +70,7 @@ class IMPALAConfig:
   clip_pg_rho_threshold: float = 1.0
   actor_lag: int = 0
   max_grad_norm: Optional[float] = 40.0
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
   bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
@@ -82,6 +84,8 @@ class IMPALAConfig:
       raise ValueError(f'IMPALAConfig.actor_lag must be an integer >= 0; '
                        f'got {self.actor_lag!r}.')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+    config_checks.check_one_of(self, 'gradient_clipping',
+                               optimizers.GRADIENT_CLIPPINGS)
 
   def batch_splits(self) -> Dict[str, int]:
     """Nothing beyond the environments: its batch splits wherever they do
@@ -167,8 +171,9 @@ def _behaviour_log_prob(logits, values, actions) -> agent_lib.Extras:
 def make_agent(config: IMPALAConfig, environment_spec: specs.EnvironmentSpec,
                network: hk.Transformed) -> agent_lib.Agent[IMPALAState]:
   """IMPALA around an actor-critic `network` (obs -> (logits, values))."""
-  optimizer = optimizers.make_optimizer(config.learning_rate,
-                                        max_grad_norm=config.max_grad_norm)
+  optimizer = optimizers.make_optimizer(
+      config.learning_rate, max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping)
   policy = on_policy.PolicyNetwork(network, environment_spec, 'IMPALA',
                                    recurrent_ok=False)
   init_training = on_policy.init_state(network, environment_spec, optimizer)

@@ -1,8 +1,8 @@
 """The Optax optimizer chain every gradient agent learns with.
 
 One definition, so that every agent (REINFORCE, A2C, PPO, DQN, SAC) builds
-its optimizers
-the same way: optional global-norm gradient clipping, then Adam or SGD,
+its optimizers the same way: optional gradient clipping (to a global norm
+by default, or each entry on its own as rejax does), then Adam or SGD,
 optionally with a step size annealed linearly to 0. The chain is always
 `optax.chain(*([clip] if clipping), optimizer)`, in that order, so the
 numerics of each agent are exactly those of the chain it used to build by
@@ -15,6 +15,22 @@ from typing import Any, Dict, Optional, Union
 import optax
 
 OPTIMIZERS = ('adam', 'sgd')
+# `gradient_clipping` value -> the Optax transform it clips with, given
+# `max_grad_norm`.
+GRADIENT_CLIPPINGS = {'global_norm': optax.clip_by_global_norm,
+                      'each_entry': optax.clip}
+
+
+def gradient_clipping_setting() -> str:
+  """The `gradient_clipping` field of every agent config with a
+  `max_grad_norm`, declared here once with its default and its meaning
+  (`--helpconfig` reads the meaning from the field's `doc`). It returns a
+  `dataclasses.field`, typed as the value the field holds."""
+  return dataclasses.field(default='global_norm', metadata={'doc': (
+      'how max_grad_norm clips: global_norm rescales the whole gradient to '
+      'that norm (PureJaxRL, purejaxql, CleanRL); each_entry clips every '
+      'entry to [-max_grad_norm, max_grad_norm] (rejax), one cheap '
+      'elementwise op instead of a reduction over every parameter.')})
 
 
 def linear_decay(learning_rate: float, decay_steps: int) -> optax.Schedule:
@@ -75,9 +91,10 @@ def make_optimizer(learning_rate: Union[float, optax.Schedule],
                    name: str = 'adam',
                    max_grad_norm: Optional[float] = None,
                    eps: Optional[float] = None,
-                   decay_steps: Optional[int] = None
+                   decay_steps: Optional[int] = None,
+                   gradient_clipping: str = 'global_norm'
                   ) -> optax.GradientTransformation:
-  """`optax.chain([clip_by_global_norm(max_grad_norm)], adam | sgd)`.
+  """`optax.chain([clip(max_grad_norm)], adam | sgd)`.
 
   Args:
     learning_rate: step size (or an Optax schedule of it).
@@ -86,16 +103,22 @@ def make_optimizer(learning_rate: Union[float, optax.Schedule],
     eps: Adam's ε; None keeps Optax's default. Not accepted with SGD.
     decay_steps: if set, anneal a float `learning_rate` linearly to 0 over
       this many optimizer steps (`linear_decay`); None keeps it constant.
+    gradient_clipping: a key of `GRADIENT_CLIPPINGS`: how `max_grad_norm`
+      clips.
 
   Returns:
     The chained gradient transformation.
 
   Raises:
-    ValueError: on an unknown `name`, `eps` with SGD, or `decay_steps` with
-      a schedule or below 1.
+    ValueError: on an unknown `name` or `gradient_clipping`, `eps` with
+      SGD, or `decay_steps` with a schedule or below 1.
   """
   if name not in OPTIMIZERS:
     raise ValueError(f'optimizer must be one of {OPTIMIZERS}; got {name!r}.')
+  if gradient_clipping not in GRADIENT_CLIPPINGS:
+    raise ValueError(f'gradient_clipping must be one of '
+                     f'{tuple(GRADIENT_CLIPPINGS)}; got '
+                     f'{gradient_clipping!r}.')
   if decay_steps is not None:
     if callable(learning_rate):
       raise ValueError('decay_steps needs a float learning_rate, not a '
@@ -103,7 +126,7 @@ def make_optimizer(learning_rate: Union[float, optax.Schedule],
     learning_rate = linear_decay(learning_rate, decay_steps)
   transforms = []
   if max_grad_norm is not None:
-    transforms.append(optax.clip_by_global_norm(max_grad_norm))
+    transforms.append(GRADIENT_CLIPPINGS[gradient_clipping](max_grad_norm))
   if name == 'adam':
     optimizer = (optax.adam(learning_rate) if eps is None else
                  optax.adam(learning_rate, eps=eps))

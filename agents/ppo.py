@@ -65,7 +65,8 @@ class PPOConfig(minibatches.MinibatchSettings):
       values; None disables value clipping.
     entropy_cost: weight of the entropy bonus.
     value_cost: weight of the value loss.
-    max_grad_norm: clip gradients to this global norm.
+    max_grad_norm: clip gradients to this size (`gradient_clipping`
+      says how).
     unroll_length: steps per sequence (T).
     batch_size: sequences per update (B).
     num_epochs: passes over each batch.
@@ -89,6 +90,7 @@ class PPOConfig(minibatches.MinibatchSettings):
   entropy_cost: float = 0.01
   value_cost: float = 0.5
   max_grad_norm: float = 0.5
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
   unroll_length: int = 128
   batch_size: int = 4
   num_epochs: int = 4
@@ -105,6 +107,8 @@ class PPOConfig(minibatches.MinibatchSettings):
     self.check_minibatches()
     config_checks.check_positive(self, 'learning_rate', 'clip_epsilon',
                                  'max_grad_norm', 'reward_scale')
+    config_checks.check_one_of(self, 'gradient_clipping',
+                               optimizers.GRADIENT_CLIPPINGS)
     config_checks.check_positive(self, 'value_clip_epsilon', allow_none=True)
 
 
@@ -194,7 +198,8 @@ def make_agent(config: PPOConfig, environment_spec: specs.EnvironmentSpec,
         f'batch_size ({config.batch_size}) with a recurrent network: its '
         f'minibatches are whole sequences.')
   optimizer = optimizers.make_optimizer(
-      config.learning_rate, max_grad_norm=config.max_grad_norm, eps=1e-5,
+      config.learning_rate, max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping, eps=1e-5,
       decay_steps=optimizers.decay_optimizer_steps(config))
   head = policy.head
 

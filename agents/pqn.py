@@ -66,7 +66,8 @@ class PQNConfig(minibatches.MinibatchSettings):
     epsilon_start: exploration rate at environment step 0.
     epsilon_end: exploration rate after `epsilon_decay_steps`.
     epsilon_decay_steps: environment steps of the linear ε decay.
-    max_grad_norm: clip gradients to this global norm.
+    max_grad_norm: clip gradients to this size (`gradient_clipping`
+      says how).
     bootstrap_time_limits: bootstrap through time limits from the
       observation they cut off; False stops the targets there as at
       terminations (as purejaxql and rejax do, to compare with them).
@@ -84,10 +85,13 @@ class PQNConfig(minibatches.MinibatchSettings):
   epsilon_end: float = 0.05
   epsilon_decay_steps: int = 262_144
   max_grad_norm: float = 10.0
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
   bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
     config_checks.check_positive(self, 'learning_rate', 'max_grad_norm')
+    config_checks.check_one_of(self, 'gradient_clipping',
+                               optimizers.GRADIENT_CLIPPINGS)
     config_checks.check_unit_interval(self, 'discount', 'td_lambda',
                                       'epsilon_start', 'epsilon_end')
     config_checks.check_positive_integer(
@@ -156,6 +160,7 @@ def make_agent(config: PQNConfig, environment_spec: specs.EnvironmentSpec,
         f'minibatches are whole sequences.')
   optimizer = optimizers.make_optimizer(
       config.learning_rate, max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping,
       decay_steps=optimizers.decay_optimizer_steps(config))
   epsilon = epsilon_greedy.schedule(config.epsilon_start, config.epsilon_end,
                                     config.epsilon_decay_steps)

@@ -38,7 +38,8 @@ class ReinforceConfig:
     baseline: 'none' (plain returns, as the reference) or 'batch_mean'
       (subtract the mean return of the batch's real steps).
     entropy_cost: weight of the entropy bonus (0 disables it).
-    max_grad_norm: clip gradients to this global norm; None disables.
+    max_grad_norm: clip gradients to this size (`gradient_clipping`
+      says how); None disables.
   """
   learning_rate: float = 3e-3
   optimizer: str = 'adam'
@@ -47,6 +48,7 @@ class ReinforceConfig:
   baseline: str = 'batch_mean'
   entropy_cost: float = 0.0
   max_grad_norm: Optional[float] = None
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
 
   def __post_init__(self):
     config_checks.check_one_of(self, 'baseline', BASELINES)
@@ -55,6 +57,8 @@ class ReinforceConfig:
     config_checks.check_positive_integer(self, 'batch_size')
     config_checks.check_positive(self, 'learning_rate')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+    config_checks.check_one_of(self, 'gradient_clipping',
+                               optimizers.GRADIENT_CLIPPINGS)
 
   def batch_splits(self) -> Dict[str, int]:
     """Nothing beyond the environments: its batch splits wherever they do
@@ -102,9 +106,10 @@ def make_agent(config: ReinforceConfig,
   """Builds REINFORCE around a policy `network` (observations → logits),
   or a recurrent one (`networks.recurrent.RecurrentNetwork`), which acts
   with its state and whose loss replays each episode from its start."""
-  optimizer = optimizers.make_optimizer(config.learning_rate,
-                                        name=config.optimizer,
-                                        max_grad_norm=config.max_grad_norm)
+  optimizer = optimizers.make_optimizer(
+      config.learning_rate, name=config.optimizer,
+      max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping)
   policy = on_policy.PolicyNetwork(network, environment_spec, 'REINFORCE',
                                    has_values=False)
 

@@ -64,7 +64,8 @@ class SACConfig(off_policy.ReplaySettings):
     initial_temperature: α at the start.
     learn_temperature: tune α towards `target_entropy`; else keep it.
     target_entropy: the entropy α is tuned towards; None: −action_dim.
-    max_grad_norm: clip each network's gradients to this global norm;
+    max_grad_norm: clip each network's gradients to this size
+      (`gradient_clipping` says how);
       None disables.
   """
   actor_learning_rate: float = 3e-4
@@ -76,6 +77,7 @@ class SACConfig(off_policy.ReplaySettings):
   learn_temperature: bool = True
   target_entropy: Optional[float] = None
   max_grad_norm: Optional[float] = None
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
 
   def __post_init__(self):
     super().__post_init__()
@@ -85,6 +87,8 @@ class SACConfig(off_policy.ReplaySettings):
                                  'initial_temperature')
     config_checks.check_unit_interval(self, 'discount', 'tau')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+    config_checks.check_one_of(self, 'gradient_clipping',
+                               optimizers.GRADIENT_CLIPPINGS)
 
 
 def critic_targets(batch: replay_lib.Transitions, next_q: jax.Array,
@@ -139,7 +143,8 @@ def make_agent(config: SACConfig, environment_spec: specs.EnvironmentSpec,
   target_entropy = (-float(action_dim) if config.target_entropy is None
                     else config.target_entropy)
   make = lambda lr: optimizers.make_optimizer(
-      lr, max_grad_norm=config.max_grad_norm)
+      lr, max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping)
   actor_optimizer = make(config.actor_learning_rate)
   critic_optimizer = make(config.critic_learning_rate)
   temperature_optimizer = optimizers.make_optimizer(

@@ -74,7 +74,8 @@ class TD3Config(off_policy.ReplaySettings):
       units.
     target_noise_clip: the smoothing noise is clipped to ± this, in the
       same units.
-    max_grad_norm: clip each network's gradients to this global norm;
+    max_grad_norm: clip each network's gradients to this size
+      (`gradient_clipping` says how);
       None disables.
   """
   actor_learning_rate: float = 3e-4
@@ -86,6 +87,7 @@ class TD3Config(off_policy.ReplaySettings):
   target_noise: float = 0.2
   target_noise_clip: float = 0.5
   max_grad_norm: Optional[float] = None
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
 
   def __post_init__(self):
     super().__post_init__()
@@ -96,6 +98,8 @@ class TD3Config(off_policy.ReplaySettings):
     config_checks.check_non_negative(self, 'exploration_noise',
                                      'target_noise', 'target_noise_clip')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
+    config_checks.check_one_of(self, 'gradient_clipping',
+                               optimizers.GRADIENT_CLIPPINGS)
 
 
 class TD3State(NamedTuple):
@@ -151,7 +155,8 @@ def make_agent(config: TD3Config, environment_spec: specs.EnvironmentSpec,
   observation_spec = environment_spec.observations
   actor_apply, critic_apply = network.apply
   make = lambda lr: optimizers.make_optimizer(
-      lr, max_grad_norm=config.max_grad_norm)
+      lr, max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping)
   actor_optimizer = make(config.actor_learning_rate)
   critic_optimizer = make(config.critic_learning_rate)
 

@@ -83,6 +83,16 @@ class Peers:
                       settings=settings['config'], **seeds)
 
 
+def peer_arithmetic(peer: str) -> Dict[str, Any]:
+  """Our agent settings that do a peer's arithmetic where ours differs by
+  default: every peer ends returns at time limits; rejax clips each
+  gradient entry where PureJaxRL and purejaxql clip the global norm."""
+  settings = {'bootstrap_time_limits': False}
+  if peer.startswith('rejax'):
+    settings['gradient_clipping'] = 'each_entry'
+  return settings
+
+
 def ratios(runs: Dict[str, List[Dict[str, Any]]], ours: str, key: str,
             peers: Sequence[str], prefix: str) -> None:
   """Sets `<prefix>_over_<peer>` in each of our runs: our `key` over the
@@ -97,14 +107,15 @@ def both_arithmetics(
     peer: str, peer_measurement: scaling.Measurement,
     **settings: Any) -> Dict[str, List[Dict[str, Any]]]:
   """Our `preset` (with `settings`, e.g. its budget) twice per round, with
-  the peer's arithmetic (time limits end the returns: 'ours') and as by
-  default (bootstrapping through them, which takes the value of every
-  step's next observation: 'ours_bootstrapping'), beside `peer`; each with
-  its speed over the peer's in the same round."""
+  the peer's arithmetic (`peer_arithmetic(peer)`: 'ours') and as by
+  default (bootstrapping through time limits, which takes the value of
+  every step's next observation, and clipping the gradients' global
+  norm: 'ours_bootstrapping'), beside `peer`; each with its speed over the
+  peer's in the same round."""
   runs = scaling.measure(root, {
       'ours': scaling.Measurement(dict(
           program='ours', preset=preset,
-          agent_config={'bootstrap_time_limits': False}, **settings,
+          agent_config=peer_arithmetic(peer), **settings,
           **TRAINING_ONLY)),
       'ours_bootstrapping': scaling.Measurement(dict(
           program='ours', preset=preset, **settings, **TRAINING_ONLY)),

@@ -65,8 +65,9 @@ def pqn_cartpole(root: str, repeats: int,
   return {'setting': '16 envs x 128 steps, 5 epochs x 16 minibatches, lr '
                      '3e-4, λ 0.9, ε 1 → 0.05 over 262,144 steps, a 64-64 '
                      'LayerNorm ReLU Q-network, 524,288 steps; ours as '
-                     'rejax (time limits end the targets) and as by '
-                     'default (bootstrapped)',
+                     'rejax (time limits end the targets, each gradient '
+                     'entry clipped at 10) and as by default '
+                     '(bootstrapped, the global norm clipped)',
           **scaling.summary(runs)}
 
 
@@ -134,7 +135,8 @@ def dqn_cartpole(root: str, repeats: int,
             'replay_capacity': 50_000, 'min_replay_size': 5_000,
             'learning_rate': 1e-3, 'loss': 'l2', 'max_grad_norm': 10.0,
             'target_update_period': 5, 'target_update_rate': 0.02,
-            'epsilon_decay_steps': steps // 2, 'double_q': True},
+            'epsilon_decay_steps': steps // 2, 'double_q': True,
+            'gradient_clipping': 'each_entry'},
         **peer_runs.TRAINING_ONLY)), scaling.Measurement(dict(
         program='rejax', algorithm='dqn', config={
             'env': 'CartPole-v1', 'agent': 'QNetwork',
@@ -151,8 +153,9 @@ def dqn_cartpole(root: str, repeats: int,
                      f'32, our agent\'s default) per step of them, a 50k '
                      f'replay learning from 5k, lr 1e-3, L2 loss, double Q, '
                      f'Polyak targets (τ 0.02 every 5 SGD steps), ε 1 → '
-                     f'0.05 over {steps // 2} steps, a 64-64 ReLU '
-                     f'Q-network, {steps} steps',
+                     f'0.05 over {steps // 2} steps, each gradient entry '
+                     f'clipped at 10 (ours: gradient_clipping=each_entry), '
+                     f'a 64-64 ReLU Q-network, {steps} steps',
           **scaling.summary(runs)}
 
 
@@ -224,7 +227,7 @@ def ppo_continuous(root: str, repeats: int,
             'gae_lambda': 0.95, 'clip_epsilon': 0.2,
             'value_clip_epsilon': 0.2, 'entropy_cost': 0.0,
             'value_cost': 0.5, 'max_grad_norm': clip,
-            'bootstrap_time_limits': False},
+            **peer_runs.peer_arithmetic('rejax')},
         **peer_runs.TRAINING_ONLY)), scaling.Measurement(dict(
             program='rejax', algorithm='ppo', config={
                 'env': game, 'agent_kwargs': {'activation': 'tanh'},
@@ -242,11 +245,12 @@ def ppo_continuous(root: str, repeats: int,
                      'steps; both 100 steps per env, 10 epochs x 10 '
                      'minibatches, λ 0.95, clip 0.2, no entropy bonus, '
                      '64-64 tanh actor (a learned log-std) and critic, raw '
-                     'observations, time limits ending the returns. Not the '
-                     'same arithmetic: rejax steps its actor and critic '
-                     'with an optimizer each and clips each gradient entry '
-                     'at 10; ours one Adam over both, the global norm '
-                     'clipped at 10',
+                     'observations, time limits ending the returns, each '
+                     'gradient entry clipped at 10 (ours: '
+                     'gradient_clipping=each_entry). Not the same '
+                     'arithmetic: rejax steps its actor and critic with '
+                     'an Adam each on its own loss; ours one Adam on the '
+                     'sum',
           **scaling.summary(runs)}
 
 
@@ -266,7 +270,7 @@ def ppo_seeds(root: str, repeats: int, run: scaling.Runner,
             'max_grad_norm': 0.5, 'discount': 0.99, 'gae_lambda': 0.95,
             'clip_epsilon': 0.2, 'value_clip_epsilon': 0.2,
             'entropy_cost': 0.01, 'value_cost': 0.5,
-            'bootstrap_time_limits': False},
+            **peer_runs.peer_arithmetic('rejax')},
         **peer_runs.TRAINING_ONLY))
     measurements[f'rejax_{n}_seeds'] = scaling.Measurement(dict(
         program='rejax', algorithm='ppo', num_seeds=n,
@@ -278,11 +282,12 @@ def ppo_seeds(root: str, repeats: int, run: scaling.Runner,
                      (f'rejax_{n}_seeds',), 'speed')
   return {'setting': f'5 envs x 100 steps, 5 epochs x 5 minibatches, lr '
                      f'7.5e-4, 64-64 tanh actor and critic, {steps:,} steps '
-                     f'per seed; time limits end the returns on both sides. '
-                     f'Not the same arithmetic: rejax steps its actor and '
-                     f'critic with an optimizer each and clips each '
-                     f'gradient entry at 0.5; ours one Adam over both, the '
-                     f'global norm clipped at 0.5',
+                     f'per seed; time limits end the returns and each '
+                     f'gradient entry is clipped at 0.5 on both sides '
+                     f'(ours: gradient_clipping=each_entry). Not the same '
+                     f'arithmetic: rejax steps its actor and critic with '
+                     f'an Adam each on its own loss; ours one Adam on the '
+                     f'sum',
           **scaling.summary(runs)}
 
 

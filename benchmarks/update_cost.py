@@ -4,8 +4,9 @@ PPO's `update` (advantages, then epochs of minibatch SGD steps) on a
 random batch of each setting of the peer tables, jitted, three ways: as
 the agent is built (Adam after clipping the gradients' global norm, as
 PureJaxRL and purejaxql do), with each gradient entry clipped instead
-(`optax.clip`, as rejax does), and with no clipping. Only the optimizer
-the agent is built with differs; arms alternate, order flipped each
+(`--config.gradient_clipping=each_entry`, as rejax does), and with no
+clipping. Only the optimizer the agent is built with differs; arms
+alternate, order flipped each
 round; medians over `--rounds`. What it isolates: the cost of a global
 norm (one reduction over every parameter, then a rescale) beside the
 network's own SGD step, which grows as minibatches shrink.
@@ -15,7 +16,9 @@ network's own SGD step, which grows as minibatches shrink.
 """
 
 import contextlib
-from typing import Any, Callable, Dict, Iterator
+import dataclasses
+from typing import Any, Callable, Dict, Iterator, Optional
+from unittest import mock
 
 from absl import flags
 import jax
@@ -23,6 +26,7 @@ import jax.numpy as jnp
 import optax
 
 from agents import agent as agent_lib
+from agents import optimizers
 from benchmarks import fingerprints
 from benchmarks import timed_arms
 from experiments import api
@@ -47,10 +51,10 @@ SETTINGS = {
         config=dict(_REJAX_CONTINUOUS, batch_size=5, learning_rate=3e-4,
                     discount=0.9)),
 }
-# Arm -> what replaces `optax.clip_by_global_norm` while the agent is built.
-ARMS = {'ours_global_norm_clip': None,
-        'each_entry_clipped': optax.clip,
-        'no_clipping': lambda max_norm: optax.identity()}
+# Arm -> its `gradient_clipping` setting (None: no clipping at all).
+ARMS = {'ours_global_norm_clip': 'global_norm',
+        'each_entry_clipped': 'each_entry',
+        'no_clipping': None}
 
 # What --help shows (every flag in one group).
 FLAG_GROUPS = {'Measurement': ('rounds', 'calls'), 'Output': ('output',)}
@@ -65,15 +69,15 @@ def _define_flags() -> None:
 
 
 @contextlib.contextmanager
-def _clipping(replacement: Any) -> Iterator[None]:
-  """Agents built inside clip their gradients with `replacement`."""
-  original = optax.clip_by_global_norm
-  if replacement is not None:
-    optax.clip_by_global_norm = replacement
-  try:
+def _clipping(setting: Optional[str]) -> Iterator[None]:
+  """Agents built inside clip as `setting` says; None: not at all (PPO
+  has no setting for that: its `max_grad_norm` is always set)."""
+  if setting is not None:
     yield
-  finally:
-    optax.clip_by_global_norm = original
+    return
+  with mock.patch.dict(optimizers.GRADIENT_CLIPPINGS,
+                       global_norm=lambda max_norm: optax.identity()):
+    yield
 
 
 def _batch(spec, t: int, b: int) -> agent_lib.Trajectory:
@@ -99,9 +103,12 @@ def _batch(spec, t: int, b: int) -> agent_lib.Trajectory:
 def _arms(config) -> Dict[str, Callable[[], None]]:
   """`{arm: run once}`: `--calls` updates of `config`'s agent."""
   runs = {}
-  for arm, replacement in ARMS.items():
-    with _clipping(replacement):
-      built = build_lib.build(config)
+  for arm, setting in ARMS.items():
+    arm_config = dataclasses.replace(
+        config, agent_config=dataclasses.replace(
+            config.agent_config, gradient_clipping=setting or 'global_norm'))
+    with _clipping(setting):
+      built = build_lib.build(arm_config)
     agent = built.agent
     trajectory = _batch(built.environment_spec,
                         config.agent_config.unroll_length,

@@ -215,5 +215,6 @@ def update_cost() -> List[str]:
         md.with_runs(us['no_clipping'], runs['no_clipping'], _two),
         f'**{g["global_norm_share"]:.0%}**'])
   return md.table(['setting', 'ours (global norm clipped): µs per env '
-                   'step per epoch (rounds)', 'each entry clipped (rejax)',
+                   'step per epoch (rounds)', 'each entry clipped '
+                   '(`gradient_clipping=each_entry`, rejax\'s)',
                    'no clipping', 'share of the global norm'], rows)

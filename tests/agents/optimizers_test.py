@@ -43,6 +43,26 @@ class MakeOptimizerTest(parameterized.TestCase):
     (update,), _ = _steps(optimizer, [jnp.array([3.0, -4.0])])
     np.testing.assert_allclose(update, [-1.2, 1.6], rtol=1e-6)
 
+  def test_each_entry_clipping_clips_entries_not_the_norm(self):
+    # rejax's way: (3, -4) clipped entrywise to [-1, 1] is (1, -1), where
+    # the global norm would scale it to (0.6, -0.8).
+    optimizer = optimizers.make_optimizer(
+        2.0, name='sgd', max_grad_norm=1.0, gradient_clipping='each_entry')
+    (update,), _ = _steps(optimizer, [jnp.array([3.0, -4.0])])
+    np.testing.assert_allclose(update, [-2.0, 2.0])
+    (update,), _ = _steps(optimizer, [jnp.array([0.5, -0.25])])
+    np.testing.assert_allclose(update, [-1.0, 0.5])
+
+  @parameterized.parameters(ppo.PPOConfig, pqn.PQNConfig)
+  def test_gradient_clipping_is_a_checked_setting(self, config_class):
+    self.assertEqual(config_class().gradient_clipping, 'global_norm')
+    self.assertEqual(
+        config_class(gradient_clipping='each_entry').gradient_clipping,
+        'each_entry')
+    with self.assertRaisesRegex(ValueError,
+                                "gradient_clipping.*'global_norm'"):
+      config_class(gradient_clipping='norm')
+
   def test_adam_eps_is_used(self):
     # Adam's first step is -lr·g/(|g| + ε): with ε = 1 and g = 1, -lr/2.
     (update,), _ = _steps(optimizers.make_optimizer(0.1, eps=1.0),
@@ -99,6 +119,8 @@ class MakeOptimizerTest(parameterized.TestCase):
   @parameterized.named_parameters(
       ('unknown_name', dict(name='rmsprop'), r"one of \('adam', 'sgd'\)"),
       ('eps_with_sgd', dict(name='sgd', eps=1e-5), 'eps'),
+      ('unknown_clipping', dict(max_grad_norm=1.0, gradient_clipping='x'),
+       r"gradient_clipping must be one of \('global_norm', 'each_entry'\)"),
       ('decay_below_one', dict(decay_steps=0), 'decay_steps must be >= 1'),
       ('decay_of_schedule',
        dict(learning_rate=optax.constant_schedule(1.0), decay_steps=2),
