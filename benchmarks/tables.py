@@ -120,6 +120,8 @@ TABLES: Dict[str, Table] = {
     'seeds': (result_tables.seeds, ('seeds_in_one_program.json',)),
     'devices': (result_tables.devices, ('loop_speed_and_devices.json',)),
     'sweep': (result_tables.sweep, ('sweep_as_one_program.json',)),
+    'plane_strike_players': (result_tables.plane_strike_players,
+                             ('plane_strike_reference_players.json',)),
 }
 
 # A marker is a line of its own (the pages may quote one in prose).

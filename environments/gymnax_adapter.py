@@ -60,7 +60,8 @@ _FLOAT = np.float32
 CARTPOLE_REFERENCE = reference_scores.ReferenceScore(
     metric='mean_return', label='return', low=22.1, high=500.0,
     source='uniformly random actions (22.1, mean of 10,000 episodes of the '
-    'gymnax core, jit + vmap), the 500-step cap (500)', random_play=22.1)
+    'gymnax core, jit + vmap), the 500-step cap (500)', random_play=22.1,
+    low_name='random actions', high_name='the 500-step cap')
 
 # Measured: actions uniform in [-2, 2] on this core, 100,000 episodes of 200
 # steps (one jitted, vmapped scan; episode keys split from PRNGKey(0)): mean
@@ -70,7 +71,8 @@ PENDULUM_REFERENCE = reference_scores.ReferenceScore(
     metric='mean_return', label='return', low=-1229.5, high=0.0,
     source='actions uniform in the bounds (-1229.5, mean of 100,000 '
     'episodes of the gymnax core, jit + vmap), the largest return possible '
-    '(0: every reward is <= 0)', random_play=-1229.5)
+    '(0: every reward is <= 0)', random_play=-1229.5,
+    low_name='random actions', high_name='the largest return possible')
 
 # Reference scores of the ids that have a measured one (others: None).
 REFERENCE_SCORES = {'CartPole-v1': CARTPOLE_REFERENCE,

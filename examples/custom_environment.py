@@ -88,4 +88,5 @@ registry.register(registry.EnvironmentEntry(
     # 7 the shortest walk of the default corridor.
     reference_score=reference_scores.ReferenceScore(
         metric='mean_episode_length', label='steps to the end', low=32.0,
-        high=7.0, source='the step limit (32) and the shortest walk (7)')))
+        high=7.0, source='the step limit (32) and the shortest walk (7)',
+        low_name='the step limit', high_name='the shortest walk')))

@@ -122,6 +122,24 @@ def plane_strike_presets() -> List[str]:
                    'train s (compile included)'], rows)
 
 
+# Plane Strike's scripted players, weakest first, as the table names them.
+_PLAYERS = {'random_untried': 'a random untried cell',
+            'hunt_and_target': 'hunt-and-target (weak reference, 0)',
+            'bayes_greedy': 'greedy on the exact Bayesian posterior over '
+                            'the 115 placements (strong reference, 1)'}
+
+
+def plane_strike_players() -> List[str]:
+  data = md.load('plane_strike_reference_players.json')
+  rows = [[_PLAYERS[name], f'**{_two(p["mean"])}** ± '
+           f'{num(p["standard_error"], 3)}', num(p['median']),
+           f'{p["min"]}–{p["max"]}']
+          for name, p in data['plane_strike_players'].items()]
+  return md.table([f'player ({data["games"]:,} games each)',
+                   'strikes per game, mean ± standard error', 'median',
+                   'range'], rows)
+
+
 def continuous_control() -> List[str]:
   rows = []
   for name in ('pendulum_learning.json', 'td3_pendulum_learning.json',

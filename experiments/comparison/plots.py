@@ -97,10 +97,10 @@ def learning_curves_figure(
                     zorder=2)
   reference = env_registry.reference_score(env)
   if references and reference is not None:
-    for name, value, dashes in (('weak', reference.low, '--'),
-                                ('strong', reference.high, ':')):
+    for name, value, dashes in ((reference.low_name, reference.low, '--'),
+                                (reference.high_name, reference.high, ':')):
       ax.axhline(value, color='0.35', lw=1, ls=dashes, zorder=1,
-                 label=f'{name} reference ({value:g})')
+                 label=f'{name} ({value:g})')
   ax.set_title(style.wrap(title or env_registry.title(env),
                           style.COLUMN_WIDTH - 0.8, style.FONT_PT + 1))
   ax.set_xlabel(x_label)
@@ -242,8 +242,10 @@ def aggregate_figure(
     ax.set_ylim(-0.5, max(len(agents), 1) - 0.3)
   axes[0].set_yticks(rows, [style.agent_label(a) for a in agents])
   where = f' over {_envs_text(envs)}' if envs else ''
+  scale = ('0: weak reference, 1: strong' if len(envs) != 1 else
+           env_registry.reference_score(envs[0]).scale())
   style.legend_below(fig, [], [], _intervals_caption(
-      f'Normalised scores{where} (0: weak reference, 1: strong).',
+      f'Normalised scores{where} ({scale}).',
       {a: seeds[a] for a in agents}))
   style.fit_axes_height(fig, axes[0], style.ROW_IN * max(len(agents), 1))
   return fig

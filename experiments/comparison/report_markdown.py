@@ -146,9 +146,13 @@ def _aggregate(report: Mapping[str, Any]) -> List[str]:
   out = [f'## {SECTIONS[1]}', '']
   if agg['envs']:
     table = report_tables.aggregate(report)
+    scales = '; '.join(
+        f'{env_registry.title(env)}: '
+        f'{env_registry.reference_score(env).scale()}'
+        for env in agg['envs'])
     out += [f'Normalised scores on '
-            f'{", ".join(map(env_registry.title, agg["envs"]))}; each agent '
-            'uses the seeds finished on all of them.', '']
+            f'{", ".join(map(env_registry.title, agg["envs"]))} ({scales}); '
+            'each agent uses the seeds finished on all of them.', '']
     if table is not None:
       out += tables.markdown(table) + [report_tables.links(table), '']
   else:

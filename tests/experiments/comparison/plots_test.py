@@ -119,8 +119,8 @@ def test_learning_curves_lower_is_better_human_names_and_caption():
   assert 'lower is better' in ax.get_ylabel()
   legend = _legend_below_axes(fig, ax)
   labels = [t.get_text() for t in legend.get_texts()]
-  assert labels == ['REINFORCE', 'PPO', 'weak reference (57.8)',
-                    'strong reference (11.9)']
+  assert labels == ['REINFORCE', 'PPO', 'hunt-and-target play (20.88)',
+                    'exact Bayes-greedy play (11.93)']
   caption = legend.get_title().get_text().replace('\n', ' ')
   assert 'mean over 5 seeds' in caption
   assert '95% stratified-bootstrap CI' in caption

@@ -33,7 +33,7 @@ class CollapseTest(absltest.TestCase):
                                 [3.0] + [1e-8] * 6, 64)
     self.assertStartsWith(warning, 'learning collapsed: the final '
                           'evaluation\'s strikes per game 57.75 is no better '
-                          'than random play (57.8; +0% of the way to 11.9)')
+                          'than random play (57.8; +0% of the way to 11.93)')
     self.assertIn('entropy fell to 1e-08 nats (of 4.16 at most)', warning)
 
   def test_no_learning_without_collapse(self):
