@@ -69,7 +69,7 @@ def _define_flags() -> None:
   `api.sweep`'s keywords come from too), then the command's own."""
   settings_flags.define_study(study_settings.SweepSettings,
                               'Where the runs and results go.')
-  config_flags.define_config_flag(default_agent='ppo')
+  config_flags.define_config_flag()
   env_config_flags.define_flag(default_env='plane_strike')
 
 

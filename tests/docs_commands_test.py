@@ -437,8 +437,8 @@ def test_a_wrong_command_is_named():
       'python -m experiments.train --env=plane_strik': 'no environment',
       'python -m experiments.train --agent=ppo --config.learning_rat=1':
           "no setting 'learning_rat'",
-      'python -m experiments.train --config.discount=0.5 --config.gae_lambda=1':
-          "no setting 'gae_lambda' in reinforce",  # train's default agent.
+      'python -m experiments.train --config.discount=0.5 --config.baseline=x':
+          "no setting 'baseline' in ppo",  # train's default agent.
       'python -m experiments.compare --config.ppo.num_epoch=3':
           "ppo has no setting 'num_epoch'",
       'python -m experiments.compare --env_config.board_size=6':

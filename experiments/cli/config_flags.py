@@ -139,7 +139,7 @@ def check_comparison_keys(argv: Sequence[str],
 
 
 def define_config_flag(argv: Optional[Sequence[str]] = None,
-                       default_agent: str = 'reinforce') -> None:
+                       default_agent: str = 'ppo') -> None:
   """Defines `--config` for the agent named in `argv` (default sys.argv).
 
   Exits with a clear message when `argv` overrides a key the agent's config

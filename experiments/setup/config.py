@@ -130,7 +130,7 @@ class ExperimentConfig:
       replace `agent_config`'s. Lane `t · num_seeds + i` is trial t, seed
       `seed + i`. Empty: one configuration, `agent_config`.
   """
-  agent: str = 'reinforce'
+  agent: str = 'ppo'
   env: str = 'plane_strike'
   seed: int = 0
   agent_config: Any = None

@@ -48,7 +48,7 @@ class TrainSettings:
   and `--env_config.<key>` values by key; `hidden_sizes` is a sequence of
   widths; `max_abs_param` 0 checks only finiteness.
   """
-  agent: str = _setting('reinforce', lambda: (
+  agent: str = _setting('ppo', lambda: (
       f'Agent to train: one of {", ".join(agent_registry.names())}, or one '
       f'registered by --imports.'))
   env: str = _setting('plane_strike', lambda: (

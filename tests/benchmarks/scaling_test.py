@@ -127,7 +127,7 @@ class ChildPartsTest(absltest.TestCase):
     wide = sb.config_settings({'num_envs': 64,
                                'agent_config': {'batch_size': 64}})
     self.assertEqual(wide['agent_config'],
-                     agent_registry.make_config('reinforce', batch_size=64))
+                     agent_registry.make_config('ppo', batch_size=64))
     ppo = sb.config_settings({'preset': 'ppo_plane_strike',
                               'num_steps': 1000,
                               'agent_config': {'learning_rate': 3e-4}})

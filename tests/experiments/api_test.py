@@ -52,7 +52,7 @@ def test_train_settings_are_the_train_flags_with_their_defaults():
     assert flag_default == default, field.name
   signature = inspect.signature(api.train).parameters
   assert set(train_settings.names()) <= set(signature)
-  assert signature['agent'].default == 'reinforce'
+  assert signature['agent'].default == 'ppo'
 
 
 def test_the_api_and_the_command_line_make_the_same_run(api_run, tmp_path):

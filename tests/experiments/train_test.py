@@ -29,10 +29,11 @@ class MakeConfigTest(absltest.TestCase):
     self.assertEqual(config.num_episodes, 10)
 
   def test_unset_flags_keep_agent_defaults(self):
-    with flagsaver.flagsaver(learning_rate=None, batch_size=None):
+    with flagsaver.flagsaver(learning_rate=None, batch_size=None,
+                             preset='none'):
       config = train.make_config()
     self.assertEqual(config.agent_config, train.agent_registry.make_config(
-        'reinforce'))
+        'ppo'))
 
 
   def test_loop_flags_reach_the_config(self):
@@ -160,12 +161,12 @@ class CommandLineTest(absltest.TestCase):
                   f'--compilation_cache_dir={cache}')
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
     self.assertNotEmpty(os.listdir(cache))  # The programs it compiled.
-    self.assertIn('REINFORCE on Plane Strike: 16 episodes, seed 0',
+    self.assertIn('PPO on Plane Strike: 16 episodes, seed 0',
                   result.stderr)
     self.assertIn('batch_size=8', result.stderr)
     (line,) = result.stdout.strip().splitlines()
-    self.assertRegex(line, r'^Done: REINFORCE on Plane Strike, seed 0: '
-                     r'strikes per game [\d.]+ over 3 greedy episodes; \d+ '
+    self.assertRegex(line, r'^Done: PPO on Plane Strike, seed 0: '
+                     r'strikes per game [\d.]+ over 3 greedy episodes; [\d,]+ '
                      r'steps in [\d.]+ s of training \(and [\d.]+ s '
                      r'compiling\); no model exported\.$')
     with open(os.path.join(workdir, 'result.json')) as f:

@@ -226,7 +226,7 @@ class EntryPointsTest(absltest.TestCase):
     self.assertNotIn('\nOther:', text)
     self.assertNotIn('tensorflow', text.lower())
     for expected in ('--config.<key>=<value>', '--env_config.<key>=<value>',
-                     '--wandb_project', '--agent  (default: reinforce)',
+                     '--wandb_project', '--agent  (default: ppo)',
                      '--helpconfig'):
       self.assertIn(expected, text)
     self.assertIn('Also log to this Weights & Biases project (needs the '

@@ -25,7 +25,7 @@ RESULT_FIELDS = ('agent', 'env', 'seed', 'env_steps', 'episodes',
 
 def _config(**overrides):
   settings = dict(
-      agent_config=reinforce.ReinforceConfig(batch_size=8),
+      agent='reinforce', agent_config=reinforce.ReinforceConfig(batch_size=8),
       hidden_sizes=(32,),
       num_episodes=48, eval_episodes=10, eval_every_episodes=24,
       periodic_eval_episodes=5, log_every_episodes=8,

@@ -14,7 +14,7 @@ class ExperimentConfigTest(parameterized.TestCase):
 
   def test_defaults_fill_agent_config(self):
     config = config_lib.ExperimentConfig()
-    self.assertEqual(config.agent_config, reinforce.ReinforceConfig())
+    self.assertEqual(config.agent_config, ppo.PPOConfig())
 
   def test_unknown_agent_and_env_list_valid_names(self):
     with self.assertRaisesRegex(ValueError, 'Unknown agent.*reinforce'):
@@ -97,7 +97,7 @@ class ExperimentConfigTest(parameterized.TestCase):
     self.assertEqual(again, config)
 
   def test_wrong_agent_config_type(self):
-    with self.assertRaisesRegex(ValueError, 'ReinforceConfig'):
+    with self.assertRaisesRegex(ValueError, 'needs a PPOConfig'):
       config_lib.ExperimentConfig(agent_config={'learning_rate': 1.0})
 
   def test_identity_mismatch_ignores_budget(self):
@@ -107,7 +107,7 @@ class ExperimentConfigTest(parameterized.TestCase):
                                        export_tflite=False)
     self.assertEqual(config_lib.identity_mismatch(saved, more), {})
     other = config_lib.ExperimentConfig(
-        seed=2, agent_config=reinforce.ReinforceConfig(learning_rate=1.0))
+        seed=2, agent_config=ppo.PPOConfig(learning_rate=1.0))
     self.assertCountEqual(config_lib.identity_mismatch(saved, other),
                           ['seed', 'agent_config'])
 
