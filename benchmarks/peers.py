@@ -110,11 +110,16 @@ def gymnax_cartpole(root: str, repeats: int,
   """PPO on gymnax CartPole-v1, PureJaxRL's setting: ours and the peers."""
   steps = 500_000
   runs = scaling.measure(root, {
-      # PureJaxRL's and rejax's arithmetic (time limits end the returns),
-      # then ours by default (bootstrapping through them).
+      # PureJaxRL's arithmetic (time limits end the returns), rejax's (and
+      # each gradient entry clipped), then ours by default (bootstrapping
+      # through time limits, the global norm clipped).
       'ours': scaling.Measurement(dict(
           program='ours', preset='ppo_gymnax_cartpole',
-          agent_config={'bootstrap_time_limits': False},
+          agent_config=peer_runs.peer_arithmetic('purejaxrl'),
+          **peer_runs.TRAINING_ONLY)),
+      'ours_as_rejax': scaling.Measurement(dict(
+          program='ours', preset='ppo_gymnax_cartpole',
+          agent_config=peer_runs.peer_arithmetic('rejax'),
           **peer_runs.TRAINING_ONLY)),
       'ours_bootstrapping': scaling.Measurement(dict(
           program='ours', preset='ppo_gymnax_cartpole',
@@ -137,15 +142,20 @@ def gymnax_cartpole(root: str, repeats: int,
       'purejaxrl_script': scaling.Measurement(dict(
           program='purejaxrl_script')),
   }, repeats, run)
-  for ours in ('ours', 'ours_bootstrapping'):
-    peer_runs.ratios(runs, ours, 'steps_per_second', ('purejaxrl', 'rejax'),
-                     'speed')
+  peer_runs.ratios(runs, 'ours', 'steps_per_second', ('purejaxrl',),
+                   'speed')
+  peer_runs.ratios(runs, 'ours_as_rejax', 'steps_per_second', ('rejax',),
+                   'speed')
+  peer_runs.ratios(runs, 'ours_bootstrapping', 'steps_per_second',
+                   ('purejaxrl', 'rejax'), 'speed')
   peer_runs.ratios(runs, 'our_default_command', 'seconds',
                    ('purejaxrl_script',), 'seconds')
   return {'setting': '4 envs x 128 steps, 4 epochs x 4 minibatches, lr '
                      '2.5e-4 annealed, separate tanh 64-64 actor and '
-                     'critic, 500k steps; ours as the peers (time limits '
-                     'end the returns) and as by default (bootstrapped); '
+                     'critic, 500k steps; ours as PureJaxRL (time limits '
+                     'end the returns), as rejax (and each gradient entry '
+                     'clipped) and as by default (bootstrapped, the global '
+                     'norm clipped); '
                      'rejax anneals no learning rate and evaluates once '
                      '(128 episodes) at the end',
           'commands': {
