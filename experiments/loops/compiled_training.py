@@ -13,7 +13,7 @@ devices, and each seed's environments over `devices_per_seed` of them
 
 import functools
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import jax
 import numpy as np
@@ -228,17 +228,17 @@ class CompiledTraining:
       self._compile_seconds += time.perf_counter() - start
     return self._max_abs
 
-  def _plan(self, schedule: interface.Schedule) -> row_plans.Plan:
+  def _plan(self, schedule: interface.Schedule) -> Tuple[List[int], bool]:
     """The next call's rows (`row_plans.plan_call`)."""
     return row_plans.plan_call(
         self._loop, self._updates_per_chunk, schedule, self.counters(),
         self._seconds_per_update, self._partial_updates,
         planned_ahead=jax.process_count() == 1)
 
-  def _execute(self, plan: row_plans.Plan) -> List[interface.LogRow]:
-    """Runs `plan`'s rows (a last one cut short is kept for the next
-    call, not returned)."""
-    ends = plan.ends
+  def _execute(self, ends: Sequence[int],
+               cut: bool = False) -> List[interface.LogRow]:
+    """Runs the rows ending at cumulative updates `ends` (the last one
+    `cut` short: kept for the next call, not returned)."""
     self.compile()
     before = self.counters()
     began = time.perf_counter()
@@ -268,9 +268,7 @@ class CompiledTraining:
                  'episodes': start['episodes'] + stats['episodes'][:, r],
                  'updates': before['updates'] + end}
       self._host_counters = row_end  # What the device holds at the end.
-      if r == len(ends) - 1 and (
-          plan.cut or (plan.cut_unless_episodes is not None and
-                       row_end['episodes'][0] < plan.cut_unless_episodes)):
+      if cut and r == len(ends) - 1:
         self._partial = {k: v[:, r] for k, v in stats.items()}
         self._partial_updates = int(updates[r])
         break
@@ -285,9 +283,9 @@ class CompiledTraining:
               progress: Optional[interface.ProgressFn] = None
              ) -> interface.Rows:
     """One row, to `targets` (`row_plans.updates_to_row_end`)."""
-    log_rows = self._execute(row_plans.Plan([row_plans.updates_to_row_end(
+    log_rows = self._execute([row_plans.updates_to_row_end(
         self._loop, self._updates_per_chunk, targets, self.counters(),
-        self._partial_updates)]))
+        self._partial_updates)])
     if progress is not None:
       progress(self.counters())
     return log_rows[-1].rows
@@ -297,7 +295,7 @@ class CompiledTraining:
               ) -> List[interface.LogRow]:
     """The rows of one call (`_plan`); none if it ended inside a row."""
     del progress  # See `interface.TrainingLoop.run_rows`.
-    return self._execute(self._plan(schedule))
+    return self._execute(*self._plan(schedule))
 
   def evaluate(self, num_episodes: int) -> interface.PerSeed:
     """Evaluation of every seed on its own evaluation episodes, under the

@@ -10,7 +10,7 @@ scalars.
 """
 
 import time
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -73,44 +73,12 @@ def updates_to_row_end(loop: compiled_loop.CompiledLoop,
   return min(needed)
 
 
-class Plan(NamedTuple):
-  """The rows of one host call.
-
-  Attributes:
-    ends: each row's end, in cumulative updates of the call.
-    cut: the last row is cut short: it goes on in the next call.
-    cut_unless_episodes: the last row is cut short unless seed 0 has
-      finished this many episodes by its end, where the row ends (an
-      episode target that the updates of agents learning from fixed-length
-      unrolls reach at a count no one can foresee).
-  """
-  ends: List[int]
-  cut: bool = False
-  cut_unless_episodes: Optional[int] = None
-
-
-def _toward_episodes(loop: compiled_loop.CompiledLoop,
-                     targets: interface.Targets,
-                     counters: interface.PerSeed) -> Optional[int]:
-  """Updates that cannot pass seed 0's episode target, for an agent
-  learning from fixed-length unrolls: each update takes
-  `steps_per_update` steps, so it ends at most that many episodes (at
-  least 1). None: no episode target, or an episode agent's (which
-  `updates_to_row_end` counts exactly), or a step target beside it (a
-  run with both budgets, whose rows are planned by steps: the bound,
-  loose where episodes are long, would cut them into many host calls)."""
-  if targets.episodes is None or targets.env_steps is not None or (
-      loop.episodic):
-    return None
-  remaining = targets.episodes - int(counters['episodes'][0])
-  return max(1, remaining // loop.steps_per_update())
-
-
 def plan_call(loop: compiled_loop.CompiledLoop, updates_per_row: int,
               schedule: interface.Schedule, counters: interface.PerSeed,
               seconds_per_update: Optional[float], done_in_row: int,
-              planned_ahead: bool = True) -> Plan:
-  """The rows of the next call (`Plan`).
+              planned_ahead: bool = True) -> Tuple[List[int], bool]:
+  """The rows of the next call, as cumulative updates, and whether the
+  last one is cut short.
 
   The call runs the row under way (`done_in_row` of its updates done),
   then (where every row's counters can be foreseen: fixed-length unrolls,
@@ -125,22 +93,17 @@ def plan_call(loop: compiled_loop.CompiledLoop, updates_per_row: int,
   targets = schedule.targets(counters)
   first = updates_to_row_end(loop, updates_per_row, targets, counters,
                              done_in_row)
-  cut_unless_episodes = None
-  toward_episodes = _toward_episodes(loop, targets, counters)
-  if toward_episodes is not None and toward_episodes < first:
-    first, cut_unless_episodes = toward_episodes, targets.episodes
   if seconds_per_update is None or not planned_ahead:
-    return Plan([first], cut_unless_episodes=cut_unless_episodes)
+    return [first], False
   seconds = CHUNK_SECONDS
   if targets.deadline is not None:
     seconds = min(seconds, targets.deadline - time.monotonic())
   most = max(1, int(seconds / seconds_per_update))
   if first > most:
-    return Plan([most], cut=True)
+    return [most], True
   ends = [first]
-  if (loop.episodic or not schedule.counted_by_steps or
-      cut_unless_episodes is not None):
-    return Plan(ends, cut_unless_episodes=cut_unless_episodes)
+  if loop.episodic or not schedule.counted_by_steps:
+    return ends, False
   per_update = loop.steps_per_update()
 
   def after(updates: int) -> interface.PerSeed:
@@ -155,7 +118,7 @@ def plan_call(loop: compiled_loop.CompiledLoop, updates_per_row: int,
     if ends[-1] + more > most:
       break
     ends.append(ends[-1] + more)
-  return Plan(ends)
+  return ends, False
 
 
 def row_scalars(stats: Dict[str, np.ndarray], i: int, r: int, updates: int,

@@ -210,11 +210,11 @@ class CompiledExperimentTest(absltest.TestCase):
       calls = []
       real = compiled_training.CompiledTraining._execute
 
-      def execute(loop, plan):
-        calls.append((list(plan.ends), plan.cut))
+      def execute(loop, ends, cut=False):
+        calls.append((list(ends), cut))
         if len(calls) == stop_at_call:
           raise KeyboardInterrupt
-        return real(loop, plan)
+        return real(loop, ends, cut)
 
       with mock.patch.object(row_plans, 'CHUNK_SECONDS',
                              chunk_seconds), mock.patch.object(
@@ -252,59 +252,6 @@ class CompiledExperimentTest(absltest.TestCase):
     walls = [float(r['perf/wall_seconds'])
              for r in _csv(os.path.join(many_rows, 'train.csv'))]
     self.assertEqual(walls, sorted(walls))
-
-  @pytest.mark.slow  # Three runs.
-  def test_episode_budget_of_unroll_agents_stops_at_the_first_update(self):
-    # PPO learns from unrolls of 4 envs x 8 steps: an update ends at most
-    # 32 Catch episodes (9 steps each: 3 or 4 in fact). Its rows approach
-    # each episode target without passing it (cut short, they go on in the
-    # next call), so the budget and the rows by episodes end at the first
-    # update that reaches them; a run stopped inside a cut row and resumed
-    # logs the same rows and ends in the same state.
-    config = _config(agent='ppo', agent_config=agent_registry.make_config(
-        'ppo', unroll_length=8), num_episodes=60, eval_every_episodes=0,
-                     log_every_episodes=20, checkpoint_every_updates=None,
-                     updates_per_chunk=None)
-
-    def run(stop_at_call=None):
-      workdir = self.create_tempdir().full_path
-      calls = []
-      real = compiled_training.CompiledTraining._execute
-
-      def execute(loop, plan):
-        calls.append(plan)
-        if len(calls) == stop_at_call:
-          raise KeyboardInterrupt
-        return real(loop, plan)
-
-      with mock.patch.object(compiled_training.CompiledTraining,
-                             '_execute', execute):
-        if stop_at_call:
-          with self.assertRaises(KeyboardInterrupt):
-            driver.run_experiment(config, workdir, progress=False)
-        result = driver.run_experiment(config, workdir, progress=False)
-      return workdir, result, calls
-
-    workdir, result, calls = run()
-    self.assertTrue(any(plan.cut_unless_episodes for plan in calls))
-    rows = _csv(os.path.join(workdir, 'train.csv'))
-    episodes = [int(r['progress/episodes']) for r in rows]
-    per_update = [int(b['progress/episodes']) - int(a['progress/episodes'])
-                  for a, b in zip(rows, rows[1:])]
-    self.assertEqual(result['episodes'], episodes[-1])
-    self.assertBetween(result['episodes'], 60, 60 + 4)
-    # Each row ends at the first update past its multiple of 20.
-    self.assertEqual([e // 20 for e in episodes], [1, 2, 3])
-    self.assertTrue(all(e % 20 < 4 for e in episodes), (episodes, per_update))
-    resumed, _, _ = run(stop_at_call=2)
-    chex.assert_trees_all_equal(_final_state(config, workdir),
-                                _final_state(config, resumed))
-    drop = ('perf/steps_per_second', 'perf/episodes_per_second',
-            'perf/wall_seconds', 'wall_seconds')
-    strip = lambda rows: [{k: v for k, v in r.items() if k not in drop}
-                          for r in rows]
-    self.assertEqual(strip(_csv(os.path.join(resumed, 'train.csv'))),
-                     strip(rows))
 
   @pytest.mark.slow
   def test_step_budget_of_episode_agents_overshoots_by_less_than_an_update(
