@@ -83,16 +83,21 @@ def config_settings(spec: Mapping[str, Any]) -> Dict[str, Any]:
 
   'preset' starts from that preset's settings (as `train` applies it);
   'agent_config', a mapping, overrides the agent's (or the preset's) agent
-  settings; every other key is an `ExperimentConfig` field.
+  settings; every other key is an `ExperimentConfig` field. A measurement
+  names its agent or a preset: one that leaned on the framework's default
+  agent would measure another agent when that default changes.
   """
   spec = dict(spec)
+  if 'agent' not in spec and 'preset' not in spec:
+    raise ValueError(f'A measurement names its agent or a preset; got '
+                     f'{sorted(spec)}.')
   preset = spec.pop('preset', None)
   overrides = dict(spec.pop('agent_config', {}))
   settings = (environment_speed.preset_settings(preset)
               if preset else {})
   settings.update(spec)
   if overrides or not preset:
-    agent = settings.get('agent', config_lib.ExperimentConfig.agent)
+    agent = settings['agent']
     base = preset_registry.get(preset).config if preset else {}
     settings['agent_config'] = agent_registry.make_config(
         agent, **{**base, **overrides})
@@ -243,8 +248,8 @@ def summary(runs: Runs) -> Dict[str, Any]:
 def loop_speed(root: str, repeats: int, num_episodes: int, wide_envs: int,
                run: Runner = run_child) -> Dict[str, Any]:
   """The same REINFORCE training in the Python and the compiled loop."""
-  common = dict(num_episodes=num_episodes, eval_episodes=100,
-                **_TRAINING_ONLY)
+  common = dict(agent='reinforce', num_episodes=num_episodes,
+                eval_episodes=100, **_TRAINING_ONLY)
   runs = measure(root, {
       'python': Measurement(dict(common, loop='python')),
       'compiled': Measurement(dict(common, loop='compiled')),
@@ -263,8 +268,9 @@ def seeds_in_one_program(root: str, repeats: int,
                          run: Runner = run_child) -> Dict[str, Any]:
   """REINFORCE on Plane Strike, `counts` seeds in one compiled program."""
   runs = measure(root, {
-      f'seeds_{n}': Measurement(dict(num_seeds=n, num_episodes=episodes,
-                                     eval_episodes=100, **_TRAINING_ONLY))
+      f'seeds_{n}': Measurement(dict(agent='reinforce', num_seeds=n,
+                                     num_episodes=episodes, eval_episodes=100,
+                                     **_TRAINING_ONLY))
       for n in counts}, repeats, run)
   if 1 in counts:
     add_ratios(runs, 'seeds_1', 'steps_per_second',
@@ -285,7 +291,7 @@ def devices(root: str, repeats: int, counts: Sequence[int] = (1, 2, 4),
   Strike preset for `ppo_steps` steps."""
   setups = {'reinforce': (
       'REINFORCE on Plane Strike, 16 environments (its batch), '
-      f'{episodes} games', dict(num_episodes=episodes))}
+      f'{episodes} games', dict(agent='reinforce', num_episodes=episodes))}
   if ppo_steps:
     setups['ppo'] = (f'preset {DEVICES_PRESET} (64 environments), '
                      f'{ppo_steps} steps',

@@ -37,8 +37,9 @@ class AlternationTest(absltest.TestCase):
 
   def test_measure_runs_in_that_order_with_the_repetition_as_seed(self):
     calls = []
-    runs = sb.measure('/root', {'x': sb.Measurement({'k': 1}),
-                                'y': sb.Measurement({'k': 2}, devices=2)},
+    runs = sb.measure('/root', {
+        'x': sb.Measurement({'program': 'fake', 'k': 1}),
+        'y': sb.Measurement({'program': 'fake', 'k': 2}, devices=2)},
                       3, _fake_run(calls))
     self.assertEqual([(name, seed) for name, _, seed in calls],
                      [('x_seed0', 0), ('y_seed0', 0), ('x_seed1', 1),
@@ -124,10 +125,12 @@ class ChildPartsTest(absltest.TestCase):
       sb.parse_child_output('only words\n')
 
   def test_settings_apply_agent_overrides_and_presets(self):
-    wide = sb.config_settings({'num_envs': 64,
+    wide = sb.config_settings({'agent': 'reinforce', 'num_envs': 64,
                                'agent_config': {'batch_size': 64}})
     self.assertEqual(wide['agent_config'],
-                     agent_registry.make_config('ppo', batch_size=64))
+                     agent_registry.make_config('reinforce', batch_size=64))
+    with self.assertRaisesRegex(ValueError, 'names its agent or a preset'):
+      sb.config_settings({'num_envs': 64})
     ppo = sb.config_settings({'preset': 'ppo_plane_strike',
                               'num_steps': 1000,
                               'agent_config': {'learning_rate': 3e-4}})
@@ -162,7 +165,8 @@ class RealChildTest(absltest.TestCase):
   def test_one_seed_on_one_forced_device(self):
     root = self.create_tempdir().full_path
     result = sb.run_child(root, 'tiny', sb.Measurement(dict(
-        num_episodes=320, eval_episodes=10, **sb._TRAINING_ONLY), 1), 0)
+        agent='reinforce', num_episodes=320, eval_episodes=10,
+        **sb._TRAINING_ONLY), 1), 0)
     self.assertEqual((result['devices'], result['num_seeds']), (1, 1))
     self.assertGreater(result['env_steps'], 320 * 8)  # >= 8 strikes a game.
     self.assertGreater(result['steps_per_second'], 0)
