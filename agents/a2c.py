@@ -63,8 +63,7 @@ class A2CConfig:
     config_checks.check_positive_integer(self, 'unroll_length', 'batch_size')
     config_checks.check_positive(self, 'learning_rate')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
-    config_checks.check_one_of(self, 'gradient_clipping',
-                               optimizers.GRADIENT_CLIPPINGS)
+    optimizers.check_gradient_clipping(self)
 
   def batch_splits(self) -> Dict[str, int]:
     """Nothing beyond the environments: its batch splits wherever they do

@@ -70,7 +70,7 @@ def check_positive_integer(config: Any, *names: str) -> None:
 def check_one_of(config: Any, name: str, allowed: Collection[Any]) -> None:
   """Field `name` must be one of `allowed`."""
   value = getattr(config, name)
-  if value not in allowed:
+  if not _holds(lambda v: v in allowed, value):  # A list is unhashable.
     _fail(config, name, f'one of {tuple(allowed)}', value)
 
 

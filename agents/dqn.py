@@ -140,8 +140,7 @@ class DQNConfig(off_policy.ReplaySettings):
                                       'importance_exponent')
     config_checks.check_positive(self, 'max_grad_norm', 'adam_epsilon',
                                  allow_none=True)
-    config_checks.check_one_of(self, 'gradient_clipping',
-                               optimizers.GRADIENT_CLIPPINGS)
+    optimizers.check_gradient_clipping(self)
     if self.n_step > self.update_period:
       raise ValueError(
           f'{type(self).__name__}.n_step ({self.n_step}) must be <= '

@@ -84,8 +84,7 @@ class IMPALAConfig:
       raise ValueError(f'IMPALAConfig.actor_lag must be an integer >= 0; '
                        f'got {self.actor_lag!r}.')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
-    config_checks.check_one_of(self, 'gradient_clipping',
-                               optimizers.GRADIENT_CLIPPINGS)
+    optimizers.check_gradient_clipping(self)
 
   def batch_splits(self) -> Dict[str, int]:
     """Nothing beyond the environments: its batch splits wherever they do

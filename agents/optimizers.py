@@ -14,6 +14,8 @@ from typing import Any, Dict, Optional, Union
 
 import optax
 
+from agents import config_checks
+
 OPTIMIZERS = ('adam', 'sgd')
 # `gradient_clipping` value -> the Optax transform it clips with, given
 # `max_grad_norm`.
@@ -31,6 +33,17 @@ def gradient_clipping_setting() -> str:
       'that norm (PureJaxRL, purejaxql, CleanRL); each_entry clips every '
       'entry to [-max_grad_norm, max_grad_norm] (rejax), one cheap '
       'elementwise op instead of a reduction over every parameter.')})
+
+
+def check_gradient_clipping(config: Any) -> None:
+  """A config's `gradient_clipping` is a key of `GRADIENT_CLIPPINGS`, and
+  clips each entry only where `max_grad_norm` gives the bound."""
+  config_checks.check_one_of(config, 'gradient_clipping', GRADIENT_CLIPPINGS)
+  if config.gradient_clipping == 'each_entry' and config.max_grad_norm is None:
+    raise ValueError(
+        f'{type(config).__name__}.gradient_clipping=\'each_entry\' clips '
+        f'each entry to max_grad_norm, which is None: set max_grad_norm '
+        f'too.')
 
 
 def linear_decay(learning_rate: float, decay_steps: int) -> optax.Schedule:

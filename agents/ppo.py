@@ -107,8 +107,7 @@ class PPOConfig(minibatches.MinibatchSettings):
     self.check_minibatches()
     config_checks.check_positive(self, 'learning_rate', 'clip_epsilon',
                                  'max_grad_norm', 'reward_scale')
-    config_checks.check_one_of(self, 'gradient_clipping',
-                               optimizers.GRADIENT_CLIPPINGS)
+    optimizers.check_gradient_clipping(self)
     config_checks.check_positive(self, 'value_clip_epsilon', allow_none=True)
 
 

@@ -90,8 +90,7 @@ class PQNConfig(minibatches.MinibatchSettings):
 
   def __post_init__(self):
     config_checks.check_positive(self, 'learning_rate', 'max_grad_norm')
-    config_checks.check_one_of(self, 'gradient_clipping',
-                               optimizers.GRADIENT_CLIPPINGS)
+    optimizers.check_gradient_clipping(self)
     config_checks.check_unit_interval(self, 'discount', 'td_lambda',
                                       'epsilon_start', 'epsilon_end')
     config_checks.check_positive_integer(

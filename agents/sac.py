@@ -87,8 +87,7 @@ class SACConfig(off_policy.ReplaySettings):
                                  'initial_temperature')
     config_checks.check_unit_interval(self, 'discount', 'tau')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
-    config_checks.check_one_of(self, 'gradient_clipping',
-                               optimizers.GRADIENT_CLIPPINGS)
+    optimizers.check_gradient_clipping(self)
 
 
 def critic_targets(batch: replay_lib.Transitions, next_q: jax.Array,

@@ -98,8 +98,7 @@ class TD3Config(off_policy.ReplaySettings):
     config_checks.check_non_negative(self, 'exploration_noise',
                                      'target_noise', 'target_noise_clip')
     config_checks.check_positive(self, 'max_grad_norm', allow_none=True)
-    config_checks.check_one_of(self, 'gradient_clipping',
-                               optimizers.GRADIENT_CLIPPINGS)
+    optimizers.check_gradient_clipping(self)
 
 
 class TD3State(NamedTuple):

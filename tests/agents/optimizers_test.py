@@ -1,5 +1,7 @@
 """Tests for agents/optimizers.py: the chain, its order and its settings."""
 
+from unittest import mock
+
 from absl.testing import absltest
 from absl.testing import parameterized
 import chex
@@ -11,6 +13,16 @@ import optax
 from agents import optimizers
 from agents import ppo
 from agents import pqn
+from agents import registry as agent_registry
+from agents import sac
+from experiments import api
+from experiments.setup import build as build_lib
+
+# Every agent whose config has `gradient_clipping`, with a game it plays.
+_CLIPPING_AGENTS = [
+    (name, 'gymnax:Pendulum-v1' if name in ('sac', 'td3') else 'catch')
+    for name in agent_registry.names()
+    if hasattr(agent_registry.make_config(name), 'gradient_clipping')]
 
 
 def _steps(optimizer, grads_sequence, params=None):
@@ -59,9 +71,16 @@ class MakeOptimizerTest(parameterized.TestCase):
     self.assertEqual(
         config_class(gradient_clipping='each_entry').gradient_clipping,
         'each_entry')
-    with self.assertRaisesRegex(ValueError,
-                                "gradient_clipping.*'global_norm'"):
-      config_class(gradient_clipping='norm')
+    for bad in ('norm', ['each_entry']):
+      with self.assertRaisesRegex(
+          ValueError, r"gradient_clipping must be one of \('global_norm'"):
+        config_class(gradient_clipping=bad)
+
+  def test_each_entry_needs_a_bound(self):
+    with self.assertRaisesRegex(ValueError, 'max_grad_norm, which is None'):
+      sac.SACConfig(gradient_clipping='each_entry')
+    self.assertEqual(sac.SACConfig(gradient_clipping='each_entry',
+                                   max_grad_norm=1.0).max_grad_norm, 1.0)
 
   def test_adam_eps_is_used(self):
     # Adam's first step is -lr·g/(|g| + ε): with ε = 1 and g = 1, -lr/2.
@@ -129,6 +148,36 @@ class MakeOptimizerTest(parameterized.TestCase):
   def test_bad_settings_are_named(self, kwargs, message):
     with self.assertRaisesRegex(ValueError, message):
       optimizers.make_optimizer(**{'learning_rate': 0.1, **kwargs})
+
+
+class AgentsPassTheSettingTest(parameterized.TestCase):
+
+  def test_every_agent_with_max_grad_norm_has_the_setting(self):
+    with_norm = [n for n in agent_registry.names() if hasattr(
+        agent_registry.make_config(n), 'max_grad_norm')]
+    self.assertCountEqual([n for n, _ in _CLIPPING_AGENTS], with_norm)
+
+  @parameterized.parameters(*_CLIPPING_AGENTS)
+  def test_make_agent_builds_its_optimizers_with_it(self, name, env):
+    config = api.experiment_config(
+        agent=name, env=env, num_steps=1000, export_tflite=False,
+        preset='none', config={'gradient_clipping': 'each_entry',
+                               'max_grad_norm': 1.0})
+    seen = []
+    real = optimizers.make_optimizer
+
+    def recording(*args, **kwargs):
+      seen.append((kwargs.get('max_grad_norm'),
+                   kwargs.get('gradient_clipping')))
+      return real(*args, **kwargs)
+
+    with mock.patch.object(optimizers, 'make_optimizer', recording):
+      build_lib.build(config)
+    # Every optimizer that clips clips as the setting says (SAC's
+    # temperature is stepped unclipped).
+    clipping = [c for norm, c in seen if norm is not None]
+    self.assertNotEmpty(clipping)
+    self.assertEqual(set(clipping), {'each_entry'}, seen)
 
 
 class FitDecayToBudgetTest(parameterized.TestCase):
