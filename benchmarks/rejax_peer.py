@@ -136,7 +136,7 @@ def dqn_cartpole(root: str, repeats: int,
             'learning_rate': 1e-3, 'loss': 'l2', 'max_grad_norm': 10.0,
             'target_update_period': 5, 'target_update_rate': 0.02,
             'epsilon_decay_steps': steps // 2, 'double_q': True,
-            'gradient_clipping': 'each_entry'},
+            **peer_runs.peer_arithmetic('rejax')},
         **peer_runs.TRAINING_ONLY)), scaling.Measurement(dict(
         program='rejax', algorithm='dqn', config={
             'env': 'CartPole-v1', 'agent': 'QNetwork',
@@ -154,8 +154,10 @@ def dqn_cartpole(root: str, repeats: int,
                      f'replay learning from 5k, lr 1e-3, L2 loss, double Q, '
                      f'Polyak targets (τ 0.02 every 5 SGD steps), ε 1 → '
                      f'0.05 over {steps // 2} steps, each gradient entry '
-                     f'clipped at 10 (ours: gradient_clipping=each_entry), '
-                     f'a 64-64 ReLU Q-network, {steps} steps',
+                     f'clipped at 10 and time limits ending the targets '
+                     f'(ours: gradient_clipping=each_entry, '
+                     f'bootstrap_time_limits=false), a 64-64 ReLU '
+                     f'Q-network, {steps} steps',
           **scaling.summary(runs)}
 
 

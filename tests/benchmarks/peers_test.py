@@ -16,7 +16,7 @@ def _fake_runner(figures):
   def run(root, name, measurement, seed):
     del root
     program = measurement.settings['program']
-    calls.append((name, program, seed))
+    calls.append((name, program, seed, measurement.settings))
     return dict(figures[program](seed))
 
   return run, calls
@@ -49,15 +49,27 @@ class PeerBenchmarksTest(absltest.TestCase):
         'purejaxrl_script': lambda seed: {'seconds': 20.0 + seed},
     })
     report = peers.gymnax_cartpole('root', 2, run)
-    # Every configuration once per round, in turn: ours with the peers'
-    # arithmetic and bootstrapping time limits, the peers, the commands.
-    self.assertEqual([c[2] for c in calls], [0] * 6 + [1] * 6)
-    for who in ('ours', 'ours_bootstrapping'):
-      ours = report['runs'][who]
-      self.assertEqual([r['speed_over_purejaxrl'] for r in ours],
-                       [3.0, 3.01])
-      self.assertEqual([r['speed_over_rejax'] for r in ours],
-                       [2.0, 301 / 150])
+    # Every configuration once per round, in turn: ours in PureJaxRL's
+    # arithmetic, in rejax's and bootstrapping time limits, the peers, the
+    # commands.
+    self.assertEqual([c[2] for c in calls], [0] * 7 + [1] * 7)
+    settings = {name[:name.rindex('_seed')]: s for name, _, _, s in calls}
+    self.assertEqual(settings['ours']['agent_config'],
+                     {'bootstrap_time_limits': False})
+    self.assertEqual(settings['ours_as_rejax']['agent_config'],
+                     {'bootstrap_time_limits': False,
+                      'gradient_clipping': 'each_entry'})
+    self.assertNotIn('agent_config', settings['ours_bootstrapping'])
+    # Each of ours beside the peers whose arithmetic it does.
+    runs = report['runs']
+    self.assertEqual([r['speed_over_purejaxrl'] for r in runs['ours']],
+                     [3.0, 3.01])
+    self.assertNotIn('speed_over_rejax', runs['ours'][0])
+    self.assertEqual([r['speed_over_rejax'] for r in runs['ours_as_rejax']],
+                     [2.0, 301 / 150])
+    self.assertNotIn('speed_over_purejaxrl', runs['ours_as_rejax'][0])
+    for who in ('purejaxrl', 'rejax'):
+      self.assertIn(f'speed_over_{who}', runs['ours_bootstrapping'][0])
     self.assertEqual(
         [r['seconds_over_purejaxrl_script']
          for r in report['runs']['our_default_command']], [0.5, 10 / 21])

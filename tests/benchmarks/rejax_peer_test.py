@@ -3,6 +3,7 @@ environment, which tests must not need)."""
 
 from absl.testing import absltest
 
+from benchmarks import peer_runs
 from benchmarks import rejax_peer
 from tests.benchmarks import peers_test
 
@@ -47,8 +48,35 @@ class PPOSeedsTest(absltest.TestCase):
            config['num_minibatches'], config['learning_rate'],
            config['max_grad_norm'], config['ent_coef'],
            config['total_timesteps']))
-      # rejax's returns end at time limits; so do ours here.
+      # rejax's returns end at time limits and it clips each gradient
+      # entry; so do ours here.
       self.assertFalse(agent['bootstrap_time_limits'])
+      self.assertEqual(agent['gradient_clipping'], 'each_entry')
+
+
+class PeerArithmeticTest(absltest.TestCase):
+
+  def test_every_peer_ends_returns_at_time_limits_rejax_clips_entries(self):
+    self.assertEqual(peer_runs.peer_arithmetic('purejaxrl'),
+                     {'bootstrap_time_limits': False})
+    self.assertEqual(peer_runs.peer_arithmetic('rejax'),
+                     {'bootstrap_time_limits': False,
+                      'gradient_clipping': 'each_entry'})
+
+  def test_pqn_beside_rejax_runs_rejax_s_arithmetic_and_ours(self):
+    seen = {}
+    run, _ = peers_test._fake_runner({
+        'ours': lambda seed: {'steps_per_second': 200.0},
+        'rejax': lambda seed: {'steps_per_second': 100.0}})
+
+    def recording(root, name, measurement, seed):
+      seen[name.rsplit('_seed', 1)[0]] = measurement.settings
+      return run(root, name, measurement, seed)
+
+    rejax_peer.pqn_cartpole('root', 1, recording)
+    self.assertEqual(seen['ours']['agent_config'],
+                     peer_runs.peer_arithmetic('rejax'))
+    self.assertNotIn('agent_config', seen['ours_bootstrapping'])
 
 
 class PairsTest(absltest.TestCase):
@@ -59,6 +87,9 @@ class PairsTest(absltest.TestCase):
       self.assertEqual(seen[f'ours{suffix}']['agent_config']['batch_size'],
                        batch)
       self.assertEqual(seen[f'rejax{suffix}']['config']['batch_size'], batch)
+      self.assertLessEqual(
+          peer_runs.peer_arithmetic('rejax').items(),
+          seen[f'ours{suffix}']['agent_config'].items())
     self.assertEqual(seen['ours']['hidden_sizes'],
                      seen['ours_batch_32']['hidden_sizes'])
 
@@ -84,9 +115,10 @@ class PairsTest(absltest.TestCase):
            config['total_timesteps']))
       self.assertEqual(
           (agent['unroll_length'], agent['num_epochs'],
-           agent['num_minibatches'], agent['bootstrap_time_limits']),
+           agent['num_minibatches'], agent['bootstrap_time_limits'],
+           agent['gradient_clipping']),
           (config['num_steps'], config['num_epochs'],
-           config['num_minibatches'], False))
+           config['num_minibatches'], False, 'each_entry'))
     # rejax's configs/gymnax/pendulum.yaml and continuous_mountaincar.yaml.
     pendulum = seen['rejax_pendulum']['config']
     self.assertEqual(
