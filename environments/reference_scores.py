@@ -63,9 +63,9 @@ class ReferenceScore:
 # Measured (`environments.plane_strike_players`, 100,000 games each;
 # benchmarks/plane_strike_reference_players.json, whose command is in
 # benchmarks/reference_players.py). The weak reference is hunt-and-target
-# play, not random play: random play (57.8) is so weak that every agent
-# that learns at all scores 0.96-0.99 against it, hiding a gap of several
-# strikes.
+# play, not random play: random play (57.8) is so weak that against it the
+# agents of docs/comparing.md's run score 0.92-0.99, though their raw
+# scores run from 12.4 to 15.5 strikes.
 PLANE_STRIKE = ReferenceScore(
     metric='mean_episode_length', label='strikes per game', low=20.88,
     high=11.93,

@@ -242,8 +242,10 @@ def aggregate_figure(
     ax.set_ylim(-0.5, max(len(agents), 1) - 0.3)
   axes[0].set_yticks(rows, [style.agent_label(a) for a in agents])
   where = f' over {_envs_text(envs)}' if envs else ''
-  scale = ('0: weak reference, 1: strong' if len(envs) != 1 else
-           env_registry.reference_score(envs[0]).scale())
+  reference = (env_registry.reference_score(envs[0]) if len(envs) == 1
+               else None)
+  scale = ('0: each game\'s weak reference, 1: its strong one'
+           if reference is None else reference.scale())
   style.legend_below(fig, [], [], _intervals_caption(
       f'Normalised scores{where} ({scale}).',
       {a: seeds[a] for a in agents}))

@@ -35,17 +35,35 @@ def test_hunt_and_target_strikes_next_to_a_hit():
     assert cell in (5 * 8 + 4, 4 * 8 + 5)
 
 
-def test_bayes_greedy_finishes_a_plane_it_has_pinned_down():
-  # Every cell of one placement but one is hit, and every other placement
-  # that covers those hits is ruled out: the last cell is certain.
+def _posterior_chance(board):
+  """Each cell's chance of holding a plane cell given `board`, by
+  enumeration in float64 (placements covering every hit and no miss)."""
+  planes, probabilities = plane_strike.placements()
+  hits, misses = board == 1, board == -1
+  keep = np.asarray([np.all(plane[hits]) and not np.any(plane[misses])
+                     for plane in planes])
+  assert keep.sum() > 1
+  return np.tensordot(probabilities[keep], planes[keep].astype(float), 1)
+
+
+def test_bayes_greedy_strikes_the_likeliest_untried_cell():
+  # Seven hits of one placement and no miss: more than one placement is
+  # consistent with them, and not every untried cell is as likely.
   planes, _ = plane_strike.placements()
-  plane = planes[40]
-  cells = list(zip(*np.nonzero(plane)))
-  board = np.where(plane, 0.0, -1.0).astype(np.float32)
-  for cell in cells[1:]:
+  board = np.zeros((8, 8), np.float32)
+  for cell in list(zip(*np.nonzero(planes[40])))[1:]:
     board[cell] = 1
-  cell = int(players_lib.bayes_greedy_player()(jnp.asarray(board), KEY))
-  assert cell == cells[0][0] * 8 + cells[0][1]
+  chance = np.where(board == 0, _posterior_chance(board), -1.0).reshape(-1)
+  best = set(np.flatnonzero(np.isclose(chance, chance.max())))
+  assert len(best) < int((board == 0).sum())
+  player = players_lib.bayes_greedy_player()
+  for i in range(5):
+    assert int(player(jnp.asarray(board), jax.random.PRNGKey(i))) in best
+  # A random untried cell would not do.
+  picks = {int(players_lib.random_untried(jnp.asarray(board),
+                                          jax.random.PRNGKey(i)))
+           for i in range(20)}
+  assert not picks <= best
 
 
 def test_bayes_greedy_opens_on_the_likeliest_cell():
