@@ -138,15 +138,16 @@ def check_comparison_keys(argv: Sequence[str],
           f'agent\'s ({", ".join(agent_names)}).')
 
 
-def define_config_flag(argv: Optional[Sequence[str]] = None,
-                       default_agent: str = 'ppo') -> None:
-  """Defines `--config` for the agent named in `argv` (default sys.argv).
+def define_config_flag(argv: Optional[Sequence[str]] = None) -> None:
+  """Defines `--config` for the agent named in `argv` (default sys.argv),
+  or else for `--agent`'s default.
 
   Exits with a clear message when `argv` overrides a key the agent's config
   does not have. An unknown agent name gets the default agent's config, so
   that `--agent`'s own validator reports it.
   """
   argv = sys.argv if argv is None else argv
+  default_agent = flags.FLAGS['agent'].default
   name = agent_name_from_argv(argv, default_agent)
   if name not in agent_registry.names():
     name = default_agent

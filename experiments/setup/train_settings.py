@@ -48,10 +48,10 @@ class TrainSettings:
   and `--env_config.<key>` values by key; `hidden_sizes` is a sequence of
   widths; `max_abs_param` 0 checks only finiteness.
   """
-  agent: str = _setting('ppo', lambda: (
+  agent: str = _setting(_DEFAULTS.agent, lambda: (
       f'Agent to train: one of {", ".join(agent_registry.names())}, or one '
       f'registered by --imports.'))
-  env: str = _setting('plane_strike', lambda: (
+  env: str = _setting(_DEFAULTS.env, lambda: (
       f'Environment: one of {env_registry.describe_names()}, or one '
       f'registered by --imports.'))
   preset: Optional[str] = _setting(None, lambda: (
