@@ -156,12 +156,14 @@ class CommandLineTest(absltest.TestCase):
   def test_tiny_run_prints_its_settings_and_a_summary(self):
     workdir = self.create_tempdir().full_path
     cache = os.path.join(self.create_tempdir().full_path, 'cache')
-    result = _run(f'--workdir={workdir}', '--num_episodes=16',
+    # PPO, the default agent, with a step budget (it checks an episode
+    # budget only at the end of each log row: docs/loops.md).
+    result = _run(f'--workdir={workdir}', '--num_steps=1024',
                   '--batch_size=8', '--eval_episodes=3', '--noexport_tflite',
                   f'--compilation_cache_dir={cache}')
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
     self.assertNotEmpty(os.listdir(cache))  # The programs it compiled.
-    self.assertIn('PPO on Plane Strike: 16 episodes, seed 0',
+    self.assertIn('PPO on Plane Strike: 1,024 environment steps, seed 0',
                   result.stderr)
     self.assertIn('batch_size=8', result.stderr)
     (line,) = result.stdout.strip().splitlines()
@@ -170,13 +172,13 @@ class CommandLineTest(absltest.TestCase):
                      r'steps in [\d.]+ s of training \(and [\d.]+ s '
                      r'compiling\); no model exported\.$')
     with open(os.path.join(workdir, 'result.json')) as f:
-      self.assertEqual(json.load(f)['episodes'], 16)
-    again = _run(f'--workdir={workdir}', '--num_episodes=16',
+      self.assertEqual(json.load(f)['env_steps'], 1024)
+    again = _run(f'--workdir={workdir}', '--num_steps=1024',
                  '--batch_size=8', '--eval_episodes=3', '--noexport_tflite')
     self.assertEqual(again.returncode, 0, again.stderr[-2000:])
     self.assertIn('already finished its budget', again.stderr)
     self.assertEqual(again.stdout, result.stdout)
-    mismatch = _run(f'--workdir={workdir}', '--seed=9', '--num_episodes=16',
+    mismatch = _run(f'--workdir={workdir}', '--seed=9', '--num_steps=1024',
                     '--noexport_tflite')
     self.assertNotEqual(mismatch.returncode, 0)
     self.assertIn('different experiment', mismatch.stderr)
