@@ -12,8 +12,9 @@ import pytest
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
-# Compiled loop: ~12 s of training, long enough to be interrupted.
-_COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=200000',
+# Compiled loop: ~8 s of training on the 2-core CPU, long enough to be
+# interrupted after a checkpoint (200k steps, 2 s, raced the first one).
+_COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=800000',
              '--eval_episodes=20', '--export_tflite=false',
              '--progress=false', '--checkpoint_every_seconds=2')
 # Python loop: REINFORCE's batches of 16 episodes straddle checkpoints.
@@ -117,7 +118,7 @@ def test_ctrl_c_again_exits_130_at_once_and_the_run_resumes(cli, tmp_path):
   it lands in training, in the stop's checkpoint (held until written) or
   while exiting; every way, exit status 130 within seconds, no traceback,
   and a workdir the same command resumes and finishes."""
-  flags = ('--env=catch', '--agent=ppo', '--num_steps=300000',
+  flags = ('--env=catch', '--agent=ppo', '--num_steps=800000',
            '--eval_episodes=20', '--export_tflite=false', '--progress=false',
            '--checkpoint_every_seconds=1')
   workdir = str(tmp_path / 'run')
