@@ -8,10 +8,9 @@ from benchmarks import rejax_peer
 from tests.benchmarks import peers_test
 
 
-def _settings(test, suite, *args):
-  """Each arm's settings (by arm name) of `suite` run with a fake runner
-  whose ours is twice as fast as rejax's, checking each of our arms'
-  speed ratio to its rejax arm."""
+def _recorded(suite, *args):
+  """`(settings by arm name, report, calls)` of `suite` run once with a
+  fake runner whose ours is twice as fast as rejax's."""
   seen = {}
   run, calls = peers_test._fake_runner({
       'ours': lambda seed: {'steps_per_second': 200.0},
@@ -21,7 +20,13 @@ def _settings(test, suite, *args):
     seen[name.rsplit('_seed', 1)[0]] = measurement.settings
     return run(root, name, measurement, seed)
 
-  report = suite('root', 1, recording, *args)
+  return seen, suite('root', 1, recording, *args), calls
+
+
+def _settings(test, suite, *args):
+  """Each arm's settings (by arm name) of `suite` (`_recorded`),
+  checking each of our arms' speed ratio to its rejax arm."""
+  seen, report, calls = _recorded(suite, *args)
   for name in seen:
     if name.startswith('ours'):
       rejax = name.replace('ours', 'rejax', 1)
@@ -64,16 +69,9 @@ class PeerArithmeticTest(absltest.TestCase):
                       'gradient_clipping': 'each_entry'})
 
   def test_pqn_beside_rejax_runs_rejax_s_arithmetic_and_ours(self):
-    seen = {}
-    run, _ = peers_test._fake_runner({
-        'ours': lambda seed: {'steps_per_second': 200.0},
-        'rejax': lambda seed: {'steps_per_second': 100.0}})
-
-    def recording(root, name, measurement, seed):
-      seen[name.rsplit('_seed', 1)[0]] = measurement.settings
-      return run(root, name, measurement, seed)
-
-    rejax_peer.pqn_cartpole('root', 1, recording)
+    seen, report, _ = _recorded(rejax_peer.pqn_cartpole)
+    for ours in ('ours', 'ours_bootstrapping'):
+      self.assertEqual(report['runs'][ours][0]['speed_over_rejax'], 2.0)
     self.assertEqual(seen['ours']['agent_config'],
                      peer_runs.peer_arithmetic('rejax'))
     self.assertNotIn('agent_config', seen['ours_bootstrapping'])
