@@ -28,6 +28,8 @@ setuptools.setup(
         # JAX releases for Python 3.11 stop at 0.10.x.
         'jax>=0.4.30,<0.11',
         'jaxlib>=0.4.30,<0.11',
+        # AlphaZero's search (Gumbel and PUCT); pure Python over JAX.
+        'mctx>=0.0.5',
         'ml-collections>=0.1.1',
         'numpy>=1.26',
         'optax>=0.2.2',

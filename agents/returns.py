@@ -33,9 +33,10 @@ def continuation_discounts(trajectory: agent_lib.Trajectory,
 
 def time_limits(trajectory: agent_lib.Trajectory) -> jax.Array:
   """bool `[T, B]`: step t ended its episode by a time limit (truncation:
-  `last` with a discount above 0; a termination has discount 0)."""
+  `last` with a nonzero discount, -1 in a two-player game whose turn
+  passed; a termination has discount 0)."""
   return jnp.logical_and(jnp.asarray(trajectory.last, bool),
-                         jnp.asarray(trajectory.discounts) > 0)
+                         jnp.asarray(trajectory.discounts) != 0)
 
 
 def next_observations(trajectory: agent_lib.Trajectory) -> jax.Array:

@@ -56,6 +56,7 @@ class DmEnvironment(dm_env.Environment):
     if hasattr(core, 'legal_actions'):
       # Pure function of the observation; see `EnvironmentSpec.legal_actions`.
       self.legal_actions = core.legal_actions
+    self.num_players = getattr(core, 'num_players', 1)
 
   @property
   def core(self) -> functional.FunctionalEnvironment:

@@ -1,9 +1,11 @@
-"""pgx's single-agent games as pure-JAX functional cores (`--env=pgx:<id>`).
+"""pgx's games as pure-JAX functional cores (`--env=pgx:<id>`).
 
-pgx games are JAX already, so each single-agent one (`env.num_players == 1`:
-2048 and the MinAtar games) becomes a `functional.FunctionalEnvironment` and
-runs in both loops. Multi-player games (chess, go, ...) are refused: the
-agents here play alone.
+pgx games are JAX already, so each one becomes a
+`functional.FunctionalEnvironment`: the single-agent ones (2048 and the
+MinAtar games) run in both loops for every agent; the two-player board
+games (tic-tac-toe, connect four, othello, go, ...) are played by agents
+that learn by self-play (`environments.two_player` says how such a core
+reads, and how evaluation plays it against an opponent).
 
 How a pgx game maps onto the core:
   * The core's state carries pgx's state and a PRNG key, because pgx's
@@ -12,6 +14,11 @@ How a pgx game maps onto the core:
   * Reward is `state.rewards[0]`. `state.terminated` ends the episode with
     discount 0; `state.truncated`, or `max_steps` steps, with discount 1.
     pgx ends the game on an illegal action with reward -1 (its rule).
+  * Two-player games: every step is one player's move, its reward the
+    mover's (`state.rewards[mover]`), its discount -1 where the turn passes
+    to the other player (0 at the end), and the observation is from the
+    side of the player to move next, as pgx gives it
+    (`environments.two_player`).
   * Observations are float32 with pgx's observation shape (2048: a
     (4, 4, 31) one-hot board; MinAtar: 10x10xC images).
   * Legal actions: our interface needs them as a pure function of the
@@ -26,7 +33,7 @@ pgx is imported on first use, so the framework works without it (then every
 pgx id raises, saying how to install it).
 """
 
-from typing import Any, Callable, Dict, NamedTuple, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 import dm_env
 from dm_env import specs
@@ -36,6 +43,7 @@ import numpy as np
 
 from environments import functional
 from environments import name_hints
+from environments import two_player
 
 INSTALL_HINT = "pip install -e '.[suites]'"
 _FLOAT = np.float32
@@ -49,11 +57,25 @@ _FLOAT = np.float32
 # a 2048 episode buffer holds 32M floats (130 MB).
 DEFAULT_MAX_STEPS = 1000
 
+# Games that always end within this many moves: their episodes are
+# bounded by it (a larger `max_steps` changes nothing), so that buffers and
+# the default number of evaluation episodes follow the real length.
+GAME_LENGTHS = {'tic_tac_toe': 9, 'connect_four': 42}
+
 # Single-agent games of pgx 2.6 (`num_players == 1`), for error messages;
 # whether an id is accepted is decided by its own `num_players`.
 SINGLE_AGENT_IDS = ('2048', 'minatar-asterix', 'minatar-breakout',
                     'minatar-freeway', 'minatar-seaquest',
                     'minatar-space_invaders')
+# Two-player games of pgx 2.6, played by self-play.
+TWO_PLAYER_IDS = ('animal_shogi', 'backgammon', 'chess', 'connect_four',
+                  'gardner_chess', 'go_9x9', 'go_19x19', 'hex',
+                  'kuhn_poker', 'leduc_holdem', 'othello', 'shogi',
+                  'tic_tac_toe')
+# Games whose state holds what a player may not see: the opponent's cards,
+# or (backgammon) the dice to come, drawn from the key the state carries.
+# Agents that search by stepping the game itself refuse them.
+HIDDEN_STATE_IDS = ('backgammon', 'kuhn_poker', 'leduc_holdem')
 
 # Packages that provide pgx games outside pgx itself, by id prefix.
 _EXTRA_PACKAGES = {'minatar-': 'pgx-minatar'}
@@ -84,9 +106,26 @@ def _legal_actions_2048(observation: jax.Array) -> jax.Array:
   return masks.reshape(batch + (4,))
 
 
+def _legal_actions_tic_tac_toe(observation: jax.Array) -> jax.Array:
+  """Tic-tac-toe's legal moves from `[..., 3, 3, 2]` boards (the mover's
+  marks, the opponent's): the empty cells, row by row (pgx's actions)."""
+  empty = ~jnp.any(observation > 0.5, axis=-1)
+  return empty.reshape(observation.shape[:-3] + (9,))
+
+
+def _legal_actions_connect_four(observation: jax.Array) -> jax.Array:
+  """Connect four's legal moves from `[..., 6, 7, 2]` boards: the columns
+  whose top cell (row 0) is empty. On a full board (the game is over)
+  every column is legal, as for 2048's finished boards."""
+  masks = ~jnp.any(observation[..., 0, :, :] > 0.5, axis=-1)
+  return masks | ~jnp.any(masks, axis=-1, keepdims=True)
+
+
 # id -> legal moves as a pure function of observations `[..., *shape]`.
 LEGAL_ACTIONS: Dict[str, Callable[[jax.Array], jax.Array]] = {
     '2048': _legal_actions_2048,
+    'connect_four': _legal_actions_connect_four,
+    'tic_tac_toe': _legal_actions_tic_tac_toe,
 }
 
 # id -> the made pgx environment (making some takes seconds).
@@ -115,18 +154,20 @@ def _make(env_id: str) -> Any:
 
 
 def check_id(env_id: str) -> None:
-  """Raises ValueError unless `env_id` is a single-agent pgx game."""
+  """Raises ValueError unless `env_id` is a pgx game of one or two
+  players."""
   available = _pgx().available_envs()
   if env_id not in available:
     hint = name_hints.did_you_mean(env_id, available)
     raise ValueError(f'Unknown pgx environment {env_id!r}.{hint} '
-                     f'Single-agent pgx ids: {", ".join(SINGLE_AGENT_IDS)}.')
+                     f'Single-agent pgx ids: {", ".join(SINGLE_AGENT_IDS)}; '
+                     f'two-player: {", ".join(TWO_PLAYER_IDS)}.')
   players = _make(env_id).num_players
-  if players != 1:
+  if players not in (1, 2):
     raise ValueError(
-        f'pgx environment {env_id!r} is a {players}-player game; the agents '
-        f'here play alone. Single-agent pgx ids: '
-        f'{", ".join(SINGLE_AGENT_IDS)}.')
+        f'pgx environment {env_id!r} is a {players}-player game; agents '
+        f'here play alone or against themselves. pgx ids: '
+        f'{", ".join(SINGLE_AGENT_IDS + TWO_PLAYER_IDS)}.')
 
 
 class PgxState(NamedTuple):
@@ -137,9 +178,12 @@ class PgxState(NamedTuple):
 
 
 class PgxCore:
-  """One single-agent pgx game as a `functional.FunctionalEnvironment`."""
+  """One pgx game as a `functional.FunctionalEnvironment` (a two-player
+  one as `environments.two_player` reads it, evaluated against
+  `opponent`)."""
 
-  def __init__(self, env_id: str, max_steps: int = DEFAULT_MAX_STEPS):
+  def __init__(self, env_id: str, max_steps: int = DEFAULT_MAX_STEPS,
+               opponent: Optional[str] = None):
     if (not isinstance(max_steps, (int, np.integer)) or
         isinstance(max_steps, bool) or max_steps < 1):
       raise ValueError(f'max_steps must be a positive integer; got '
@@ -147,7 +191,19 @@ class PgxCore:
     check_id(env_id)
     self.env_id = env_id
     self.env = _make(env_id)
-    self.max_steps = int(max_steps)
+    self.num_players = int(self.env.num_players)
+    self.max_steps = min(int(max_steps),
+                         GAME_LENGTHS.get(env_id, int(max_steps)))
+    if self.num_players == 1 and opponent is not None:
+      raise ValueError(f'opponent: pgx:{env_id} is played alone; an '
+                       f'opponent is for two-player games '
+                       f'({", ".join(TWO_PLAYER_IDS)}).')
+    self.opponent = (two_player.check_opponent(
+        opponent or two_player.DEFAULT_OPPONENT, env_id)
+                     if self.num_players == 2 else None)
+    # 2048's and MinAtar's next tiles and moves come from the key too.
+    self.hidden_state = (env_id in HIDDEN_STATE_IDS or
+                         self.num_players == 1)
     shape = jax.eval_shape(self.env.init, jax.random.PRNGKey(0)).observation
     self._observation_spec = specs.Array(shape.shape, _FLOAT,
                                          name='observation')
@@ -180,14 +236,28 @@ class PgxCore:
     [0, num_actions). The dm_env face validates actions from users.
     """
     key, step_key = jax.random.split(state.key)
+    mover = state.game.current_player
     game = self.env.step(state.game, jnp.asarray(action, jnp.int32),
                          step_key)
     steps = state.steps + 1
     truncated = jnp.logical_or(game.truncated, steps >= self.max_steps)
     state = PgxState(game, key, steps)
-    return state, functional.transition(
-        game.rewards[0], jnp.asarray(game.observation, jnp.float32),
+    timestep = functional.transition(
+        game.rewards[mover], jnp.asarray(game.observation, jnp.float32),
         game.terminated, truncated)
+    if self.num_players == 2:  # The turn passes: the value changes sides.
+      turn = jnp.where(game.current_player == mover, 1.0, -1.0)
+      timestep = timestep._replace(discount=timestep.discount * turn)
+    return state, timestep
+
+  def current_player(self, state: PgxState) -> jax.Array:
+    """int32 [] the player to move in `state` (0 or 1)."""
+    return jnp.asarray(state.game.current_player, jnp.int32)
+
+  def legal_action_mask(self, state: PgxState) -> jax.Array:
+    """bool `[num_actions]` the legal moves of `state`, as pgx keeps them
+    (what search masks; `legal_actions` reads them off observations)."""
+    return state.game.legal_action_mask
 
   def observation_spec(self) -> specs.Array:
     return self._observation_spec
@@ -200,9 +270,19 @@ class PgxCore:
     return specs.Array((), _FLOAT, name='reward')
 
   def discount_spec(self) -> specs.BoundedArray:
-    return specs.BoundedArray((), _FLOAT, 0.0, 1.0, name='discount')
+    low = -1.0 if self.num_players == 2 else 0.0  # -1: the turn passes.
+    return specs.BoundedArray((), _FLOAT, low, 1.0, name='discount')
+
+  def versus(self) -> functional.FunctionalEnvironment:
+    """A two-player game as one player's, against `opponent`
+    (`two_player.Versus`): what evaluation plays."""
+    return two_player.versus(self, self.opponent)
 
 
-def make_core(env_id: str, max_steps: int = DEFAULT_MAX_STEPS) -> PgxCore:
-  """Single-agent pgx game `env_id` as a functional core."""
-  return PgxCore(env_id, max_steps)
+def make_core(env_id: str, max_steps: int = DEFAULT_MAX_STEPS,
+              opponent: Optional[str] = None) -> PgxCore:
+  """pgx game `env_id` as a functional core; `opponent` (two-player
+  games only) is who evaluation plays the agent against: `random` (None:
+  the default), `mcts-<N>` (search over N simulations with random
+  playouts) or, for tic-tac-toe, `minimax` (perfect play)."""
+  return PgxCore(env_id, max_steps, opponent)

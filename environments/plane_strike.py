@@ -81,6 +81,10 @@ class PlaneStrikeState(NamedTuple):
 class PlaneStrike:
   """Pure-JAX Plane Strike; see `functional.FunctionalEnvironment`."""
 
+  # The plane is in the state, hidden from the player: agents that search
+  # by stepping the game itself would see it, and refuse it.
+  hidden_state = True
+
   def __init__(self, board_size: int = 8, max_steps: Optional[int] = None):
     if (not isinstance(board_size, (int, np.integer)) or
         isinstance(board_size, bool) or board_size < 5):

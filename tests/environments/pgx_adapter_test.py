@@ -203,13 +203,12 @@ class MinAtarTest(absltest.TestCase):
 
 class CheckIdTest(absltest.TestCase):
 
-  def test_multi_player_games_are_refused(self):
-    for env_id in ('tic_tac_toe', 'kuhn_poker'):
-      with self.assertRaisesRegex(ValueError, '2-player game') as context:
-        pgx_adapter.make_core(env_id)
-      self.assertIn(repr(env_id), str(context.exception))
-      self.assertIn('Single-agent pgx ids: 2048, minatar-asterix',
-                    str(context.exception))
+  def test_games_of_more_than_two_players_are_refused(self):
+    with self.assertRaisesRegex(ValueError, '3-player game') as context:
+      pgx_adapter.make_core('sparrow_mahjong')
+    self.assertIn("'sparrow_mahjong'", str(context.exception))
+    self.assertIn('2048, minatar-asterix', str(context.exception))
+    self.assertIn('tic_tac_toe', str(context.exception))
 
   def test_unknown_id_lists_close_matches(self):
     with self.assertRaisesRegex(ValueError,
@@ -224,11 +223,13 @@ class CheckIdTest(absltest.TestCase):
       pgx_adapter.check_id(env_id)
 
   @pytest.mark.slow
-  def test_single_agent_ids_are_all_of_them(self):
+  def test_single_agent_and_two_player_ids_are_all_of_them(self):
     # Making every pgx game takes ~25 s (chess and shogi build tables).
-    single = [i for i in pgx.available_envs()
-              if pgx.make(i).num_players == 1]
-    self.assertEqual(tuple(single), pgx_adapter.SINGLE_AGENT_IDS)
+    players = {i: pgx.make(i).num_players for i in pgx.available_envs()}
+    self.assertEqual(tuple(i for i, n in players.items() if n == 1),
+                     pgx_adapter.SINGLE_AGENT_IDS)
+    self.assertEqual(tuple(i for i, n in players.items() if n == 2),
+                     pgx_adapter.TWO_PLAYER_IDS)
 
   def test_missing_package_is_named(self):
     error = ModuleNotFoundError("No module named 'pgx.minatar'")
@@ -242,6 +243,60 @@ class CheckIdTest(absltest.TestCase):
       with self.assertRaisesRegex(ValueError, r"pgx is not installed: pip "
                                   r"install -e '\.\[suites\]'"):
         pgx_adapter.check_id('2048')
+
+
+class TwoPlayerTest(absltest.TestCase):
+  """Two-player games read as `environments.two_player` says."""
+
+  def test_rewards_are_the_movers_and_the_turn_flips_the_discount(self):
+    core = pgx_adapter.make_core('tic_tac_toe')
+    self.assertEqual(core.num_players, 2)
+    self.assertEqual(core.discount_spec().minimum, -1.0)
+    state, _ = core.reset(jax.random.PRNGKey(0))
+    first = int(core.current_player(state))
+    # The first mover takes the top row; the other plays the middle row.
+    for i, action in enumerate((0, 3, 1, 4)):
+      state, timestep = core.step(state, action)
+      self.assertEqual(float(timestep.discount), -1.0)
+      self.assertEqual(float(timestep.reward), 0.0)
+      self.assertEqual(int(core.current_player(state)),
+                       first if i % 2 else 1 - first)
+    state, timestep = core.step(state, 2)
+    self.assertEqual(float(timestep.reward), 1.0)  # The mover won.
+    self.assertEqual(float(timestep.discount), 0.0)
+    self.assertEqual(int(timestep.step_type), int(dm_env.StepType.LAST))
+
+  def test_legal_actions_from_observations_match_pgx_masks(self):
+    for env_id in ('tic_tac_toe', 'connect_four'):
+      core = pgx_adapter.make_core(env_id)
+
+      def play(key, core=core):
+        state, timestep = core.reset(key)
+
+        def move(carry, key):
+          state, timestep = carry
+          mask = core.legal_action_mask(state)
+          action = jax.random.categorical(key, jnp.where(mask, 0.0, -1e9))
+          ended = timestep.step_type == dm_env.StepType.LAST
+          same = jnp.all(core.legal_actions(timestep.observation) == mask)
+          return core.step(state, action), same | ended | ~jnp.any(mask)
+
+        _, same = jax.lax.scan(move, (state, timestep),
+                               jax.random.split(key, 12))
+        return same
+
+      same = jax.vmap(play)(jax.random.split(jax.random.PRNGKey(1), 32))
+      self.assertTrue(np.all(same), env_id)
+
+  def test_an_opponent_is_for_two_player_games(self):
+    with self.assertRaisesRegex(ValueError, 'pgx:2048 is played alone'):
+      pgx_adapter.make_core('2048', opponent='random')
+    with self.assertRaisesRegex(ValueError,
+                                "'minimax' is not an opponent for "
+                                'connect_four; valid: random, mcts-<N>'):
+      pgx_adapter.make_core('connect_four', opponent='minimax')
+    self.assertEqual(pgx_adapter.make_core('tic_tac_toe').opponent,
+                     'random')
 
 
 if __name__ == '__main__':

@@ -199,7 +199,8 @@ class RegistryTest(parameterized.TestCase):
     self.assertEqual(defaults('plane_strike'),
                      {'board_size': 8, 'max_steps': None})
     self.assertEqual(defaults('cartpole'), {'max_steps': 500})
-    self.assertEqual(defaults('pgx:2048'), {'max_steps': 1000})
+    self.assertEqual(defaults('pgx:2048'),
+                     {'max_steps': 1000, 'opponent': None})
     self.assertEqual(defaults('bsuite:catch/0'), {})  # The id fixes them.
     gymnax = defaults('gymnax:CartPole-v1')  # Its env params.
     self.assertEqual(gymnax['max_steps_in_episode'], 500)
@@ -271,7 +272,7 @@ class RegistryTest(parameterized.TestCase):
     for name, message in (
         ('gymnax:Cartpole-v1', 'Did you mean CartPole-v1'),
         ('brax:half_cheetah', 'Did you mean halfcheetah'),
-        ('pgx:tic_tac_toe', '2-player game.*Single-agent pgx ids: 2048')):
+        ('pgx:sparrow_mahjong', '3-player game.*pgx ids: 2048')):
       for fn in (registry.check_name, registry.has_functional,
                  registry.make_environment, registry.make_functional):
         with self.assertRaisesRegex(ValueError, message):
