@@ -17,6 +17,11 @@ from step to step (`Recurrence`): loops keep it, flag each episode's first
 step (which resets it) and act through `act_with_state`, which serves
 feed-forward agents too (their state is empty).
 
+A planning agent (AlphaZero) searches with the environment's own JAX
+step as its model: it acts through `Planning.act`, which also takes the
+environments' core states, so only a loop that holds them (the compiled
+loop) can run it; its `act` refuses to run without them.
+
 `deployable_policy` is what the TFLite export converts and greedy
 evaluation plays (`agents.greedy`): over discrete actions, `[N, A]` action
 probabilities, of which greedy play takes the most probable legal action;
@@ -123,6 +128,17 @@ class Recurrence(NamedTuple):
   deployable_policy: Callable[..., Tuple[jax.Array, RecurrentState]]
 
 
+class Planning(NamedTuple):
+  """How a planning agent acts (`Agent.planning`).
+
+  Attributes:
+    act: `(params, key, observations [N, ...], model_states) -> (actions,
+      extras)`, where `model_states` are the N environments' core states
+      (leading dim N), from which the agent searches with the core's step.
+  """
+  act: Callable[..., Tuple[jax.Array, Extras]]
+
+
 @dataclasses.dataclass(frozen=True)
 class Agent(Generic[LearnerState]):
   """Pure functions of one agent; see the module docstring.
@@ -143,6 +159,8 @@ class Agent(Generic[LearnerState]):
     recurrence: a recurrent agent's stepwise acting (its `act` and
       `deployable_policy` then refuse to run without a state); None for a
       feed-forward agent.
+    planning: a planning agent's acting with the environments' states (its
+      `act` then refuses to run without them); None for the others.
   """
   init: Callable[[jax.Array], LearnerState]
   actor_params: Callable[[LearnerState], Params]
@@ -151,6 +169,7 @@ class Agent(Generic[LearnerState]):
   deployable_policy: Callable[[Params, jax.Array], jax.Array]
   data: DataRequirements
   recurrence: Optional[Recurrence] = None
+  planning: Optional[Planning] = None
 
 
 def initial_state(agent: Agent, n: int) -> RecurrentState:

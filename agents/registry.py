@@ -19,11 +19,11 @@ import dataclasses
 import typing
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
-from dm_env import specs as dm_specs
 import haiku as hk
 
 from agents import a2c
 from agents import agent as agent_lib
+from agents import alphazero
 from agents import c51
 from agents import config_checks
 from agents import dqn
@@ -41,8 +41,8 @@ from environments import specs
 from networks import registry as network_registry
 
 
-DISCRETE = 'discrete'  # Actions of a dm_env DiscreteArray.
-CONTINUOUS = 'continuous'  # Float actions `[action_dim]` (BoundedArray).
+# The action spaces agents act in (`specs.EnvironmentSpec.action_space`).
+DISCRETE, CONTINUOUS = specs.DISCRETE, specs.CONTINUOUS
 ACTION_SPACES = (DISCRETE, CONTINUOUS)
 
 
@@ -74,6 +74,10 @@ class AgentEntry:
     learns_from_stale_actors: it corrects for actors acting with params
       some updates old (IMPALA's V-trace), so the Python loop may run its
       actors ahead of the learner (`--actor_thread`).
+    plans: it searches with the environment's JAX core (`Agent.planning`;
+      its `make_agent` takes it as `model`): compiled loop only.
+    self_play: it learns two-player games by playing both sides
+      (`environments.two_player`); the others play alone.
   """
   name: str
   config_class: type
@@ -84,6 +88,8 @@ class AgentEntry:
   trainable_on_device: bool = False
   recurrent: bool = False
   learns_from_stale_actors: bool = False
+  plans: bool = False
+  self_play: bool = False
 
   def __post_init__(self):
     if not dataclasses.is_dataclass(self.config_class):
@@ -160,7 +166,7 @@ class AgentEntry:
                          environment_spec: specs.EnvironmentSpec) -> None:
     """Raises ValueError, naming the agent, the environment's action spec
     and the agents that fit, unless it acts in that action space."""
-    space = action_space(environment_spec)
+    space = environment_spec.action_space
     if space in self.networks:
       return
     described = continuous_actions.describe(environment_spec.actions)
@@ -193,7 +199,7 @@ class AgentEntry:
       self.check_action_space(environment_spec)
     try:
       if environment_spec is not None:
-        kind, default = self.networks[action_space(environment_spec)]
+        kind, default = self.networks[environment_spec.action_space]
       elif network is not None:  # Any kind the agent uses.
         defaults = dict(self.networks.values())
         kind = network_registry.get(network).kind
@@ -221,12 +227,16 @@ class AgentEntry:
 
   def build(self, config: Any, environment_spec: specs.EnvironmentSpec,
             hidden_sizes: Optional[Sequence[int]] = None,
-            network: Optional[str] = None) -> agent_lib.Agent:
+            network: Optional[str] = None, model: Any = None
+           ) -> agent_lib.Agent:
     """The agent of `config` with its network (`network_entry`) for
-    `environment_spec`."""
+    `environment_spec`; a planning agent (`plans`) searches with `model`,
+    the environment's JAX core (None: it can learn and be exported, not
+    act)."""
     transformed = self.network_entry(network, environment_spec).make(
         environment_spec, hidden_sizes, **network_options(config))
-    return self.make_agent(config, environment_spec, transformed)
+    planning = {'model': model} if self.plans else {}
+    return self.make_agent(config, environment_spec, transformed, **planning)
 
 
 def _discrete(kind: str, default: str) -> Dict[str, Tuple[str, str]]:
@@ -237,6 +247,9 @@ _BUILT_IN = (
     AgentEntry('a2c', a2c.A2CConfig, a2c.make_agent,
                _discrete(network_registry.ACTOR_CRITIC, 'mlp_actor_critic'),
                title='A2C', trainable_on_device=True, recurrent=True),
+    AgentEntry('alphazero', alphazero.AlphaZeroConfig, alphazero.make_agent,
+               _discrete(network_registry.ACTOR_CRITIC, 'mlp_actor_critic'),
+               title='AlphaZero', plans=True, self_play=True),
     AgentEntry('c51', c51.C51Config, c51.make_agent,
                _discrete(network_registry.Q_DISTRIBUTION,
                          'mlp_q_distribution'), title='C51'),
@@ -367,24 +380,6 @@ def network_options(config: Any) -> Dict[str, Any]:
   return {} if options is None else dict(options())
 
 
-def action_space(environment_spec: specs.EnvironmentSpec) -> Optional[str]:
-  """`DISCRETE` (a `DiscreteArray`), `CONTINUOUS` (float `[action_dim]`) or
-  None (anything else, which no agent here acts in) for `environment_spec`.
-  """
-  actions = environment_spec.actions
-  if isinstance(actions, dm_specs.DiscreteArray):
-    return DISCRETE
-  if environment_spec.is_continuous and len(actions.shape) == 1:
-    return CONTINUOUS
-  return None
-
-
-def check_action_space(name: str,
-                       environment_spec: specs.EnvironmentSpec) -> None:
-  """`AgentEntry.check_action_space` of agent `name`."""
-  get(name).check_action_space(environment_spec)
-
-
 def network_entry(name: str, network: Optional[str] = None,
                   environment_spec: Optional[specs.EnvironmentSpec] = None
                  ) -> network_registry.NetworkEntry:
@@ -395,6 +390,8 @@ def network_entry(name: str, network: Optional[str] = None,
 def make_agent(name: str, config: Any,
                environment_spec: specs.EnvironmentSpec,
                hidden_sizes: Optional[Sequence[int]] = None,
-               network: Optional[str] = None) -> agent_lib.Agent:
+               network: Optional[str] = None, model: Any = None
+              ) -> agent_lib.Agent:
   """`AgentEntry.build` of agent `name`."""
-  return get(name).build(config, environment_spec, hidden_sizes, network)
+  return get(name).build(config, environment_spec, hidden_sizes, network,
+                         model)

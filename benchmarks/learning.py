@@ -97,6 +97,7 @@ GRID = (
     Setting('catch', 'impala', **_CATCH),
     Setting('catch', 'c51', **_CATCH),
     Setting('catch', 'qr_dqn', **_CATCH),
+    Setting('catch', 'alphazero', **_CATCH),
     Setting('cartpole', 'dqn', **_CARTPOLE),
     Setting('cartpole', 'a2c', **_CARTPOLE),
     Setting('cartpole', 'ppo', **_CARTPOLE),

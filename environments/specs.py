@@ -18,6 +18,9 @@ from environments import continuous_actions
 
 LegalActionsFn = Callable[[jax.Array], jax.Array]
 
+DISCRETE = 'discrete'  # Actions of a dm_env DiscreteArray.
+CONTINUOUS = 'continuous'  # Float actions `[action_dim]` (BoundedArray).
+
 
 @dataclasses.dataclass(frozen=True)
 class EnvironmentSpec:
@@ -31,6 +34,9 @@ class EnvironmentSpec:
     discounts: spec of one discount.
     legal_actions: maps observations `[..., *obs_shape]` to a boolean mask
       `[..., num_actions]` (True = legal). None when every action is legal.
+    num_players: 1, or 2 for a two-player game (`environments.two_player`:
+      rewards and observations are the mover's), which only agents that
+      learn by self-play take.
   """
 
   observations: specs.Array
@@ -38,11 +44,22 @@ class EnvironmentSpec:
   rewards: specs.Array
   discounts: specs.Array
   legal_actions: Optional[LegalActionsFn] = None
+  num_players: int = 1
 
   @property
   def is_continuous(self) -> bool:
     """Whether actions are continuous (a float array spec)."""
     return continuous_actions.is_continuous(self.actions)
+
+  @property
+  def action_space(self) -> Optional[str]:
+    """`DISCRETE` (a `DiscreteArray`), `CONTINUOUS` (float `[action_dim]`)
+    or None (anything else, which no agent here acts in)."""
+    if isinstance(self.actions, specs.DiscreteArray):
+      return DISCRETE
+    if self.is_continuous and len(self.actions.shape) == 1:
+      return CONTINUOUS
+    return None
 
   @property
   def num_actions(self) -> int:
@@ -85,4 +102,5 @@ def make_environment_spec(environment: dm_env.Environment) -> EnvironmentSpec:
       rewards=environment.reward_spec(),
       discounts=environment.discount_spec(),
       legal_actions=getattr(environment, 'legal_actions', None),
+      num_players=getattr(environment, 'num_players', 1),
   )

@@ -72,6 +72,12 @@ def networks(agent: str) -> str:
   if entry.learns_from_stale_actors:
     facts.append('corrects for actors ahead of the learner '
                  '(`--actor_thread`)')
+  if entry.plans:
+    facts.append('searches with the game\'s own JAX step, so it trains in '
+                 'the compiled loop only, on games that hide nothing in '
+                 'their state')
+  if entry.self_play:
+    facts.append('learns two-player games by self-play')
   tail = f'\n\nIt {"; it ".join(facts)}.' if facts else ''
   return '\n'.join(rows) + tail
 

@@ -177,7 +177,7 @@ def plan(comparison: Comparison, workdir: str) -> List[run_groups.RunGroup]:
       raise ComparisonError(f'--envs: {env}: {e}') from e
     for agent in comparison.agents:
       try:
-        agent_registry.check_action_space(agent, spec)
+        agent_registry.get(agent).check_action_space(spec)
         config = pair_settings.experiment_config(
             agent, env, num_steps=comparison.num_steps[env],
             eval_points=comparison.eval_points,

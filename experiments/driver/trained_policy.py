@@ -18,6 +18,7 @@ import numpy as np
 from agents import agent as agent_lib
 from environments import registry as env_registry
 from environments import specs
+from environments import two_player
 from experiments.loops import evaluation
 from experiments.setup import build as build_lib
 from experiments.setup import env_settings
@@ -122,7 +123,8 @@ class Policy:
     cache_key = ('episodes', config.env,
                  repr(sorted(config.env_kwargs.items())), episodes, protocol)
     if cache_key not in self._compiled:
-      core = config.environment.core(**config.env_kwargs)
+      core = two_player.evaluation_core(
+          config.environment.core(**config.env_kwargs))
       agent, spec = self.built.agent, self.environment_spec
       self._compiled[cache_key] = jax.jit(
           lambda params, key: evaluation.core_episodes(

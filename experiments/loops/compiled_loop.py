@@ -163,7 +163,8 @@ class CompiledLoop:
       actions, extras, _ = jax.eval_shape(
           lambda: env_slots.act(self.agent, self.agent.actor_params(learner),
                                 jnp.zeros((self.num_envs, 2), jnp.uint32),
-                                envs.observations, None, envs.core_states))
+                                envs.observations, None, envs.core_states,
+                                envs.states))
       one = lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype)
       pending = episode_collection.empty_pending(
           self.agent.data.batch_size, self.buckets[-1],

@@ -21,6 +21,7 @@ import numpy as np
 from agents import agent as agent_lib
 from environments import functional
 from environments import specs
+from environments import two_player
 from experiments.loops import compiled_loop
 from experiments.loops import evaluation
 from experiments.loops import interface
@@ -305,7 +306,9 @@ class CompiledTraining:
     if num_episodes not in self._evaluations:  # Compiled once per size.
       start = time.perf_counter()
       evaluate_one = functools.partial(
-          evaluation.evaluate_core, self._loop.core, self._agent, self._spec,
+          evaluation.evaluate_core,
+          two_player.evaluation_core(self._loop.core), self._agent,
+          self._spec,
           num_episodes=num_episodes, protocol=self._eval_protocol)
       self._evaluations[num_episodes] = jax.jit(
           lambda learner, keys: jax.vmap(evaluate_one)(

@@ -68,20 +68,29 @@ def start(core: functional.FunctionalEnvironment, env_key: jax.Array,
 
 
 def act(agent, params, keys: jax.Array, observations: jax.Array,
-        first: Any = None, core_states: Any = ()):
+        first: Any = None, core_states: Any = (), model_states: Any = None):
   """One action per environment, each with its own key (and state):
-  `(actions, extras, core_states)`."""
+  `(actions, extras, core_states)`. A planning agent searches from the
+  environments' `model_states` (`Agent.planning`)."""
   if first is None:
     first = jnp.zeros(observations.shape[0], bool)
+  batch = lambda tree: jax.tree.map(lambda x: x[None], tree)
 
-  def one(key, obs, is_first, state):
-    actions, extras, state = agent_lib.act_with_state(
-        agent, params, key, obs[None], is_first[None],
-        jax.tree.map(lambda x: x[None], state))
-    return actions[0], jax.tree.map(lambda x: x[0], extras), jax.tree.map(
-        lambda x: x[0], state)
+  def one(key, obs, is_first, state, model_state):
+    if agent.planning is not None:
+      actions, extras = agent.planning.act(params, key, obs[None],
+                                           batch(model_state))
+    else:
+      actions, extras, state = agent_lib.act_with_state(
+          agent, params, key, obs[None], is_first[None], batch(state))
+      state = jax.tree.map(lambda x: x[0], state)
+    return actions[0], jax.tree.map(lambda x: x[0], extras), state
 
-  return jax.vmap(one)(keys, observations, first, core_states)
+  if agent.planning is not None and model_states is None:
+    raise ValueError('A planning agent acts from the environments\' '
+                     'states: pass model_states.')
+  return jax.vmap(one)(keys, observations, first, core_states,
+                       () if model_states is None else model_states)
 
 
 def step(core: functional.FunctionalEnvironment, agent, params,
@@ -100,7 +109,7 @@ def step(core: functional.FunctionalEnvironment, agent, params,
       actor_key, envs.episode_ids, envs.episode_steps)
   actions, extras, core_states = act(agent, params, keys, envs.observations,
                                      envs.episode_steps == 0,
-                                     envs.core_states)
+                                     envs.core_states, envs.states)
   states, timesteps = jax.vmap(core.step)(envs.states, actions)
   last = timesteps.step_type == functional.LAST
   returns = envs.returns + timesteps.reward

@@ -164,16 +164,61 @@ def make_agent(config: config_lib.ExperimentConfig,
     agent.check_action_space(spec)
   except ValueError as e:
     raise ExperimentError(f'--env={config.env}: {e}') from e
+  if spec.num_players > 1 and not agent.self_play:
+    able = [n for n in agent_registry.names()
+            if agent_registry.get(n).self_play]
+    raise ExperimentError(
+        f'--env={config.env}: agent {config.agent!r} plays alone; this is '
+        f'a {spec.num_players}-player game, which agents learn by '
+        f'self-play: {", ".join(able) or "none registered"}.')
   try:  # The network must take these observations (a conv needs images).
     agent.network_entry(config.network, spec)
   except ValueError as e:
     raise ExperimentError(f'network: {e}') from e
+  model = planning_model(config)
   try:
     return agent.build(config.agent_config, spec,
-                       config.resolved_hidden_sizes(), config.network)
+                       config.resolved_hidden_sizes(), config.network,
+                       model=model)
   except ValueError as e:
     raise ExperimentError(f'--agent={config.agent} on {config.env}: {e}'
                          ) from e
+
+
+def planning_model(config: config_lib.ExperimentConfig) -> Any:
+  """The JAX core a planning agent searches with (`AgentEntry.plans`);
+  None for the others.
+
+  Raises:
+    ExperimentError: the environment has no JAX core, or hides part of
+      its state from the player (search would see it).
+  """
+  if not config.agent_entry.plans:
+    return None
+  why = planning_refusal(config.agent, config.env, config.env_kwargs)
+  if why:
+    raise ExperimentError(why)
+  return config.environment.core(**config.env_kwargs)
+
+
+def planning_refusal(agent: str, env: str,
+                     env_kwargs: Optional[Mapping[str, Any]] = None
+                    ) -> Optional[str]:
+  """Why planning agent `agent` cannot search in `env` (None: it can, or
+  it does not plan): the game has no JAX core, or its state holds what a
+  player may not see."""
+  if not agent_registry.get(agent).plans:
+    return None
+  environment = env_registry.resolve(env)
+  if not environment.has_core:
+    return (f'--agent={agent} plans with the environment\'s own JAX step, '
+            f'and {env} steps in Python. Train it on a game with a JAX core '
+            f'({", ".join(env_registry.names())}, gymnax:<id>, pgx:<id>).')
+  if getattr(environment.core(**(env_kwargs or {})), 'hidden_state', False):
+    return (f'--agent={agent} searches by stepping the game itself, and '
+            f'{env} hides part of its state from the player (a search would '
+            f'see it). Train another agent on it, e.g. --agent=ppo.')
+  return None
 
 
 def environment_spec(config: config_lib.ExperimentConfig
@@ -198,9 +243,19 @@ def spec_of(env: Union[str, env_registry.EnvironmentEntry],
 def agents_for(envs: Sequence[str]) -> List[str]:
   """The registered agents that act in the action space of every
   environment of `envs` (a comparison's default `--agents`)."""
-  spaces = {env: agent_registry.action_space(spec_of(env)) for env in envs}
+  env_specs = {env: spec_of(env) for env in envs}
+  spaces = {env: spec.action_space
+            for env, spec in env_specs.items()}
+
+  def plays_every_one(name):
+    entry = agent_registry.get(name)
+    return all(entry.self_play or spec.num_players == 1
+               for spec in env_specs.values()) and not any(
+                   planning_refusal(name, env) for env in envs)
+
   agents = [name for name in agent_registry.names()
-            if set(spaces.values()) <= set(agent_registry.get(name).networks())]
+            if set(spaces.values()) <= set(agent_registry.get(name).networks)
+            and plays_every_one(name)]
   if not agents:
     described = ', '.join(f'{env} ({space or "unsupported"})'
                           for env, space in spaces.items())
@@ -277,7 +332,7 @@ def make_loop(built: Built) -> interface.TrainingLoop:
     return config.agent_entry.build(
         agent_registry.traced_config(config.agent_config, values),
         built.environment_spec, config.resolved_hidden_sizes(),
-        config.network)
+        config.network, model=core if config.agent_entry.plans else None)
 
   envs = config.num_envs
   try:

@@ -294,6 +294,11 @@ class ExperimentConfig:
       value = getattr(self, name)
       if value is not None and value < 1:
         raise ValueError(f'{name} must be >= 1; got {value}.')
+    if self.agent_entry.plans and self.loop == 'python':
+      raise ValueError(
+          f'loop=python: agent {self.agent!r} searches from the '
+          f'environments\' states, which only the compiled loop holds; use '
+          f'loop=compiled (on a game with a JAX core).')
     if self.actor_thread and self.loop != 'python':
       raise ValueError('actor_thread needs loop=python: the compiled loop '
                        'acts and learns in one program. Use loop=python.')

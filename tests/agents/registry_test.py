@@ -27,8 +27,8 @@ class RegistryTest(absltest.TestCase):
 
   def test_titles_for_people(self):
     self.assertEqual([registry.title(n) for n in registry.names()],
-                     ['A2C', 'C51', 'DQN', 'IMPALA', 'PPO', 'PQN', 'QR-DQN',
-                      'REINFORCE', 'SAC', 'TD3'])
+                     ['A2C', 'AlphaZero', 'C51', 'DQN', 'IMPALA', 'PPO',
+                      'PQN', 'QR-DQN', 'REINFORCE', 'SAC', 'TD3'])
 
   def test_names(self):
     self.assertIn('reinforce', registry.names())
@@ -172,9 +172,9 @@ def _discrete_spec():
 class ActionSpaceTest(absltest.TestCase):
 
   def test_action_space_of_a_spec(self):
-    self.assertEqual(registry.action_space(_continuous_spec()),
+    self.assertEqual(_continuous_spec().action_space,
                      registry.CONTINUOUS)
-    self.assertEqual(registry.action_space(_discrete_spec()),
+    self.assertEqual(_discrete_spec().action_space,
                      registry.DISCRETE)
 
   def test_networks_per_action_space(self):
@@ -195,7 +195,7 @@ class ActionSpaceTest(absltest.TestCase):
                  r'bounds \[-2, 2\]\)\. Agents for continuous actions: '
                  r'ppo, sac, td3\.$')
       with self.assertRaisesRegex(ValueError, pattern):
-        registry.check_action_space(name, _continuous_spec())
+        registry.get(name).check_action_space(_continuous_spec())
       with self.assertRaisesRegex(ValueError, pattern):  # Before any network.
         registry.make_agent(name, registry.make_config(name),
                             _continuous_spec())
@@ -203,17 +203,17 @@ class ActionSpaceTest(absltest.TestCase):
   def test_sac_refuses_discrete_actions(self):
     pattern = (r"^Agent 'sac' acts in continuous action spaces; this "
                r"environment's actions are discrete \(64 actions\)\. "
-               r'Agents for discrete actions: a2c, c51, dqn, impala, ppo, pqn, '
-               r'qr_dqn, reinforce\.$')
+               r'Agents for discrete actions: a2c, alphazero, c51, dqn, '
+               r'impala, ppo, pqn, qr_dqn, reinforce\.$')
     with self.assertRaisesRegex(ValueError, pattern):
-      registry.check_action_space('sac', _discrete_spec())
+      registry.get('sac').check_action_space(_discrete_spec())
     with self.assertRaisesRegex(ValueError, pattern):
       registry.network_entry('sac', None, _discrete_spec())
 
   def test_ppo_acts_in_both(self):
-    registry.check_action_space('ppo', _continuous_spec())
-    registry.check_action_space('ppo', _discrete_spec())
-    registry.check_action_space('sac', _continuous_spec())
+    registry.get('ppo').check_action_space(_continuous_spec())
+    registry.get('ppo').check_action_space(_discrete_spec())
+    registry.get('sac').check_action_space(_continuous_spec())
 
   def test_default_networks_per_action_space(self):
     self.assertEqual(

@@ -10,11 +10,7 @@ from absl.testing import absltest
 
 from agents import registry
 from benchmarks import learning
-
-
-def _agents_for(space: str) -> list[str]:
-  """The registered agents that act in action space `space`."""
-  return [n for n in registry.names() if space in registry.get(n).networks]
+from experiments.setup import build
 
 
 class SettingTest(absltest.TestCase):
@@ -28,12 +24,14 @@ class SettingTest(absltest.TestCase):
     self.assertFalse(strikes.met({'eval_mean_episode_length': 13.1}))
     self.assertIn('<= 13', strikes.target)
 
-  def test_grid_covers_every_agent_on_its_action_space(self):
-    for env, space in (('catch', registry.DISCRETE),
-                       ('plane_strike', registry.DISCRETE),
-                       ('gymnax:Pendulum-v1', registry.CONTINUOUS)):
+  def test_grid_covers_every_agent_that_plays_the_game(self):
+    # Every agent of the action space, less those that cannot play it
+    # (AlphaZero's search would see Plane Strike's hidden plane).
+    for env in ('catch', 'plane_strike', 'gymnax:Pendulum-v1'):
       agents = {s.agent for s in learning.GRID if s.env == env}
-      self.assertEqual(agents, set(_agents_for(space)), env)
+      self.assertEqual(agents, set(build.agents_for([env])), env)
+    self.assertIn('alphazero', build.agents_for(['catch']))
+    self.assertNotIn('alphazero', build.agents_for(['plane_strike']))
 
   def test_every_setting_has_a_valid_preset(self):
     for setting in learning.GRID:

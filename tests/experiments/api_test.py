@@ -96,7 +96,7 @@ def test_a_finished_run_is_returned_as_saved(api_run):
 def test_bad_input_is_named_before_anything_is_written(tmp_path):
   workdir = str(tmp_path / 'never')
   cases = [
-      (dict(agent='alphazero'), r'--agent: .*reinforce'),
+      (dict(agent='sarsa'), r'--agent: .*reinforce'),
       (dict(env='chess'), r'--env: .*plane_strike'),
       (dict(agent='ppo', config={'learning_rat': 1e-3}),
        r"--config: Unknown config key\(s\) \['learning_rat'\].*Valid keys"),

@@ -125,7 +125,7 @@ class CommandLineTest(absltest.TestCase):
       self.assertEqual(saved['agent_config']['batch_size'], 64, name)
 
   def test_unknown_agent_lists_valid_ones(self):
-    result = _run('--agent=alphazero')
+    result = _run('--agent=sarsa')
     self.assertNotEqual(result.returncode, 0)
     self.assertIn('--agent', result.stderr)
     self.assertIn('reinforce', result.stderr)

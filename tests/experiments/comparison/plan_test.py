@@ -99,7 +99,7 @@ class PlanTest(absltest.TestCase):
 
   def test_unknown_names_list_the_valid_ones(self):
     with self.assertRaisesRegex(comparison_lib.ComparisonError,
-                                r'--agents: .*sarsa.*a2c, c51, dqn, impala'):
+                                r'--agents: .*sarsa.*a2c, alphazero, c51, dqn'):
       comparison_lib.plan(_comparison(agents=('sarsa',)), '/tmp/w')
     with self.assertRaisesRegex(comparison_lib.ComparisonError,
                                 r'--envs: .*pong.*plane_strike'):

@@ -101,5 +101,39 @@ class BuildTest(absltest.TestCase):
                         seeding.environment_seed(7, seeding.EXPORT))
 
 
+class PlayersAndPlanningTest(absltest.TestCase):
+  """Who may play a two-player game, and where a planning agent runs."""
+
+  def _refusal(self, **settings):
+    with self.assertRaises(ValueError) as context:
+      build_lib.build(config_lib.ExperimentConfig(
+          **dict(dict(num_steps=1024, export_tflite=False), **settings)))
+    return str(context.exception)
+
+  def test_an_agent_that_plays_alone_is_refused_a_two_player_game(self):
+    message = self._refusal(agent='ppo', env='pgx:tic_tac_toe')
+    self.assertIn("agent 'ppo' plays alone", message)
+    self.assertIn('2-player game', message)
+    self.assertIn('self-play: alphazero', message)
+
+  def test_alphazero_refuses_games_that_hide_their_state(self):
+    for env in ('plane_strike', 'pgx:2048', 'pgx:kuhn_poker'):
+      message = self._refusal(agent='alphazero', env=env)
+      self.assertIn('hides part of its state', message)
+
+  def test_alphazero_refuses_the_python_loop(self):
+    message = self._refusal(agent='alphazero', env='catch', loop='python')
+    self.assertIn('only the compiled loop holds', message)
+    message = self._refusal(agent='alphazero', env='gym:CartPole-v1')
+    self.assertIn('only the compiled loop holds', message)
+
+  def test_alphazero_builds_with_its_model(self):
+    built = build_lib.build(config_lib.ExperimentConfig(
+        agent='alphazero', env='pgx:tic_tac_toe', num_steps=1024,
+        export_tflite=False))
+    self.assertIsNotNone(built.agent.planning)
+    self.assertEqual(built.environment_spec.num_players, 2)
+
+
 if __name__ == '__main__':
   absltest.main()

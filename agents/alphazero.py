@@ -1,0 +1,296 @@
+"""AlphaZero with Gumbel search (Danihelka et al., 2022) on mctx.
+
+The agent plans with the environment's own JAX step as its model: at every
+step it searches from the environment's state (`mctx.gumbel_muzero_policy`,
+or PUCT search with Dirichlet noise, `mctx.muzero_policy`, as
+`search='puct'`), guided by an actor-critic network's prior and values,
+and plays the action the search picks. It learns, as AlphaZero does, to
+predict the search: the policy towards the search's improved policy
+(`action_weights`), the value towards the returns that followed (game
+outcomes by default; `n_step` bootstraps from the search's root values
+n steps on instead).
+
+Two-player games (`environments.two_player`) need nothing more: the
+network sees the board from the mover's side, the model's discount is -1
+where the turn passes (mctx backs values up through it, negamax), and the
+returns carry the same sign (`returns.continuation_discounts`). So the
+agent learns by self-play, acting for whoever is to move.
+
+What it exports and evaluation plays greedily is the network's own policy,
+without search (`deployable_policy`). The search runs where the loop holds
+the environments' states: the compiled loop (`Agent.planning`).
+
+The loss (`loss`) is a pure function of arrays; the update is the
+on-policy skeleton's epochs of shuffled minibatches (`agents.on_policy`).
+"""
+
+import dataclasses
+from typing import Any, Dict, Optional, Tuple
+
+import chex
+import haiku as hk
+import jax
+import jax.numpy as jnp
+import mctx
+import rlax
+
+from agents import action_masking
+from agents import agent as agent_lib
+from agents import config_checks
+from agents import minibatches
+from agents import on_policy
+from agents import optimizers
+from agents import returns as returns_lib
+from environments import functional
+from environments import specs
+
+SEARCHES = ('gumbel', 'puct')
+
+
+@dataclasses.dataclass(frozen=True)
+class AlphaZeroConfig(minibatches.MinibatchSettings):
+  """AlphaZero's settings (defaults: small board games on a CPU).
+
+  Attributes:
+    num_simulations: search simulations per move (at least 2; Gumbel
+      search improves the policy with as few as 4 to 16).
+    search: 'gumbel' (Gumbel MuZero's search: sequential halving over
+      sampled actions, a policy improvement target) or 'puct' (AlphaZero's
+      PUCT search with Dirichlet noise at the root; the target is the
+      visit counts).
+    max_num_considered_actions: Gumbel search's actions sampled at the
+      root.
+    gumbel_scale: the scale of Gumbel search's root noise (0: none).
+    dirichlet_alpha: PUCT's root noise concentration.
+    dirichlet_fraction: PUCT's share of root noise in the prior.
+    random_moves: the probability of playing a uniformly random legal
+      move instead of the search's (exploration in self-play, whose games
+      otherwise narrow to a few lines; the policy target stays the
+      search's).
+    discount: γ (1 for board games).
+    n_step: None: value targets are the returns to the episode's end
+      (bootstrapped from the network's value where the unroll cuts an
+      episode); n: n-step returns bootstrapped from the search's root
+      values.
+    learning_rate: Adam step size.
+    learning_rate_decay_updates: if set, anneal the step size linearly to
+      0 over this many updates.
+    anneal_learning_rate: anneal over the run's step budget (the
+      framework sets `learning_rate_decay_updates`).
+    value_cost: weight of the value loss.
+    max_grad_norm: clip gradients to this size (`gradient_clipping` says
+      how).
+    unroll_length: steps per sequence (T).
+    batch_size: sequences per update (B): the environments self-playing.
+    num_epochs: passes over each batch.
+    num_minibatches: minibatches per epoch; must divide T·B.
+  """
+  num_simulations: int = 16
+  search: str = 'gumbel'
+  max_num_considered_actions: int = 16
+  gumbel_scale: float = 1.0
+  dirichlet_alpha: float = 0.3
+  dirichlet_fraction: float = 0.25
+  random_moves: float = 0.0
+  discount: float = 1.0
+  n_step: Optional[int] = None
+  learning_rate: float = 1e-3
+  learning_rate_decay_updates: Optional[int] = None
+  anneal_learning_rate: bool = False
+  value_cost: float = 1.0
+  max_grad_norm: float = 1.0
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
+  unroll_length: int = 16
+  batch_size: int = 64
+  num_epochs: int = 1
+  num_minibatches: int = 4
+
+  def __post_init__(self):
+    if (not isinstance(self.num_simulations, int) or
+        isinstance(self.num_simulations, bool) or self.num_simulations < 2):
+      raise ValueError(f'AlphaZeroConfig.num_simulations must be an integer '
+                       f'>= 2 (a search of one simulation only expands the '
+                       f'root); got {self.num_simulations!r}.')
+    config_checks.check_one_of(self, 'search', SEARCHES)
+    config_checks.check_positive_integer(
+        self, 'max_num_considered_actions', 'unroll_length', 'batch_size',
+        'num_epochs', 'num_minibatches')
+    if self.n_step is not None:
+      config_checks.check_positive_integer(self, 'n_step')
+    config_checks.check_unit_interval(self, 'discount', 'dirichlet_fraction',
+                                      'random_moves')
+    config_checks.check_positive(self, 'learning_rate', 'max_grad_norm',
+                                 'dirichlet_alpha')
+    config_checks.check_non_negative(self, 'gumbel_scale', 'value_cost')
+    self.check_minibatches()
+    optimizers.check_gradient_clipping(self)
+
+
+def value_targets(trajectory: agent_lib.Trajectory, next_values: jax.Array,
+                  config: AlphaZeroConfig) -> jax.Array:
+  """`[T, B]` value targets: returns to the episode's end (cut where the
+  unroll ends by `next_values`' last row, the network's value there), or
+  with `config.n_step` n-step returns bootstrapped from the search's root
+  values (`extras['search_value']`). A time limit bootstraps from the
+  value of the observation it cut off (`returns.with_time_limit_values`);
+  in a two-player game the discounts' signs turn each value to the
+  mover's side."""
+  rewards = returns_lib.with_time_limit_values(
+      trajectory.rewards, trajectory, next_values, config.discount)
+  discounts = returns_lib.continuation_discounts(trajectory,
+                                                 config.discount)
+  if config.n_step is None:
+    bootstrap = next_values
+    per_sequence = lambda r, d, v: rlax.lambda_returns(r, d, v, 1.0)
+  else:
+    bootstrap = returns_lib.bootstrapped_values(
+        trajectory.extras['search_value'], next_values[-1])
+    per_sequence = lambda r, d, v: rlax.n_step_bootstrapped_returns(
+        r, d, v, config.n_step)
+  return jax.vmap(per_sequence, in_axes=1, out_axes=1)(rewards, discounts,
+                                                       bootstrap)
+
+
+def loss(logits: jax.Array, values: jax.Array, legal: Optional[jax.Array],
+         batch: Dict[str, jax.Array], config: AlphaZeroConfig
+        ) -> Tuple[jax.Array, agent_lib.Metrics]:
+  """AlphaZero's loss over a minibatch of M steps: the cross-entropy of
+  the network's policy (illegal actions masked) against the search's
+  policy, plus `value_cost` times ½ the squared value error.
+
+  Args:
+    logits: `[M, A]` the network's policy logits.
+    values: `[M]` its values.
+    legal: bool `[M, A]` legal actions, or None if all are.
+    batch: `search_policy` `[M, A]` (the targets, zero on illegal
+      actions) and `value_target` `[M]`.
+    config: the value loss's weight.
+  """
+  chex.assert_equal_shape([logits, batch['search_policy']])
+  log_probs = jax.nn.log_softmax(action_masking.mask_logits(logits, legal))
+  targets = batch['search_policy']
+  policy_loss = -jnp.sum(jnp.where(targets > 0, targets * log_probs, 0.0),
+                         axis=-1).mean()
+  value_loss = 0.5 * jnp.mean((values - batch['value_target'])**2)
+  total = policy_loss + config.value_cost * value_loss
+  entropy = -jnp.sum(jnp.where(targets > 0, targets * jnp.log(
+      jnp.maximum(targets, 1e-12)), 0.0), axis=-1).mean()
+  return total, {'loss': total, 'policy_loss': policy_loss,
+                 'value_loss': value_loss, 'search_policy_entropy': entropy}
+
+
+def search_policy(config: AlphaZeroConfig,
+                  environment_spec: specs.EnvironmentSpec,
+                  network: hk.Transformed,
+                  model: functional.FunctionalEnvironment):
+  """`(params, key, observations [N, ...], states [N]) -> (actions [N],
+  extras)`: one search per environment from its state, stepping `model`;
+  the extras keep the search's policy (`search_policy`, `[N, A]`) and its
+  root value (`search_value`, `[N]`)."""
+
+  def legal_of(observations, states):
+    if hasattr(model, 'legal_action_mask'):
+      return jax.vmap(model.legal_action_mask)(states)
+    return action_masking.legal_actions(environment_spec, observations)
+
+  def evaluate(params, observations, states):
+    logits, values = network.apply(params, observations)
+    return action_masking.mask_logits(logits, legal_of(observations,
+                                                       states)), values
+
+  def recurrent_fn(params, key, actions, states):
+    del key
+    states, timesteps = jax.vmap(model.step)(states, actions)
+    logits, values = evaluate(params, timesteps.observation, states)
+    ended = timesteps.discount == 0
+    return mctx.RecurrentFnOutput(
+        reward=timesteps.reward,
+        discount=config.discount * timesteps.discount,
+        prior_logits=logits,
+        value=jnp.where(ended, 0.0, values)), states
+
+  def act(params, key, observations, states):
+    key, explore_key, random_key = jax.random.split(key, 3)
+    legal = legal_of(observations, states)
+    logits, values = network.apply(params, observations)
+    root = mctx.RootFnOutput(
+        prior_logits=action_masking.mask_logits(logits, legal),
+        value=values, embedding=states)
+    invalid = None if legal is None else ~legal
+    if config.search == 'gumbel':
+      output = mctx.gumbel_muzero_policy(
+          params, key, root, recurrent_fn, config.num_simulations,
+          invalid_actions=invalid,
+          max_num_considered_actions=config.max_num_considered_actions,
+          gumbel_scale=config.gumbel_scale)
+    else:
+      output = mctx.muzero_policy(
+          params, key, root, recurrent_fn, config.num_simulations,
+          invalid_actions=invalid, dirichlet_alpha=config.dirichlet_alpha,
+          dirichlet_fraction=config.dirichlet_fraction)
+    uniform = jax.random.categorical(
+        random_key, jnp.zeros_like(logits) if legal is None else
+        jnp.where(legal, 0.0, -jnp.inf))
+    explore = jax.random.bernoulli(explore_key, config.random_moves,
+                                   uniform.shape)
+    actions = jnp.where(explore, uniform, output.action)
+    return actions.astype(jnp.int32), {
+        'search_policy': output.action_weights,
+        'search_value': output.search_tree.summary().value}
+
+  return act
+
+
+def _refuse_without_states(*args: Any) -> Any:
+  del args
+  raise ValueError('AlphaZero acts by searching from the environments\' '
+                   'states: act through agent.planning (the compiled loop '
+                   'does).')
+
+
+def make_agent(config: AlphaZeroConfig,
+               environment_spec: specs.EnvironmentSpec,
+               network: hk.Transformed,
+               model: Optional[functional.FunctionalEnvironment] = None
+              ) -> agent_lib.Agent[agent_lib.TrainingState]:
+  """AlphaZero around an actor-critic `network` (obs -> (logits, values)),
+  planning with `model`, the environment's JAX core (None: an agent that
+  trains and exports, but cannot act: export and evaluation need only its
+  network)."""
+  policy = on_policy.PolicyNetwork(network, environment_spec, 'AlphaZero',
+                                   recurrent_ok=False)
+  optimizer = optimizers.make_optimizer(
+      config.learning_rate, max_grad_norm=config.max_grad_norm,
+      gradient_clipping=config.gradient_clipping,
+      decay_steps=optimizers.decay_optimizer_steps(config))
+
+  def minibatch_loss(params, batch):
+    logits, values = network.apply(params, batch['observations'])
+    legal = action_masking.legal_actions(environment_spec,
+                                         batch['observations'])
+    return loss(logits, values, legal, batch, config)
+
+  def update(state: agent_lib.TrainingState,
+             trajectory: agent_lib.Trajectory
+            ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
+    chex.assert_rank([trajectory.rewards, trajectory.mask], 2)
+    targets = value_targets(
+        trajectory, policy.next_values(state.params, trajectory), config)
+    data = {'observations': trajectory.observations,
+            'search_policy': trajectory.extras['search_policy'],
+            'value_target': targets}
+    state, metrics = on_policy.minibatch_epochs(
+        minibatch_loss, optimizer, state, data, config.num_epochs,
+        config.num_minibatches)
+    return state, dict(metrics, search_value=jnp.mean(
+        trajectory.extras['search_value']))
+
+  planning = (None if model is None else agent_lib.Planning(
+      search_policy(config, environment_spec, network, model)))
+  return agent_lib.Agent(
+      init=on_policy.init_state(network, environment_spec, optimizer),
+      actor_params=lambda state: state.params, act=_refuse_without_states,
+      update=update, deployable_policy=policy.head.deployable_policy,
+      data=agent_lib.DataRequirements(batch_size=config.batch_size,
+                                      unroll_length=config.unroll_length),
+      planning=planning)

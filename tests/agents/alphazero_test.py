@@ -1,0 +1,146 @@
+"""Tests for agents/alphazero.py."""
+
+from absl.testing import absltest
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from agents import agent as agent_lib
+from agents import alphazero
+from agents import registry
+from environments import dm_env_wrapper
+from environments import pgx_adapter
+from environments import specs
+
+
+def _tic_tac_toe():
+  core = pgx_adapter.make_core('tic_tac_toe')
+  return core, specs.make_environment_spec(dm_env_wrapper.DmEnvironment(core))
+
+
+def _trajectory(rewards, discounts, last, search_value=None):
+  rewards = jnp.asarray(rewards, jnp.float32)[:, None]
+  t = rewards.shape[0]
+  extras = {} if search_value is None else {
+      'search_value': jnp.asarray(search_value, jnp.float32)[:, None]}
+  return agent_lib.Trajectory(
+      observations=jnp.zeros((t, 1, 1)), actions=jnp.zeros((t, 1), jnp.int32),
+      rewards=rewards, discounts=jnp.asarray(discounts, jnp.float32)[:, None],
+      last=jnp.asarray(last)[:, None], mask=jnp.ones((t, 1)),
+      final_observations=jnp.zeros((1, 1)), extras=extras)
+
+
+class ConfigTest(absltest.TestCase):
+
+  def test_bad_settings_are_named(self):
+    for overrides, message in (
+        (dict(num_simulations=1), 'num_simulations must be an integer >= 2'),
+        (dict(search='mcts'), 'gumbel'),
+        (dict(random_moves=1.5), 'random_moves'),
+        (dict(n_step=0), 'n_step'),
+        (dict(num_minibatches=3), 'num_minibatches')):
+      with self.assertRaisesRegex(ValueError, message):
+        registry.make_config('alphazero', **overrides)
+
+
+class TargetsTest(absltest.TestCase):
+
+  def test_outcomes_change_sides_with_the_turn(self):
+    # Three moves, the third wins: each target is the outcome seen by the
+    # player who moved.
+    config = alphazero.AlphaZeroConfig()
+    trajectory = _trajectory([0, 0, 1], [-1, -1, 0], [False, False, True])
+    targets = alphazero.value_targets(trajectory, jnp.zeros((3, 1)), config)
+    np.testing.assert_allclose(targets[:, 0], [1, -1, 1])
+
+  def test_a_cut_game_bootstraps_from_the_next_movers_value(self):
+    config = alphazero.AlphaZeroConfig()
+    trajectory = _trajectory([0, 0], [-1, -1], [False, False])
+    next_values = jnp.asarray([[0.0], [0.5]])  # v of the next mover.
+    targets = alphazero.value_targets(trajectory, next_values, config)
+    np.testing.assert_allclose(targets[:, 0], [0.5, -0.5])
+
+  def test_n_step_targets_bootstrap_from_the_search(self):
+    config = alphazero.AlphaZeroConfig(n_step=1, discount=0.5)
+    trajectory = _trajectory([1, 2, 3], [1, 1, 1], [False] * 3,
+                             search_value=[10, 20, 30])
+    next_values = jnp.asarray([[0.0], [0.0], [40.0]])
+    targets = alphazero.value_targets(trajectory, next_values, config)
+    np.testing.assert_allclose(targets[:, 0], [11, 17, 23])
+
+
+class LossTest(absltest.TestCase):
+
+  def test_cross_entropy_to_the_search_and_squared_value_error(self):
+    logits = jnp.zeros((1, 3))
+    batch = {'search_policy': jnp.asarray([[0.5, 0.5, 0.0]]),
+             'value_target': jnp.asarray([1.0])}
+    legal = jnp.asarray([[True, True, False]])
+    config = alphazero.AlphaZeroConfig(value_cost=2.0)
+    total, metrics = alphazero.loss(logits, jnp.zeros(1), legal, batch,
+                                    config)
+    np.testing.assert_allclose(metrics['policy_loss'], np.log(2), rtol=1e-6)
+    np.testing.assert_allclose(metrics['value_loss'], 0.5)
+    np.testing.assert_allclose(total, np.log(2) + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(metrics['search_policy_entropy'], np.log(2),
+                               rtol=1e-6)
+
+
+class SearchTest(absltest.TestCase):
+  """An untrained network's search still sees one move ahead."""
+
+  def _search(self, moves, **overrides):
+    core, spec = _tic_tac_toe()
+    config = registry.make_config('alphazero', num_simulations=64,
+                                  **overrides)
+    agent = registry.make_agent('alphazero', config, spec, model=core)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    state, timestep = core.reset(jax.random.PRNGKey(3))
+    for move in moves:
+      state, timestep = core.step(state, move)
+    batch = jax.tree.map(lambda x: x[None], state)
+    return jax.jit(agent.planning.act)(params, jax.random.PRNGKey(1),
+                                       timestep.observation[None], batch)
+
+  def test_gumbel_and_puct_search_win_and_block(self):
+    # (0 3 1 4): the mover wins at 2; (0 4 1): the mover must block at 2.
+    # The move played is drawn (Gumbel noise, or visit counts); the
+    # search's policy must favour the move.
+    for search in alphazero.SEARCHES:
+      for moves in ((0, 3, 1, 4), (0, 4, 1)):
+        actions, extras = self._search(moves, search=search)
+        self.assertNotIn(int(actions[0]), moves)
+        policy = np.asarray(extras['search_policy'][0])
+        self.assertEqual(int(policy.argmax()), 2, (search, moves))
+        self.assertGreater(policy[2], 0.3)
+        self.assertAlmostEqual(float(policy.sum()), 1.0, places=5)
+        self.assertEqual(float(policy[list(moves)].sum()), 0.0)
+
+  def test_random_moves_are_legal_and_keep_the_search_target(self):
+    core, spec = _tic_tac_toe()
+    config = registry.make_config('alphazero', num_simulations=4,
+                                  random_moves=1.0)
+    agent = registry.make_agent('alphazero', config, spec, model=core)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    state, timestep = core.reset(jax.random.PRNGKey(3))
+    state, timestep = core.step(state, 4)
+    act = jax.jit(jax.vmap(lambda key: agent.planning.act(
+        params, key, timestep.observation[None],
+        jax.tree.map(lambda x: x[None], state))))
+    actions, extras = act(jax.random.split(jax.random.PRNGKey(0), 200))
+    self.assertNotIn(4, np.asarray(actions))
+    self.assertEqual(set(np.asarray(actions).ravel()),
+                     {0, 1, 2, 3, 5, 6, 7, 8})
+    self.assertEqual(extras['search_policy'].shape, (200, 1, 9))
+
+  def test_acting_needs_the_states(self):
+    _, spec = _tic_tac_toe()
+    agent = registry.make_agent('alphazero',
+                                registry.make_config('alphazero'), spec)
+    self.assertIsNone(agent.planning)
+    with self.assertRaisesRegex(ValueError, 'agent.planning'):
+      agent.act(None, None, None)
+
+
+if __name__ == '__main__':
+  absltest.main()
