@@ -122,6 +122,10 @@ TABLES: Dict[str, Table] = {
     'sweep': (result_tables.sweep, ('sweep_as_one_program.json',)),
     'plane_strike_players': (result_tables.plane_strike_players,
                              ('plane_strike_reference_players.json',)),
+    'alphazero_catch': (result_tables.alphazero_catch,
+                        ('alphazero_catch_learning.json',)),
+    'alphazero_tic_tac_toe': (result_tables.alphazero_tic_tac_toe,
+                              ('alphazero_tic_tac_toe_learning.json',)),
 }
 
 # A marker is a line of its own (the pages may quote one in prose).

@@ -82,6 +82,37 @@ def impala_learning() -> List[str]:
   return _learning_grid('impala_learning.json')
 
 
+def alphazero_catch() -> List[str]:
+  """AlphaZero's row of the learning grid (Catch)."""
+  return _learning_grid('alphazero_catch_learning.json')
+
+
+def alphazero_tic_tac_toe() -> List[str]:
+  """Each seed of `benchmarks.self_play`: games against the perfect
+  player and the exact audit of its policy."""
+  data = md.load('alphazero_tic_tac_toe_learning.json')
+  rows = []
+  for seed in data['alphazero_tic_tac_toe']:
+    missed = '; '.join(
+        f'{_board(m["board"])}: played {m["played"]}, best '
+        f'{", ".join(map(str, m["best"]))}' for m in seed['suboptimal'])
+    rows.append([str(seed['seed']), f'{seed["won"]} / {seed["drawn"]} / '
+                 f'**{seed["lost"]}**', str(seed['positions']),
+                 f'**{len(seed["suboptimal"])}**' + (
+                     f' ({missed})' if missed else '')])
+  return md.table(['seed', f'won / drawn / lost of '
+                   f'{data["alphazero_tic_tac_toe"][0]["games"]} games',
+                   'positions met against every perfect line',
+                   'suboptimal moves there'], rows)
+
+
+def _board(cells: List[int]) -> str:
+  """A tic-tac-toe board from the mover's side, rows split by '/' (x the
+  mover's marks, o the opponent's)."""
+  marks = ''.join('.xo'[c] for c in cells)
+  return f'`{marks[:3]}/{marks[3:6]}/{marks[6:]}`'
+
+
 def _learning_grid(name: str, envs=None) -> List[str]:
   """Rows of `benchmarks.learning`'s JSON `name` (of `envs`)."""
   rows = []
