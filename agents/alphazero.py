@@ -25,7 +25,7 @@ on-policy skeleton's epochs of shuffled minibatches (`agents.on_policy`).
 """
 
 import dataclasses
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import chex
 import haiku as hk
@@ -104,6 +104,7 @@ class AlphaZeroConfig(minibatches.MinibatchSettings):
   batch_size: int = 64
   num_epochs: int = 1
   num_minibatches: int = 4
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
     if (not isinstance(self.num_simulations, int) or
@@ -182,7 +183,8 @@ def loss(logits: jax.Array, values: jax.Array, legal: Optional[jax.Array],
 def search_policy(config: AlphaZeroConfig,
                   environment_spec: specs.EnvironmentSpec,
                   network: hk.Transformed,
-                  model: functional.FunctionalEnvironment):
+                  model: functional.FunctionalEnvironment
+                 ) -> Callable[..., Tuple[jax.Array, agent_lib.Extras]]:
   """`(params, key, observations [N, ...], states [N]) -> (actions [N],
   extras)`: one search per environment from its state, stepping `model`;
   the extras keep the search's policy (`search_policy`, `[N, A]`) and its
@@ -274,6 +276,8 @@ def make_agent(config: AlphaZeroConfig,
              trajectory: agent_lib.Trajectory
             ) -> Tuple[agent_lib.TrainingState, agent_lib.Metrics]:
     chex.assert_rank([trajectory.rewards, trajectory.mask], 2)
+    trajectory = returns_lib.time_limits_as_ends(
+        trajectory, config.bootstrap_time_limits)
     targets = value_targets(
         trajectory, policy.next_values(state.params, trajectory), config)
     data = {'observations': trajectory.observations,

@@ -58,7 +58,8 @@ class AgentEntry:
   Attributes:
     name: the name `--agent` takes.
     config_class: the agent's config dataclass (documented defaults).
-    make_agent: `(config, environment_spec, network) -> Agent`.
+    make_agent: `(config, environment_spec, network) -> Agent` (a planning
+      agent's also takes `model=`, the environment's core).
     networks: `{action space: (network kind, default network)}` for each
       space of `ACTION_SPACES` it acts in, its main one first (PPO:
       discrete, categorical policy; continuous, Gaussian). The default is
@@ -81,8 +82,7 @@ class AgentEntry:
   """
   name: str
   config_class: type
-  make_agent: Callable[[Any, specs.EnvironmentSpec, hk.Transformed],
-                       agent_lib.Agent]
+  make_agent: Callable[..., agent_lib.Agent]
   networks: Mapping[str, Tuple[str, str]]
   title: Optional[str] = None
   trainable_on_device: bool = False

@@ -17,7 +17,7 @@ without search, two ways:
 import json
 import os
 import time
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from absl import flags
 import numpy as np
@@ -63,12 +63,12 @@ def seed_result(run: Any, seed: int, games: int) -> Dict[str, Any]:
           'suboptimal': audit['suboptimal']}
 
 
-def measure(seeds: int, games: int, num_steps: Any,
+def measure(seeds: int, games: int, num_steps: Optional[int],
             workdir: str) -> Dict[str, Any]:
   """Trains (or reads) the run and measures every seed."""
-  settings = dict(preset=PRESET, env=ENV, num_seeds=seeds,
-                  env_config={'opponent': OPPONENT}, export_tflite=False,
-                  eval_episodes=games)
+  settings = dict(agent='alphazero', preset=PRESET, env=ENV,
+                  num_seeds=seeds, env_config={'opponent': OPPONENT},
+                  export_tflite=False, eval_episodes=games)
   if num_steps:
     settings['num_steps'] = num_steps
   start = time.perf_counter()

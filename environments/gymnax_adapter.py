@@ -246,6 +246,13 @@ class GymnaxCore:
     return jnp.asarray(observation, jnp.float32).reshape(
         self._observation_spec.shape)
 
+  @property
+  def hidden_state(self) -> bool:
+    """A game whose step draws from the key its state carries (MinAtar's
+    spawns and sticky actions) holds the draws to come: agents that search
+    by stepping it would know them."""
+    return self.step_draws
+
   @functools.cached_property
   def step_draws(self) -> bool:
     """Whether the game's `step_env` reads its key: found once, from the

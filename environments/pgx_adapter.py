@@ -11,23 +11,25 @@ How a pgx game maps onto the core:
   * The core's state carries pgx's state and a PRNG key, because pgx's
     `step` needs one (2048's new tiles, MinAtar's sticky actions): each step
     splits it, so a trajectory depends only on the reset key and the actions.
-  * Reward is `state.rewards[0]`. `state.terminated` ends the episode with
-    discount 0; `state.truncated`, or `max_steps` steps, with discount 1.
-    pgx ends the game on an illegal action with reward -1 (its rule).
-  * Two-player games: every step is one player's move, its reward the
-    mover's (`state.rewards[mover]`), its discount -1 where the turn passes
-    to the other player (0 at the end), and the observation is from the
-    side of the player to move next, as pgx gives it
-    (`environments.two_player`).
+  * Reward is the mover's, `state.rewards[player who moved]` (a
+    single-agent game's only player). `state.terminated` ends the episode
+    with discount 0; `state.truncated`, or `max_steps` steps, with
+    discount 1 (-1 in a two-player game whose turn passed). pgx ends the
+    game on an illegal action with reward -1 (its rule).
+  * Two-player games: every step is one player's move, its discount -1
+    where the turn passes to the other player, and the observation is
+    from the side of the player to move next, as pgx gives it
+    (`environments.two_player`). Only games whose legal moves are read
+    from observations are played (`PLAYABLE_TWO_PLAYER_IDS`).
   * Observations are float32 with pgx's observation shape (2048: a
     (4, 4, 31) one-hot board; MinAtar: 10x10xC images).
   * Legal actions: our interface needs them as a pure function of the
     OBSERVATION (agents mask in jit, exported models too), while pgx keeps
     them in the state. `LEGAL_ACTIONS` maps a game to such a function; a game
     with one gets it as `legal_actions`, checked against pgx's
-    `state.legal_action_mask` in the tests. A game without one gets no
-    `legal_actions`, so every action counts as legal (true of the MinAtar
-    games, whose masks are all ones).
+    `state.legal_action_mask` in the tests. A single-agent game without
+    one gets no `legal_actions`, so every action counts as legal (true of
+    the MinAtar games, whose masks are all ones).
 
 pgx is imported on first use, so the framework works without it (then every
 pgx id raises, saying how to install it).
@@ -67,15 +69,13 @@ GAME_LENGTHS = {'tic_tac_toe': 9, 'connect_four': 42}
 SINGLE_AGENT_IDS = ('2048', 'minatar-asterix', 'minatar-breakout',
                     'minatar-freeway', 'minatar-seaquest',
                     'minatar-space_invaders')
-# Two-player games of pgx 2.6, played by self-play.
+# Two-player games of pgx 2.6; those played here (by self-play) are the
+# ones whose legal moves are read from observations (`LEGAL_ACTIONS`).
 TWO_PLAYER_IDS = ('animal_shogi', 'backgammon', 'chess', 'connect_four',
                   'gardner_chess', 'go_9x9', 'go_19x19', 'hex',
                   'kuhn_poker', 'leduc_holdem', 'othello', 'shogi',
                   'tic_tac_toe')
-# Games whose state holds what a player may not see: the opponent's cards,
-# or (backgammon) the dice to come, drawn from the key the state carries.
-# Agents that search by stepping the game itself refuse them.
-HIDDEN_STATE_IDS = ('backgammon', 'kuhn_poker', 'leduc_holdem')
+PLAYABLE_TWO_PLAYER_IDS = ('connect_four', 'tic_tac_toe')
 
 # Packages that provide pgx games outside pgx itself, by id prefix.
 _EXTRA_PACKAGES = {'minatar-': 'pgx-minatar'}
@@ -161,13 +161,19 @@ def check_id(env_id: str) -> None:
     hint = name_hints.did_you_mean(env_id, available)
     raise ValueError(f'Unknown pgx environment {env_id!r}.{hint} '
                      f'Single-agent pgx ids: {", ".join(SINGLE_AGENT_IDS)}; '
-                     f'two-player: {", ".join(TWO_PLAYER_IDS)}.')
+                     f'two-player: {", ".join(PLAYABLE_TWO_PLAYER_IDS)}.')
   players = _make(env_id).num_players
   if players not in (1, 2):
     raise ValueError(
         f'pgx environment {env_id!r} is a {players}-player game; agents '
         f'here play alone or against themselves. pgx ids: '
-        f'{", ".join(SINGLE_AGENT_IDS + TWO_PLAYER_IDS)}.')
+        f'{", ".join(SINGLE_AGENT_IDS + PLAYABLE_TWO_PLAYER_IDS)}.')
+  if players == 2 and env_id not in LEGAL_ACTIONS:
+    raise ValueError(
+        f'pgx:{env_id} is a two-player game whose legal moves cannot yet be '
+        f'read from its observations (greedy play and the exported model '
+        f'mask by them; an illegal move loses in pgx). Two-player games '
+        f'here: {", ".join(PLAYABLE_TWO_PLAYER_IDS)}.')
 
 
 class PgxState(NamedTuple):
@@ -197,13 +203,14 @@ class PgxCore:
     if self.num_players == 1 and opponent is not None:
       raise ValueError(f'opponent: pgx:{env_id} is played alone; an '
                        f'opponent is for two-player games '
-                       f'({", ".join(TWO_PLAYER_IDS)}).')
+                       f'({", ".join(PLAYABLE_TWO_PLAYER_IDS)}).')
     self.opponent = (two_player.check_opponent(
         opponent or two_player.DEFAULT_OPPONENT, env_id)
                      if self.num_players == 2 else None)
-    # 2048's and MinAtar's next tiles and moves come from the key too.
-    self.hidden_state = (env_id in HIDDEN_STATE_IDS or
-                         self.num_players == 1)
+    # The state carries the key of every random draw to come (2048's
+    # tiles, MinAtar's spawns and sticky actions): a search that steps the
+    # game would know them. The two-player games played here draw nothing.
+    self.hidden_state = self.num_players == 1
     shape = jax.eval_shape(self.env.init, jax.random.PRNGKey(0)).observation
     self._observation_spec = specs.Array(shape.shape, _FLOAT,
                                          name='observation')
@@ -276,7 +283,7 @@ class PgxCore:
   def versus(self) -> functional.FunctionalEnvironment:
     """A two-player game as one player's, against `opponent`
     (`two_player.Versus`): what evaluation plays."""
-    return two_player.versus(self, self.opponent)
+    return two_player.Versus(self, self.opponent)
 
 
 def make_core(env_id: str, max_steps: int = DEFAULT_MAX_STEPS,

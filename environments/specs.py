@@ -85,7 +85,7 @@ def make_spec(observations: specs.Array, actions: specs.Array,
               legal_actions: Optional[LegalActionsFn] = None
              ) -> EnvironmentSpec:
   """A spec of `observations` and `actions` with float32 scalar rewards
-  and discounts in [0, 1], as our environments have: for building an agent
+  and discounts in [0, 1], as one-player games have: for building an agent
   without an environment (a test, a notebook)."""
   return EnvironmentSpec(
       observations=observations, actions=actions,

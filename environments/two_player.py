@@ -8,7 +8,8 @@ step is one player's move:
   * the reward is the mover's (zero-sum: the other player's is its
     negation);
   * the discount is -1 where the turn passes to the other player, 1 where
-    the same player moves again and 0 at the end, so that a value seen
+    the same player moves again and 0 where the game ends (a time limit
+    keeps the turn's sign), so that a value seen
     from the mover's side backs up through `r + γ·d·v` (negamax, as mctx's
     two-player examples back values up);
   * the core has `num_players == 2`, `current_player(state)` (int32 0 or
@@ -94,6 +95,7 @@ class Versus:
 
   @property
   def max_episode_steps(self) -> int:
+    """The game's bound (the agent makes fewer of its moves)."""
     return self.core.max_episode_steps
 
   def _replies(self, state: VersusState, timestep: dm_env.TimeStep,
@@ -138,22 +140,17 @@ class Versus:
         reward, timestep.observation, last & (timestep.discount == 0),
         last & (timestep.discount != 0))
 
-  def observation_spec(self):
+  def observation_spec(self) -> specs.Array:
     return self.core.observation_spec()
 
-  def action_spec(self):
+  def action_spec(self) -> specs.Array:
     return self.core.action_spec()
 
-  def reward_spec(self):
+  def reward_spec(self) -> specs.Array:
     return self.core.reward_spec()
 
-  def discount_spec(self):
+  def discount_spec(self) -> specs.BoundedArray:
     return specs.BoundedArray((), np.float32, 0.0, 1.0, name='discount')
-
-
-def versus(core: Any, opponent: str) -> Versus:
-  """`core` (a two-player game) as one player's against `opponent`."""
-  return Versus(core, opponent)
 
 
 def evaluation_core(core: Any) -> Any:

@@ -13,8 +13,10 @@ import jax
 
 from agents import agent as agent_lib
 from agents import registry as agent_registry
+from environments import dm_env_wrapper
 from environments import registry as env_registry
 from environments import specs
+from environments import two_player
 from experiments.loops import compiled_training
 from experiments.loops import device_mesh
 from experiments.loops import evaluation
@@ -57,9 +59,14 @@ class Built:
 
   def export_environment(self, stream: int = 0) -> dm_env.Environment:
     """Games played through the exported model (`stream` > 0: other games
-    of the same role, e.g. for fine-tuning it)."""
-    return self.environment(seeding.environment_seed(
-        self.config.seed, seeding.EXPORT, *([stream] if stream else [])))
+    of the same role, e.g. for fine-tuning it); a two-player game against
+    its opponent, as evaluation plays it."""
+    seed = seeding.environment_seed(self.config.seed, seeding.EXPORT,
+                                    *([stream] if stream else []))
+    if self.environment_spec.num_players == 1:
+      return self.environment(seed)
+    return dm_env_wrapper.DmEnvironment(two_player.evaluation_core(
+        self.config.environment.core(**self.config.env_kwargs)), seed)
 
   def for_seed(self, seed: int) -> 'Built':
     """The same run as seen by one seed of a multi-seed run."""
@@ -80,6 +87,11 @@ def build(config: config_lib.ExperimentConfig) -> Built:
     except (ImportError, wandb_logger.WandbError) as e:
       raise ExperimentError(str(e)) from e
   spec = environment_spec(config)
+  if spec.num_players > 1 and config.loop == 'python':
+    raise ExperimentError(
+        f'--loop=python: {config.env} is a two-player game, which trains '
+        f'and is evaluated against its opponent in the compiled loop only; '
+        f'use --loop=compiled.')
   check_eval_protocol(config, spec)
   return Built(config, spec, make_agent(config, spec),
                periodic_eval_episodes(config))
@@ -257,12 +269,15 @@ def agents_for(envs: Sequence[str]) -> List[str]:
             if set(spaces.values()) <= set(agent_registry.get(name).networks)
             and plays_every_one(name)]
   if not agents:
-    described = ', '.join(f'{env} ({space or "unsupported"})'
-                          for env, space in spaces.items())
+    described = ', '.join(
+        f'{env} ({space or "unsupported"} actions'
+        f'{", two-player" if env_specs[env].num_players > 1 else ""})'
+        for env, space in spaces.items())
     raise ValueError(
-        f'no registered agent acts in the action spaces of all of '
-        f'{described}; name --agents, or compare environments of one action '
-        f'space.')
+        f'no registered agent plays every one of {described} (one action '
+        f'space; two-player games need an agent that self-plays, games '
+        f'hiding state one that does not search); name --agents, or compare '
+        f'environments that agents share.')
   return agents
 
 

@@ -294,11 +294,17 @@ class ExperimentConfig:
       value = getattr(self, name)
       if value is not None and value < 1:
         raise ValueError(f'{name} must be >= 1; got {value}.')
+    if self.agent_entry.plans and not compiled_ok:
+      raise ValueError(
+          f'env={self.env!r} steps in Python, and agent {self.agent!r} '
+          f'searches with the environment\'s own JAX step: train it on a '
+          f'game with a JAX core (one of {", ".join(env_registry.names())}, '
+          f'gymnax:<id> or pgx:<id>).')
     if self.agent_entry.plans and self.loop == 'python':
       raise ValueError(
           f'loop=python: agent {self.agent!r} searches from the '
           f'environments\' states, which only the compiled loop holds; use '
-          f'loop=compiled (on a game with a JAX core).')
+          f'loop=compiled.')
     if self.actor_thread and self.loop != 'python':
       raise ValueError('actor_thread needs loop=python: the compiled loop '
                        'acts and learns in one program. Use loop=python.')

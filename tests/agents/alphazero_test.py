@@ -60,6 +60,16 @@ class TargetsTest(absltest.TestCase):
     targets = alphazero.value_targets(trajectory, next_values, config)
     np.testing.assert_allclose(targets[:, 0], [0.5, -0.5])
 
+  def test_a_time_limit_bootstraps_from_the_next_movers_side(self):
+    # The game is cut after the first move, the turn passing: the target
+    # is the next mover's value with its sign turned.
+    config = alphazero.AlphaZeroConfig()
+    trajectory = _trajectory([0, 0], [-1, -1], [True, False])._replace(
+        next_observations=jnp.zeros((2, 1, 1)))
+    next_values = jnp.asarray([[0.75], [0.5]])
+    targets = alphazero.value_targets(trajectory, next_values, config)
+    np.testing.assert_allclose(targets[:, 0], [-0.75, -0.5])
+
   def test_n_step_targets_bootstrap_from_the_search(self):
     config = alphazero.AlphaZeroConfig(n_step=1, discount=0.5)
     trajectory = _trajectory([1, 2, 3], [1, 1, 1], [False] * 3,
@@ -118,20 +128,27 @@ class SearchTest(absltest.TestCase):
 
   def test_random_moves_are_legal_and_keep_the_search_target(self):
     core, spec = _tic_tac_toe()
-    config = registry.make_config('alphazero', num_simulations=4,
-                                  random_moves=1.0)
-    agent = registry.make_agent('alphazero', config, spec, model=core)
-    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
     state, timestep = core.reset(jax.random.PRNGKey(3))
     state, timestep = core.step(state, 4)
-    act = jax.jit(jax.vmap(lambda key: agent.planning.act(
-        params, key, timestep.observation[None],
-        jax.tree.map(lambda x: x[None], state))))
-    actions, extras = act(jax.random.split(jax.random.PRNGKey(0), 200))
+    keys = jax.random.split(jax.random.PRNGKey(0), 200)
+    played = {}
+    for random_moves in (0.0, 1.0):
+      config = registry.make_config('alphazero', num_simulations=4,
+                                    random_moves=random_moves)
+      agent = registry.make_agent('alphazero', config, spec, model=core)
+      params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+      act = jax.jit(jax.vmap(lambda key, agent=agent, params=params: (
+          agent.planning.act(params, key, timestep.observation[None],
+                             jax.tree.map(lambda x: x[None], state)))))
+      played[random_moves] = act(keys)
+    actions, extras = played[1.0]
     self.assertNotIn(4, np.asarray(actions))
     self.assertEqual(set(np.asarray(actions).ravel()),
                      {0, 1, 2, 3, 5, 6, 7, 8})
-    self.assertEqual(extras['search_policy'].shape, (200, 1, 9))
+    # The same search, whatever is played: its policy stays the target.
+    for name in ('search_policy', 'search_value'):
+      np.testing.assert_allclose(extras[name], played[0.0][1][name],
+                                 rtol=1e-5, atol=1e-6)
 
   def test_acting_needs_the_states(self):
     _, spec = _tic_tac_toe()

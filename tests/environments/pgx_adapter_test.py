@@ -288,6 +288,14 @@ class TwoPlayerTest(absltest.TestCase):
       same = jax.vmap(play)(jax.random.split(jax.random.PRNGKey(1), 32))
       self.assertTrue(np.all(same), env_id)
 
+  def test_two_player_games_without_legal_moves_from_observations(self):
+    for env_id in ('othello', 'kuhn_poker'):
+      with self.assertRaisesRegex(
+          ValueError, f'pgx:{env_id} is a two-player game whose legal moves '
+          'cannot yet be read.*Two-player games here: connect_four, '
+          'tic_tac_toe'):
+        pgx_adapter.make_core(env_id)
+
   def test_an_opponent_is_for_two_player_games(self):
     with self.assertRaisesRegex(ValueError, 'pgx:2048 is played alone'):
       pgx_adapter.make_core('2048', opponent='random')

@@ -36,10 +36,10 @@ def _rows(path):
 @pytest.mark.slow  # Compiles the search into the training program (~10 s).
 class SelfPlayTest(absltest.TestCase):
 
-  def test_trains_and_evaluates_against_the_opponent(self):
+  def test_trains_evaluates_and_exports_against_the_opponent(self):
     workdir = self.create_tempdir().full_path
-    driver.run_experiment(_config(), workdir, progress=False,
-                          announce=False)
+    driver.run_experiment(_config(export_tflite=True), workdir,
+                          progress=False, announce=False)
     with open(os.path.join(workdir, 'result.json')) as f:
       result = json.load(f)
     # Against perfect play a game is lost (-1) or drawn (0), never won.
@@ -52,6 +52,12 @@ class SelfPlayTest(absltest.TestCase):
     entropy = [float(r['train/search_policy_entropy']) for r in training
                if r.get('train/search_policy_entropy')]
     self.assertTrue(entropy and np.all(np.isfinite(entropy)))
+    # The exported model's games are against the opponent too: the agent
+    # moves at most 5 times, and never beats perfect play.
+    exported = result['tflite']
+    self.assertLessEqual(exported['mean_return'], 0.0)
+    self.assertLessEqual(exported['mean_episode_length'], 5.0)
+    self.assertLessEqual(exported['max_abs_diff'], exported['tolerance'])
 
   def test_resumes_bit_for_bit(self):
     whole = self.create_tempdir().full_path

@@ -117,7 +117,7 @@ class PlayersAndPlanningTest(absltest.TestCase):
     self.assertIn('self-play: alphazero', message)
 
   def test_alphazero_refuses_games_that_hide_their_state(self):
-    for env in ('plane_strike', 'pgx:2048', 'pgx:kuhn_poker'):
+    for env in ('plane_strike', 'pgx:2048', 'gymnax:Asterix-MinAtar'):
       message = self._refusal(agent='alphazero', env=env)
       self.assertIn('hides part of its state', message)
 
@@ -125,7 +125,19 @@ class PlayersAndPlanningTest(absltest.TestCase):
     message = self._refusal(agent='alphazero', env='catch', loop='python')
     self.assertIn('only the compiled loop holds', message)
     message = self._refusal(agent='alphazero', env='gym:CartPole-v1')
+    self.assertIn("env='gym:CartPole-v1' steps in Python", message)
+    self.assertIn('train it on a game with a JAX core', message)
+
+  def test_a_two_player_game_trains_in_the_compiled_loop(self):
+    message = self._refusal(agent='alphazero', env='pgx:tic_tac_toe',
+                            loop='python')
     self.assertIn('only the compiled loop holds', message)
+
+  def test_gymnax_games_hide_state_where_their_step_draws(self):
+    self.assertIn('hides part of its state', build_lib.planning_refusal(
+        'alphazero', 'gymnax:Freeway-MinAtar'))
+    for env in ('gymnax:CartPole-v1', 'gymnax:Breakout-MinAtar'):
+      self.assertIsNone(build_lib.planning_refusal('alphazero', env))
 
   def test_alphazero_builds_with_its_model(self):
     built = build_lib.build(config_lib.ExperimentConfig(
