@@ -19,8 +19,6 @@ import dataclasses
 import typing
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
-import haiku as hk
-
 from agents import a2c
 from agents import agent as agent_lib
 from agents import alphazero
