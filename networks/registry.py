@@ -281,8 +281,13 @@ def get(name: str, kind: Optional[str] = None) -> NetworkEntry:
 
 
 def is_image(observation_spec: Any) -> bool:
-  """One observation is an `[H, W, C]` image (rank 3)."""
-  return len(tuple(observation_spec.shape)) == conv.IMAGE_RANK
+  """One observation is an `[H, W, C]` image (rank 3) that the default
+  convolution leaves more than one position of: a board no wider than its
+  kernel (tic-tac-toe's 3x3) is read better by an MLP, whose TFLite model
+  converts (the patch product of a 1x1 output does not)."""
+  shape = tuple(observation_spec.shape)
+  return (len(shape) == conv.IMAGE_RANK and
+          min(shape[:2]) > max(conv.DEFAULT_KERNEL_SIZES))
 
 
 def default_network(kind: str, observation_spec: Optional[Any],

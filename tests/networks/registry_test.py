@@ -126,7 +126,10 @@ class NetworkRegistryTest(absltest.TestCase):
         registry.ACTOR_CRITIC, image, 'mlp_q_values'), 'conv_actor_critic')
 
   def test_other_observations_keep_the_fallback(self):
-    for shape in ((5,), (8, 8), (2, 3, 4, 5)):
+    # A board no wider than the convolution's kernel (tic-tac-toe's) too.
+    self.assertTrue(registry.is_image(dm_specs.Array((4, 4, 31),
+                                                     np.float32)))
+    for shape in ((5,), (8, 8), (2, 3, 4, 5), (3, 3, 2)):
       observations = dm_specs.Array(shape, np.float32)
       self.assertFalse(registry.is_image(observations))
       self.assertEqual(registry.default_network(registry.POLICY, observations,
