@@ -102,7 +102,7 @@ class SearchTest(absltest.TestCase):
 
   def _search(self, moves, **overrides):
     core, spec = _tic_tac_toe()
-    config = registry.make_config('alphazero', num_simulations=64,
+    config = registry.make_config('alphazero', num_simulations=32,
                                   **overrides)
     agent = registry.make_agent('alphazero', config, spec, model=core)
     params = jax.tree.map(jnp.zeros_like, agent.actor_params(
@@ -124,7 +124,7 @@ class SearchTest(absltest.TestCase):
         self.assertNotIn(int(actions[0]), moves)
         policy = np.asarray(extras['search_policy'][0])
         self.assertEqual(int(policy.argmax()), 2, (search, moves))
-        self.assertGreater(policy[2], 0.3)
+        self.assertGreater(policy[2], 0.25)
         self.assertAlmostEqual(float(policy.sum()), 1.0, places=5)
         self.assertEqual(float(policy[list(moves)].sum()), 0.0)
 
