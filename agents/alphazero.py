@@ -32,7 +32,6 @@ import haiku as hk
 import jax
 import jax.numpy as jnp
 import mctx
-import rlax
 
 from agents import action_masking
 from agents import agent as agent_lib
@@ -41,32 +40,16 @@ from agents import minibatches
 from agents import on_policy
 from agents import optimizers
 from agents import returns as returns_lib
+from agents import search as search_lib
 from environments import functional
 from environments import specs
 
-SEARCHES = ('gumbel', 'puct')
-
-
 @dataclasses.dataclass(frozen=True)
-class AlphaZeroConfig(minibatches.MinibatchSettings):
-  """AlphaZero's settings (defaults: small board games on a CPU).
+class AlphaZeroConfig(search_lib.SearchSettings, minibatches.MinibatchSettings):
+  """AlphaZero's settings (defaults: small board games on a CPU); the
+  search's are `agents.search.SearchSettings`.
 
   Attributes:
-    num_simulations: search simulations per move (at least 2; Gumbel
-      search improves the policy with as few as 4 to 16).
-    search: 'gumbel' (Gumbel MuZero's search: sequential halving over
-      sampled actions, a policy improvement target) or 'puct' (AlphaZero's
-      PUCT search with Dirichlet noise at the root; the target is the
-      visit counts).
-    max_num_considered_actions: Gumbel search's actions sampled at the
-      root.
-    gumbel_scale: the scale of Gumbel search's root noise (0: none).
-    dirichlet_alpha: PUCT's root noise concentration.
-    dirichlet_fraction: PUCT's share of root noise in the prior.
-    random_moves: the probability of playing a uniformly random legal
-      move instead of the search's (exploration in self-play, whose games
-      otherwise narrow to a few lines; the policy target stays the
-      search's).
     discount: γ (1 for board games).
     n_step: None: value targets are the returns to the episode's end
       (bootstrapped from the network's value where the unroll cuts an
@@ -85,13 +68,6 @@ class AlphaZeroConfig(minibatches.MinibatchSettings):
     num_epochs: passes over each batch.
     num_minibatches: minibatches per epoch; must divide T·B.
   """
-  num_simulations: int = 16
-  search: str = 'gumbel'
-  max_num_considered_actions: int = 16
-  gumbel_scale: float = 1.0
-  dirichlet_alpha: float = 0.3
-  dirichlet_fraction: float = 0.25
-  random_moves: float = 0.0
   discount: float = 1.0
   n_step: Optional[int] = None
   learning_rate: float = 1e-3
@@ -107,49 +83,16 @@ class AlphaZeroConfig(minibatches.MinibatchSettings):
   bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
 
   def __post_init__(self):
-    if (not isinstance(self.num_simulations, int) or
-        isinstance(self.num_simulations, bool) or self.num_simulations < 2):
-      raise ValueError(f'AlphaZeroConfig.num_simulations must be an integer '
-                       f'>= 2 (a search of one simulation only expands the '
-                       f'root); got {self.num_simulations!r}.')
-    config_checks.check_one_of(self, 'search', SEARCHES)
+    self.check_search()
     config_checks.check_positive_integer(
-        self, 'max_num_considered_actions', 'unroll_length', 'batch_size',
-        'num_epochs', 'num_minibatches')
+        self, 'unroll_length', 'batch_size', 'num_epochs', 'num_minibatches')
     if self.n_step is not None:
       config_checks.check_positive_integer(self, 'n_step')
-    config_checks.check_unit_interval(self, 'discount', 'dirichlet_fraction',
-                                      'random_moves')
-    config_checks.check_positive(self, 'learning_rate', 'max_grad_norm',
-                                 'dirichlet_alpha')
-    config_checks.check_non_negative(self, 'gumbel_scale', 'value_cost')
+    config_checks.check_unit_interval(self, 'discount')
+    config_checks.check_positive(self, 'learning_rate', 'max_grad_norm')
+    config_checks.check_non_negative(self, 'value_cost')
     self.check_minibatches()
     optimizers.check_gradient_clipping(self)
-
-
-def value_targets(trajectory: agent_lib.Trajectory, next_values: jax.Array,
-                  config: AlphaZeroConfig) -> jax.Array:
-  """`[T, B]` value targets: returns to the episode's end (cut where the
-  unroll ends by `next_values`' last row, the network's value there), or
-  with `config.n_step` n-step returns bootstrapped from the search's root
-  values (`extras['search_value']`). A time limit bootstraps from the
-  value of the observation it cut off (`returns.with_time_limit_values`);
-  in a two-player game the discounts' signs turn each value to the
-  mover's side."""
-  rewards = returns_lib.with_time_limit_values(
-      trajectory.rewards, trajectory, next_values, config.discount)
-  discounts = returns_lib.continuation_discounts(trajectory,
-                                                 config.discount)
-  if config.n_step is None:
-    bootstrap = next_values
-    per_sequence = lambda r, d, v: rlax.lambda_returns(r, d, v, 1.0)
-  else:
-    bootstrap = returns_lib.bootstrapped_values(
-        trajectory.extras['search_value'], next_values[-1])
-    per_sequence = lambda r, d, v: rlax.n_step_bootstrapped_returns(
-        r, d, v, config.n_step)
-  return jax.vmap(per_sequence, in_axes=1, out_axes=1)(rewards, discounts,
-                                                       bootstrap)
 
 
 def loss(logits: jax.Array, values: jax.Array, legal: Optional[jax.Array],
@@ -167,17 +110,14 @@ def loss(logits: jax.Array, values: jax.Array, legal: Optional[jax.Array],
       actions) and `value_target` `[M]`.
     config: the value loss's weight.
   """
-  chex.assert_equal_shape([logits, batch['search_policy']])
-  log_probs = jax.nn.log_softmax(action_masking.mask_logits(logits, legal))
-  targets = batch['search_policy']
-  policy_loss = -jnp.sum(jnp.where(targets > 0, targets * log_probs, 0.0),
-                         axis=-1).mean()
+  cross_entropy, entropy = search_lib.policy_loss(
+      logits, legal, batch['search_policy'])
+  policy_loss = cross_entropy.mean()
   value_loss = 0.5 * jnp.mean((values - batch['value_target'])**2)
   total = policy_loss + config.value_cost * value_loss
-  entropy = -jnp.sum(jnp.where(targets > 0, targets * jnp.log(
-      jnp.maximum(targets, 1e-12)), 0.0), axis=-1).mean()
   return total, {'loss': total, 'policy_loss': policy_loss,
-                 'value_loss': value_loss, 'search_policy_entropy': entropy}
+                 'value_loss': value_loss,
+                 'search_policy_entropy': entropy.mean()}
 
 
 def search_policy(config: AlphaZeroConfig,
@@ -186,9 +126,9 @@ def search_policy(config: AlphaZeroConfig,
                   model: functional.FunctionalEnvironment
                  ) -> Callable[..., Tuple[jax.Array, agent_lib.Extras]]:
   """`(params, key, observations [N, ...], states [N]) -> (actions [N],
-  extras)`: one search per environment from its state, stepping `model`;
-  the extras keep the search's policy (`search_policy`, `[N, A]`) and its
-  root value (`search_value`, `[N]`)."""
+  extras)`: one search per environment from its state, stepping `model`
+  (`agents.search.search`, whose extras keep the search's policy and root
+  value)."""
 
   def legal_of(observations, states):
     if hasattr(model, 'legal_action_mask'):
@@ -212,33 +152,12 @@ def search_policy(config: AlphaZeroConfig,
         value=jnp.where(ended, 0.0, values)), states
 
   def act(params, key, observations, states):
-    key, explore_key, random_key = jax.random.split(key, 3)
     legal = legal_of(observations, states)
     logits, values = network.apply(params, observations)
     root = mctx.RootFnOutput(
         prior_logits=action_masking.mask_logits(logits, legal),
         value=values, embedding=states)
-    invalid = None if legal is None else ~legal
-    if config.search == 'gumbel':
-      output = mctx.gumbel_muzero_policy(
-          params, key, root, recurrent_fn, config.num_simulations,
-          invalid_actions=invalid,
-          max_num_considered_actions=config.max_num_considered_actions,
-          gumbel_scale=config.gumbel_scale)
-    else:
-      output = mctx.muzero_policy(
-          params, key, root, recurrent_fn, config.num_simulations,
-          invalid_actions=invalid, dirichlet_alpha=config.dirichlet_alpha,
-          dirichlet_fraction=config.dirichlet_fraction)
-    uniform = jax.random.categorical(
-        random_key, jnp.zeros_like(logits) if legal is None else
-        jnp.where(legal, 0.0, -jnp.inf))
-    explore = jax.random.bernoulli(explore_key, config.random_moves,
-                                   uniform.shape)
-    actions = jnp.where(explore, uniform, output.action)
-    return actions.astype(jnp.int32), {
-        'search_policy': output.action_weights,
-        'search_value': output.search_tree.summary().value}
+    return search_lib.search(config, params, key, root, recurrent_fn, legal)
 
   return act
 
@@ -278,8 +197,9 @@ def make_agent(config: AlphaZeroConfig,
     chex.assert_rank([trajectory.rewards, trajectory.mask], 2)
     trajectory = returns_lib.time_limits_as_ends(
         trajectory, config.bootstrap_time_limits)
-    targets = value_targets(
-        trajectory, policy.next_values(state.params, trajectory), config)
+    targets = search_lib.value_targets(
+        trajectory, policy.next_values(state.params, trajectory),
+        config.discount, config.n_step)
     data = {'observations': trajectory.observations,
             'search_policy': trajectory.extras['search_policy'],
             'value_target': targets}

@@ -5,9 +5,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from agents import agent as agent_lib
 from agents import alphazero
 from agents import registry
+from agents import search as search_lib
 from environments import dm_env_wrapper
 from environments import pgx_adapter
 from environments import specs
@@ -16,18 +16,6 @@ from environments import specs
 def _tic_tac_toe():
   core = pgx_adapter.make_core('tic_tac_toe')
   return core, specs.make_environment_spec(dm_env_wrapper.DmEnvironment(core))
-
-
-def _trajectory(rewards, discounts, last, search_value=None):
-  rewards = jnp.asarray(rewards, jnp.float32)[:, None]
-  t = rewards.shape[0]
-  extras = {} if search_value is None else {
-      'search_value': jnp.asarray(search_value, jnp.float32)[:, None]}
-  return agent_lib.Trajectory(
-      observations=jnp.zeros((t, 1, 1)), actions=jnp.zeros((t, 1), jnp.int32),
-      rewards=rewards, discounts=jnp.asarray(discounts, jnp.float32)[:, None],
-      last=jnp.asarray(last)[:, None], mask=jnp.ones((t, 1)),
-      final_observations=jnp.zeros((1, 1)), extras=extras)
 
 
 class ConfigTest(absltest.TestCase):
@@ -41,42 +29,6 @@ class ConfigTest(absltest.TestCase):
         (dict(num_minibatches=3), 'num_minibatches')):
       with self.assertRaisesRegex(ValueError, message):
         registry.make_config('alphazero', **overrides)
-
-
-class TargetsTest(absltest.TestCase):
-
-  def test_outcomes_change_sides_with_the_turn(self):
-    # Three moves, the third wins: each target is the outcome seen by the
-    # player who moved.
-    config = alphazero.AlphaZeroConfig()
-    trajectory = _trajectory([0, 0, 1], [-1, -1, 0], [False, False, True])
-    targets = alphazero.value_targets(trajectory, jnp.zeros((3, 1)), config)
-    np.testing.assert_allclose(targets[:, 0], [1, -1, 1])
-
-  def test_a_cut_game_bootstraps_from_the_next_movers_value(self):
-    config = alphazero.AlphaZeroConfig()
-    trajectory = _trajectory([0, 0], [-1, -1], [False, False])
-    next_values = jnp.asarray([[0.0], [0.5]])  # v of the next mover.
-    targets = alphazero.value_targets(trajectory, next_values, config)
-    np.testing.assert_allclose(targets[:, 0], [0.5, -0.5])
-
-  def test_a_time_limit_bootstraps_from_the_next_movers_side(self):
-    # The game is cut after the first move, the turn passing: the target
-    # is the next mover's value with its sign turned.
-    config = alphazero.AlphaZeroConfig()
-    trajectory = _trajectory([0, 0], [-1, -1], [True, False])._replace(
-        next_observations=jnp.zeros((2, 1, 1)))
-    next_values = jnp.asarray([[0.75], [0.5]])
-    targets = alphazero.value_targets(trajectory, next_values, config)
-    np.testing.assert_allclose(targets[:, 0], [-0.75, -0.5])
-
-  def test_n_step_targets_bootstrap_from_the_search(self):
-    config = alphazero.AlphaZeroConfig(n_step=1, discount=0.5)
-    trajectory = _trajectory([1, 2, 3], [1, 1, 1], [False] * 3,
-                             search_value=[10, 20, 30])
-    next_values = jnp.asarray([[0.0], [0.0], [40.0]])
-    targets = alphazero.value_targets(trajectory, next_values, config)
-    np.testing.assert_allclose(targets[:, 0], [11, 17, 23])
 
 
 class LossTest(absltest.TestCase):
@@ -118,7 +70,7 @@ class SearchTest(absltest.TestCase):
     # (0 3 1 4): the mover wins at 2; (0 4 1): the mover must block at 2.
     # The move played is drawn (Gumbel noise, or visit counts); the
     # search's policy must favour the move.
-    for search in alphazero.SEARCHES:
+    for search in search_lib.SEARCHES:
       for moves in ((0, 3, 1, 4), (0, 4, 1)):
         actions, extras = self._search(moves, search=search)
         self.assertNotIn(int(actions[0]), moves)

@@ -1,0 +1,168 @@
+"""What the planning agents share: mctx's search, its settings, its targets.
+
+AlphaZero (`agents.alphazero`) searches with the environment's own step as
+its model, MuZero (`agents.muzero`) with one it learns; the rest is the
+same and written here once:
+
+* `SearchSettings`: the search's settings, declared once for both
+  configs (each config inherits them).
+* `search`: one mctx search per environment from a root and a model
+  (`mctx.gumbel_muzero_policy`, or PUCT with Dirichlet noise,
+  `mctx.muzero_policy`), the move it plays (with `random_moves`'
+  exploration) and the extras the learner keeps: the search's improved
+  policy and its root value.
+* `value_targets`: returns to the episode's end or n-step returns
+  bootstrapped from the search's root values.
+* `policy_loss`: the cross-entropy of a policy against the search's.
+"""
+
+import dataclasses
+import functools
+from typing import Any, Optional, Tuple
+
+import chex
+import jax
+import jax.numpy as jnp
+import mctx
+import rlax
+
+from agents import action_masking
+from agents import agent as agent_lib
+from agents import config_checks
+from agents import returns as returns_lib
+
+SEARCHES = ('gumbel', 'puct')
+# The extras a search records per step (`search`).
+SEARCH_POLICY, SEARCH_VALUE = 'search_policy', 'search_value'
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchSettings:
+  """The settings of a planning agent's search (its config inherits them).
+
+  Attributes:
+    num_simulations: search simulations per move (at least 2; Gumbel
+      search improves the policy with as few as 4 to 16).
+    search: 'gumbel' (Gumbel MuZero's search: sequential halving over
+      sampled actions, a policy improvement target) or 'puct' (AlphaZero's
+      PUCT search with Dirichlet noise at the root; the target is the
+      visit counts).
+    max_num_considered_actions: Gumbel search's actions sampled at the
+      root.
+    gumbel_scale: the scale of Gumbel search's root noise (0: none).
+    dirichlet_alpha: PUCT's root noise concentration.
+    dirichlet_fraction: PUCT's share of root noise in the prior.
+    random_moves: the probability of playing a uniformly random legal
+      move instead of the search's (exploration in self-play, whose games
+      otherwise narrow to a few lines; the policy target stays the
+      search's).
+    value_scale: Gumbel search's c_scale: how sharply its improved
+      policy follows the Q-values (σ(q) = (50 + max visits) · c_scale · q,
+      `mctx.qtransform_completed_by_mix_value`).
+    rescale_values: min-max scale the Q-values over the tree before σ
+      (mctx's default); False: σ of the Q-values as they are (a model
+      that is still noise then sharpens its targets less).
+  """
+  num_simulations: int = 16
+  search: str = 'gumbel'
+  max_num_considered_actions: int = 16
+  gumbel_scale: float = 1.0
+  dirichlet_alpha: float = 0.3
+  dirichlet_fraction: float = 0.25
+  random_moves: float = 0.0
+  value_scale: float = 0.1
+  rescale_values: bool = True
+
+  def check_search(self) -> None:
+    """Raises ValueError naming the first bad search setting."""
+    if (not isinstance(self.num_simulations, int) or
+        isinstance(self.num_simulations, bool) or self.num_simulations < 2):
+      raise ValueError(f'{type(self).__name__}.num_simulations must be an '
+                       f'integer >= 2 (a search of one simulation only '
+                       f'expands the root); got {self.num_simulations!r}.')
+    config_checks.check_one_of(self, 'search', SEARCHES)
+    config_checks.check_positive_integer(self, 'max_num_considered_actions')
+    config_checks.check_unit_interval(self, 'dirichlet_fraction',
+                                      'random_moves')
+    config_checks.check_positive(self, 'dirichlet_alpha')
+    config_checks.check_non_negative(self, 'gumbel_scale')
+    config_checks.check_positive(self, 'value_scale')
+
+
+def search(config: SearchSettings, params: Any, key: jax.Array,
+           root: mctx.RootFnOutput, recurrent_fn: mctx.RecurrentFn,
+           legal: Optional[jax.Array]
+          ) -> Tuple[jax.Array, agent_lib.Extras]:
+  """`(actions [N], extras)`: one search per root (the model steps with
+  `recurrent_fn`; `legal` bool `[N, A]` masks the root's moves, None: all
+  are legal), the move it picks, or with probability
+  `config.random_moves` a uniformly random legal one. The extras keep the
+  search's improved policy (`SEARCH_POLICY`, `[N, A]`) and its root value
+  (`SEARCH_VALUE`, `[N]`)."""
+  key, explore_key, random_key = jax.random.split(key, 3)
+  invalid = None if legal is None else ~legal
+  if config.search == 'gumbel':
+    output = mctx.gumbel_muzero_policy(
+        params, key, root, recurrent_fn, config.num_simulations,
+        invalid_actions=invalid,
+        max_num_considered_actions=config.max_num_considered_actions,
+        gumbel_scale=config.gumbel_scale,
+        qtransform=functools.partial(
+            mctx.qtransform_completed_by_mix_value,
+            value_scale=config.value_scale,
+            rescale_values=config.rescale_values))
+  else:
+    output = mctx.muzero_policy(
+        params, key, root, recurrent_fn, config.num_simulations,
+        invalid_actions=invalid, dirichlet_alpha=config.dirichlet_alpha,
+        dirichlet_fraction=config.dirichlet_fraction)
+  logits = root.prior_logits
+  uniform = jax.random.categorical(
+      random_key, jnp.zeros_like(logits) if legal is None else
+      jnp.where(legal, 0.0, -jnp.inf))
+  explore = jax.random.bernoulli(explore_key, config.random_moves,
+                                 uniform.shape)
+  actions = jnp.where(explore, uniform, output.action)
+  return actions.astype(jnp.int32), {
+      SEARCH_POLICY: output.action_weights,
+      SEARCH_VALUE: output.search_tree.summary().value}
+
+
+def value_targets(trajectory: agent_lib.Trajectory, next_values: jax.Array,
+                  discount: float, n_step: Optional[int]) -> jax.Array:
+  """`[T, B]` value targets: returns to the episode's end (cut where the
+  unroll ends by `next_values`' last row, the network's value there), or
+  with `n_step` n-step returns bootstrapped from the search's root values
+  (`extras[SEARCH_VALUE]`). A time limit bootstraps from the value of the
+  observation it cut off (`returns.with_time_limit_values`); in a
+  two-player game the discounts' signs turn each value to the mover's
+  side."""
+  rewards = returns_lib.with_time_limit_values(
+      trajectory.rewards, trajectory, next_values, discount)
+  discounts = returns_lib.continuation_discounts(trajectory, discount)
+  if n_step is None:
+    bootstrap = next_values
+    per_sequence = lambda r, d, v: rlax.lambda_returns(r, d, v, 1.0)
+  else:
+    bootstrap = returns_lib.bootstrapped_values(
+        trajectory.extras[SEARCH_VALUE], next_values[-1])
+    per_sequence = lambda r, d, v: rlax.n_step_bootstrapped_returns(
+        r, d, v, n_step)
+  return jax.vmap(per_sequence, in_axes=1, out_axes=1)(rewards, discounts,
+                                                       bootstrap)
+
+
+def policy_loss(logits: jax.Array, legal: Optional[jax.Array],
+                targets: jax.Array) -> Tuple[jax.Array, jax.Array]:
+  """`(cross-entropy [...], the targets' entropy [...])` of policy
+  `logits [..., A]` (illegal actions masked by `legal`, None: all legal)
+  against the search's policy `targets [..., A]` (zero on illegal
+  actions), per position."""
+  chex.assert_equal_shape([logits, targets])
+  log_probs = jax.nn.log_softmax(action_masking.mask_logits(logits, legal))
+  cross_entropy = -jnp.sum(jnp.where(targets > 0, targets * log_probs, 0.0),
+                           axis=-1)
+  entropy = -jnp.sum(jnp.where(targets > 0, targets * jnp.log(
+      jnp.maximum(targets, 1e-12)), 0.0), axis=-1)
+  return cross_entropy, entropy
+
