@@ -26,6 +26,7 @@ from agents import c51
 from agents import config_checks
 from agents import dqn
 from agents import impala
+from agents import muzero
 from agents import ppo
 from agents import pqn
 from agents import qr_dqn
@@ -257,6 +258,9 @@ _BUILT_IN = (
     AgentEntry('impala', impala.IMPALAConfig, impala.make_agent,
                _discrete(network_registry.ACTOR_CRITIC, 'mlp_actor_critic'),
                title='IMPALA', learns_from_stale_actors=True),
+    AgentEntry('muzero', muzero.MuZeroConfig, muzero.make_agent,
+               _discrete(network_registry.LEARNED_MODEL, 'mlp_learned_model'),
+               title='MuZero'),
     AgentEntry('ppo', ppo.PPOConfig, ppo.make_agent,
                {DISCRETE: (network_registry.ACTOR_CRITIC, 'mlp_actor_critic'),
                 CONTINUOUS: (network_registry.GAUSSIAN_ACTOR_CRITIC,

@@ -33,6 +33,7 @@ from networks import actor_critic
 from networks import actor_twin_q
 from networks import conv
 from networks import gaussian_actor_critic
+from networks import learned_model
 from networks import mlp
 from networks import policy
 from networks import q_network
@@ -51,8 +52,12 @@ GAUSSIAN_ACTOR_CRITIC = 'gaussian_actor_critic'
 ACTOR_TWIN_Q = 'actor_twin_q'
 # The same with a deterministic actor: actor -> pre-tanh actions [N, D].
 DETERMINISTIC_ACTOR_TWIN_Q = 'deterministic_actor_twin_q'
+# MuZero's representation, dynamics and prediction
+# (`learned_model.LearnedModel`); as an actor-critic, `apply` ->
+# (logits [N, A], values [N]).
+LEARNED_MODEL = 'learned_model'
 KINDS = (POLICY, ACTOR_CRITIC, Q_VALUES, Q_DISTRIBUTION, GAUSSIAN_ACTOR_CRITIC,
-         ACTOR_TWIN_Q, DETERMINISTIC_ACTOR_TWIN_Q)
+         ACTOR_TWIN_Q, DETERMINISTIC_ACTOR_TWIN_Q, LEARNED_MODEL)
 # Kinds whose agents act by Q-values (greedily, ε-greedily), with no
 # probabilities of their own to sample.
 Q_KINDS = (Q_VALUES, Q_DISTRIBUTION)
@@ -209,6 +214,12 @@ _BUILT_IN = (
                  lambda spec, sizes: actor_twin_q.make_actor_twin_q_network(
                      spec.action_dim, sizes, deterministic=True),
                  default_hidden_sizes=actor_twin_q.DEFAULT_HIDDEN_SIZES),
+    # MuZero's learned model: an MLP or MinAtar's conv representation.
+    NetworkEntry('mlp_learned_model', LEARNED_MODEL, lambda spec, sizes: (
+        learned_model.make_learned_model_network(spec.num_actions, sizes))),
+    _conv_entry('conv_learned_model', LEARNED_MODEL, lambda spec, sizes: (
+        learned_model.make_learned_model_network(spec.num_actions, sizes,
+                                                 conv.ConvTorso))),
     # Policies with memory: an MLP torso, an LSTM or GRU core, two heads.
     NetworkEntry('lstm_actor_critic', ACTOR_CRITIC, lambda spec, sizes: (
         recurrent.make_recurrent_actor_critic_network(
@@ -249,7 +260,8 @@ _BUILT_IN = (
 # The network of each kind that image observations get by default.
 IMAGE_DEFAULTS = {POLICY: 'conv_policy', ACTOR_CRITIC: 'conv_actor_critic',
                   Q_VALUES: 'conv_q_values',
-                  Q_DISTRIBUTION: 'conv_q_distribution'}
+                  Q_DISTRIBUTION: 'conv_q_distribution',
+                  LEARNED_MODEL: 'conv_learned_model'}
 
 # Built-in entries, then whatever users `register` (never replaced).
 _ENTRIES = named_entries.NamedEntries('Network', _BUILT_IN)

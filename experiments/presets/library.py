@@ -27,7 +27,8 @@ FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                       'builtin')
 FILES = ('catch', 'cartpole', 'plane_strike', 'gymnax_ppo',
          'dqn_classic_control', 'pqn', 'continuous_control', 'memory',
-         'rl_baselines3_zoo', 'cleanrl', 'gymnax_blines', 'board_games')
+         'rl_baselines3_zoo', 'cleanrl', 'gymnax_blines', 'board_games',
+         'minatar')
 
 
 def read(name: str) -> Tuple[preset_lib.Preset, ...]:

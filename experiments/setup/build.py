@@ -225,11 +225,14 @@ def planning_refusal(agent: str, env: str,
   if not environment.has_core:
     return (f'--agent={agent} plans with the environment\'s own JAX step, '
             f'and {env} steps in Python. Train it on a game with a JAX core '
-            f'({", ".join(env_registry.names())}, gymnax:<id>, pgx:<id>).')
+            f'({", ".join(env_registry.names())}, gymnax:<id>, pgx:<id>), '
+            f'or use --agent=muzero, which plans with a model it learns.')
   if getattr(environment.core(**(env_kwargs or {})), 'hidden_state', False):
     return (f'--agent={agent} searches by stepping the game itself, and '
             f'{env} hides part of its state from the player (a search would '
-            f'see it). Train another agent on it, e.g. --agent=ppo.')
+            f'see it). Use --agent=muzero, which plans with a model it '
+            f'learns from what the player sees, or another agent, e.g. '
+            f'--agent=ppo.')
   return None
 
 

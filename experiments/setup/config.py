@@ -299,12 +299,14 @@ class ExperimentConfig:
           f'env={self.env!r} steps in Python, and agent {self.agent!r} '
           f'searches with the environment\'s own JAX step: train it on a '
           f'game with a JAX core (one of {", ".join(env_registry.names())}, '
-          f'gymnax:<id> or pgx:<id>).')
+          f'gymnax:<id> or pgx:<id>), or use agent=muzero, which plans '
+          f'with a model it learns.')
     if self.agent_entry.plans and self.loop == 'python':
       raise ValueError(
           f'loop=python: agent {self.agent!r} searches from the '
           f'environments\' states, which only the compiled loop holds; use '
-          f'loop=compiled.')
+          f'loop=compiled, or agent=muzero, which plans with a model it '
+          f'learns in either loop.')
     if self.actor_thread and self.loop != 'python':
       raise ValueError('actor_thread needs loop=python: the compiled loop '
                        'acts and learns in one program. Use loop=python.')

@@ -27,8 +27,8 @@ class RegistryTest(absltest.TestCase):
 
   def test_titles_for_people(self):
     self.assertEqual([registry.title(n) for n in registry.names()],
-                     ['A2C', 'AlphaZero', 'C51', 'DQN', 'IMPALA', 'PPO',
-                      'PQN', 'QR-DQN', 'REINFORCE', 'SAC', 'TD3'])
+                     ['A2C', 'AlphaZero', 'C51', 'DQN', 'IMPALA', 'MuZero',
+                      'PPO', 'PQN', 'QR-DQN', 'REINFORCE', 'SAC', 'TD3'])
 
   def test_names(self):
     self.assertIn('reinforce', registry.names())
@@ -204,7 +204,7 @@ class ActionSpaceTest(absltest.TestCase):
     pattern = (r"^Agent 'sac' acts in continuous action spaces; this "
                r"environment's actions are discrete \(64 actions\)\. "
                r'Agents for discrete actions: a2c, alphazero, c51, dqn, '
-               r'impala, ppo, pqn, qr_dqn, reinforce\.$')
+               r'impala, muzero, ppo, pqn, qr_dqn, reinforce\.$')
     with self.assertRaisesRegex(ValueError, pattern):
       registry.get('sac').check_action_space(_discrete_spec())
     with self.assertRaisesRegex(ValueError, pattern):

@@ -106,6 +106,9 @@ _AGENTS = {
     'alphazero': dict(discount=DISCOUNT, learning_rate=0.03,
                       unroll_length=8, batch_size=4, num_minibatches=1,
                       num_simulations=2, max_grad_norm=100.0),
+    'muzero': dict(discount=DISCOUNT, learning_rate=0.03, unroll_length=8,
+                   batch_size=4, num_minibatches=1, num_epochs=1,
+                   num_simulations=2, n_step=None, max_grad_norm=100.0),
     'dqn': dict(discount=DISCOUNT, learning_rate=0.01, min_replay_size=32,
                 target_update_period=20, epsilon_decay_steps=1),
     'sac': dict(discount=DISCOUNT, critic_learning_rate=0.01,
@@ -146,11 +149,12 @@ class TimeLimitsTest(parameterized.TestCase):
 
   # Every agent in the compiled loop; in the Python loop one agent per
   # batcher (A2C's unrolls, DQN's replay): it hands every agent of a kind
-  # the same transitions, so PPO, IMPALA, SAC and TD3 get what those get.
+  # the same transitions, so PPO, IMPALA, SAC and TD3 get what those get;
+  # and MuZero, the one planning agent that acts there.
   @parameterized.named_parameters(
       (f'{agent}_{loop}', agent, loop) for agent in _AGENTS
       for loop in ('compiled', 'python')
-      if loop == 'compiled' or agent in ('a2c', 'dqn'))
+      if loop == 'compiled' or agent in ('a2c', 'dqn', 'muzero'))
   def test_values_match_the_closed_form(self, agent, loop):
     suffix = '_continuous' if agent in ('sac', 'td3') else ''
     steps = 3000

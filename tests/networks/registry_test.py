@@ -50,6 +50,8 @@ class NetworkRegistryTest(absltest.TestCase):
     self.assertEqual(registry.names(registry.Q_DISTRIBUTION),
                      ('conv_dueling_q_distribution', 'conv_q_distribution',
                       'mlp_dueling_q_distribution', 'mlp_q_distribution'))
+    self.assertEqual(registry.names(registry.LEARNED_MODEL),
+                     ('conv_learned_model', 'mlp_learned_model'))
 
   def test_distribution_networks_give_atoms_per_action(self):
     spec = _spec()

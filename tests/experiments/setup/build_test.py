@@ -120,13 +120,25 @@ class PlayersAndPlanningTest(absltest.TestCase):
     for env in ('plane_strike', 'pgx:2048', 'gymnax:Asterix-MinAtar'):
       message = self._refusal(agent='alphazero', env=env)
       self.assertIn('hides part of its state', message)
+      self.assertIn('--agent=muzero', message)
 
   def test_alphazero_refuses_the_python_loop(self):
     message = self._refusal(agent='alphazero', env='catch', loop='python')
     self.assertIn('only the compiled loop holds', message)
+    self.assertIn('agent=muzero', message)
     message = self._refusal(agent='alphazero', env='gym:CartPole-v1')
     self.assertIn("env='gym:CartPole-v1' steps in Python", message)
     self.assertIn('train it on a game with a JAX core', message)
+    self.assertIn('agent=muzero', message)
+
+  def test_muzero_plans_in_both_loops_and_alone(self):
+    for loop in ('python', 'compiled'):
+      built = build_lib.build(config_lib.ExperimentConfig(
+          agent='muzero', env='plane_strike', loop=loop, num_steps=1024,
+          export_tflite=False))
+      self.assertIsNone(built.agent.planning)
+    message = self._refusal(agent='muzero', env='pgx:tic_tac_toe')
+    self.assertIn('self-play: alphazero', message)
 
   def test_a_two_player_game_trains_in_the_compiled_loop(self):
     message = self._refusal(agent='alphazero', env='pgx:tic_tac_toe',

@@ -18,7 +18,7 @@ class ExperimentConfigTest(parameterized.TestCase):
 
   def test_unknown_agent_and_env_list_valid_names(self):
     with self.assertRaisesRegex(ValueError, 'Unknown agent.*reinforce'):
-      config_lib.ExperimentConfig(agent='muzero')
+      config_lib.ExperimentConfig(agent='sarsa')
     with self.assertRaisesRegex(ValueError, 'Unknown environment.*plane_strike'):
       config_lib.ExperimentConfig(env='go')
 
