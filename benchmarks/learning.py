@@ -62,6 +62,12 @@ class Setting:
     return preset
 
   @property
+  def key(self) -> str:
+    """What `--only` names it by: `env/agent`, or `env/preset` for a
+    setting of a preset other than the pair's default."""
+    return f'{self.env}/{self.preset_name or self.agent}'
+
+  @property
   def target(self) -> str:
     if self.min_return is not None:
       return f'greedy mean return >= {self.min_return:g}'
@@ -87,6 +93,8 @@ _PENDULUM = dict(eval_episodes=100, min_return=-200.0, export_tflite=True)
 _GYMNAX_CARTPOLE = dict(eval_episodes=20, min_return=475.0)
 _ACROBOT = dict(eval_episodes=100, min_return=-91.5)
 _MOUNTAINCAR = dict(eval_episodes=100, min_return=-195.0)
+# MinAtar Breakout: ten bricks a game.
+_BREAKOUT = dict(eval_episodes=100, min_return=10.0)
 
 GRID = (
     Setting('catch', 'reinforce', **_CATCH),
@@ -98,6 +106,14 @@ GRID = (
     Setting('catch', 'c51', **_CATCH),
     Setting('catch', 'qr_dqn', **_CATCH),
     Setting('catch', 'alphazero', **_CATCH),
+    # MuZero beside PPO at MuZero's budget (PPO's own preset is above).
+    Setting('catch', 'muzero', **_CATCH),
+    Setting('catch', 'ppo', preset_name='ppo_catch_muzero_budget',
+            **_CATCH),
+    Setting('gymnax:Breakout-MinAtar', 'muzero', **_BREAKOUT),
+    Setting('gymnax:Breakout-MinAtar', 'ppo',
+            preset_name='ppo_breakout_minatar_muzero_budget', **_BREAKOUT),
+    Setting('plane_strike', 'muzero', **_PLANE_STRIKE),
     Setting('cartpole', 'dqn', **_CARTPOLE),
     Setting('cartpole', 'a2c', **_CARTPOLE),
     Setting('cartpole', 'ppo', **_CARTPOLE),
@@ -123,7 +139,8 @@ GRID = (
 
 def find(env: str, agent: str) -> Setting:
   """The grid's setting for (env, agent)."""
-  (setting,) = [s for s in GRID if (s.env, s.agent) == (env, agent)]
+  (setting,) = [s for s in GRID if (s.env, s.agent) == (env, agent) and
+                s.preset_name is None]
   return setting
 
 
@@ -274,7 +291,9 @@ def run_root(prefix: str) -> Tuple[str, Set[str]]:
 def _define_flags() -> None:
   # Defined only when run as a program: tests import this module.
   define_run_flags('Seeds per pair (0..N-1).',
-                   'Run only these pairs, e.g. catch/dqn,cartpole/ppo.')
+                   'Run only these pairs, e.g. catch/dqn,cartpole/ppo (a '
+                   'preset other than the pair\'s default by its name, '
+                   'e.g. catch/ppo_catch_muzero_budget).')
 
 
 def main(argv):
@@ -282,7 +301,7 @@ def main(argv):
   root, only = run_root('learning')
   rows, configs = [], []
   for setting in GRID:
-    if only and f'{setting.env}/{setting.agent}' not in only:
+    if only and setting.key not in only:
       continue
     start = time.perf_counter()
     everything = run_setting(setting, flags.FLAGS.seeds, root)

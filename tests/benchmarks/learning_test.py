@@ -33,6 +33,20 @@ class SettingTest(absltest.TestCase):
     self.assertIn('alphazero', build.agents_for(['catch']))
     self.assertNotIn('alphazero', build.agents_for(['plane_strike']))
 
+  def test_settings_of_other_presets_are_named_by_their_preset(self):
+    keys = [setting.key for setting in learning.GRID]
+    self.assertLen(set(keys), len(keys))
+    self.assertIn('catch/ppo', keys)
+    self.assertIn('catch/ppo_catch_muzero_budget', keys)
+    self.assertEqual(learning.find('catch', 'ppo').preset.name, 'ppo_catch')
+    # MuZero beside PPO: the same budget.
+    for muzero, ppo in (
+        ('catch/muzero', 'catch/ppo_catch_muzero_budget'),
+        ('gymnax:Breakout-MinAtar/muzero',
+         'gymnax:Breakout-MinAtar/ppo_breakout_minatar_muzero_budget')):
+      budgets = {s.key: s.preset.num_steps for s in learning.GRID}
+      self.assertEqual(budgets[muzero], budgets[ppo])
+
   def test_every_setting_has_a_valid_preset(self):
     for setting in learning.GRID:
       registry.make_config(setting.agent, **setting.preset.config)
