@@ -1,4 +1,5 @@
-"""Plays Plane Strike against an exported policy in the terminal.
+"""Plays Plane Strike, or a two-player board game, against an exported
+policy in the terminal.
 
 The game of the TensorFlow Lite Android example: you and the agent each have
 an 8x8 board with one hidden plane (8 cells, placed by the reference
@@ -11,6 +12,16 @@ Type a strike as a column letter A-H then a row number 1-8, e.g. `C5`
 (case and spaces are ignored: ` c 5 ` is C5); `q` or `quit` leaves.
 
   python -m experiments.play --agent_model=runs/default/planestrike.tflite
+
+`--game=pgx:tic_tac_toe` or `--game=pgx:connect_four` plays that game
+against a model trained on it (e.g. by `--agent=alphazero`): you and the
+agent take turns on one board, you first unless `--agent_first`
+(`experiments.board_play`).
+
+  python -m experiments.train --agent=alphazero --env=pgx:tic_tac_toe \
+      --workdir=runs/tic_tac_toe
+  python -m experiments.play --game=pgx:tic_tac_toe \
+      --agent_model=runs/tic_tac_toe/pgxtictactoe.tflite
 """
 
 import os
@@ -26,6 +37,7 @@ import numpy as np
 
 from agents import greedy
 from environments import plane_strike
+from experiments import board_play
 from experiments.cli import help_text
 from experiments.export import litert_policies
 from experiments.setup import extras
@@ -184,39 +196,67 @@ def play(game: Game, read: Callable[[str], str] = input,
   return game.winner
 
 
-def check_contract(policy: litert_policies.TFLitePolicy, path: str) -> None:
-  """Raises `app.UsageError` unless the model maps [1,8,8] to [1,64] f32."""
+def check_contract(policy: litert_policies.TFLitePolicy, path: str,
+                   observation_shape=(SIZE, SIZE),
+                   num_actions: int = SIZE * SIZE,
+                   game: str = 'Plane Strike', fix: str = _FIX) -> None:
+  """Raises `app.UsageError` unless the model maps one float32
+  observation of `observation_shape` to `num_actions` float32
+  probabilities (Plane Strike's: [1, 8, 8] -> [1, 64])."""
   (i_type, i_shape), (o_type, o_shape) = (
       (np.dtype(d['dtype']).name, [int(n) for n in d['shape']])
       for d in (policy.input_details, policy.output_details))
+  want_in, want_out = [1, *observation_shape], [1, num_actions]
   if (i_type, i_shape, o_type, o_shape) != (
-      'float32', [1, SIZE, SIZE], 'float32', [1, SIZE * SIZE]):
+      'float32', want_in, 'float32', want_out):
     raise app.UsageError(
         f'--agent_model {path!r} maps {i_type} {i_shape} -> {o_type} '
-        f'{o_shape}, not the Plane Strike float32 [1, 8, 8] -> [1, 64]; '
-        f'{_FIX}.')
+        f'{o_shape}, not the {game} float32 {want_in} -> {want_out}; '
+        f'{fix}.')
 
 
-def load_policy(path: Optional[str]) -> litert_policies.TFLitePolicy:
-  """The model at `path`, or `app.UsageError` naming --agent_model."""
+def load_policy(path: Optional[str], fix: str = _FIX
+               ) -> litert_policies.TFLitePolicy:
+  """The model at `path`, or `app.UsageError` naming --agent_model (its
+  contract is checked by `check_contract`)."""
   if not path:
     raise app.UsageError(f'--agent_model is required: the .tflite policy to '
-                         f'play against; {_FIX}.')
+                         f'play against; {fix}.')
   if not os.path.isfile(path):
-    raise app.UsageError(f'--agent_model {path!r} is not a file; {_FIX}.')
+    raise app.UsageError(f'--agent_model {path!r} is not a file; {fix}.')
   try:
-    policy = litert_policies.TFLitePolicy(path)
+    return litert_policies.TFLitePolicy(path)
   except (ValueError, RuntimeError) as e:  # What LiteRT raises.
     raise app.UsageError(f'--agent_model {path!r} cannot be loaded as a '
                          f'one-input, one-output .tflite model ({e}); '
-                         f'{_FIX}.') from e
-  check_contract(policy, path)
-  return policy
+                         f'{fix}.') from e
+
+
+def _board_game_fix(game: str) -> str:
+  """How to get a model of board game `game`."""
+  workdir = f'runs/{board_play.game_id(game)}'
+  return (f'train and export one, e.g. `python -m experiments.train '
+          f'--agent=alphazero --env={game} --workdir={workdir}`, which '
+          f'writes {workdir}/{re.sub("[^a-z0-9]", "", game)}.tflite')
+
+
+def play_board_game(game: str, path: Optional[str], agent_first: bool,
+                    seed: int) -> Optional[str]:
+  """`board_play.play` of `game` against the model at `path`."""
+  fix = _board_game_fix(game)
+  policy = load_policy(path, fix)
+  board = board_play.BoardGame(policy, game, agent_first, seed)
+  check_contract(policy, path, board.observation_shape, board.num_actions,
+                 game, fix)
+  print(f'{game}: you are X, the agent O; '
+        f'{"the agent moves" if agent_first else "you move"} first. '
+        f'Type a move as {board.layout.example!r}; q quits.\n')
+  return board_play.play(board, echo=not sys.stdin.isatty())
 
 
 # What --help shows, in this order (every flag in exactly one group:
 # tests/experiments/cli/help_text_test.py).
-FLAG_GROUPS = {'Game': ('agent_model', 'seed')}
+FLAG_GROUPS = {'Game': ('game', 'agent_model', 'agent_first', 'seed')}
 
 
 def _define_flags() -> None:
@@ -224,7 +264,14 @@ def _define_flags() -> None:
   flags.DEFINE_string('agent_model', None,
                       'Exported .tflite policy to play against, e.g. '
                       'runs/default/planestrike.tflite.')
-  flags.DEFINE_integer('seed', 0, 'Seeds both hidden planes.')
+  flags.DEFINE_string('game', 'plane_strike',
+                      f'The game: plane_strike, or a two-player board game '
+                      f'({", ".join(board_play.GAMES)}) against a model '
+                      f'trained on it.')
+  flags.DEFINE_boolean('agent_first', False,
+                       'Board games: the agent moves first (else you do).')
+  flags.DEFINE_integer('seed', 0, 'Seeds both hidden planes (Plane Strike) '
+                       'or the board\'s first player (board games).')
 
 
 def main(argv):
@@ -237,7 +284,20 @@ def main(argv):
     raise app.UsageError(str(e)) from e
   if not flags.FLAGS['verbosity'].present:
     logging.set_verbosity(logging.WARNING)  # JAX's backend notes, as train.
+  game = flags.FLAGS.game
+  if game != 'plane_strike':
+    try:
+      board_play.game_id(game)
+    except ValueError as e:
+      raise app.UsageError(str(e)) from e
+    play_board_game(game, flags.FLAGS.agent_model, flags.FLAGS.agent_first,
+                    flags.FLAGS.seed)
+    return
+  if flags.FLAGS.agent_first:
+    raise app.UsageError('--agent_first is for board games: in Plane '
+                         'Strike you strike first.')
   policy = load_policy(flags.FLAGS.agent_model)
+  check_contract(policy, flags.FLAGS.agent_model)
   print('Plane Strike: find the 8 cells of the agent\'s hidden plane before '
         'it finds yours.\nStrike by typing a column letter and a row '
         'number, e.g. C5; q quits.\n')
