@@ -108,6 +108,21 @@ def _intervals(scores: np.ndarray, names: Sequence[str], reps: int):
   return statistics.over_seeds(np.ravel(scores), names, reps)
 
 
+def outcome_intervals(results: Sequence[Dict[str, Any]], reps: int
+                     ) -> Dict[str, Any]:
+  """`{won|drawn|lost: mean share over seeds [95% interval], opponent:
+  whom they played}` of a two-player game's finished runs (each result's
+  `eval_outcomes`, `eval_opponent`); empty for other games."""
+  if not results or not all('eval_outcomes' in r for r in results):
+    return {}
+  opponents = sorted({r.get('eval_opponent', '?') for r in results})
+  return {**{name: _intervals(np.array([r['eval_outcomes'][name]
+                                        for r in results])[:, None],
+                              ['mean'], reps)['mean']
+             for name in results[0]['eval_outcomes']},
+          'opponent': ', '.join(opponents)}
+
+
 def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
                 comparison: Dict[str, Any], workdir: str, reps: int):
   """Per-agent statistics of `env` over its finished seeds; draws its curves.
@@ -134,6 +149,9 @@ def _env_report(env: str, runs: Dict[str, Dict[int, Any]],
         'mean_env_steps': float(np.mean(
             [r['env_steps'] for r in finished.values()])),
         'wall_seconds': wall_seconds(list(finished.values()))}
+    outcomes = outcome_intervals(list(finished.values()), reps)
+    if outcomes:
+      agents[agent]['outcomes'] = outcomes
     if reference is not None:
       normalised[agent] = dict(zip(finished, reference.normalise(scores)))
       agents[agent]['normalised'] = _intervals(

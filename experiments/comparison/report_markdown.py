@@ -133,6 +133,12 @@ def _per_env(report: Mapping[str, Any]) -> List[str]:
       out += [f'Lower is better: the score counts {env_report["label"]}. '
               'Normalised scores are higher-is-better, as everywhere.', '']
     out += tables.markdown(report_tables.per_env(report, env))
+    games = report_tables.outcomes(report, env)
+    if games is not None:
+      out += ['', 'Games against the opponent (`--env_config.opponent`) '
+              'in the final evaluation, each seed\'s share; the score above '
+              'is won minus lost:', ''] + tables.markdown(games) + [
+                  '', report_tables.links(games), '']
     out += [f'![{name} learning curves]({env_report["curves_png"]})', '',
             f'![{name} learning curves against wall-clock time]'
             f'({env_report["curves_wall_png"]})', '',

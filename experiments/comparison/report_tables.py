@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from agents import registry as agent_registry
 from environments import registry as env_registry
+from experiments.comparison import run_groups
 from experiments.comparison import settings_summary
 from experiments.comparison import tables
 
@@ -70,6 +71,25 @@ def per_env(report: Mapping[str, Any], env: str) -> tables.Table:
   columns += _per_env_columns(env_report['reference'] is not None)
   return tables.Table(f'per_env_{env}', tuple(columns),
                       tuple(_per_env_rows(report, env)))
+
+
+def outcomes(report: Mapping[str, Any], env: str) -> Optional[tables.Table]:
+  """A two-player game's shares of games won, drawn and lost against the
+  opponent, means over seeds with 95% intervals; None for other games."""
+  rows = []
+  for agent in report['settings']['agents']:
+    stats = report['envs'][env]['agents'].get(agent)
+    if stats is not None and 'outcomes' in stats:
+      rows.append({'agent': agent_title(agent), 'seeds': len(stats['seeds']),
+                   **stats['outcomes']})
+  if not rows:
+    return None
+  return tables.Table(f'outcomes_{run_groups.path_safe(env)}', (
+      Column('Agent', 'agent'), Column('Opponent', 'opponent'),
+      Column('Seeds', 'seeds', '', 'r'),
+      Column('Won: mean [95% CI]', 'won', '.3f', 'r'),
+      Column('Drawn', 'drawn', '.3f', 'r'),
+      Column('Lost', 'lost', '.3f', 'r')), tuple(rows))
 
 
 def per_env_all(report: Mapping[str, Any]) -> tables.Table:
@@ -214,6 +234,7 @@ def all_tables(report: Mapping[str, Any]) -> List[tables.Table]:
   """The tables written under `tables/`, as CSV and LaTeX."""
   out = [per_env_all(report), aggregate(report), improvement(report),
          sample_efficiency_all(report), per_seed(report)]
+  out += [outcomes(report, env) for env in report['envs']]
   return [t for t in out if t is not None] + list(settings(report).values())
 
 

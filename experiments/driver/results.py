@@ -15,11 +15,13 @@ import dataclasses
 import os
 from typing import Any, Dict, List, Optional
 
+from environments import two_player
 from experiments.driver import collapse
 from experiments.driver import divergence as divergence_lib
 from experiments.driver import time_account
 from experiments.driver import workdir as workdir_lib
 from experiments.export import tflite
+from experiments.loops import evaluation
 from experiments.loops import interface
 from experiments.setup import build as build_lib
 from experiments.setup import provenance
@@ -177,6 +179,11 @@ def _finish_seed(built, loop, i, seed, counters, wall_seconds, evaluations,
       'eval_identical_episodes': bool(final['identical_episodes'][i]),
       'tflite_path': None,
   }
+  if all(name in final for name in evaluation.OUTCOMES):  # Two players.
+    result['eval_outcomes'] = {name: float(final[name][i])
+                               for name in evaluation.OUTCOMES}
+    result['eval_opponent'] = (config.env_kwargs.get('opponent') or
+                               two_player.DEFAULT_OPPONENT)
   if config.export_tflite and writes:
     path = os.path.join(workdir_lib.seed_workdir(config, workdir, i),
                         workdir_lib.export_filename(config.env))

@@ -309,7 +309,8 @@ class CompiledTraining:
           evaluation.evaluate_core,
           two_player.evaluation_core(self._loop.core), self._agent,
           self._spec,
-          num_episodes=num_episodes, protocol=self._eval_protocol)
+          num_episodes=num_episodes, protocol=self._eval_protocol,
+          outcomes=two_player.is_two_player(self._loop.core))
       self._evaluations[num_episodes] = jax.jit(
           lambda learner, keys: jax.vmap(evaluate_one)(
               jax.vmap(self._agent.actor_params)(learner), keys)).lower(

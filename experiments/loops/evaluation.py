@@ -35,6 +35,8 @@ from environments import specs
 
 
 PROTOCOLS = ('greedy', 'sampled', 'epsilon_greedy')
+# A two-player game's shares of games (`evaluate_core`'s `outcomes`).
+OUTCOMES = ('won', 'drawn', 'lost')
 # Folded into an evaluation stream's key for the policy's own draws.
 _POLICY_DRAWS = 0x7EA1
 
@@ -200,16 +202,24 @@ def evaluate_core(core: functional.FunctionalEnvironment,
                   environment_spec: specs.EnvironmentSpec,
                   params: agent_lib.Params, env_key: jax.Array,
                   num_episodes: int,
-                  protocol: Protocol = GREEDY) -> Dict[str, jax.Array]:
+                  protocol: Protocol = GREEDY,
+                  outcomes: bool = False) -> Dict[str, jax.Array]:
   """`core_episodes`' mean return and episode length, and whether every
-  episode was identical. Pure (jit- and vmap-able)."""
+  episode was identical; with `outcomes` (a two-player game against an
+  opponent, whose return is +1 won, 0 drawn, -1 lost) the shares of games
+  won, drawn and lost (`OUTCOMES`). Pure (jit- and vmap-able)."""
   returns, lengths = core_episodes(core, agent, environment_spec, params,
                                    env_key, num_episodes, protocol)
   identical = ((num_episodes > 1) & jnp.all(returns == returns[0]) &
                jnp.all(lengths == lengths[0]))
-  return {'mean_return': returns.mean(),
-          'mean_episode_length': lengths.mean(dtype=jnp.float32),
-          'identical_episodes': identical.astype(jnp.float32)}
+  summary = {'mean_return': returns.mean(),
+             'mean_episode_length': lengths.mean(dtype=jnp.float32),
+             'identical_episodes': identical.astype(jnp.float32)}
+  if outcomes:
+    for name, share in zip(OUTCOMES, (returns > 0, returns == 0,
+                                      returns < 0)):
+      summary[name] = jnp.mean(share, dtype=jnp.float32)
+  return summary
 
 
 def evaluate(environment: dm_env.Environment, agent: agent_lib.Agent,

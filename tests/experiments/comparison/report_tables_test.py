@@ -107,6 +107,20 @@ def test_aggregate_and_improvement():
   assert report_tables.improvement(report) is None
 
 
+def test_outcomes_of_two_player_games_only():
+  report = _report()
+  assert report_tables.outcomes(report, 'plane_strike') is None
+  report['envs']['plane_strike']['agents']['ppo']['outcomes'] = {
+      'won': _interval(0.5, 0.4, 0.6), 'drawn': _interval(0.25, 0.2, 0.3),
+      'lost': _interval(0.25, 0.2, 0.3), 'opponent': 'minimax'}
+  table = report_tables.outcomes(report, 'plane_strike')
+  assert [c.key for c in table.columns] == ['agent', 'opponent', 'seeds',
+                                            'won', 'drawn', 'lost']
+  assert ('| PPO | minimax | 2 | 0.500 [0.400, 0.600] | '
+          '0.250 [0.200, 0.300] |') in '\n'.join(tables.markdown(table))
+  assert table in report_tables.all_tables(report)
+
+
 def test_per_seed_table():
   lines = tables.markdown(report_tables.per_seed(_report()))
   assert lines[2] == ('| Plane Strike | PPO | 0 | 12.000 | 1.000 | 0.875 | '

@@ -95,6 +95,17 @@ def _check_png(path):
   assert image.imread(path).shape[0] > 200
 
 
+def test_outcomes_are_means_over_seeds_of_two_player_games_only():
+  results = [{'eval_outcomes': {'won': w, 'drawn': 1 - w, 'lost': 0.0},
+              'eval_opponent': 'mcts-8'} for w in (0.2, 0.4, 0.6)]
+  got = report.outcome_intervals(results, REPS)
+  assert got['won']['point'] == pytest.approx(0.4)
+  assert got['drawn']['point'] == pytest.approx(0.6)
+  assert got['won']['low'] <= 0.4 <= got['won']['high']
+  assert got['opponent'] == 'mcts-8'
+  assert report.outcome_intervals(results + [{}], REPS) == {}
+
+
 @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
 @pytest.mark.usefixtures('unrendered_figures')
 def test_known_scores_give_known_estimates(tmp_path):

@@ -5,9 +5,12 @@ import jax
 import numpy as np
 
 from agents import registry
+from environments import dm_env_wrapper
+from environments import pgx_adapter
 from environments import plane_strike
 from environments import registry as env_registry
 from environments import specs
+from environments import two_player
 from experiments.loops import evaluation
 
 
@@ -57,6 +60,24 @@ class EvaluationTest(absltest.TestCase):
                            expected['mean_return'], places=5)
     self.assertAlmostEqual(float(got['mean_episode_length']),
                            expected['mean_episode_length'], places=5)
+
+  def test_two_player_games_count_games_won_drawn_and_lost(self):
+    core = pgx_adapter.make_core('tic_tac_toe', opponent='random')
+    spec = specs.make_environment_spec(dm_env_wrapper.DmEnvironment(core))
+    agent = registry.make_agent('alphazero',
+                                registry.make_config('alphazero'), spec)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    got = jax.jit(lambda p, k: evaluation.evaluate_core(
+        two_player.evaluation_core(core), agent, spec, p, k, 64,
+        outcomes=True))(params, jax.random.PRNGKey(1))
+    shares = [float(got[name]) for name in evaluation.OUTCOMES]
+    self.assertAlmostEqual(sum(shares), 1.0, places=5)
+    self.assertAlmostEqual(shares[0] - shares[2], float(got['mean_return']),
+                           places=5)
+    self.assertGreater(shares[0], 0.0)  # Against random play, some wins.
+    plain = evaluation.evaluate_core(two_player.evaluation_core(core), agent,
+                                     spec, params, jax.random.PRNGKey(1), 8)
+    self.assertNotIn('won', plain)
 
   def test_episodes_side_by_side_are_the_episodes_one_by_one(self):
     env = env_registry.make_environment('catch')
