@@ -130,6 +130,11 @@ def search_policy(config: AlphaZeroConfig,
   (`agents.search.search`, whose extras keep the search's policy and root
   value)."""
 
+  # A game whose state hides what the player may not see searches over
+  # states drawn from the player's knowledge instead (its `sample_state`).
+  sampled = (getattr(model, 'hidden_state', False) and
+             hasattr(model, 'sample_state'))
+
   def legal_of(observations, states):
     if hasattr(model, 'legal_action_mask'):
       return jax.vmap(model.legal_action_mask)(states)
@@ -152,6 +157,10 @@ def search_policy(config: AlphaZeroConfig,
         value=jnp.where(ended, 0.0, values)), states
 
   def act(params, key, observations, states):
+    if sampled:  # Search over states drawn from what the player knows.
+      key, sample_key = jax.random.split(key)
+      states = jax.vmap(model.sample_state)(
+          observations, jax.random.split(sample_key, observations.shape[0]))
     legal = legal_of(observations, states)
     logits, values = network.apply(params, observations)
     root = mctx.RootFnOutput(

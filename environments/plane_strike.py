@@ -82,7 +82,8 @@ class PlaneStrike:
   """Pure-JAX Plane Strike; see `functional.FunctionalEnvironment`."""
 
   # The plane is in the state, hidden from the player: agents that search
-  # by stepping the game itself would see it, and refuse it.
+  # by stepping the game itself would see it. They may search over states
+  # drawn from what the player knows instead (`sample_state`).
   hidden_state = True
 
   def __init__(self, board_size: int = 8, max_steps: Optional[int] = None):
@@ -99,12 +100,13 @@ class PlaneStrike:
         isinstance(self.max_steps, bool) or self.max_steps < 1):
       raise ValueError(f'max_steps must be a positive integer; got '
                        f'{max_steps!r}.')
-    planes, _ = placements(self.board_size)
+    planes, probabilities = placements(self.board_size)
     counts = [
         len(rows) * len(cols)
         for rows, cols in (_core_ranges(self.board_size, h) for h in HEADINGS)
     ]
     self._planes = planes
+    self._log_prior = np.log(probabilities)
     self._heading_counts = np.asarray(counts, np.int32)
     self._heading_offsets = np.concatenate([[0], np.cumsum(counts)[:-1]
                                            ]).astype(np.int32)
@@ -153,6 +155,29 @@ class PlaneStrike:
     truncated = jnp.logical_and(~terminated, steps >= self.max_steps)
     state = PlaneStrikeState(state.plane, board, hits, steps)
     return state, functional.transition(reward, board, terminated, truncated)
+
+  def sample_state(self, observation: jax.Array,
+                   key: jax.Array) -> PlaneStrikeState:
+    """A state the player cannot tell from the true one: the plane drawn
+    from its posterior given the visible board `[B, B]` (the reference
+    sampler's prior over placements, kept where every hit is a plane cell
+    and no miss is), the board as it is. A planning agent searches over
+    such states (posterior sampling) instead of the hidden one. Pure and
+    traceable; a board no placement explains (none arises in play) draws
+    from the prior."""
+    planes = jnp.asarray(self._planes)
+    hits, misses = observation > 0, observation < 0
+    fits = (jnp.all(~hits[None] | planes, axis=(1, 2)) &
+            jnp.all(~(misses[None] & planes), axis=(1, 2)))
+    log_prior = jnp.asarray(self._log_prior, jnp.float32)
+    logits = jnp.where(jnp.any(fits), jnp.where(fits, log_prior, -jnp.inf),
+                       log_prior)
+    plane = planes[jax.random.categorical(key, logits)]
+    board = jnp.asarray(observation, jnp.float32)
+    return PlaneStrikeState(
+        plane=plane, board=board,
+        hits=jnp.sum(board > 0).astype(jnp.int32),
+        steps=jnp.sum(board != 0).astype(jnp.int32))
 
   def legal_actions(self, observation: jax.Array) -> jax.Array:
     """Untried cells: `[..., B, B]` boards to `[..., B*B]` boolean masks."""

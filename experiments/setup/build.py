@@ -227,12 +227,15 @@ def planning_refusal(agent: str, env: str,
             f'and {env} steps in Python. Train it on a game with a JAX core '
             f'({", ".join(env_registry.names())}, gymnax:<id>, pgx:<id>), '
             f'or use --agent=muzero, which plans with a model it learns.')
-  if getattr(environment.core(**(env_kwargs or {})), 'hidden_state', False):
+  core = environment.core(**(env_kwargs or {}))
+  if (getattr(core, 'hidden_state', False) and
+      not hasattr(core, 'sample_state')):
     return (f'--agent={agent} searches by stepping the game itself, and '
             f'{env} hides part of its state from the player (a search would '
-            f'see it). Use --agent=muzero, which plans with a model it '
-            f'learns from what the player sees, or another agent, e.g. '
-            f'--agent=ppo.')
+            f'see it) and draws no states from what the player knows (a '
+            f'core\'s sample_state). Use --agent=muzero, which plans with a '
+            f'model it learns from what the player sees, or another agent, '
+            f'e.g. --agent=ppo.')
   return None
 
 

@@ -10,6 +10,8 @@ from agents import registry
 from agents import search as search_lib
 from environments import dm_env_wrapper
 from environments import pgx_adapter
+from environments import plane_strike
+from environments import registry as env_registry
 from environments import specs
 
 
@@ -79,6 +81,40 @@ class SearchTest(absltest.TestCase):
         self.assertGreater(policy[2], 0.25)
         self.assertAlmostEqual(float(policy.sum()), 1.0, places=5)
         self.assertEqual(float(policy[list(moves)].sum()), 0.0)
+
+  def test_plane_strike_search_finds_the_one_placement_left(self):
+    # Seven cells of a plane hit and its neighbours missed: one placement
+    # explains the board, so every sampled plane is the true one, and the
+    # search (knowing nothing but the rules) strikes its last cell.
+    env = env_registry.resolve('plane_strike')
+    core = env.core()
+    spec = specs.make_environment_spec(env.environment())
+    planes, _ = plane_strike.placements(8)
+    plane = planes[40]
+    cells = list(np.flatnonzero(plane.reshape(-1)))
+    board = np.zeros(64, np.float32)
+    board[cells[:-1]] = 1.0
+    around = np.flatnonzero(~plane.reshape(-1))
+    board[around[:40]] = -1.0
+    fits = [p for p in planes if np.all(p.reshape(-1)[cells[:-1]]) and
+            not np.any(p.reshape(-1)[around[:40]])]
+    self.assertLen(fits, 1)
+    config = registry.make_config('alphazero', num_simulations=32)
+    agent = registry.make_agent('alphazero', config, spec, model=core)
+    params = jax.tree.map(jnp.zeros_like, agent.actor_params(
+        agent.init(jax.random.PRNGKey(0))))
+    true_state = plane_strike.PlaneStrikeState(
+        jnp.asarray(plane), jnp.asarray(board.reshape(8, 8)),
+        jnp.asarray(7), jnp.asarray(47))
+    batch = jax.tree.map(lambda x: x[None], true_state)
+    actions, extras = jax.jit(agent.planning.act)(
+        params, jax.random.PRNGKey(1), jnp.asarray(board.reshape(1, 8, 8)),
+        batch)
+    # The move played is drawn (Gumbel noise); the policy must favour it.
+    policy = np.asarray(extras['search_policy'][0])
+    self.assertEqual(int(policy.argmax()), cells[-1])
+    self.assertGreater(policy[cells[-1]], 0.25)
+    self.assertEqual(board[int(actions[0])], 0.0)  # An untried cell.
 
   def test_random_moves_are_legal_and_keep_the_search_target(self):
     core, spec = _tic_tac_toe()

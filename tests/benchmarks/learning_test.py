@@ -26,12 +26,15 @@ class SettingTest(absltest.TestCase):
 
   def test_grid_covers_every_agent_that_plays_the_game(self):
     # Every agent of the action space, less those that cannot play it
-    # (AlphaZero's search would see Plane Strike's hidden plane).
+    # (AlphaZero's search would see the random draws MinAtar's state
+    # holds; Plane Strike it searches over planes drawn from the board).
     for env in ('catch', 'plane_strike', 'gymnax:Pendulum-v1'):
       agents = {s.agent for s in learning.GRID if s.env == env}
       self.assertEqual(agents, set(build.agents_for([env])), env)
     self.assertIn('alphazero', build.agents_for(['catch']))
-    self.assertNotIn('alphazero', build.agents_for(['plane_strike']))
+    self.assertIn('alphazero', build.agents_for(['plane_strike']))
+    self.assertNotIn('alphazero',
+                     build.agents_for(['gymnax:Asterix-MinAtar']))
 
   def test_settings_of_other_presets_are_named_by_their_preset(self):
     keys = [setting.key for setting in learning.GRID]

@@ -385,6 +385,45 @@ class LegalActionsTest(parameterized.TestCase):
     self.assertEqual(set(np.flatnonzero(~mask)), set(struck))
 
 
+class SampleStateTest(absltest.TestCase):
+  """States drawn from what the player knows (posterior sampling)."""
+
+  def test_samples_explain_the_board_in_proportion_to_the_prior(self):
+    env = plane_strike.PlaneStrike()
+    planes, probabilities = plane_strike.placements(8)
+    true_plane = planes[40]
+    state = _state(true_plane)
+    for action in (_plane_actions(true_plane)[:2] +
+                   _miss_actions(true_plane)[:6]):
+      state, timestep = env.step(state, action)
+    board = np.asarray(timestep.observation)
+    keys = jax.random.split(jax.random.PRNGKey(0), 4000)
+    sampled = jax.jit(jax.vmap(env.sample_state, (None, 0)))(board, keys)
+    drawn = np.asarray(sampled.plane)
+    # Every sample: each hit a plane cell, no miss one; the board kept.
+    self.assertTrue(np.all(drawn[:, board > 0]))
+    self.assertFalse(np.any(drawn[:, board < 0]))
+    np.testing.assert_array_equal(np.asarray(sampled.board[0]), board)
+    self.assertEqual((int(sampled.hits[0]), int(sampled.steps[0])), (2, 8))
+    # Drawn as often as the prior says among the placements that fit.
+    fits = (np.all(~(board > 0)[None] | planes, axis=(1, 2)) &
+            ~np.any((board < 0)[None] & planes, axis=(1, 2)))
+    index = {p.tobytes(): i for i, p in enumerate(planes)}
+    counts = np.bincount([index[p.tobytes()] for p in drawn],
+                         minlength=len(planes))
+    self.assertEqual(set(np.flatnonzero(counts)), set(np.flatnonzero(fits)))
+    expected = probabilities[fits] / probabilities[fits].sum() * len(keys)
+    self.assertGreater(stats.chisquare(counts[fits], expected).pvalue, 1e-3)
+
+  def test_a_sampled_state_steps_as_the_game(self):
+    env = plane_strike.PlaneStrike()
+    state, _ = env.reset(jax.random.PRNGKey(2))
+    sampled = env.sample_state(state.board, jax.random.PRNGKey(3))
+    action = int(np.flatnonzero(np.asarray(sampled.plane).reshape(-1))[0])
+    _, timestep = env.step(sampled, action)
+    self.assertEqual(float(timestep.reward), 1.0)
+
+
 class SpecsTest(parameterized.TestCase):
 
   @parameterized.parameters(5, 8, 10)

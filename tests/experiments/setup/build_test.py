@@ -117,10 +117,19 @@ class PlayersAndPlanningTest(absltest.TestCase):
     self.assertIn('self-play: alphazero', message)
 
   def test_alphazero_refuses_games_that_hide_their_state(self):
-    for env in ('plane_strike', 'pgx:2048', 'gymnax:Asterix-MinAtar'):
+    for env in ('pgx:2048', 'gymnax:Asterix-MinAtar'):
       message = self._refusal(agent='alphazero', env=env)
       self.assertIn('hides part of its state', message)
       self.assertIn('--agent=muzero', message)
+
+  def test_alphazero_searches_plane_strike_over_sampled_planes(self):
+    # Plane Strike hides its plane but draws states from what the player
+    # knows (`sample_state`): AlphaZero searches over those.
+    self.assertIsNone(build_lib.planning_refusal('alphazero', 'plane_strike'))
+    built = build_lib.build(config_lib.ExperimentConfig(
+        agent='alphazero', env='plane_strike', num_steps=1024,
+        export_tflite=False))
+    self.assertIsNotNone(built.agent.planning)
 
   def test_alphazero_refuses_the_python_loop(self):
     message = self._refusal(agent='alphazero', env='catch', loop='python')
