@@ -114,6 +114,7 @@ GRID = (
     Setting('gymnax:Breakout-MinAtar', 'ppo',
             preset_name='ppo_breakout_minatar_muzero_budget', **_BREAKOUT),
     Setting('plane_strike', 'muzero', **_PLANE_STRIKE),
+    Setting('plane_strike', 'alphazero', **_PLANE_STRIKE),
     Setting('cartpole', 'dqn', **_CARTPOLE),
     Setting('cartpole', 'a2c', **_CARTPOLE),
     Setting('cartpole', 'ppo', **_CARTPOLE),
