@@ -134,6 +134,12 @@ def search_policy(config: AlphaZeroConfig,
   # states drawn from the player's knowledge instead (its `sample_state`).
   sampled = (getattr(model, 'hidden_state', False) and
              hasattr(model, 'sample_state'))
+  if sampled and config.n_step is not None:
+    raise ValueError(
+        'AlphaZero searches this game over states drawn from what the '
+        'player knows, whose root values know the drawn state: n-step '
+        'targets would bootstrap from them. Use n_step=None (returns to '
+        'the episode\'s end).')
 
   def legal_of(observations, states):
     if hasattr(model, 'legal_action_mask'):
@@ -210,13 +216,13 @@ def make_agent(config: AlphaZeroConfig,
         trajectory, policy.next_values(state.params, trajectory),
         config.discount, config.n_step)
     data = {'observations': trajectory.observations,
-            'search_policy': trajectory.extras['search_policy'],
+            'search_policy': trajectory.extras[search_lib.SEARCH_POLICY],
             'value_target': targets}
     state, metrics = on_policy.minibatch_epochs(
         minibatch_loss, optimizer, state, data, config.num_epochs,
         config.num_minibatches)
     return state, dict(metrics, search_value=jnp.mean(
-        trajectory.extras['search_value']))
+        trajectory.extras[search_lib.SEARCH_VALUE]))
 
   planning = (None if model is None else agent_lib.Planning(
       search_policy(config, environment_spec, network, model)))

@@ -47,8 +47,9 @@ from environments import specs
 from networks import learned_model
 
 # The share of the gradient that flows back into each embedding the
-# dynamics step from (MuZero's 1/2: the unrolled model's gradient stays
-# the size of one step's).
+# dynamics step from, the root's included (MuZero's pseudocode halves it
+# after each dynamics step, and weights each unrolled position's loss by
+# 1/K; here every position counts alike, `loss`).
 DYNAMICS_GRADIENT_SCALE = 0.5
 
 
@@ -134,11 +135,11 @@ def unroll_targets(trajectory: agent_lib.Trajectory, values: jax.Array,
   * `legal [.., K+1, A]` (if `legal`, bool `[T, B, A]`, is given): the
     legal actions at t+k, which mask the policy's logits there.
 
-  Values and rewards count while t+k is in the batch and not past a time
-  limit (`returns.time_limits`: the episode would have gone on, so what
-  follows is no absorbing state; unless the trajectory has no
-  `next_observations`, which makes time limits ends,
-  `returns.time_limits_as_ends`).
+  Padding (`mask` 0) counts for nothing. Values and rewards count while
+  t+k is in the batch and not past a time limit (`returns.time_limits`:
+  the episode would have gone on, so what follows is no absorbing state;
+  unless the trajectory has no `next_observations`, which makes time
+  limits ends, `returns.time_limits_as_ends`).
   """
   t_len = trajectory.rewards.shape[0]
   steps = jnp.arange(t_len)
@@ -155,6 +156,8 @@ def unroll_targets(trajectory: agent_lib.Trajectory, values: jax.Array,
   cut_first = jnp.take_along_axis(
       cut, jnp.minimum(first_end, t_len - 1), axis=0)  # [T, B]
   in_batch = jnp.broadcast_to((positions < t_len)[:, None], ended.shape)
+  real = jnp.moveaxis(jnp.asarray(trajectory.mask)[index] > 0, 2, 1)
+  in_batch = in_batch & real  # Padding (mask 0) counts for nothing.
   counted = in_batch & ~(ended & cut_first[:, :, None])
 
   def at(x: jax.Array) -> jax.Array:

@@ -56,12 +56,13 @@ class SearchSettings:
       move instead of the search's (exploration in self-play, whose games
       otherwise narrow to a few lines; the policy target stays the
       search's).
-    value_scale: Gumbel search's c_scale: how sharply its improved
+    value_scale: Gumbel search's c_scale (PUCT's search keeps mctx's own
+      Q transform, min-max over parent and siblings): how sharply its improved
       policy follows the Q-values (σ(q) = (50 + max visits) · c_scale · q,
       `mctx.qtransform_completed_by_mix_value`).
-    rescale_values: min-max scale the Q-values over the tree before σ
-      (mctx's default); False: σ of the Q-values as they are (a model
-      that is still noise then sharpens its targets less).
+    rescale_values: Gumbel search: min-max scale the Q-values over the
+      tree before σ (mctx's default); False: σ of the Q-values as they are
+      (a model that is still noise then sharpens its targets less).
   """
   num_simulations: int = 16
   search: str = 'gumbel'

@@ -139,7 +139,7 @@ GRID = (
 
 
 def find(env: str, agent: str) -> Setting:
-  """The grid's setting for (env, agent)."""
+  """The grid's setting of (env, agent) with the pair's default preset."""
   (setting,) = [s for s in GRID if (s.env, s.agent) == (env, agent) and
                 s.preset_name is None]
   return setting
@@ -174,10 +174,19 @@ def run_seeds(config_0: config_lib.ExperimentConfig, num_seeds: int,
   return [result for results in per_group for result in results]
 
 
+def setting_root(setting: Setting, root: str) -> str:
+  """Where `setting`'s runs go under `root`: a pair's default preset at
+  the root (runs/<env>/<agent>/), another preset of the pair in a folder
+  of its own, so that the two never share a run directory."""
+  if setting.preset_name is None:
+    return root
+  return os.path.join(root, 'presets', setting.preset_name)
+
+
 def run_setting(setting: Setting, num_seeds: int,
                 root: str) -> List[Dict[str, Any]]:
-  """`run_seeds` of `setting`'s config."""
-  return run_seeds(config(setting), num_seeds, root)
+  """`run_seeds` of `setting`'s config, under `setting_root`."""
+  return run_seeds(config(setting), num_seeds, setting_root(setting, root))
 
 
 def per_seed(results: List[Dict[str, Any]]) -> Dict[str, Any]:

@@ -164,7 +164,8 @@ class PlaneStrike:
     and no miss is), the board as it is. A planning agent searches over
     such states (posterior sampling) instead of the hidden one. Pure and
     traceable; a board no placement explains (none arises in play) draws
-    from the prior."""
+    from the prior. `steps` counts the struck cells (a re-strike, which
+    legal play never makes, is not seen on the board)."""
     planes = jnp.asarray(self._planes)
     hits, misses = observation > 0, observation < 0
     fits = (jnp.all(~hits[None] | planes, axis=(1, 2)) &

@@ -39,6 +39,7 @@ from agents import greedy
 from environments import plane_strike
 from experiments import board_play
 from experiments.cli import help_text
+from experiments.driver import workdir as workdir_lib
 from experiments.export import litert_policies
 from experiments.setup import extras
 
@@ -237,7 +238,7 @@ def _board_game_fix(game: str) -> str:
   workdir = f'runs/{board_play.game_id(game)}'
   return (f'train and export one, e.g. `python -m experiments.train '
           f'--agent=alphazero --env={game} --workdir={workdir}`, which '
-          f'writes {workdir}/{re.sub("[^a-z0-9]", "", game)}.tflite')
+          f'writes {workdir}/{workdir_lib.export_filename(game)}')
 
 
 def play_board_game(game: str, path: Optional[str], agent_first: bool,
@@ -270,8 +271,8 @@ def _define_flags() -> None:
                       f'trained on it.')
   flags.DEFINE_boolean('agent_first', False,
                        'Board games: the agent moves first (else you do).')
-  flags.DEFINE_integer('seed', 0, 'Seeds both hidden planes (Plane Strike) '
-                       'or the board\'s first player (board games).')
+  flags.DEFINE_integer('seed', 0, 'Seeds both hidden planes (Plane Strike; '
+                       'the board games draw nothing).')
 
 
 def main(argv):

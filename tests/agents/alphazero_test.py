@@ -85,7 +85,8 @@ class SearchTest(absltest.TestCase):
   def test_plane_strike_search_finds_the_one_placement_left(self):
     # Seven cells of a plane hit and its neighbours missed: one placement
     # explains the board, so every sampled plane is the true one, and the
-    # search (knowing nothing but the rules) strikes its last cell.
+    # search (knowing nothing but the rules) strikes its last cell, what
+    # ever plane the state it is handed holds.
     env = env_registry.resolve('plane_strike')
     core = env.core()
     spec = specs.make_environment_spec(env.environment())
@@ -103,10 +104,12 @@ class SearchTest(absltest.TestCase):
     agent = registry.make_agent('alphazero', config, spec, model=core)
     params = jax.tree.map(jnp.zeros_like, agent.actor_params(
         agent.init(jax.random.PRNGKey(0))))
-    true_state = plane_strike.PlaneStrikeState(
-        jnp.asarray(plane), jnp.asarray(board.reshape(8, 8)),
+    # The loop's state holds another plane: the search must not use it.
+    wrong_plane = next(p for p in planes if not p.reshape(-1)[cells[-1]])
+    wrong_state = plane_strike.PlaneStrikeState(
+        jnp.asarray(wrong_plane), jnp.asarray(board.reshape(8, 8)),
         jnp.asarray(7), jnp.asarray(47))
-    batch = jax.tree.map(lambda x: x[None], true_state)
+    batch = jax.tree.map(lambda x: x[None], wrong_state)
     actions, extras = jax.jit(agent.planning.act)(
         params, jax.random.PRNGKey(1), jnp.asarray(board.reshape(1, 8, 8)),
         batch)
@@ -115,6 +118,13 @@ class SearchTest(absltest.TestCase):
     self.assertEqual(int(policy.argmax()), cells[-1])
     self.assertGreater(policy[cells[-1]], 0.25)
     self.assertEqual(board[int(actions[0])], 0.0)  # An untried cell.
+
+  def test_n_step_targets_are_refused_over_sampled_states(self):
+    env = env_registry.resolve('plane_strike')
+    spec = specs.make_environment_spec(env.environment())
+    config = registry.make_config('alphazero', n_step=3)
+    with self.assertRaisesRegex(ValueError, 'Use n_step=None'):
+      registry.make_agent('alphazero', config, spec, model=env.core())
 
   def test_random_moves_are_legal_and_keep_the_search_target(self):
     core, spec = _tic_tac_toe()

@@ -88,6 +88,17 @@ class UnrollTargetsTest(absltest.TestCase):
     np.testing.assert_array_equal(targets['policy_mask'][:2],
                                   [[1, 1, 0], [1, 0, 0]])
 
+  def test_padding_counts_for_nothing(self):
+    trajectory = _trajectory()._replace(
+        mask=jnp.asarray([1.0, 1.0, 1.0, 0.0])[:, None])
+    targets = jax.tree.map(
+        lambda x: np.asarray(x[:, 0]),
+        muzero.unroll_targets(trajectory, jnp.ones((4, 1)), 2))
+    np.testing.assert_array_equal(targets['value_mask'],
+                                  [[1, 1, 1], [1, 1, 1], [1, 0, 0],
+                                   [0, 0, 0]])
+    np.testing.assert_array_equal(targets['policy_mask'][3], [0, 0, 0])
+
   def test_legal_actions_follow_the_unroll(self):
     legal = jnp.eye(4, dtype=bool)[:, None, :3]
     targets = muzero.unroll_targets(_trajectory(), jnp.zeros((4, 1)), 1,

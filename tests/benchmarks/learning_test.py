@@ -10,6 +10,8 @@ from absl.testing import absltest
 
 from agents import registry
 from benchmarks import learning
+from experiments.comparison import run_groups
+from experiments.presets import registry as preset_registry
 from experiments.setup import build
 
 
@@ -49,6 +51,24 @@ class SettingTest(absltest.TestCase):
          'gymnax:Breakout-MinAtar/ppo_breakout_minatar_muzero_budget')):
       budgets = {s.key: s.preset.num_steps for s in learning.GRID}
       self.assertEqual(budgets[muzero], budgets[ppo])
+
+  def test_settings_never_share_a_run_directory(self):
+    directories = set()
+    for setting in learning.GRID:
+      root = learning.setting_root(setting, '/root')
+      for group in run_groups.groups_for(learning.config(setting), 1, root):
+        self.assertNotIn(group.workdir, directories, setting.key)
+        directories.add(group.workdir)
+
+  def test_ppo_at_muzero_budgets_is_ppo_s_preset_but_the_budget(self):
+    for copy, source in (
+        ('ppo_catch_muzero_budget', 'ppo_catch'),
+        ('ppo_breakout_minatar_muzero_budget', 'ppo_breakout_minatar')):
+      copied, original = (preset_registry.get(copy),
+                          preset_registry.get(source))
+      self.assertEqual((copied.config, copied.network, copied.hidden_sizes),
+                       (original.config, original.network,
+                        original.hidden_sizes), copy)
 
   def test_every_setting_has_a_valid_preset(self):
     for setting in learning.GRID:
