@@ -94,8 +94,9 @@ class UnrollTargetsTest(absltest.TestCase):
     targets = jax.tree.map(
         lambda x: np.asarray(x[:, 0]),
         muzero.unroll_targets(trajectory, jnp.ones((4, 1)), 2))
+    # Step 3 is padding: no position there counts, from any start.
     np.testing.assert_array_equal(targets['value_mask'],
-                                  [[1, 1, 1], [1, 1, 1], [1, 0, 0],
+                                  [[1, 1, 1], [1, 1, 0], [1, 0, 0],
                                    [0, 0, 0]])
     np.testing.assert_array_equal(targets['policy_mask'][3], [0, 0, 0])
 
