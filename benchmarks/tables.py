@@ -126,6 +126,12 @@ TABLES: Dict[str, Table] = {
                         ('alphazero_catch_learning.json',)),
     'alphazero_tic_tac_toe': (result_tables.alphazero_tic_tac_toe,
                               ('alphazero_tic_tac_toe_learning.json',)),
+    'alphazero_plane_strike': (result_tables.alphazero_plane_strike,
+                               ('alphazero_plane_strike_learning.json',)),
+    'muzero': (result_tables.muzero_learning,
+               ('muzero_catch_learning.json',
+                'muzero_breakout_minatar_learning.json',
+                'muzero_plane_strike_learning.json')),
 }
 
 # A marker is a line of its own (the pages may quote one in prose).

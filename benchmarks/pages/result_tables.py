@@ -113,8 +113,9 @@ def _board(cells: List[int]) -> str:
   return f'`{marks[:3]}/{marks[3:6]}/{marks[6:]}`'
 
 
-def _learning_grid(name: str, envs=None) -> List[str]:
-  """Rows of `benchmarks.learning`'s JSON `name` (of `envs`)."""
+def _learning_rows(name: str, envs=None) -> List[List[str]]:
+  """Rows of `benchmarks.learning`'s JSON `name` (of `envs`): environment,
+  agent, budget, target, protocol, median, per seed, train seconds."""
   rows = []
   for row in md.load(name)['results']:
     if envs is not None and row['env'] not in envs:
@@ -128,8 +129,46 @@ def _learning_grid(name: str, envs=None) -> List[str]:
                  # The seeds of a pair train as one program: its time.
                  _one(seconds.pop()) if len(seconds) == 1 else md.runs(
                      [r['wall_seconds'] for r in row['per_seed']], _one)])
+  return rows
+
+
+def _learning_grid(name: str, envs=None) -> List[str]:
+  """`_learning_rows` of `name` as a table."""
   return md.table(['environment', 'agent', 'budget', 'target',
                    'scored by', 'median', 'per seed (0, 1, 2)',
+                   'train s (the seeds\' program; compile included)'],
+                  _learning_rows(name, envs))
+
+
+def alphazero_plane_strike() -> List[str]:
+  """AlphaZero on Plane Strike (search over posterior planes): each seed's
+  exported model and its greedy play in JAX."""
+  rows = []
+  for row in md.load('alphazero_plane_strike_learning.json')['results']:
+    strikes = row['tflite_greedy_strikes']
+    rows.append([row['agent'], row['preset'], _budget(row),
+                 md.runs([r['eval_mean_episode_length']
+                          for r in row['per_seed']], _two),
+                 md.runs(strikes, _two), f'**{_two(md.median(strikes))}**',
+                 _one(row['median']['wall_seconds'])])
+  return md.table(['agent', 'preset', 'budget', 'greedy strikes in JAX '
+                   '(seeds 0, 1, 2; 1000 games)', 'exported model, greedy '
+                   'strikes (1000 games)', 'median (exported)',
+                   'train s (the seeds\' program; compile included)'], rows)
+
+
+def muzero_learning() -> List[str]:
+  """MuZero beside PPO at the same budget (Catch, Breakout-MinAtar), and
+  on Plane Strike; each row's agent with its preset."""
+  rows = []
+  for name in ('muzero_catch_learning.json',
+               'muzero_breakout_minatar_learning.json',
+               'muzero_plane_strike_learning.json'):
+    for row, data in zip(_learning_rows(name), md.load(name)['results']):
+      row[1] = f'{row[1]} (`{data["preset"]}`)'
+      rows.append(row)
+  return md.table(['environment', 'agent (preset)', 'budget', 'target',
+                   'scored by', 'median', 'per seed (0, 1, …)',
                    'train s (the seeds\' program; compile included)'], rows)
 
 
