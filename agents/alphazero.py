@@ -35,8 +35,6 @@ import mctx
 
 from agents import action_masking
 from agents import agent as agent_lib
-from agents import config_checks
-from agents import minibatches
 from agents import on_policy
 from agents import optimizers
 from agents import returns as returns_lib
@@ -45,54 +43,12 @@ from environments import functional
 from environments import specs
 
 @dataclasses.dataclass(frozen=True)
-class AlphaZeroConfig(search_lib.SearchSettings, minibatches.MinibatchSettings):
-  """AlphaZero's settings (defaults: small board games on a CPU); the
-  search's are `agents.search.SearchSettings`.
-
-  Attributes:
-    discount: γ (1 for board games).
-    n_step: None: value targets are the returns to the episode's end
-      (bootstrapped from the network's value where the unroll cuts an
-      episode); n: n-step returns bootstrapped from the search's root
-      values.
-    learning_rate: Adam step size.
-    learning_rate_decay_updates: if set, anneal the step size linearly to
-      0 over this many updates.
-    anneal_learning_rate: anneal over the run's step budget (the
-      framework sets `learning_rate_decay_updates`).
-    value_cost: weight of the value loss.
-    max_grad_norm: clip gradients to this size (`gradient_clipping` says
-      how).
-    unroll_length: steps per sequence (T).
-    batch_size: sequences per update (B): the environments self-playing.
-    num_epochs: passes over each batch.
-    num_minibatches: minibatches per epoch; must divide T·B.
-  """
-  discount: float = 1.0
-  n_step: Optional[int] = None
-  learning_rate: float = 1e-3
-  learning_rate_decay_updates: Optional[int] = None
-  anneal_learning_rate: bool = False
-  value_cost: float = 1.0
-  max_grad_norm: float = 1.0
-  gradient_clipping: str = optimizers.gradient_clipping_setting()
-  unroll_length: int = 16
-  batch_size: int = 64
-  num_epochs: int = 1
-  num_minibatches: int = 4
-  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
+class AlphaZeroConfig(search_lib.PlanningSettings):
+  """AlphaZero's settings: `agents.search.PlanningSettings` (its search's
+  and its learner's), with their defaults (small board games on a CPU)."""
 
   def __post_init__(self):
-    self.check_search()
-    config_checks.check_positive_integer(
-        self, 'unroll_length', 'batch_size', 'num_epochs', 'num_minibatches')
-    if self.n_step is not None:
-      config_checks.check_positive_integer(self, 'n_step')
-    config_checks.check_unit_interval(self, 'discount')
-    config_checks.check_positive(self, 'learning_rate', 'max_grad_norm')
-    config_checks.check_non_negative(self, 'value_cost')
-    self.check_minibatches()
-    optimizers.check_gradient_clipping(self)
+    self.check_planning()
 
 
 def loss(logits: jax.Array, values: jax.Array, legal: Optional[jax.Array],

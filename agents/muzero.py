@@ -38,7 +38,6 @@ import mctx
 from agents import action_masking
 from agents import agent as agent_lib
 from agents import config_checks
-from agents import minibatches
 from agents import on_policy
 from agents import optimizers
 from agents import returns as returns_lib
@@ -54,33 +53,15 @@ DYNAMICS_GRADIENT_SCALE = 0.5
 
 
 @dataclasses.dataclass(frozen=True)
-class MuZeroConfig(search_lib.SearchSettings, minibatches.MinibatchSettings):
-  """MuZero's settings (defaults: small games on a CPU); the search's are
-  `agents.search.SearchSettings`.
+class MuZeroConfig(search_lib.PlanningSettings):
+  """MuZero's settings: `agents.search.PlanningSettings` (its search's and
+  its learner's), some defaults changed (small games on a CPU), and its
+  model's.
 
   Attributes:
     unroll_steps: K, the steps the model is unrolled along the actions
       played when it learns (MuZero's 5).
-    discount: γ, of the returns and of the search's backups.
-    n_step: value targets are n-step returns bootstrapped from the
-      search's root values (MuZero's 10 on Atari); None: the returns to
-      the episode's end (bootstrapped from the network's value where the
-      unroll cuts an episode).
-    learning_rate: Adam step size.
-    learning_rate_decay_updates: if set, anneal the step size linearly to
-      0 over this many updates.
-    anneal_learning_rate: anneal over the run's step budget (the
-      framework sets `learning_rate_decay_updates`).
-    value_cost: weight of the value loss (MuZero's 0.25 is for data
-      reanalysed; fresh data's targets are worth more here).
     reward_cost: weight of the reward loss.
-    max_grad_norm: clip gradients to this size (`gradient_clipping` says
-      how).
-    unroll_length: steps per sequence (T).
-    batch_size: sequences per update (B): the environments acting.
-    num_epochs: passes over each batch (many: the model must learn
-      faster than the search's targets sharpen the policy).
-    num_minibatches: minibatches per epoch; must divide T·B.
   """
   # The search's Q-values as they are, not min-max scaled over the tree,
   # and a gentle σ: early on the learned model's Q-values are noise,
@@ -89,34 +70,23 @@ class MuZeroConfig(search_lib.SearchSettings, minibatches.MinibatchSettings):
   # seeds learn with mctx's defaults, 3 of 3 with these).
   value_scale: float = 0.02
   rescale_values: bool = False
-  unroll_steps: int = 5
   discount: float = 0.99
-  n_step: Optional[int] = 10
-  learning_rate: float = 1e-3
-  learning_rate_decay_updates: Optional[int] = None
-  anneal_learning_rate: bool = False
+  n_step: Optional[int] = 10  # MuZero's on Atari.
+  # Fresh data's targets are worth more than MuZero's 0.25 (which is for
+  # data reanalysed).
   value_cost: float = 1.0
-  reward_cost: float = 1.0
-  max_grad_norm: float = 1.0
-  gradient_clipping: str = optimizers.gradient_clipping_setting()
-  unroll_length: int = 16
   batch_size: int = 16
+  # Many epochs: the model must learn faster than the search's targets
+  # sharpen the policy.
   num_epochs: int = 16
   num_minibatches: int = 2
-  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
+  unroll_steps: int = 5
+  reward_cost: float = 1.0
 
   def __post_init__(self):
-    self.check_search()
-    config_checks.check_positive_integer(
-        self, 'unroll_steps', 'unroll_length', 'batch_size', 'num_epochs',
-        'num_minibatches')
-    if self.n_step is not None:
-      config_checks.check_positive_integer(self, 'n_step')
-    config_checks.check_unit_interval(self, 'discount')
-    config_checks.check_positive(self, 'learning_rate', 'max_grad_norm')
-    config_checks.check_non_negative(self, 'value_cost', 'reward_cost')
-    self.check_minibatches()
-    optimizers.check_gradient_clipping(self)
+    self.check_planning()
+    config_checks.check_positive_integer(self, 'unroll_steps')
+    config_checks.check_non_negative(self, 'reward_cost')
 
 
 def unroll_targets(trajectory: agent_lib.Trajectory, values: jax.Array,

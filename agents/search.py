@@ -4,8 +4,9 @@ AlphaZero (`agents.alphazero`) searches with the environment's own step as
 its model, MuZero (`agents.muzero`) with one it learns; the rest is the
 same and written here once:
 
-* `SearchSettings`: the search's settings, declared once for both
-  configs (each config inherits them).
+* `SearchSettings`: the search's settings, and `PlanningSettings`: those
+  and the learner's, declared once for both configs (each inherits them;
+  MuZero's changes some defaults).
 * `search`: one mctx search per environment from a root and a model
   (`mctx.gumbel_muzero_policy`, or PUCT with Dirichlet noise,
   `mctx.muzero_policy`), the move it plays (with `random_moves`'
@@ -29,6 +30,8 @@ import rlax
 from agents import action_masking
 from agents import agent as agent_lib
 from agents import config_checks
+from agents import minibatches
+from agents import optimizers
 from agents import returns as returns_lib
 
 SEARCHES = ('gumbel', 'puct')
@@ -88,6 +91,61 @@ class SearchSettings:
     config_checks.check_positive(self, 'dirichlet_alpha')
     config_checks.check_non_negative(self, 'gumbel_scale')
     config_checks.check_positive(self, 'value_scale')
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanningSettings(SearchSettings, minibatches.MinibatchSettings):
+  """A planning agent's settings: its search's (`SearchSettings`) and its
+  learner's, epochs of minibatches over each batch of sequences (the
+  defaults are AlphaZero's, for small board games on a CPU).
+
+  Attributes:
+    discount: γ, of the returns and of the search's backups (1 for board
+      games).
+    n_step: None: value targets are the returns to the episode's end
+      (bootstrapped from the network's value where the unroll cuts an
+      episode); n: n-step returns bootstrapped from the search's root
+      values.
+    learning_rate: Adam step size.
+    learning_rate_decay_updates: if set, anneal the step size linearly to
+      0 over this many updates.
+    anneal_learning_rate: anneal over the run's step budget (the
+      framework sets `learning_rate_decay_updates`).
+    value_cost: weight of the value loss.
+    max_grad_norm: clip gradients to this size (`gradient_clipping` says
+      how).
+    unroll_length: steps per sequence (T).
+    batch_size: sequences per update (B): the environments acting (in a
+      two-player game, self-playing).
+    num_epochs: passes over each batch.
+    num_minibatches: minibatches per epoch; must divide T·B.
+  """
+  discount: float = 1.0
+  n_step: Optional[int] = None
+  learning_rate: float = 1e-3
+  learning_rate_decay_updates: Optional[int] = None
+  anneal_learning_rate: bool = False
+  value_cost: float = 1.0
+  max_grad_norm: float = 1.0
+  gradient_clipping: str = optimizers.gradient_clipping_setting()
+  unroll_length: int = 16
+  batch_size: int = 64
+  num_epochs: int = 1
+  num_minibatches: int = 4
+  bootstrap_time_limits: bool = returns_lib.bootstrap_time_limits_setting()
+
+  def check_planning(self) -> None:
+    """Raises ValueError naming the first bad search or learner setting."""
+    self.check_search()
+    config_checks.check_positive_integer(
+        self, 'unroll_length', 'batch_size', 'num_epochs', 'num_minibatches')
+    if self.n_step is not None:
+      config_checks.check_positive_integer(self, 'n_step')
+    config_checks.check_unit_interval(self, 'discount')
+    config_checks.check_positive(self, 'learning_rate', 'max_grad_norm')
+    config_checks.check_non_negative(self, 'value_cost')
+    self.check_minibatches()
+    optimizers.check_gradient_clipping(self)
 
 
 def search(config: SearchSettings, params: Any, key: jax.Array,

@@ -24,6 +24,7 @@ import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
+from absl import app
 from absl import flags
 import numpy as np
 
@@ -298,6 +299,16 @@ def run_root(prefix: str) -> Tuple[str, Set[str]]:
           set(getattr(flags.FLAGS, 'only', None) or ()))
 
 
+def check_only(only: Set[str]) -> None:
+  """Raises `app.UsageError` naming the `--only` keys that are no
+  setting's (`Setting.key`), listing the grid's, before anything runs."""
+  unknown = sorted(only - {setting.key for setting in GRID})
+  if unknown:
+    raise app.UsageError(
+        f'--only: no setting {", ".join(unknown)}; the grid\'s: '
+        f'{", ".join(setting.key for setting in GRID)}.')
+
+
 def _define_flags() -> None:
   # Defined only when run as a program: tests import this module.
   define_run_flags('Seeds per pair (0..N-1).',
@@ -309,6 +320,7 @@ def _define_flags() -> None:
 def main(argv):
   del argv
   root, only = run_root('learning')
+  check_only(only)
   rows, configs = [], []
   for setting in GRID:
     if only and setting.key not in only:

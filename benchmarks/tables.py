@@ -33,6 +33,7 @@ from benchmarks import fingerprints
 from benchmarks.pages import markdown
 from benchmarks.pages import peer_tables
 from benchmarks.pages import reproduction_tables
+from benchmarks.pages import planning_tables
 from benchmarks.pages import result_tables
 from benchmarks.pages import speed_tables
 from experiments.cli import help_text
@@ -122,13 +123,13 @@ TABLES: Dict[str, Table] = {
     'sweep': (result_tables.sweep, ('sweep_as_one_program.json',)),
     'plane_strike_players': (result_tables.plane_strike_players,
                              ('plane_strike_reference_players.json',)),
-    'alphazero_catch': (result_tables.alphazero_catch,
+    'alphazero_catch': (planning_tables.alphazero_catch,
                         ('alphazero_catch_learning.json',)),
-    'alphazero_tic_tac_toe': (result_tables.alphazero_tic_tac_toe,
+    'alphazero_tic_tac_toe': (planning_tables.alphazero_tic_tac_toe,
                               ('alphazero_tic_tac_toe_learning.json',)),
-    'alphazero_plane_strike': (result_tables.alphazero_plane_strike,
+    'alphazero_plane_strike': (planning_tables.alphazero_plane_strike,
                                ('alphazero_plane_strike_learning.json',)),
-    'muzero': (result_tables.muzero_learning,
+    'muzero': (planning_tables.muzero_learning,
                ('muzero_catch_learning.json',
                 'muzero_breakout_minatar_learning.json',
                 'muzero_plane_strike_learning.json')),

@@ -357,8 +357,11 @@ def _check_args(module: str, entry: EntryPoint, args: List[str]) -> List[str]:
         problems.append(f'--suites: no suite {suite!r}')
   for pair in filter(None, values.get('only', '').split(',')):
     env, _, agent = pair.rpartition('/')
-    if not (_valid_env(env, extra) and known_agent(agent)):
-      problems.append(f'--only: no pair {pair!r} (<env>/<agent>)')
+    # A pair by its agent, or a preset of it other than its default.
+    if not (_valid_env(env, extra) and (
+        known_agent(agent) or agent in preset_registry.names())):
+      problems.append(f'--only: no pair {pair!r} (<env>/<agent> or '
+                      f'<env>/<preset>)')
 
   def keys_of(agent: str) -> Optional[Set[str]]:
     return registered.config_keys.get(agent, _agent_keys(agent))

@@ -56,7 +56,7 @@ def _score_key(row: Dict[str, Any]) -> str:
           'eval_mean_episode_length')
 
 
-def _budget(row: Dict[str, Any]) -> str:
+def budget(row: Dict[str, Any]) -> str:
   if row['budget_steps']:
     return md.steps(row['budget_steps'])
   return md.steps(row['budget_episodes'], 'games')
@@ -64,56 +64,25 @@ def _budget(row: Dict[str, Any]) -> str:
 
 def catch_cartpole() -> List[str]:
   # Plane Strike's rows there predate its presets (see below).
-  return _learning_grid('catch_cartpole_learning.json', ('catch', 'cartpole'))
+  return learning_grid('catch_cartpole_learning.json', ('catch', 'cartpole'))
 
 
 def pqn_learning() -> List[str]:
   """PQN's rows of the learning grid (Catch, Plane Strike)."""
-  return _learning_grid('pqn_learning.json')
+  return learning_grid('pqn_learning.json')
 
 
 def dqn_family_learning() -> List[str]:
   """C51's and QR-DQN's rows of the learning grid (Catch, Plane Strike)."""
-  return _learning_grid('dqn_family_learning.json')
+  return learning_grid('dqn_family_learning.json')
 
 
 def impala_learning() -> List[str]:
   """IMPALA's rows of the learning grid (Catch, Plane Strike)."""
-  return _learning_grid('impala_learning.json')
+  return learning_grid('impala_learning.json')
 
 
-def alphazero_catch() -> List[str]:
-  """AlphaZero's row of the learning grid (Catch)."""
-  return _learning_grid('alphazero_catch_learning.json')
-
-
-def alphazero_tic_tac_toe() -> List[str]:
-  """Each seed of `benchmarks.self_play`: games against the perfect
-  player and the exact audit of its policy."""
-  data = md.load('alphazero_tic_tac_toe_learning.json')
-  rows = []
-  for seed in data['alphazero_tic_tac_toe']:
-    missed = '; '.join(
-        f'{_board(m["board"])}: played {m["played"]}, best '
-        f'{", ".join(map(str, m["best"]))}' for m in seed['suboptimal'])
-    rows.append([str(seed['seed']), f'{seed["won"]} / {seed["drawn"]} / '
-                 f'**{seed["lost"]}**', str(seed['positions']),
-                 f'**{len(seed["suboptimal"])}**' + (
-                     f' ({missed})' if missed else '')])
-  return md.table(['seed', f'won / drawn / lost of '
-                   f'{data["alphazero_tic_tac_toe"][0]["games"]} games',
-                   'positions met against every perfect line',
-                   'suboptimal moves there'], rows)
-
-
-def _board(cells: List[int]) -> str:
-  """A tic-tac-toe board from the mover's side, rows split by '/' (x the
-  mover's marks, o the opponent's)."""
-  marks = ''.join('.xo'[c] for c in cells)
-  return f'`{marks[:3]}/{marks[3:6]}/{marks[6:]}`'
-
-
-def _learning_rows(name: str, envs=None) -> List[List[str]]:
+def learning_rows(name: str, envs=None) -> List[List[str]]:
   """Rows of `benchmarks.learning`'s JSON `name` (of `envs`): environment,
   agent, budget, target, protocol, median, per seed, train seconds."""
   rows = []
@@ -122,7 +91,7 @@ def _learning_rows(name: str, envs=None) -> List[List[str]]:
       continue
     key = _score_key(row)
     seconds = {r['wall_seconds'] for r in row['per_seed']}
-    rows.append([row['env'], row['agent'], _budget(row),
+    rows.append([row['env'], row['agent'], budget(row),
                  _target(row['target']), _protocol(row),
                  f'**{short(row["median"][key])}**',
                  md.runs([r[key] for r in row['per_seed']], short),
@@ -132,44 +101,12 @@ def _learning_rows(name: str, envs=None) -> List[List[str]]:
   return rows
 
 
-def _learning_grid(name: str, envs=None) -> List[str]:
-  """`_learning_rows` of `name` as a table."""
+def learning_grid(name: str, envs=None) -> List[str]:
+  """`learning_rows` of `name` as a table."""
   return md.table(['environment', 'agent', 'budget', 'target',
                    'scored by', 'median', 'per seed (0, 1, 2)',
                    'train s (the seeds\' program; compile included)'],
-                  _learning_rows(name, envs))
-
-
-def alphazero_plane_strike() -> List[str]:
-  """AlphaZero on Plane Strike (search over posterior planes): each seed's
-  exported model and its greedy play in JAX."""
-  rows = []
-  for row in md.load('alphazero_plane_strike_learning.json')['results']:
-    strikes = row['tflite_greedy_strikes']
-    rows.append([row['agent'], row['preset'], _budget(row),
-                 md.runs([r['eval_mean_episode_length']
-                          for r in row['per_seed']], _two),
-                 md.runs(strikes, _two), f'**{_two(md.median(strikes))}**',
-                 _one(row['median']['wall_seconds'])])
-  return md.table(['agent', 'preset', 'budget', 'greedy strikes in JAX '
-                   '(seeds 0, 1, 2; 1000 games)', 'exported model, greedy '
-                   'strikes (1000 games)', 'median (exported)',
-                   'train s (the seeds\' program; compile included)'], rows)
-
-
-def muzero_learning() -> List[str]:
-  """MuZero beside PPO at the same budget (Catch, Breakout-MinAtar), and
-  on Plane Strike; each row's agent with its preset."""
-  rows = []
-  for name in ('muzero_catch_learning.json',
-               'muzero_breakout_minatar_learning.json',
-               'muzero_plane_strike_learning.json'):
-    for row, data in zip(_learning_rows(name), md.load(name)['results']):
-      row[1] = f'{row[1]} (`{data["preset"]}`)'
-      rows.append(row)
-  return md.table(['environment', 'agent (preset)', 'budget', 'target',
-                   'scored by', 'median', 'per seed (0, 1, …)',
-                   'train s (the seeds\' program; compile included)'], rows)
+                  learning_rows(name, envs))
 
 
 def plane_strike_presets() -> List[str]:
@@ -181,7 +118,7 @@ def plane_strike_presets() -> List[str]:
            'alone)']]
   for row in md.load('plane_strike_presets_learning.json')['results']:
     strikes = row['tflite_greedy_strikes']
-    rows.append([row['agent'], row['preset'], _budget(row),
+    rows.append([row['agent'], row['preset'], budget(row),
                  md.runs(strikes, _two), f'**{_two(md.median(strikes))}**',
                  f'{_one(row["median"]["wall_seconds"])} (3 seeds in one '
                  'program)'])
@@ -217,7 +154,7 @@ def continuous_control() -> List[str]:
     for row in md.load(name)['results']:
       key = _score_key(row)
       rows.append([
-          row['env'], row['agent'], _budget(row), _target(row['target']),
+          row['env'], row['agent'], budget(row), _target(row['target']),
           _protocol(row), f'**{short(row["median"][key])}**',
           md.runs([r[key] for r in row['per_seed']], short),
           md.runs(row['tflite_greedy_return'], short),
@@ -233,7 +170,7 @@ def dqn_classic_control() -> List[str]:
   for row in md.load('dqn_classic_control_learning.json')['results']:
     key = _score_key(row)
     values = [r[key] for r in row['per_seed']]
-    rows.append([row['env'], row['preset'], _budget(row),
+    rows.append([row['env'], row['preset'], budget(row),
                  _target(row['target']), _protocol(row),
                  f'**{short(row["median"][key])}**',
                  short(sum(values) / len(values)), md.runs(values, short),
@@ -252,7 +189,7 @@ def time_limits() -> List[str]:
     arms = row['arms']
     on, off = arms['bootstrap'], arms['as_terminations']
     rows.append([
-        row['env'], row['agent'], _budget(row), _target(row['target']),
+        row['env'], row['agent'], budget(row), _target(row['target']),
         _measured_protocol(data, row['env'], row['agent']),
         f'**{short(on["median_return"])}**',
         md.runs([r['eval_mean_return'] for r in on['per_seed']], short),
@@ -280,7 +217,7 @@ def _memory(name: str) -> List[str]:
   rows = []
   data = md.load(name)
   for row in data['results']:
-    cells = [str(row['memory_length']), _budget(row)]
+    cells = [str(row['memory_length']), budget(row)]
     for arm in ('lstm', 'feed_forward'):
       result = row['arms'][arm]
       cells += [f'**{short(result["median_return"])}**',

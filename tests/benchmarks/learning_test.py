@@ -6,6 +6,7 @@ test."""
 
 import json
 
+from absl import app
 from absl.testing import absltest
 
 from agents import registry
@@ -69,6 +70,13 @@ class SettingTest(absltest.TestCase):
       self.assertEqual((copied.config, copied.network, copied.hidden_sizes),
                        (original.config, original.network,
                         original.hidden_sizes), copy)
+
+  def test_only_names_the_settings_it_does_not_know(self):
+    learning.check_only({'catch/ppo', 'catch/ppo_catch_muzero_budget'})
+    with self.assertRaisesRegex(app.UsageError,
+                                r"--only: no setting catch/pp; the grid's: "
+                                r'catch/reinforce, '):
+      learning.check_only({'catch/ppo', 'catch/pp'})
 
   def test_every_setting_has_a_valid_preset(self):
     for setting in learning.GRID:

@@ -94,7 +94,7 @@ class CompareTest(unrendered_figures.TestCase):
     cases = [
         (('--agents=reinforce,sarsa', '--envs=catch'),
          r'--agents: Unknown agent .sarsa.\. Valid names: a2c, alphazero, c51, '
-         r'dqn, impala, ppo, pqn, qr_dqn, reinforce, sac, td3'),
+         r'dqn, impala, muzero, ppo, pqn, qr_dqn, reinforce, sac, td3'),
         (('--agents=dqn', '--envs=catch,gym:Pendulum-v1'),
          r"dqn on gym:Pendulum-v1: Agent 'dqn' acts in discrete action "
          r'spaces; .*continuous \(shape \(1,\), bounds \[-2, 2\]\)'),

@@ -174,7 +174,7 @@ class RefusalTest(absltest.TestCase):
     self.assertRegex(compare.stderr,
                      r"sac on catch: .*Agent 'sac' acts in continuous action "
                      r'spaces.*Agents for discrete actions: a2c, alphazero, '
-                     r'c51, dqn, impala, ppo, pqn, qr_dqn, reinforce\.')
+                     r'c51, dqn, impala, muzero, ppo, pqn, qr_dqn, reinforce\.')
     self.assertNotRegex(compare.stderr, rf'sac on {PENDULUM}|dqn on catch')
     self.assertFalse(os.path.exists(compare_dir))
     sweep_dir = os.path.join(root, 'sweep')

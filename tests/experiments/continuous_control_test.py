@@ -278,8 +278,8 @@ class RefusalTest(absltest.TestCase):
              for agent in ('dqn', 'reinforce', 'a2c')]
     cases.append(('sac', 'catch', 'continuous',
                   r'discrete \(3 actions\)\. Agents for discrete actions: '
-                  r'a2c, alphazero, c51, dqn, impala, ppo, pqn, qr_dqn, '
-                  r'reinforce\.'))
+                  r'a2c, alphazero, c51, dqn, impala, muzero, ppo, pqn, '
+                  r'qr_dqn, reinforce\.'))
     for agent, env, space, fits in cases:
       with self.subTest(agent=agent, env=env):
         workdir = os.path.join(self.create_tempdir().full_path, 'run')
