@@ -66,8 +66,9 @@ class MuZeroConfig(search_lib.PlanningSettings):
   # The search's Q-values as they are, not min-max scaled over the tree,
   # and a gentle σ: early on the learned model's Q-values are noise,
   # which rescaling would stretch to [0, 1] and σ sharpen into targets
-  # that fix the policy before the model knows anything (Catch: 0 of 3
-  # seeds learn with mctx's defaults, 3 of 3 with these).
+  # that fix the policy before the model knows anything (Catch: no seed
+  # of 3 reaches the target in 200k steps with mctx's Q transform, 3 of 3
+  # in 50k with these; docs/benchmarks/learning.md, "MuZero").
   value_scale: float = 0.02
   rescale_values: bool = False
   discount: float = 0.99

@@ -22,6 +22,7 @@ import numpy as np
 from benchmarks import fingerprints
 from environments import plane_strike_players
 from experiments.cli import help_text
+from experiments.storage import atomic_files
 
 # The code the figures come from (their JSON's `measured` block).
 CODE = ('environments/plane_strike.py', 'environments/plane_strike_players.py')
@@ -62,8 +63,7 @@ def main(argv):
   text = json.dumps(measure(f.games, f.seed), indent=1)
   print(text)
   if f.output:
-    with open(f.output, 'w', encoding='utf-8') as out:
-      out.write(text + '\n')
+    atomic_files.write_bytes(f.output, (text + '\n').encode())
 
 
 if __name__ == '__main__':

@@ -26,6 +26,7 @@ from benchmarks import fingerprints
 from environments import board_opponents
 from experiments import api
 from experiments.cli import help_text
+from experiments.storage import atomic_files
 
 PRESET = 'alphazero_tic_tac_toe'
 ENV = 'pgx:tic_tac_toe'
@@ -98,8 +99,7 @@ def main(argv):
                             os.path.expanduser(f.workdir)), indent=1)
   print(text)
   if f.output:
-    with open(f.output, 'w', encoding='utf-8') as out:
-      out.write(text + '\n')
+    atomic_files.write_bytes(f.output, (text + '\n').encode())
 
 
 if __name__ == '__main__':
