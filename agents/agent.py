@@ -161,6 +161,13 @@ class Agent(Generic[LearnerState]):
       feed-forward agent.
     planning: a planning agent's acting with the environments' states (its
       `act` then refuses to run without them); None for the others.
+    play_with_search: `(params, key, observations [N, ...], model_states)
+      -> actions [N]`, the moves an agent that searches plays at
+      evaluation (the `search` protocol): its search without exploration
+      (no root noise, no random moves). `model_states` are the
+      environments' core states for an agent searching with the core's
+      step (`planning`; it refuses None), ignored by one searching a model
+      it learned. None for agents that do not search.
   """
   init: Callable[[jax.Array], LearnerState]
   actor_params: Callable[[LearnerState], Params]
@@ -170,6 +177,7 @@ class Agent(Generic[LearnerState]):
   data: DataRequirements
   recurrence: Optional[Recurrence] = None
   planning: Optional[Planning] = None
+  play_with_search: Optional[Callable[..., jax.Array]] = None
 
 
 def initial_state(agent: Agent, n: int) -> RecurrentState:

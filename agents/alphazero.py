@@ -17,8 +17,10 @@ returns carry the same sign (`returns.continuation_discounts`). So the
 agent learns by self-play, acting for whoever is to move.
 
 What it exports and evaluation plays greedily is the network's own policy,
-without search (`deployable_policy`). The search runs where the loop holds
-the environments' states: the compiled loop (`Agent.planning`).
+without search (`deployable_policy`); the `search` evaluation protocol
+plays its search instead, without exploration (`play_with_search`). The
+search runs where the loop holds the environments' states: the compiled
+loop (`Agent.planning`) and evaluation on a JAX core.
 
 The loss (`loss`) is a pure function of arrays; the update is the
 on-policy skeleton's epochs of shuffled minibatches (`agents.on_policy`).
@@ -35,6 +37,7 @@ import mctx
 
 from agents import action_masking
 from agents import agent as agent_lib
+from agents import config_checks
 from agents import on_policy
 from agents import optimizers
 from agents import returns as returns_lib
@@ -45,10 +48,22 @@ from environments import specs
 @dataclasses.dataclass(frozen=True)
 class AlphaZeroConfig(search_lib.PlanningSettings):
   """AlphaZero's settings: `agents.search.PlanningSettings` (its search's
-  and its learner's), with their defaults (small board games on a CPU)."""
+  and its learner's), with their defaults (small board games on a CPU),
+  and one of its own.
+
+  Attributes:
+    sampled_states: in a game that hides part of its state (Plane Strike),
+      the states drawn from what the player knows at each move, one search
+      over each: the policy target is their searches' mean, and play by
+      search (the `search` evaluation protocol) picks the move that mean
+      favours (self-play plays the first search's move). 1: one search
+      over one drawn state. Games that hide nothing ignore it.
+  """
+  sampled_states: int = 1
 
   def __post_init__(self):
     self.check_planning()
+    config_checks.check_positive_integer(self, 'sampled_states')
 
 
 def loss(logits: jax.Array, values: jax.Array, legal: Optional[jax.Array],
@@ -79,12 +94,16 @@ def loss(logits: jax.Array, values: jax.Array, legal: Optional[jax.Array],
 def search_policy(config: AlphaZeroConfig,
                   environment_spec: specs.EnvironmentSpec,
                   network: hk.Transformed,
-                  model: functional.FunctionalEnvironment
+                  model: functional.FunctionalEnvironment,
+                  deterministic: bool = False
                  ) -> Callable[..., Tuple[jax.Array, agent_lib.Extras]]:
   """`(params, key, observations [N, ...], states [N]) -> (actions [N],
   extras)`: one search per environment from its state, stepping `model`
   (`agents.search.search`, whose extras keep the search's policy and root
-  value)."""
+  value); `deterministic`: the search played at evaluation, without
+  exploration. In a game that hides part of its state, `sampled_states`
+  searches per environment, each over a state drawn from what the player
+  knows."""
 
   # A game whose state hides what the player may not see searches over
   # states drawn from the player's knowledge instead (its `sample_state`).
@@ -118,17 +137,41 @@ def search_policy(config: AlphaZeroConfig,
         prior_logits=logits,
         value=jnp.where(ended, 0.0, values)), states
 
-  def act(params, key, observations, states):
-    if sampled:  # Search over states drawn from what the player knows.
-      key, sample_key = jax.random.split(key)
-      states = jax.vmap(model.sample_state)(
-          observations, jax.random.split(sample_key, observations.shape[0]))
+  def search_from(params, key, observations, states):
     legal = legal_of(observations, states)
     logits, values = network.apply(params, observations)
     root = mctx.RootFnOutput(
         prior_logits=action_masking.mask_logits(logits, legal),
         value=values, embedding=states)
-    return search_lib.search(config, params, key, root, recurrent_fn, legal)
+    return search_lib.search(config, params, key, root, recurrent_fn, legal,
+                             deterministic)
+
+  def draw_states(key, observations):
+    return jax.vmap(model.sample_state)(
+        observations, jax.random.split(key, observations.shape[0]))
+
+  def act(params, key, observations, states):
+    if not sampled:
+      return search_from(params, key, observations, states)
+    key, sample_key = jax.random.split(key)
+    if config.sampled_states == 1:
+      return search_from(params, key, observations,
+                         draw_states(sample_key, observations))
+    # One search per drawn state; their policies and values averaged.
+    draws = config.sampled_states
+    actions, extras = jax.vmap(
+        lambda search_key, draw_key: search_from(
+            params, search_key, observations,
+            draw_states(draw_key, observations)))(
+                jax.random.split(key, draws),
+                jax.random.split(sample_key, draws))
+    extras = jax.tree.map(lambda x: jnp.mean(x, axis=0), extras)
+    if deterministic:  # The searches' mean is zero on illegal moves.
+      actions = jnp.argmax(extras[search_lib.SEARCH_POLICY],
+                           axis=-1).astype(jnp.int32)
+    else:
+      actions = actions[0]
+    return actions, extras
 
   return act
 
@@ -180,12 +223,23 @@ def make_agent(config: AlphaZeroConfig,
     return state, dict(metrics, search_value=jnp.mean(
         trajectory.extras[search_lib.SEARCH_VALUE]))
 
-  planning = (None if model is None else agent_lib.Planning(
-      search_policy(config, environment_spec, network, model)))
+  planning = play_with_search = None
+  if model is not None:
+    planning = agent_lib.Planning(
+        search_policy(config, environment_spec, network, model))
+    searched = search_policy(config, environment_spec, network, model,
+                             deterministic=True)
+
+    def play_with_search(params, key, observations, states):
+      if states is None:
+        raise ValueError('AlphaZero plays by searching from the game\'s '
+                         'states: this evaluation has none (a game without '
+                         'a JAX core).')
+      return searched(params, key, observations, states)[0]
   return agent_lib.Agent(
       init=on_policy.init_state(network, environment_spec, optimizer),
       actor_params=lambda state: state.params, act=_refuse_without_states,
       update=update, deployable_policy=policy.head.deployable_policy,
       data=agent_lib.DataRequirements(batch_size=config.batch_size,
                                       unroll_length=config.unroll_length),
-      planning=planning)
+      planning=planning, play_with_search=play_with_search)

@@ -23,7 +23,9 @@ update is the on-policy skeleton's epochs of shuffled minibatches
 with newer parameters) is not done: every batch is fresh.
 
 What it exports and evaluation plays greedily is the network's own policy,
-f after h, without search (`deployable_policy`).
+f after h, without search (`deployable_policy`); the `search` evaluation
+protocol plays its search instead, without exploration
+(`play_with_search`).
 """
 
 import dataclasses
@@ -241,14 +243,19 @@ def make_agent(config: MuZeroConfig,
         reward=rewards, discount=jnp.full_like(rewards, config.discount),
         prior_logits=logits, value=values), embeddings
 
-  def act(params, key, observations):
+  def act(params, key, observations, deterministic=False):
     legal = action_masking.legal_actions(environment_spec, observations)
     embeddings = model.represent(params, observations)
     logits, values = model.predict(params, embeddings)
     root = mctx.RootFnOutput(
         prior_logits=action_masking.mask_logits(logits, legal),
         value=values, embedding=embeddings)
-    return search_lib.search(config, params, key, root, recurrent_fn, legal)
+    return search_lib.search(config, params, key, root, recurrent_fn, legal,
+                             deterministic)
+
+  def play_with_search(params, key, observations, model_states):
+    del model_states  # It searches the model it learned.
+    return act(params, key, observations, deterministic=True)[0]
 
   def minibatch_loss(params, batch):
     logits, values, rewards = unroll(model, params, batch['observations'],
@@ -280,4 +287,5 @@ def make_agent(config: MuZeroConfig,
       actor_params=lambda state: state.params, act=act, update=update,
       deployable_policy=policy.head.deployable_policy,
       data=agent_lib.DataRequirements(batch_size=config.batch_size,
-                                      unroll_length=config.unroll_length))
+                                      unroll_length=config.unroll_length),
+      play_with_search=play_with_search)

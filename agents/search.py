@@ -150,14 +150,19 @@ class PlanningSettings(SearchSettings, minibatches.MinibatchSettings):
 
 def search(config: SearchSettings, params: Any, key: jax.Array,
            root: mctx.RootFnOutput, recurrent_fn: mctx.RecurrentFn,
-           legal: Optional[jax.Array]
+           legal: Optional[jax.Array], deterministic: bool = False
           ) -> Tuple[jax.Array, agent_lib.Extras]:
   """`(actions [N], extras)`: one search per root (the model steps with
   `recurrent_fn`; `legal` bool `[N, A]` masks the root's moves, None: all
   are legal), the move it picks, or with probability
   `config.random_moves` a uniformly random legal one. The extras keep the
   search's improved policy (`SEARCH_POLICY`, `[N, A]`) and its root value
-  (`SEARCH_VALUE`, `[N]`)."""
+  (`SEARCH_VALUE`, `[N]`).
+
+  `deterministic`: the search as played at evaluation (the `search`
+  protocol): no root noise (Gumbel scale 0; PUCT without Dirichlet noise,
+  playing its most visited move) and no random moves.
+  """
   key, explore_key, random_key = jax.random.split(key, 3)
   invalid = None if legal is None else ~legal
   if config.search == 'gumbel':
@@ -165,16 +170,22 @@ def search(config: SearchSettings, params: Any, key: jax.Array,
         params, key, root, recurrent_fn, config.num_simulations,
         invalid_actions=invalid,
         max_num_considered_actions=config.max_num_considered_actions,
-        gumbel_scale=config.gumbel_scale,
+        gumbel_scale=0.0 if deterministic else config.gumbel_scale,
         qtransform=functools.partial(
             mctx.qtransform_completed_by_mix_value,
             value_scale=config.value_scale,
             rescale_values=config.rescale_values))
   else:
+    noise = {'dirichlet_fraction': 0.0, 'temperature': 0.0} if (
+        deterministic) else {'dirichlet_fraction': config.dirichlet_fraction}
     output = mctx.muzero_policy(
         params, key, root, recurrent_fn, config.num_simulations,
         invalid_actions=invalid, dirichlet_alpha=config.dirichlet_alpha,
-        dirichlet_fraction=config.dirichlet_fraction)
+        **noise)
+  if deterministic:
+    return output.action.astype(jnp.int32), {
+        SEARCH_POLICY: output.action_weights,
+        SEARCH_VALUE: output.search_tree.summary().value}
   logits = root.prior_logits
   uniform = jax.random.categorical(
       random_key, jnp.zeros_like(logits) if legal is None else

@@ -140,6 +140,11 @@ class Versus:
         reward, timestep.observation, last & (timestep.discount == 0),
         last & (timestep.discount != 0))
 
+  def model_state(self, state: VersusState) -> Any:
+    """The game's own state within `state` (what an agent searching with
+    the game's step searches from)."""
+    return state.game
+
   def observation_spec(self) -> specs.Array:
     return self.core.observation_spec()
 

@@ -383,8 +383,8 @@ def evaluate(policy: Any, episodes: int = 100, env: Optional[str] = None,
   """Plays `episodes` episodes with `policy` (a `Policy`, a `Run` or a
   workdir: its newest checkpoint) on `env` (default: the game it trained
   on, with its settings; `env_config` changes them), acting by `protocol`
-  ('greedy', 'sampled', 'epsilon_greedy' with `epsilon`), seeded by
-  `seed`. Returns each episode's return and length (`Episodes`).
+  ('greedy', 'sampled', 'epsilon_greedy' with `epsilon`, or 'search' for
+  an agent that searches), seeded by `seed`. Returns each episode's return and length (`Episodes`).
 
   Raises:
     UsageError: a bad argument (named, with what is valid), before any

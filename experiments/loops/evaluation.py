@@ -12,7 +12,10 @@ The protocol (`Protocol`) says how the policy acts: `greedy` (the most
 probable legal action, or the deterministic continuous one: what the
 exported model does), `sampled` (drawn from the policy's probabilities)
 or `epsilon_greedy` (a uniform legal action with probability ε, else
-greedy: the value agents' usual evaluation). Its random draws come from
+greedy: the value agents' usual evaluation), or for an agent that searches
+`search` (the move its search picks, without exploration:
+`Agent.play_with_search`; AlphaZero's searches from the core's states, so
+only where there is a core). Its random draws come from
 the evaluation stream's key, by episode and step, so every loop draws
 alike; each evaluation reports whether all its episodes were identical
 (a deterministic game under a greedy policy).
@@ -34,7 +37,7 @@ from environments import functional
 from environments import specs
 
 
-PROTOCOLS = ('greedy', 'sampled', 'epsilon_greedy')
+PROTOCOLS = ('greedy', 'sampled', 'epsilon_greedy', 'search')
 # A two-player game's shares of games (`evaluate_core`'s `outcomes`).
 OUTCOMES = ('won', 'drawn', 'lost')
 # Folded into an evaluation stream's key for the policy's own draws.
@@ -97,18 +100,41 @@ def protocol_step(agent: agent_lib.Agent,
                   protocol: Protocol, params: agent_lib.Params,
                   observations: jax.Array, keys: jax.Array,
                   first: Optional[jax.Array] = None,
-                  state: agent_lib.RecurrentState = ()
+                  state: agent_lib.RecurrentState = (),
+                  model_states: Any = None
                  ) -> Tuple[jax.Array, agent_lib.RecurrentState]:
   """`(actions [N], state)` of `protocol` for `[N, ...]` observations
   (`keys`: `step_keys`; unused when greedy); a recurrent agent's state is
-  threaded, `first` flagging the episodes' first steps."""
+  threaded, `first` flagging the episodes' first steps. `model_states`:
+  the environments' states in the agent's model, for the `search`
+  protocol (None where the loop has none)."""
   observations = jnp.asarray(observations)
+  if protocol.policy == 'search':
+    return _searched(agent, params, observations, keys, model_states), state
   if first is None:
     first = jnp.zeros(observations.shape[0], bool)
   outputs, state = agent_lib.deployable_with_state(agent, params,
                                                    observations, first, state)
   return _protocol_choice(environment_spec, protocol, outputs, observations,
                           keys), state
+
+
+def _searched(agent: agent_lib.Agent, params: agent_lib.Params,
+              observations: jax.Array, keys: jax.Array,
+              model_states: Any) -> jax.Array:
+  """`[N]` moves of the agent's search, one search per observation with
+  its own key (as the compiled loop's acting does)."""
+  if agent.play_with_search is None:
+    raise ValueError('The search protocol plays an agent\'s search; this '
+                     'agent does not search.')
+  batch = lambda tree: jax.tree.map(lambda x: x[None], tree)
+
+  def one(key, observation, model_state):
+    return agent.play_with_search(params, key, observation[None],
+                                  batch(model_state))[0]
+
+  return jax.vmap(one, in_axes=(0, 0, None if model_states is None else 0))(
+      keys, observations, model_states)
 
 
 def _protocol_choice(environment_spec: specs.EnvironmentSpec,
@@ -171,12 +197,17 @@ def core_episodes(core: functional.FunctionalEnvironment,
   states, first = jax.vmap(core.reset)(keys)
   draws = policy_key(env_key)
 
+  # The states the agent's search steps from (a game against an opponent
+  # keeps the game's own inside its state).
+  model_state = getattr(core, 'model_state', lambda states: states)
+
   def body(carry):
     t, states, observations, done, returns, lengths, core_states = carry
     actions, core_states = protocol_step(
         agent, environment_spec, protocol, params, observations,
         step_keys(draws, episodes, jnp.full_like(episodes, t)),
-        jnp.full(num_episodes, t == 0), core_states)
+        jnp.full(num_episodes, t == 0), core_states,
+        model_state(states) if protocol.policy == 'search' else None)
     new_states, timesteps = jax.vmap(core.step)(states, actions)
     live = ~done
     keep = lambda a, b: jnp.where(

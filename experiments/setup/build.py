@@ -13,6 +13,7 @@ import jax
 
 from agents import agent as agent_lib
 from agents import registry as agent_registry
+from agents import search as search_lib
 from environments import dm_env_wrapper
 from environments import registry as env_registry
 from environments import specs
@@ -122,6 +123,8 @@ def protocol_refusal(config: config_lib.ExperimentConfig,
   environment of `spec` (None: it can)."""
   if policy == 'greedy':
     return None
+  if policy == 'search':
+    return _search_refusal(config)
   if spec.is_continuous:
     return (f'{config.env} has continuous actions, whose exported policy '
             f'is deterministic')
@@ -129,6 +132,21 @@ def protocol_refusal(config: config_lib.ExperimentConfig,
       config.agent_entry.network_kind in network_registry.Q_KINDS):
     return (f'{config.agent_entry.title} acts by its Q-values, with no '
             f'probabilities to sample (use epsilon_greedy)')
+  return None
+
+
+def _search_refusal(config: config_lib.ExperimentConfig) -> Optional[str]:
+  """Why the agent of `config` cannot play by its search there (None: it
+  can)."""
+  agent = config.agent_entry
+  if not issubclass(agent.config_class, search_lib.SearchSettings):
+    searching = [n for n in agent_registry.names() if issubclass(
+        agent_registry.get(n).config_class, search_lib.SearchSettings)]
+    return (f'{agent.title} does not search; the search protocol plays the '
+            f'search of {", ".join(searching)}')
+  if agent.plans and not config.environment.has_core:
+    return (f'{agent.title} searches with the game\'s JAX step, and '
+            f'{config.env} has none')
   return None
 
 

@@ -1,5 +1,7 @@
 """Tests for agents/alphazero.py."""
 
+import functools
+
 from absl.testing import absltest
 import jax
 import jax.numpy as jnp
@@ -28,7 +30,8 @@ class ConfigTest(absltest.TestCase):
         (dict(search='mcts'), 'gumbel'),
         (dict(random_moves=1.5), 'random_moves'),
         (dict(n_step=0), 'n_step'),
-        (dict(num_minibatches=3), 'num_minibatches')):
+        (dict(num_minibatches=3), 'num_minibatches'),
+        (dict(sampled_states=0), 'sampled_states')):
       with self.assertRaisesRegex(ValueError, message):
         registry.make_config('alphazero', **overrides)
 
@@ -118,6 +121,61 @@ class SearchTest(absltest.TestCase):
     self.assertEqual(int(policy.argmax()), cells[-1])
     self.assertGreater(policy[cells[-1]], 0.25)
     self.assertEqual(board[int(actions[0])], 0.0)  # An untried cell.
+
+  def test_play_by_search_wins_and_blocks_whatever_the_key(self):
+    # Without root noise or random moves the search's move is its own
+    # choice: the win (0 3 1 4: at 2) and the forced block (0 4 1: at 2)
+    # under every key.
+    core, spec = _tic_tac_toe()
+    positions = []
+    for moves in ((0, 3, 1, 4), (0, 4, 1)):
+      state, timestep = core.reset(jax.random.PRNGKey(3))
+      for move in moves:
+        state, timestep = core.step(state, move)
+      positions.append((state, timestep.observation))
+    states, observations = jax.tree.map(lambda *x: jnp.stack(x), *positions)
+    for search in search_lib.SEARCHES:
+      config = registry.make_config('alphazero', num_simulations=32,
+                                    search=search, random_moves=0.5)
+      agent = registry.make_agent('alphazero', config, spec, model=core)
+      params = jax.tree.map(jnp.zeros_like, agent.actor_params(
+          agent.init(jax.random.PRNGKey(0))))
+      play = jax.jit(jax.vmap(functools.partial(
+          agent.play_with_search, params, observations=observations,
+          states=states)))
+      actions = play(jax.random.split(jax.random.PRNGKey(5), 8))
+      np.testing.assert_array_equal(actions, 2, err_msg=search)
+    with self.assertRaisesRegex(ValueError, 'has none'):
+      agent.play_with_search(params, jax.random.PRNGKey(0), observations,
+                             None)
+
+  def test_sampled_states_average_their_searches(self):
+    # On the empty board each search, over its own drawn plane, is sharp
+    # on that plane's cells; the mean of 16 spreads over more cells, and
+    # the move played by search is an untried cell.
+    env = env_registry.resolve('plane_strike')
+    core = env.core()
+    spec = specs.make_environment_spec(env.environment())
+    observation = jnp.zeros((1, 8, 8), jnp.float32)
+    state = jax.tree.map(lambda x: x[None], core.reset(
+        jax.random.PRNGKey(0))[0])
+    weights = {}
+    for draws in (1, 16):
+      config = registry.make_config('alphazero', num_simulations=16,
+                                    sampled_states=draws)
+      agent = registry.make_agent('alphazero', config, spec, model=core)
+      params = jax.tree.map(jnp.zeros_like, agent.actor_params(
+          agent.init(jax.random.PRNGKey(0))))
+      _, extras = jax.jit(agent.planning.act)(
+          params, jax.random.PRNGKey(1), observation, state)
+      weights[draws] = np.asarray(extras['search_policy'][0])
+      self.assertAlmostEqual(float(weights[draws].sum()), 1.0, places=5)
+    move = agent.play_with_search(params, jax.random.PRNGKey(2),
+                                  observation, state)
+    self.assertEqual(move.shape, (1,))
+    spread = lambda w: int(np.sum(w > 0.02))
+    self.assertGreater(spread(weights[16]), 4 * spread(weights[1]))
+    self.assertLess(weights[16].max(), weights[1].max() / 2)
 
   def test_n_step_targets_are_refused_over_sampled_states(self):
     env = env_registry.resolve('plane_strike')

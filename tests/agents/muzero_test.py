@@ -157,6 +157,17 @@ class AgentTest(absltest.TestCase):
     probabilities = agent.deployable_policy(params, observations)
     self.assertEqual(float(probabilities[:, :8].sum()), 0.0)
 
+  def test_play_by_search_needs_no_states_and_draws_nothing(self):
+    spec, agent = self._agent('plane_strike', random_moves=0.5)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    observations = jnp.zeros((2,) + spec.observations.shape,
+                             spec.observations.dtype).at[:, 0, :].set(-1)
+    play = jax.jit(jax.vmap(lambda key: agent.play_with_search(
+        params, key, observations, None)))
+    actions = np.asarray(play(jax.random.split(jax.random.PRNGKey(1), 6)))
+    self.assertTrue((actions >= 8).all())  # Row 0 is tried.
+    np.testing.assert_array_equal(actions, actions[:1].repeat(6, 0))
+
   def test_the_model_learns_rewards_that_follow_the_actions(self):
     # The reward is 1 for action 2, else 0: the dynamics must learn it
     # from the action alone.

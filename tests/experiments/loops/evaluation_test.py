@@ -79,6 +79,38 @@ class EvaluationTest(absltest.TestCase):
                                      spec, params, jax.random.PRNGKey(1), 8)
     self.assertNotIn('won', plain)
 
+  def test_search_protocol_plays_the_search_from_the_games_states(self):
+    # AlphaZero's search sees the game's own state inside the game against
+    # the opponent; a network of zeros searching 32 simulations wins most
+    # games of tic-tac-toe against random play, its greedy policy (the
+    # first legal cell) far fewer.
+    core = pgx_adapter.make_core('tic_tac_toe', opponent='random')
+    spec = specs.make_environment_spec(dm_env_wrapper.DmEnvironment(core))
+    agent = registry.make_agent(
+        'alphazero', registry.make_config('alphazero', num_simulations=32),
+        spec, model=core)
+    params = jax.tree.map(np.zeros_like, agent.actor_params(
+        agent.init(jax.random.PRNGKey(0))))
+    versus = two_player.evaluation_core(core)
+    won = {}
+    for policy in ('greedy', 'search'):
+      got = jax.jit(lambda p, k, policy=policy: evaluation.evaluate_core(
+          versus, agent, spec, p, k, 32, evaluation.Protocol(policy),
+          outcomes=True))(params, jax.random.PRNGKey(1))
+      won[policy] = float(got['won'])
+    self.assertGreater(won['search'], 0.7)
+    self.assertGreater(won['search'], won['greedy'] + 0.2)
+
+  def test_search_protocol_refuses_an_agent_that_does_not_search(self):
+    env = plane_strike.make_environment()
+    agent = self._agent(env)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    with self.assertRaisesRegex(ValueError, 'does not search'):
+      evaluation.protocol_step(agent, specs.make_environment_spec(env),
+                               evaluation.Protocol('search'), params,
+                               np.zeros((1, 8, 8), np.float32),
+                               jax.random.split(jax.random.PRNGKey(0), 1))
+
   def test_episodes_side_by_side_are_the_episodes_one_by_one(self):
     env = env_registry.make_environment('catch')
     agent = self._agent(env)

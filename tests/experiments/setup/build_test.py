@@ -160,6 +160,16 @@ class PlayersAndPlanningTest(absltest.TestCase):
     for env in ('gymnax:CartPole-v1', 'gymnax:Breakout-MinAtar'):
       self.assertIsNone(build_lib.planning_refusal('alphazero', env))
 
+  def test_the_search_protocol_is_for_agents_that_search(self):
+    message = self._refusal(agent='ppo', env='catch', eval_policy='search')
+    self.assertIn('--eval_policy=search: PPO does not search', message)
+    self.assertIn('alphazero, muzero', message)
+    for agent, loop in (('alphazero', 'compiled'), ('muzero', 'python')):
+      built = build_lib.build(config_lib.ExperimentConfig(
+          agent=agent, env='catch', loop=loop, num_steps=1024,
+          eval_policy='search', export_tflite=False))
+      self.assertIsNotNone(built.agent.play_with_search)
+
   def test_alphazero_builds_with_its_model(self):
     built = build_lib.build(config_lib.ExperimentConfig(
         agent='alphazero', env='pgx:tic_tac_toe', num_steps=1024,
