@@ -223,23 +223,22 @@ def make_agent(config: AlphaZeroConfig,
     return state, dict(metrics, search_value=jnp.mean(
         trajectory.extras[search_lib.SEARCH_VALUE]))
 
-  planning = play_with_search = None
-  if model is not None:
-    planning = agent_lib.Planning(
-        search_policy(config, environment_spec, network, model))
-    searched = search_policy(config, environment_spec, network, model,
-                             deterministic=True)
+  planning = None if model is None else agent_lib.Planning(
+      search_policy(config, environment_spec, network, model))
+  searched = None if model is None else search_policy(
+      config, environment_spec, network, model, deterministic=True)
 
-    def play_with_search(params, key, observations, states):
-      if states is None:
-        raise ValueError('AlphaZero plays by searching from the game\'s '
-                         'states: this evaluation has none (a game without '
-                         'a JAX core).')
-      return searched(params, key, observations, states)[0]
+  def play_with_search(params, key, observations, states):
+    if states is None:
+      raise ValueError('AlphaZero plays by searching from the game\'s '
+                       'states: this evaluation has none (a game without '
+                       'a JAX core).')
+    return searched(params, key, observations, states)[0]
   return agent_lib.Agent(
       init=on_policy.init_state(network, environment_spec, optimizer),
       actor_params=lambda state: state.params, act=_refuse_without_states,
       update=update, deployable_policy=policy.head.deployable_policy,
       data=agent_lib.DataRequirements(batch_size=config.batch_size,
                                       unroll_length=config.unroll_length),
-      planning=planning, play_with_search=play_with_search)
+      planning=planning,
+      play_with_search=None if model is None else play_with_search)

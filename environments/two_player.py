@@ -23,7 +23,7 @@ so it moves first in about half of them.
 """
 
 import re
-from typing import Any, Callable, NamedTuple, Tuple
+from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import dm_env
 from dm_env import specs
@@ -86,10 +86,14 @@ class Versus:
   (its own move's, less the opponent's). Observations are the agent's.
   """
 
-  def __init__(self, core: Any, opponent: str):
+  def __init__(self, core: Any, opponent: str,
+               policy: Optional[Callable[[jax.Array, Any, jax.Array],
+                                         jax.Array]] = None):
+    """`opponent`: the opponent's name (`check_opponent`'s, or any name
+    for a given `policy`, `(key, game state, observation) -> action`)."""
     self.core = core
     self.opponent = opponent
-    self._policy = opponent_policy(core, opponent)
+    self._policy = policy or opponent_policy(core, opponent)
     if hasattr(core, 'legal_actions'):
       self.legal_actions = core.legal_actions
 

@@ -62,13 +62,15 @@ class Resumed(NamedTuple):
 
 def restore(loop: interface.TrainingLoop,
             checkpointer: checkpointing.Checkpointer,
-            set_aside_damaged: bool = False) -> Optional[Resumed]:
+            set_aside_damaged: bool = False,
+            step: Optional[int] = None) -> Optional[Resumed]:
   """Restores `loop` from the newest checkpoint that restores (with a
   warning naming a damaged newer one, which the workdir's lock holder,
-  `set_aside_damaged`, moves aside); None when there is none yet."""
-  restored = checkpointer.restore_latest(
-      {'loop': loop.state, 'wall_seconds': np.zeros((), np.float64)},
-      set_aside_damaged)
+  `set_aside_damaged`, moves aside), or from checkpoint `step`; None when
+  there is none yet."""
+  template = {'loop': loop.state, 'wall_seconds': np.zeros((), np.float64)}
+  restored = (checkpointer.restore_latest(template, set_aside_damaged)
+              if step is None else checkpointer.restore_step(step, template))
   if restored is None:
     return None
   host = restored.host or {}
@@ -81,15 +83,16 @@ def restore(loop: interface.TrainingLoop,
                  dict(host.get('time_account', {})))
 
 
-def restored_loop(built: build_lib.Built,
-                  workdir: str) -> Optional[interface.TrainingLoop]:
-  """The run's loop at `workdir`'s newest checkpoint; None before the first
-  checkpoint."""
+def restored_loop(built: build_lib.Built, workdir: str,
+                  step: Optional[int] = None
+                 ) -> Optional[interface.TrainingLoop]:
+  """The run's loop at `workdir`'s newest checkpoint (or checkpoint
+  `step`); None before the first checkpoint."""
   loop = build_lib.make_loop(built)
   checkpointer = checkpointing.Checkpointer(
       workdir_lib.checkpoint_directory(workdir))
   try:
-    return None if restore(loop, checkpointer) is None else loop
+    return None if restore(loop, checkpointer, step=step) is None else loop
   finally:
     checkpointer.close()
 
@@ -179,7 +182,8 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
   checked_seconds = _check_initial_params(config, loop)
   workdir_lib.prepare(config, workdir)
   checkpointer = checkpointing.Checkpointer(
-      workdir_lib.checkpoint_directory(workdir))
+      workdir_lib.checkpoint_directory(workdir),
+      max_to_keep=config.keep_checkpoints or None)
   try:
     resumed = restore(loop, checkpointer, set_aside_damaged=writes)
     if announce:

@@ -93,6 +93,9 @@ class ExperimentConfig:
     checkpoint_every_seconds: also checkpoint once this much wall time has
       passed since the last checkpoint, and after the first stretch of
       training, so that a killed run loses at most about this much work.
+    keep_checkpoints: how many of the newest checkpoints a run keeps; 0:
+      every one (an Elo ladder plays them against each other,
+      `experiments.ladder`).
     max_abs_param: the divergence guard's limit on |actor parameter|
       (`driver.divergence`); None checks only that numbers stay finite.
     export_tflite: export and verify a TFLite policy at the end.
@@ -152,6 +155,7 @@ class ExperimentConfig:
   log_every_steps: Optional[int] = None
   checkpoint_every_updates: Optional[int] = None
   checkpoint_every_seconds: float = 60.0
+  keep_checkpoints: int = 2
   max_abs_param: Optional[float] = 1e6
   export_tflite: bool = True
   loop: Optional[str] = None
@@ -202,6 +206,11 @@ class ExperimentConfig:
       lowest = 0 if name in INTERVAL_KEYS else 1
       if value is not None and value < lowest:
         raise ValueError(f'{name} must be >= {lowest}; got {value}.')
+    if (isinstance(self.keep_checkpoints, bool) or
+        not isinstance(self.keep_checkpoints, int) or
+        self.keep_checkpoints < 0):
+      raise ValueError(f'keep_checkpoints must be an integer >= 0 (0: '
+                       f'every one); got {self.keep_checkpoints!r}.')
     if not (isinstance(self.checkpoint_every_seconds, (int, float)) and
             0 < self.checkpoint_every_seconds < float('inf')):
       raise ValueError(f'checkpoint_every_seconds must be a finite number '

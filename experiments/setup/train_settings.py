@@ -154,6 +154,10 @@ class TrainSettings:
   checkpoint_every_updates: Optional[int] = _setting(
       None, 'Also checkpoint every this many updates (default: by wall time '
       'only, --checkpoint_every_seconds).', lower=1)
+  keep_checkpoints: int = _setting(
+      _DEFAULTS.keep_checkpoints, 'How many of the newest checkpoints to '
+      'keep (0: every one, e.g. for an Elo ladder of them: python -m '
+      'experiments.ladder).', lower=0)
   wandb_project: Optional[str] = _setting(
       None, 'Also log to this Weights & Biases project (needs the wandb '
       'extra: pip install -e \'.[wandb]\').')
@@ -308,6 +312,7 @@ def _config(settings: TrainSettings, agent_config: Any,
       devices_per_seed=settings.devices_per_seed,
       updates_per_chunk=settings.updates_per_chunk,
       checkpoint_every_updates=settings.checkpoint_every_updates,
+      keep_checkpoints=settings.keep_checkpoints,
       checkpoint_every_seconds=settings.checkpoint_every_seconds,
       max_abs_param=settings.max_abs_param or None,
       imports=tuple(user_modules.normalise(entry)

@@ -118,7 +118,8 @@ def remove_unfinished(directory: str) -> List[str]:
 class Checkpointer:
   """Saves and restores `(state, host)` checkpoints named by integer steps."""
 
-  def __init__(self, directory: str, max_to_keep: int = 2):
+  def __init__(self, directory: str, max_to_keep: Optional[int] = 2):
+    """`max_to_keep`: the newest checkpoints kept (None: every one)."""
     self._directory = os.path.abspath(directory)
     self._max_to_keep = max_to_keep
     self._failed = False  # A save failed: closing may repeat its error.
@@ -194,6 +195,18 @@ class Checkpointer:
 
   def latest_step(self) -> Optional[int]:
     return self._manager.latest_step()
+
+  def steps(self) -> List[int]:
+    """The steps of the checkpoints on disk, oldest first."""
+    with self._locked(False):
+      self._manager.reload()
+      return sorted(self._manager.all_steps())
+
+  def restore_step(self, step: int, template: Any) -> Restored:
+    """Checkpoint `step`, shaped like `template` (`steps` lists them)."""
+    with self._locked(False), orbax_calls.OrbaxCall(
+        f'reading checkpoint {step} in {self._directory}'):
+      return self._restore(step, template)
 
   # The host item is unpickled: restore only workdirs you trust (as with
   # any pickle), e.g. your own runs.

@@ -62,6 +62,13 @@ class ExperimentConfigTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, name):
       config_lib.ExperimentConfig(**{name: 0})
 
+  def test_keep_checkpoints_is_a_count_or_zero_for_every_one(self):
+    config_lib.ExperimentConfig(keep_checkpoints=0)
+    for bad in (-1, 1.5, True):
+      with self.assertRaisesRegex(ValueError,
+                                  'keep_checkpoints must be an integer >= 0'):
+        config_lib.ExperimentConfig(keep_checkpoints=bad)
+
   @parameterized.parameters(*config_lib.INTERVAL_KEYS)
   def test_negative_intervals_are_named(self, name):
     with self.assertRaisesRegex(ValueError, f'{name} must be >= 0'):
