@@ -62,7 +62,9 @@ DEFAULT_MAX_STEPS = 1000
 # Games that always end within this many moves: their episodes are
 # bounded by it (a larger `max_steps` changes nothing), so that buffers and
 # the default number of evaluation episodes follow the real length.
-GAME_LENGTHS = {'tic_tac_toe': 9, 'connect_four': 42}
+GAME_LENGTHS = {'tic_tac_toe': 9, 'connect_four': 42,
+                # 60 discs, at most one pass between two of them.
+                'othello': 120}
 
 # Single-agent games of pgx 2.6 (`num_players == 1`), for error messages;
 # whether an id is accepted is decided by its own `num_players`.
@@ -75,7 +77,7 @@ TWO_PLAYER_IDS = ('animal_shogi', 'backgammon', 'chess', 'connect_four',
                   'gardner_chess', 'go_9x9', 'go_19x19', 'hex',
                   'kuhn_poker', 'leduc_holdem', 'othello', 'shogi',
                   'tic_tac_toe')
-PLAYABLE_TWO_PLAYER_IDS = ('connect_four', 'tic_tac_toe')
+PLAYABLE_TWO_PLAYER_IDS = ('connect_four', 'othello', 'tic_tac_toe')
 
 # Packages that provide pgx games outside pgx itself, by id prefix.
 _EXTRA_PACKAGES = {'minatar-': 'pgx-minatar'}
@@ -121,10 +123,44 @@ def _legal_actions_connect_four(observation: jax.Array) -> jax.Array:
   return masks | ~jnp.any(masks, axis=-1, keepdims=True)
 
 
+# Othello's eight directions (rows, columns).
+_DIRECTIONS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                    if (dr, dc) != (0, 0))
+
+
+def _shifted(board: jax.Array, dr: int, dc: int) -> jax.Array:
+  """`[..., 8, 8]` `board` moved by (dr, dc): what was at (r, c) is at
+  (r + dr, c + dc); what moves in from off the board is False."""
+  padded = jnp.pad(board, [(0, 0)] * (board.ndim - 2) + [(1, 1), (1, 1)])
+  rows, columns = board.shape[-2:]
+  return padded[..., 1 - dr:1 - dr + rows, 1 - dc:1 - dc + columns]
+
+
+def _legal_actions_othello(observation: jax.Array) -> jax.Array:
+  """Othello's legal moves from `[..., 8, 8, 2]` boards (the mover's
+  discs, the opponent's): the empty cells that close a line of the
+  opponent's discs against one of the mover's, in any of 8 directions
+  (actions 0-63, row by row), and the pass (action 64) when there is no
+  such cell."""
+  mine, theirs = observation[..., 0] > 0.5, observation[..., 1] > 0.5
+  empty = ~(mine | theirs)
+  legal = jnp.zeros_like(empty)
+  for dr, dc in _DIRECTIONS:
+    # The opponent's discs in an unbroken line from one of the mover's.
+    line = _shifted(mine, dr, dc) & theirs
+    for _ in range(5):
+      line = line | (_shifted(line, dr, dc) & theirs)
+    legal = legal | (_shifted(line, dr, dc) & empty)
+  cells = legal.reshape(observation.shape[:-3] + (64,))
+  return jnp.concatenate(
+      [cells, ~jnp.any(cells, axis=-1, keepdims=True)], axis=-1)
+
+
 # id -> legal moves as a pure function of observations `[..., *shape]`.
 LEGAL_ACTIONS: Dict[str, Callable[[jax.Array], jax.Array]] = {
     '2048': _legal_actions_2048,
     'connect_four': _legal_actions_connect_four,
+    'othello': _legal_actions_othello,
     'tic_tac_toe': _legal_actions_tic_tac_toe,
 }
 

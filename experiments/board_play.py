@@ -60,7 +60,8 @@ class Layout:
             f'1-{self.rows}, e.g. B2 (q quits)')
 
 
-# The games played here (`pgx_adapter.PLAYABLE_TWO_PLAYER_IDS`).
+# The games a person plays here: `pgx_adapter.PLAYABLE_TWO_PLAYER_IDS` but
+# othello (whose passes this board does not offer yet).
 LAYOUTS: Dict[str, Layout] = {
     'tic_tac_toe': Layout(rows=3, columns=3, drop=False),
     'connect_four': Layout(rows=6, columns=7, drop=True),

@@ -267,10 +267,12 @@ class TwoPlayerTest(absltest.TestCase):
     self.assertEqual(int(timestep.step_type), int(dm_env.StepType.LAST))
 
   def test_legal_actions_from_observations_match_pgx_masks(self):
-    for env_id in ('tic_tac_toe', 'connect_four'):
+    # Whole games of othello (60 discs and the passes between them).
+    for env_id, moves in (('tic_tac_toe', 12), ('connect_four', 12),
+                          ('othello', 72)):
       core = pgx_adapter.make_core(env_id)
 
-      def play(key, core=core):
+      def play(key, core=core, moves=moves):
         state, timestep = core.reset(key)
 
         def move(carry, key):
@@ -282,18 +284,18 @@ class TwoPlayerTest(absltest.TestCase):
           return core.step(state, action), same | ended | ~jnp.any(mask)
 
         _, same = jax.lax.scan(move, (state, timestep),
-                               jax.random.split(key, 12))
+                               jax.random.split(key, moves))
         return same
 
       same = jax.vmap(play)(jax.random.split(jax.random.PRNGKey(1), 32))
       self.assertTrue(np.all(same), env_id)
 
   def test_two_player_games_without_legal_moves_from_observations(self):
-    for env_id in ('othello', 'kuhn_poker'):
+    for env_id in ('animal_shogi', 'kuhn_poker'):
       with self.assertRaisesRegex(
           ValueError, f'pgx:{env_id} is a two-player game whose legal moves '
           'cannot yet be read.*Two-player games here: connect_four, '
-          'tic_tac_toe'):
+          'othello, tic_tac_toe'):
         pgx_adapter.make_core(env_id)
 
   def test_an_opponent_is_for_two_player_games(self):
