@@ -379,12 +379,16 @@ def load_policy(workdir: str,
 def evaluate(policy: Any, episodes: int = 100, env: Optional[str] = None,
              env_config: Optional[Dict[str, Any]] = None,
              protocol: str = 'greedy', epsilon: float = 0.0,
-             seed: int = 0) -> trained_policy.Episodes:
+             seed: int = 0,
+             search: Optional[Dict[str, Any]] = None
+            ) -> trained_policy.Episodes:
   """Plays `episodes` episodes with `policy` (a `Policy`, a `Run` or a
   workdir: its newest checkpoint) on `env` (default: the game it trained
   on, with its settings; `env_config` changes them), acting by `protocol`
   ('greedy', 'sampled', 'epsilon_greedy' with `epsilon`, or 'search' for
-  an agent that searches), seeded by `seed`. Returns each episode's return and length (`Episodes`).
+  an agent that searches, with `search` changing the search's settings
+  from the run's, e.g. `{'num_simulations': 128}`), seeded by `seed`.
+  Returns each episode's return and length (`Episodes`).
 
   Raises:
     UsageError: a bad argument (named, with what is valid), before any
@@ -397,4 +401,4 @@ def evaluate(policy: Any, episodes: int = 100, env: Optional[str] = None,
   # `play` refuses bad arguments (UsageError) before any episode; a
   # failure while playing is not bad input.
   return trained_policy.play(policy, episodes, env, env_config, protocol,
-                             epsilon, seed)
+                             epsilon, seed, search)

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents import agent as agent_lib
+from agents import search as search_lib
 from environments import registry as env_registry
 from environments import specs
 from environments import two_player
@@ -174,11 +175,14 @@ class Episodes:
 def play(policy: Policy, episodes: int, env: Optional[str] = None,
          env_config: Optional[Mapping[str, Any]] = None,
          protocol: str = 'greedy', epsilon: float = 0.0,
-         seed: int = 0) -> Episodes:
+         seed: int = 0,
+         search: Optional[Mapping[str, Any]] = None) -> Episodes:
   """`policy`'s `episodes` episodes of `env` (default: the run's own, with
   its settings; `env_config` overrides them), acted by `protocol`
   (`evaluation.PROTOCOLS`) and seeded by `seed` (episode j of seed s is
-  the one a `DmEnvironment` seeded s plays j-th). On a game with a JAX
+  the one a `DmEnvironment` seeded s plays j-th). `search`: for the
+  `search` protocol, settings of the agent's search that differ from the
+  run's (`with_search`). On a game with a JAX
   core every episode plays at once under jit; otherwise one after another
   through its `dm_env`.
 
@@ -197,6 +201,11 @@ def play(policy: Policy, episodes: int, env: Optional[str] = None,
   if not 0.0 <= epsilon <= 1.0:
     raise UsageError(f'epsilon must be between 0 and 1; got {epsilon!r}.')
   protocol_ = evaluation.Protocol(protocol, epsilon)
+  if search:
+    if protocol != 'search':
+      raise UsageError(f'search={dict(search)!r} sets how the search '
+                       f'plays: use it with protocol=\'search\'.')
+    policy = with_search(policy, search)
   config = policy.built.config
   try:
     if env is not None:
@@ -237,6 +246,37 @@ def play(policy: Policy, episodes: int, env: Optional[str] = None,
   return Episodes(config.env, evaluation.describe(protocol_),
                   np.asarray(returns, np.float32),
                   np.asarray(lengths, np.int32))
+
+
+def with_search(policy: Policy, settings: Mapping[str, Any]) -> Policy:
+  """`policy` searching with `settings` (its agent's search settings,
+  `agents.search.SearchSettings`, and AlphaZero's `sampled_states`) in
+  place of the run's: the same parameters, another search.
+
+  Raises:
+    UsageError: an agent that does not search, a key that is not one of
+      its search settings (the valid ones listed), or a bad value.
+  """
+  agent_config = policy.built.config.agent_config
+  if not isinstance(agent_config, search_lib.SearchSettings):
+    raise UsageError(f'search: {policy.built.config.agent} does not search.')
+  valid = sorted(
+      f.name for f in dataclasses.fields(agent_config)
+      if f.name in {g.name for g in dataclasses.fields(
+          search_lib.SearchSettings)} | {'sampled_states'})
+  unknown = sorted(set(settings) - set(valid))
+  if unknown:
+    raise UsageError(f'search: {", ".join(map(repr, unknown))} not a '
+                     f'search setting of {policy.built.config.agent}; '
+                     f'valid: {", ".join(valid)}.')
+  try:
+    config = dataclasses.replace(
+        policy.built.config,
+        agent_config=dataclasses.replace(agent_config, **settings))
+    built = build_lib.build(config)
+  except ValueError as e:
+    raise UsageError(f'search: {e}') from e
+  return Policy(built, policy.params)
 
 
 def _shown(spec: specs.EnvironmentSpec) -> str:
