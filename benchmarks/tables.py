@@ -127,6 +127,8 @@ TABLES: Dict[str, Table] = {
                         ('alphazero_catch_learning.json',)),
     'alphazero_tic_tac_toe': (planning_tables.alphazero_tic_tac_toe,
                               ('alphazero_tic_tac_toe_learning.json',)),
+    'alphazero_connect_four': (planning_tables.alphazero_connect_four,
+                               ('alphazero_connect_four_learning.json',)),
     'alphazero_plane_strike': (planning_tables.alphazero_plane_strike,
                                ('alphazero_plane_strike_learning.json',)),
     'muzero': (planning_tables.muzero_learning,

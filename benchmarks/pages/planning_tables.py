@@ -1,6 +1,6 @@
 """The tables of the planning agents in docs/benchmarks/learning.md:
-AlphaZero (Catch, tic-tac-toe against a perfect player, Plane Strike by
-posterior sampling) and MuZero beside PPO."""
+AlphaZero (Catch, tic-tac-toe against a perfect player, connect four
+against MCTS, Plane Strike by posterior sampling) and MuZero beside PPO."""
 
 from typing import List
 
@@ -38,6 +38,32 @@ def alphazero_tic_tac_toe() -> List[str]:
                    f'{data["alphazero_tic_tac_toe"][0]["games"]} games',
                    'positions met against every perfect line',
                    'suboptimal moves there'], rows)
+
+
+def alphazero_connect_four() -> List[str]:
+  """Each seed of `benchmarks.connect_four`: games against mcts-200 by
+  search and by the network alone, and the score (won + ½ drawn)."""
+  data = md.load('alphazero_connect_four_learning.json')
+  seeds = data['alphazero_connect_four']
+  ways = ('search', 'deep_search', 'greedy')
+  rows = []
+  for seed in seeds:
+    rows.append([str(seed['seed'])] + [
+        f'{seed[way]["won"]} / {seed[way]["drawn"]} / {seed[way]["lost"]}'
+        f' — **{_score(seed[way]["score"])}**' for way in ways])
+  rows.append(['median'] + [
+      f'**{_score(md.median([s[way]["score"] for s in seeds]))}**'
+      for way in ways])
+  games = seeds[0]['search']['games']
+  simulations = data['settings']['agent_config']['num_simulations']
+  return md.table(['seed', f'by search, {simulations} simulations (as '
+                   f'trained): won / drawn / lost of {games} games — score',
+                   f'by search, {data["deep_simulations"]} simulations',
+                   'greedy (the network alone, as exported)'], rows)
+
+
+def _score(share: float) -> str:
+  return f'{100 * share:.1f}%'
 
 
 def _board(cells: List[int]) -> str:
