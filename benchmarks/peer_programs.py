@@ -1,8 +1,9 @@
 """Times a peer's training program; run by `benchmarks.peers`.
 
 Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
-`.venv-peers`), never the project's: it imports PureJaxRL, rejax or SBX,
-never this project. Prints one JSON line:
+`.venv-peers`), never the project's: it imports PureJaxRL, purejaxql,
+rejax, SBX or pgx's AlphaZero example, never this project. Prints one
+JSON line:
 
   python benchmarks/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
   python benchmarks/peer_programs.py purejaxql_pqn_rnn --source=DIR --settings=JSON
@@ -12,13 +13,18 @@ never this project. Prints one JSON line:
   python benchmarks/peer_programs.py purejaxrl_script --source=DIR
   python benchmarks/peer_programs.py rejax --algorithm=ppo --settings=JSON [--num_seeds=16]
   python benchmarks/peer_programs.py sbx --algorithm=ppo --settings=JSON
+  python benchmarks/peer_programs.py pgx_alphazero --source=DIR --settings=JSON --iterations=K
 
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
 `pqn_minatar.py`), `purejaxql_pqn_rnn` (its `pqn_rnn_gymnax.py`) and
 `rejax` compile the program for one seed, then run it
 once: compile and training seconds apart, as our suites report them.
 `purejaxrl_ppo_seeds` runs seeds vmapped in one program for their learning
-results. `purejaxrl_script` runs PureJaxRL's `ppo.py` as its author ships it (its
+results. `pgx_alphazero` runs the iterations of pgx's
+`examples/alphazero/train.py` (self-play, targets, training minibatches)
+with its network replaced by our MLP actor-critic: two to compile, then
+`--iterations` timed (`benchmarks/pgx_alphazero_program.py`).
+`purejaxrl_script` runs PureJaxRL's `ppo.py` as its author ships it (its
 `__main__`, printing muted), for the whole script's peak memory; the caller
 times the process.
 """
@@ -26,6 +32,7 @@ times the process.
 import argparse
 import io
 import contextlib
+import importlib.util
 from importlib import metadata
 import json
 import os
@@ -33,6 +40,7 @@ import resource
 import runpy
 import sys
 import time
+from typing import Any
 
 # Run as a script, this file puts its own folder first on the path: our
 # harness modules there (`tables`, `memory`, ...) must not shadow the
@@ -44,6 +52,16 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or '.') != _HERE]
 # purejaxql's programs, by the name this file runs them under.
 PUREJAXQL_MODULES = {'purejaxql_pqn_minatar': 'pqn_minatar',
                      'purejaxql_pqn_rnn': 'pqn_rnn_gymnax'}
+
+
+def _sibling(name: str) -> Any:
+  """The module `name` of this folder, loaded by its path (the folder is
+  off `sys.path`, as said above)."""
+  spec = importlib.util.spec_from_file_location(
+      name, os.path.join(_HERE, f'{name}.py'))
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
 
 
 def _peak_memory_mib() -> float:
@@ -265,15 +283,21 @@ def main() -> None:
                                           'purejaxrl_script',
                                           'purejaxql_pqn_minatar',
                                           'purejaxql_pqn_rnn', 'rejax',
-                                          'sbx'))
+                                          'sbx', 'pgx_alphazero'))
   parser.add_argument('--source', help='a checkout of luchris429/purejaxrl '
-                      '(mttga/purejaxql for purejaxql_pqn_*)')
+                      '(mttga/purejaxql for purejaxql_pqn_*, '
+                      'sotetsuk/pgx for pgx_alphazero)')
   parser.add_argument('--algorithm', default='ppo')
   parser.add_argument('--settings', default='{}', help='JSON object')
   parser.add_argument('--seed', type=int, default=0)
   parser.add_argument('--num_seeds', type=int, default=1,
                       help='purejaxrl_ppo_seeds, rejax: seeds in one '
                       'program')
+  parser.add_argument('--iterations', type=int, default=1,
+                      help='pgx_alphazero: iterations timed after the '
+                      'two that compile')
+  parser.add_argument('--hidden_sizes', default='256,256',
+                      help='pgx_alphazero: the MLP\'s widths')
   args = parser.parse_args()
   settings = json.loads(args.settings)
   if args.program == 'purejaxrl_ppo':
@@ -290,10 +314,17 @@ def main() -> None:
                             settings, args.seed)
   elif args.program == 'sbx':
     figures = sbx(args.algorithm, settings, args.seed)
+  elif args.program == 'pgx_alphazero':
+    figures = _sibling('pgx_alphazero_program').pgx_alphazero(
+        args.source, settings, args.seed, args.iterations,
+        [int(size) for size in args.hidden_sizes.split(',')])
   else:
     figures = rejax(args.algorithm, settings, args.seed, args.num_seeds)
   figures['versions'] = {}
-  for package in ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl'):
+  packages = ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl')
+  if args.program == 'pgx_alphazero':
+    packages = ('jax', 'pgx', 'dm-haiku', 'mctx', 'optax')
+  for package in packages:
     try:
       figures['versions'][package] = metadata.version(package)
     except metadata.PackageNotFoundError:

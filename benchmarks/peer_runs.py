@@ -28,10 +28,12 @@ class Peers:
   """Runs the measurements of the peer suites (`measure`'s runner)."""
 
   def __init__(self, peer_python: str, purejaxrl_source: Optional[str],
-               purejaxql_source: Optional[str] = None):
+               purejaxql_source: Optional[str] = None,
+               pgx_source: Optional[str] = None):
     self._python = peer_python
     self._source = purejaxrl_source
     self._purejaxql_source = purejaxql_source
+    self._pgx_source = pgx_source
 
   def peer(self, program: str, seed: int, **options: Any
            ) -> Dict[str, Any]:
@@ -71,6 +73,12 @@ class Peers:
       figures = self.peer(program, seed, source=self._source)
       figures['seconds'] = figures['process_seconds']
       return figures
+    if program == 'pgx_alphazero':
+      return self.peer(program, seed, source=self._pgx_source,
+                       settings=settings['config'],
+                       iterations=settings['iterations'],
+                       hidden_sizes=','.join(
+                           str(size) for size in settings['hidden_sizes']))
     if program.startswith('purejaxql_'):
       return self.peer(program, seed, source=self._purejaxql_source,
                         settings=settings['config'])

@@ -36,6 +36,9 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
   peers_pqn_breakout_minatar, peers_pqn_rnn_memory_chain: PQN beside
     purejaxql's on MinAtar, and recurrent on MemoryChain
     (`benchmarks/purejaxql_peer.py`).
+  peers_alphazero_connect_four: AlphaZero on pgx's connect four beside
+    pgx's own AlphaZero example, on the same MLP
+    (`benchmarks/pgx_alphazero_peer.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -50,22 +53,24 @@ from typing import Any, Callable, Dict, Optional, Sequence
 from absl import flags
 
 from benchmarks import peer_runs
+from benchmarks import pgx_alphazero_peer
 from benchmarks import purejaxql_peer
 from benchmarks import rejax_peer
 from benchmarks import scaling
 
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
           'peers_ppo_games', 'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
-              purejaxql_peer.SUITES)
+              purejaxql_peer.SUITES) + pgx_alphazero_peer.SUITES
 
 
 class PeerSetupError(ValueError):
-  """The peers' environment or PureJaxRL's checkout is missing."""
+  """The peers' environment or a peer's checkout is missing."""
 
 
 def check_setup(peer_python: str, purejaxrl_source: Optional[str],
                 suites: Sequence[str],
-                purejaxql_source: Optional[str] = None) -> None:
+                purejaxql_source: Optional[str] = None,
+                pgx_source: Optional[str] = None) -> None:
   """Refuses, before any run, peer suites whose peers are not installed.
 
   Raises:
@@ -91,6 +96,11 @@ def check_setup(peer_python: str, purejaxrl_source: Optional[str],
         f'--purejaxql_source: {purejaxql_source!r} is no checkout of '
         f'mttga/purejaxql (no purejaxql/pqn_minatar.py); clone it and pass '
         f'its path.')
+  if set(pgx_alphazero_peer.SUITES) & set(suites) and not os.path.isfile(
+      os.path.join(pgx_source or '', 'examples', 'alphazero', 'train.py')):
+    raise PeerSetupError(
+        f'--pgx_source: {pgx_source!r} is no checkout of sotetsuk/pgx (no '
+        f'examples/alphazero/train.py); clone it and pass its path.')
 
 
 def purejaxrl_ppo_settings(env_id: str, num_steps: int, num_envs: int,
@@ -303,6 +313,15 @@ def define_flags() -> None:
   flags.DEFINE_integer('pqn_minatar_steps', 2_000_000,
                        'peers_pqn_breakout_minatar: training steps per run '
                        '(its schedules fitted to them).', lower_bound=4096)
+  flags.DEFINE_string('pgx_source', None,
+                      'peers_alphazero_connect_four: a checkout of '
+                      'github.com/sotetsuk/pgx (the folder holding '
+                      'examples/alphazero/).')
+  flags.DEFINE_integer('alphazero_iterations', 300,
+                       'peers_alphazero_connect_four: iterations per run '
+                       '(each 64 games x 16 moves of self-play, then one '
+                       'pass in 4 minibatches); ours trains as many '
+                       'updates.', lower_bound=1)
   flags.DEFINE_list('seeds_per_program', ['16', '64'],
                     'peers_ppo_seeds: seeds in one program of each pair of '
                     'arms (ours, rejax\'s).')
@@ -316,10 +335,11 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
   """The peer suites, by name, bound to their flag values."""
   f = flags_values
   run = peer_runs.Peers(f.peer_python, f.purejaxrl_source,
-                        f.purejaxql_source).run
+                        f.purejaxql_source, f.pgx_source).run
   return {
       **rejax_peer.suites(root, f, run),
       **purejaxql_peer.suites(root, f, run),
+      **pgx_alphazero_peer.suites(root, f, run),
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),

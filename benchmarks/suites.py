@@ -51,9 +51,10 @@ Suites (figures are medians over `--seeds` runs of one invocation):
   compiled: loop_speed, ppo_cartpole, time_to_model, seeds and devices.
   peers_gymnax_cartpole, peers_breakout_minatar, peers_ppo_games,
     peers_ppo_rnn, peers_pqn_cartpole, peers_dqn_cartpole,
-    peers_sac_pendulum, peers_td3_pendulum, peers_python_loop: ours beside
-    PureJaxRL, rejax and SBX, installed in their own environment; see
-    `benchmarks/peers.py`.
+    peers_sac_pendulum, peers_td3_pendulum, peers_python_loop,
+    peers_alphazero_connect_four and the rest of `peers.SUITES`: ours
+    beside PureJaxRL, purejaxql, rejax, SBX and pgx's AlphaZero example,
+    installed in their own environment; see `benchmarks/peers.py`.
 """
 
 import csv
@@ -265,7 +266,8 @@ FLAG_GROUPS = {
     'peers_* suites': ('peer_python', 'purejaxrl_source', 'minatar_steps',
                        'ppo_games', 'games_minatar_steps', 'sac_steps',
                        'python_loop_steps', 'purejaxql_source',
-                       'pqn_minatar_steps', 'seeds_per_program'),
+                       'pqn_minatar_steps', 'seeds_per_program',
+                       'pgx_source', 'alphazero_iterations'),
 }
 
 
@@ -338,7 +340,7 @@ def main(argv):
                          f'valid: {", ".join(peers.PPO_GAMES)}.')
   try:
     peers.check_setup(f.peer_python, f.purejaxrl_source, suites,
-                                f.purejaxql_source)
+                                f.purejaxql_source, f.pgx_source)
   except peers.PeerSetupError as e:
     raise app.UsageError(str(e)) from e
   root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')
