@@ -91,6 +91,14 @@ def loss(logits: jax.Array, values: jax.Array, legal: Optional[jax.Array],
                  'search_policy_entropy': entropy.mean()}
 
 
+def draws_states(model: functional.FunctionalEnvironment) -> bool:
+  """Whether the game's state hides what the player may not see and the
+  game draws states from the player's knowledge instead (its
+  `sample_state`): AlphaZero searches over those, not the state it has."""
+  return bool(getattr(model, 'hidden_state', False) and
+              hasattr(model, 'sample_state'))
+
+
 def search_policy(config: AlphaZeroConfig,
                   environment_spec: specs.EnvironmentSpec,
                   network: hk.Transformed,
@@ -105,10 +113,7 @@ def search_policy(config: AlphaZeroConfig,
   searches per environment, each over a state drawn from what the player
   knows."""
 
-  # A game whose state hides what the player may not see searches over
-  # states drawn from the player's knowledge instead (its `sample_state`).
-  sampled = (getattr(model, 'hidden_state', False) and
-             hasattr(model, 'sample_state'))
+  sampled = draws_states(model)
   if sampled and config.n_step is not None:
     raise ValueError(
         'AlphaZero searches this game over states drawn from what the '
@@ -229,10 +234,11 @@ def make_agent(config: AlphaZeroConfig,
       config, environment_spec, network, model, deterministic=True)
 
   def play_with_search(params, key, observations, states):
-    if states is None:
+    if states is None and not draws_states(model):
       raise ValueError('AlphaZero plays by searching from the game\'s '
-                       'states: this evaluation has none (a game without '
-                       'a JAX core).')
+                       'states, and this evaluation has none (a game '
+                       'without a JAX core): evaluate on one with a core, '
+                       'or greedily (--eval_policy=greedy).')
     return searched(params, key, observations, states)[0]
   return agent_lib.Agent(
       init=on_policy.init_state(network, environment_spec, optimizer),

@@ -243,7 +243,7 @@ def make_agent(config: MuZeroConfig,
         reward=rewards, discount=jnp.full_like(rewards, config.discount),
         prior_logits=logits, value=values), embeddings
 
-  def act(params, key, observations, deterministic=False):
+  def searched(params, key, observations, deterministic):
     legal = action_masking.legal_actions(environment_spec, observations)
     embeddings = model.represent(params, observations)
     logits, values = model.predict(params, embeddings)
@@ -253,9 +253,12 @@ def make_agent(config: MuZeroConfig,
     return search_lib.search(config, params, key, root, recurrent_fn, legal,
                              deterministic)
 
+  def act(params, key, observations):
+    return searched(params, key, observations, deterministic=False)
+
   def play_with_search(params, key, observations, model_states):
     del model_states  # It searches the model it learned.
-    return act(params, key, observations, deterministic=True)[0]
+    return searched(params, key, observations, deterministic=True)[0]
 
   def minibatch_loss(params, batch):
     logits, values, rewards = unroll(model, params, batch['observations'],

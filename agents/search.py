@@ -161,7 +161,9 @@ def search(config: SearchSettings, params: Any, key: jax.Array,
 
   `deterministic`: the search as played at evaluation (the `search`
   protocol): no root noise (Gumbel scale 0; PUCT without Dirichlet noise,
-  playing its most visited move) and no random moves.
+  playing its most visited move, the first of equals) and no random
+  moves. Gumbel's is then independent of `key`; PUCT's tree still breaks
+  ties between children by it.
   """
   key, explore_key, random_key = jax.random.split(key, 3)
   invalid = None if legal is None else ~legal
@@ -183,7 +185,9 @@ def search(config: SearchSettings, params: Any, key: jax.Array,
         invalid_actions=invalid, dirichlet_alpha=config.dirichlet_alpha,
         **noise)
   if deterministic:
-    return output.action.astype(jnp.int32), {
+    actions = (output.action if config.search == 'gumbel' else
+               jnp.argmax(output.action_weights, axis=-1))
+    return actions.astype(jnp.int32), {
         SEARCH_POLICY: output.action_weights,
         SEARCH_VALUE: output.search_tree.summary().value}
   logits = root.prior_logits

@@ -8,7 +8,7 @@ playouts a move), the agent's side drawn per game, three ways:
   * `search`: the agent plays its search (the preset's simulations,
     without self-play's exploration: `--eval_policy=search`);
   * `deep_search`: the same search with `DEEP_SIMULATIONS` simulations
-    (`api.evaluate(..., search={'num_simulations': ...})`);
+    (`api.evaluate(..., search_settings={'num_simulations': ...})`);
   * `greedy`: the network alone, the exported model's play.
 
 The score is won + ½ drawn.
@@ -72,7 +72,7 @@ def seed_result(run: Any, seed: int, games: int) -> Dict[str, Any]:
   policy = run.policy(seed)
   return {'seed': seed, **{
       way: outcomes(api.evaluate(policy, episodes=games, protocol=protocol,
-                                 seed=seed, search=search).returns)
+                                 seed=seed, search_settings=search).returns)
       for way, (protocol, search) in WAYS.items()}}
 
 

@@ -33,6 +33,12 @@ class FunctionalEnvironment(Protocol[State]):
 
   `max_episode_steps` bounds every episode's length, so a compiled loop can
   size fixed-shape buffers that hold whole episodes.
+
+  Optional methods some cores add: `legal_action_mask(state)`, `sample_
+  state(observation, key)` (with `hidden_state`: a state drawn from what
+  the player knows) and `model_state(state)` (the state an agent that
+  searches with the game's step starts from, when the core wraps it:
+  `two_player.Versus`; without it, the state itself).
   """
 
   max_episode_steps: int

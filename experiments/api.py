@@ -378,27 +378,23 @@ def load_policy(workdir: str,
 
 def evaluate(policy: Any, episodes: int = 100, env: Optional[str] = None,
              env_config: Optional[Dict[str, Any]] = None,
-             protocol: str = 'greedy', epsilon: float = 0.0,
-             seed: int = 0,
-             search: Optional[Dict[str, Any]] = None
+             protocol: str = 'greedy', epsilon: float = 0.0, seed: int = 0,
+             search_settings: Optional[Dict[str, Any]] = None
             ) -> trained_policy.Episodes:
   """Plays `episodes` episodes with `policy` (a `Policy`, a `Run` or a
-  workdir: its newest checkpoint) on `env` (default: the game it trained
-  on, with its settings; `env_config` changes them), acting by `protocol`
-  ('greedy', 'sampled', 'epsilon_greedy' with `epsilon`, or 'search' for
-  an agent that searches, with `search` changing the search's settings
-  from the run's, e.g. `{'num_simulations': 128}`), seeded by `seed`.
-  Returns each episode's return and length (`Episodes`).
+  workdir: its newest checkpoint) on `env` (default: its own game and
+  settings; `env_config` changes them), acting by `protocol` ('greedy',
+  'sampled', 'epsilon_greedy' with `epsilon`, 'search' with
+  `search_settings`: `trained_policy.play`), seeded by `seed`: each
+  episode's return and length (`Episodes`).
 
   Raises:
-    UsageError: a bad argument (named, with what is valid), before any
-      episode.
+    UsageError: a bad argument (named, with what works), before any game.
   """
   library_logs.quiet()
   compilation_cache.enable()
   with _bad_input():
     policy = saved_run.as_policy(policy)
-  # `play` refuses bad arguments (UsageError) before any episode; a
-  # failure while playing is not bad input.
+  # `play` refuses bad input before any episode (a failure after is not).
   return trained_policy.play(policy, episodes, env, env_config, protocol,
-                             epsilon, seed, search)
+                             epsilon, seed, search_settings)

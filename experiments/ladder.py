@@ -16,26 +16,30 @@ A run keeps its 2 newest checkpoints unless told otherwise:
   python -m experiments.ladder --workdir=runs/ttt_ladder \
       --opponents=random,minimax
 
-`--eval_policy` is how every checkpoint acts: `sampled` (the default:
-two greedy policies play the same two games every time), `greedy` or
-`search` (the agent's search, without exploration).
+`--eval_policy` is how every checkpoint acts: `sampled` (the default), or
+`greedy` or `search` (the agent's search, without exploration), under
+which two checkpoints replay the same two games (one per side) every
+time: their ratings come without intervals.
 """
 
 import csv
 import io
 import os
+import sys
 from typing import Any, Dict, List
 
 from absl import app
 from absl import flags
 from absl import logging
 
+from environments import two_player
 from experiments.cli import help_text
 from experiments.comparison import elo
 from experiments.driver import checkpoint_games
 from experiments.loops import evaluation
 from experiments.setup import build as build_lib
 from experiments.storage import atomic_files
+from experiments.storage import checkpointing
 
 LADDER_JSON, LADDER_CSV = 'ladder.json', 'ladder.csv'
 LADDER_PROTOCOLS = ('sampled', 'greedy', 'search')
@@ -72,22 +76,32 @@ def ladder(workdir: str, games: int = 100, opponents=('random',),
     raise build_lib.ExperimentError(
         f'--eval_policy must be one of {", ".join(LADDER_PROTOCOLS)}; got '
         f'{eval_policy!r}.')
-  players = checkpoint_games.load_players(workdir, seed)
+  if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+    raise build_lib.ExperimentError(f'--games must be a positive integer; '
+                                    f'got {games!r}.')
+  players = checkpoint_games.players(workdir, seed)
+  for name in opponents:
+    try:
+      two_player.check_opponent(name, players.core.env_id)
+    except ValueError as e:
+      raise build_lib.ExperimentError(f'--opponents: {e}') from e
   why = build_lib.protocol_refusal(players.built.config,
                                    players.built.environment_spec,
                                    eval_policy)
   if why:
     raise build_lib.ExperimentError(f'--eval_policy={eval_policy}: {why}.')
-  try:
-    results = checkpoint_games.play_all(
-        players, games, tuple(opponents), evaluation.Protocol(eval_policy))
-  except ValueError as e:  # An unknown opponent, named with the valid ones.
-    raise build_lib.ExperimentError(f'--opponents: {e}') from e
+  players = checkpoint_games.restore(players, workdir)
+  results = checkpoint_games.play_all(players, games, tuple(opponents),
+                                      evaluation.Protocol(eval_policy))
   names = [f'step {step}' for step in sorted(players.params)]
   names += list(opponents)
   anchor = opponents[0] if opponents else names[0]
   ratings = elo.ratings(names, results, anchor)
-  intervals = elo.intervals(names, results, anchor)
+  # Greedy or searching checkpoints replay the same games (one per side):
+  # their counts repeat those games, and resampling them means nothing.
+  intervals = (elo.intervals(names, results, anchor)
+               if eval_policy == 'sampled' else
+               {name: (None, None) for name in names})
   played = {name: 0 for name in names}
   for (a, b), outcomes in results.items():
     played[a] += sum(outcomes)
@@ -119,13 +133,16 @@ def _csv(rows: List[Dict[str, Any]]) -> str:
 
 def render(result: Dict[str, Any]) -> str:
   """The ladder for a terminal: one line per player, by rating."""
+  sampled = result['eval_policy'] == 'sampled'
   lines = [f'Elo ladder of {result["agent"]} on {result["env"]}: '
            f'{result["games_per_pair"]} games a pair, '
-           f'{result["eval_policy"]} play, {result["anchor"]} at 0 (95% '
-           f'intervals from resampled games).',
+           f'{result["eval_policy"]} play, {result["anchor"]} at 0' + (
+               ' (95% intervals from resampled games).' if sampled else
+               ' (no intervals: the checkpoints replay the same games).'),
            f'{"player":<16}{"Elo":>8}  {"95% interval":<18}{"games":>7}']
   for row in sorted(result['players'], key=lambda r: -r['elo']):
-    interval = f'[{row["elo_low"]:.0f}, {row["elo_high"]:.0f}]'
+    interval = (f'[{row["elo_low"]:.0f}, {row["elo_high"]:.0f}]'
+                if row['elo_low'] is not None else '—')
     lines.append(f'{row["player"]:<16}{row["elo"]:>8.0f}  {interval:<18}'
                  f'{row["games"]:>7}')
   lines.append(f'Written to {os.path.join(result["workdir"], LADDER_JSON)} '
@@ -147,6 +164,8 @@ def main(argv):
                     flags.FLAGS.seed)
   except build_lib.ExperimentError as e:
     raise app.UsageError(str(e)) from e
+  except checkpointing.CheckpointError as e:
+    sys.exit(f'FATAL {e}')
   print(render(result))
 
 

@@ -6,7 +6,9 @@ also credited one virtual draw (a weak prior, as BayesElo's: a player
 that won every game gets a finite rating), and states them on the Elo
 scale (400 points: odds of 10 to 1), the `anchor` player at 0.
 `intervals` resamples each pair's games (a parametric bootstrap of its
-won/drawn/lost shares) and refits: percentile intervals of each rating.
+won/drawn/lost shares, the prior's draw counted as half a win and half a
+loss, so that a clean sweep is not redrawn as one every time) and refits:
+percentile intervals of each rating.
 """
 
 from typing import Dict, Mapping, Sequence, Tuple
@@ -80,7 +82,8 @@ def intervals(players: Sequence[str],
               resamples: int = 200, level: float = 0.95,
               seed: int = 0) -> Dict[str, Tuple[float, float]]:
   """Percentile intervals (`level`) of each rating: each pair's games
-  redrawn `resamples` times from its won/drawn/lost shares, refitted."""
+  redrawn `resamples` times from its won/drawn/lost shares (with the
+  prior's draw, half a win and half a loss), refitted."""
   rng = np.random.default_rng(seed)
   pairs = list(games)
   drawn = {name: [] for name in players}
@@ -89,7 +92,8 @@ def intervals(players: Sequence[str],
     for pair in pairs:
       counts = np.asarray(games[pair], float)
       total = int(counts.sum())
-      resampled[pair] = tuple(rng.multinomial(total, counts / total))
+      shares = counts + [0.5 * PRIOR_DRAWS, 0.0, 0.5 * PRIOR_DRAWS]
+      resampled[pair] = tuple(rng.multinomial(total, shares / shares.sum()))
     for name, value in ratings(players, resampled, anchor).items():
       drawn[name].append(value)
   tail = 100 * (1 - level) / 2

@@ -33,10 +33,13 @@ class Players:
   Attributes:
     built: the run's agent, environment spec and config.
     core: the two-player game's core (both sides' moves).
-    params: `{step: actor params}`, one per kept checkpoint, oldest first.
+    seed_index: which of the run's seeds plays.
+    params: `{step: actor params}`, one per kept checkpoint, oldest first
+      (empty until `restore`).
   """
   built: build_lib.Built
   core: Any
+  seed_index: int
   params: Dict[int, Any]
 
 
@@ -50,15 +53,19 @@ def checkpoint_steps(workdir: str) -> List[int]:
     checkpointer.close()
 
 
-def load_players(workdir: str, seed: Optional[int] = None) -> Players:
-  """Every kept checkpoint of `workdir` (`seed`: which seed of a
-  several-seed run; default the run's).
+def players(workdir: str, seed: Optional[int] = None) -> Players:
+  """The run in `workdir` (`seed`: which seed of a several-seed run;
+  default the run's), its checkpoints not yet restored (`restore`).
 
   Raises:
-    build_lib.ExperimentError: no run, not a two-player game, or fewer
-      than two checkpoints (each named with what to do).
+    build_lib.ExperimentError: no run, not a two-player game, fewer than
+      two checkpoints, or a seed the run lacks (each named with what to
+      do).
   """
-  config = workdir_lib.load_config(workdir)
+  try:
+    config = workdir_lib.load_config(workdir)
+  except (FileNotFoundError, ValueError) as e:  # ExperimentError included.
+    raise build_lib.ExperimentError(f'--workdir: {e}') from e
   built = build_lib.build(config)
   if built.environment_spec.num_players != 2:
     raise build_lib.ExperimentError(
@@ -76,12 +83,29 @@ def load_players(workdir: str, seed: Optional[int] = None) -> Players:
   if seed not in seeds:
     raise build_lib.ExperimentError(
         f'--seed: {seed} is not one of this run\'s seeds {seeds}.')
-  params = {}
-  for step in steps:
-    loop = driver.restored_loop(built, workdir, step)
-    params[step] = loop.actor_params(seeds.index(seed))
   return Players(built, config.environment.core(**config.env_kwargs),
-                 params)
+                 seeds.index(seed), {step: None for step in steps})
+
+
+def restore(players_: Players, workdir: str) -> Players:
+  """`players_` with every checkpoint's actor params, restored into one
+  loop one after another.
+
+  Raises:
+    checkpointing.CheckpointError: a checkpoint that does not restore
+      (named).
+  """
+  loop = build_lib.make_loop(players_.built)
+  checkpointer = checkpointing.Checkpointer(
+      workdir_lib.checkpoint_directory(workdir), max_to_keep=None)
+  params = {}
+  try:
+    for step in players_.params:
+      driver.restore(loop, checkpointer, step=step)
+      params[step] = loop.actor_params(players_.seed_index)
+  finally:
+    checkpointer.close()
+  return dataclasses.replace(players_, params=params)
 
 
 def _mover(built: build_lib.Built, protocol: evaluation.Protocol

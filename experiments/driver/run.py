@@ -9,6 +9,7 @@ Python `dm_env` loop is one seed, the compiled loop S seeds, and nothing
 below asks which one it is.
 """
 
+import dataclasses
 import math
 import os
 import sys
@@ -180,10 +181,11 @@ def _run(built: build_lib.Built, loop: interface.TrainingLoop, workdir: str,
             file=sys.stderr)
     return results.summary(finished)
   checked_seconds = _check_initial_params(config, loop)
-  workdir_lib.prepare(config, workdir)
+  kept = workdir_lib.kept_checkpoints(config, workdir)
+  workdir_lib.prepare(dataclasses.replace(config, keep_checkpoints=kept),
+                      workdir)
   checkpointer = checkpointing.Checkpointer(
-      workdir_lib.checkpoint_directory(workdir),
-      max_to_keep=config.keep_checkpoints or None)
+      workdir_lib.checkpoint_directory(workdir), max_to_keep=kept or None)
   try:
     resumed = restore(loop, checkpointer, set_aside_damaged=writes)
     if announce:

@@ -176,13 +176,14 @@ def play(policy: Policy, episodes: int, env: Optional[str] = None,
          env_config: Optional[Mapping[str, Any]] = None,
          protocol: str = 'greedy', epsilon: float = 0.0,
          seed: int = 0,
-         search: Optional[Mapping[str, Any]] = None) -> Episodes:
+         search_settings: Optional[Mapping[str, Any]] = None) -> Episodes:
   """`policy`'s `episodes` episodes of `env` (default: the run's own, with
   its settings; `env_config` overrides them), acted by `protocol`
   (`evaluation.PROTOCOLS`) and seeded by `seed` (episode j of seed s is
-  the one a `DmEnvironment` seeded s plays j-th). `search`: for the
-  `search` protocol, settings of the agent's search that differ from the
-  run's (`with_search`). On a game with a JAX
+  the one a `DmEnvironment` seeded s plays j-th). `search_settings`: for
+  the `search` protocol (an agent that searches: its search, without
+  exploration), settings of the search that differ from the run's
+  (`with_search`, e.g. `{'num_simulations': 128}`). On a game with a JAX
   core every episode plays at once under jit; otherwise one after another
   through its `dm_env`.
 
@@ -201,11 +202,12 @@ def play(policy: Policy, episodes: int, env: Optional[str] = None,
   if not 0.0 <= epsilon <= 1.0:
     raise UsageError(f'epsilon must be between 0 and 1; got {epsilon!r}.')
   protocol_ = evaluation.Protocol(protocol, epsilon)
-  if search:
+  if search_settings:
     if protocol != 'search':
-      raise UsageError(f'search={dict(search)!r} sets how the search '
-                       f'plays: use it with protocol=\'search\'.')
-    policy = with_search(policy, search)
+      raise UsageError(f'search_settings={dict(search_settings)!r} set how '
+                       f'the search plays: use them with '
+                       f'protocol=\'search\'.')
+    policy = with_search(policy, search_settings)
   config = policy.built.config
   try:
     if env is not None:
@@ -231,6 +233,9 @@ def play(policy: Policy, episodes: int, env: Optional[str] = None,
   if why:
     raise UsageError(f'protocol={protocol!r}: {why}. greedy works for '
                      f'every agent.')
+  if protocol == 'search' and config is not policy.built.config:
+    # The search steps the game played, not the one trained on.
+    policy = Policy(build_lib.build(config), policy.params)
   if config.environment.has_core:
     returns, lengths = policy.core_episodes(config, episodes, protocol_)(
         policy.params, jax.random.PRNGKey(seed))
@@ -243,39 +248,48 @@ def play(policy: Policy, episodes: int, env: Optional[str] = None,
                                          protocol_), stream=seed)
     finally:
       environment.close()
-  return Episodes(config.env, evaluation.describe(protocol_),
+  shown = evaluation.describe(protocol_)
+  if search_settings:
+    shown += ' (' + ', '.join(f'{key} {value}' for key, value in
+                              sorted(search_settings.items())) + ')'
+  return Episodes(config.env, shown,
                   np.asarray(returns, np.float32),
                   np.asarray(lengths, np.int32))
 
 
+# What play by search may change of a run's search; its exploration
+# (root noise, random moves) it plays without.
+SEARCH_SETTINGS = ('num_simulations', 'search', 'max_num_considered_actions',
+                   'value_scale', 'rescale_values', 'sampled_states')
+
+
 def with_search(policy: Policy, settings: Mapping[str, Any]) -> Policy:
-  """`policy` searching with `settings` (its agent's search settings,
-  `agents.search.SearchSettings`, and AlphaZero's `sampled_states`) in
-  place of the run's: the same parameters, another search.
+  """`policy` searching with `settings` (`SEARCH_SETTINGS` its agent has)
+  in place of the run's: the same parameters, another search.
 
   Raises:
     UsageError: an agent that does not search, a key that is not one of
-      its search settings (the valid ones listed), or a bad value.
+      those settings (the valid ones listed), or a bad value.
   """
   agent_config = policy.built.config.agent_config
   if not isinstance(agent_config, search_lib.SearchSettings):
-    raise UsageError(f'search: {policy.built.config.agent} does not search.')
-  valid = sorted(
-      f.name for f in dataclasses.fields(agent_config)
-      if f.name in {g.name for g in dataclasses.fields(
-          search_lib.SearchSettings)} | {'sampled_states'})
+    raise UsageError(f'search_settings: {policy.built.config.agent} does '
+                     f'not search.')
+  names = {f.name for f in dataclasses.fields(agent_config)}
+  valid = [name for name in SEARCH_SETTINGS if name in names]
   unknown = sorted(set(settings) - set(valid))
   if unknown:
-    raise UsageError(f'search: {", ".join(map(repr, unknown))} not a '
-                     f'search setting of {policy.built.config.agent}; '
-                     f'valid: {", ".join(valid)}.')
+    raise UsageError(
+        f'search_settings: {", ".join(map(repr, unknown))} not a setting '
+        f'of {policy.built.config.agent}\'s search as it plays (without '
+        f'exploration); valid: {", ".join(valid)}.')
   try:
     config = dataclasses.replace(
         policy.built.config,
         agent_config=dataclasses.replace(agent_config, **settings))
     built = build_lib.build(config)
   except ValueError as e:
-    raise UsageError(f'search: {e}') from e
+    raise UsageError(f'search_settings: {e}') from e
   return Policy(built, policy.params)
 
 

@@ -86,6 +86,20 @@ def remove_litter(config: config_lib.ExperimentConfig,
   return [os.path.relpath(path, workdir) for path in removed]
 
 
+def kept_checkpoints(config: config_lib.ExperimentConfig,
+                     workdir: str) -> int:
+  """How many checkpoints the run in `workdir` keeps (0: every one): its
+  `keep_checkpoints`, else what the saved run was started with, else
+  `config_lib.KEPT_CHECKPOINTS`."""
+  if config.keep_checkpoints is not None:
+    return config.keep_checkpoints
+  if os.path.exists(os.path.join(workdir, CONFIG)):
+    saved = _read_saved(workdir).get('keep_checkpoints')
+    if isinstance(saved, int) and not isinstance(saved, bool):
+      return saved
+  return config_lib.KEPT_CHECKPOINTS
+
+
 def _read_saved(workdir: str) -> dict:
   """config.json of `workdir` as saved, refusing other layouts and
   unreadable files (named, with the fix)."""

@@ -15,6 +15,8 @@ IDENTITY_KEYS = ('agent', 'env', 'seed', 'env_kwargs', 'network',
                  'hidden_sizes', 'agent_config', 'loop', 'num_envs',
                  'num_seeds', 'trials')
 LOOPS = ('compiled', 'python')
+# Checkpoints a new run keeps unless `keep_checkpoints` says otherwise.
+KEPT_CHECKPOINTS = 2
 # Logging and periodic evaluation intervals (0: off; None: from the budget).
 INTERVAL_KEYS = ('log_every_episodes', 'log_every_steps',
                  'eval_every_episodes', 'eval_every_steps')
@@ -95,7 +97,9 @@ class ExperimentConfig:
       training, so that a killed run loses at most about this much work.
     keep_checkpoints: how many of the newest checkpoints a run keeps; 0:
       every one (an Elo ladder plays them against each other,
-      `experiments.ladder`).
+      `experiments.ladder`); None: `KEPT_CHECKPOINTS` for a new run, and
+      for a resumed one what it was started with (so that resuming does
+      not prune the checkpoints it kept).
     max_abs_param: the divergence guard's limit on |actor parameter|
       (`driver.divergence`); None checks only that numbers stay finite.
     export_tflite: export and verify a TFLite policy at the end.
@@ -155,7 +159,7 @@ class ExperimentConfig:
   log_every_steps: Optional[int] = None
   checkpoint_every_updates: Optional[int] = None
   checkpoint_every_seconds: float = 60.0
-  keep_checkpoints: int = 2
+  keep_checkpoints: Optional[int] = None
   max_abs_param: Optional[float] = 1e6
   export_tflite: bool = True
   loop: Optional[str] = None
@@ -206,7 +210,8 @@ class ExperimentConfig:
       lowest = 0 if name in INTERVAL_KEYS else 1
       if value is not None and value < lowest:
         raise ValueError(f'{name} must be >= {lowest}; got {value}.')
-    if (isinstance(self.keep_checkpoints, bool) or
+    if self.keep_checkpoints is not None and (
+        isinstance(self.keep_checkpoints, bool) or
         not isinstance(self.keep_checkpoints, int) or
         self.keep_checkpoints < 0):
       raise ValueError(f'keep_checkpoints must be an integer >= 0 (0: '

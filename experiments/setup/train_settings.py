@@ -157,7 +157,8 @@ class TrainSettings:
   keep_checkpoints: int = _setting(
       _DEFAULTS.keep_checkpoints, 'How many of the newest checkpoints to '
       'keep (0: every one, e.g. for an Elo ladder of them: python -m '
-      'experiments.ladder).', lower=0)
+      'experiments.ladder). Default: 2 for a new run; a resumed run keeps '
+      'as many as it was started with.', lower=0)
   wandb_project: Optional[str] = _setting(
       None, 'Also log to this Weights & Biases project (needs the wandb '
       'extra: pip install -e \'.[wandb]\').')

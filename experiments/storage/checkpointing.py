@@ -203,10 +203,20 @@ class Checkpointer:
       return sorted(self._manager.all_steps())
 
   def restore_step(self, step: int, template: Any) -> Restored:
-    """Checkpoint `step`, shaped like `template` (`steps` lists them)."""
+    """Checkpoint `step`, shaped like `template` (`steps` lists them).
+
+    Raises:
+      CheckpointError: naming the step and why, when it does not restore.
+    """
     with self._locked(False), orbax_calls.OrbaxCall(
-        f'reading checkpoint {step} in {self._directory}'):
-      return self._restore(step, template)
+        f'reading checkpoint {step} in {self._directory}') as call:
+      try:
+        return self._restore(step, template)
+      except Exception as e:  # pylint: disable=broad-except
+        call.drop_output()  # Said below, in one line.
+        raise CheckpointError(
+            f'Checkpoint {step} in {self._directory} cannot be restored '
+            f'({orbax_calls.reason(e, 160)}).') from e
 
   # The host item is unpickled: restore only workdirs you trust (as with
   # any pickle), e.g. your own runs.

@@ -267,9 +267,9 @@ class TwoPlayerTest(absltest.TestCase):
     self.assertEqual(int(timestep.step_type), int(dm_env.StepType.LAST))
 
   def test_legal_actions_from_observations_match_pgx_masks(self):
-    # Whole games of othello (60 discs and the passes between them).
+    # Whole games of othello (up to 60 discs and a pass between two).
     for env_id, moves in (('tic_tac_toe', 12), ('connect_four', 12),
-                          ('othello', 72)):
+                          ('othello', 120)):
       core = pgx_adapter.make_core(env_id)
 
       def play(key, core=core, moves=moves):
@@ -281,14 +281,20 @@ class TwoPlayerTest(absltest.TestCase):
           action = jax.random.categorical(key, jnp.where(mask, 0.0, -1e9))
           ended = timestep.step_type == dm_env.StepType.LAST
           same = jnp.all(core.legal_actions(timestep.observation) == mask)
-          return core.step(state, action), same | ended | ~jnp.any(mask)
+          passed = ~ended & (mask[-1] if env_id == 'othello' else False)
+          return core.step(state, action), (same | ended | ~jnp.any(mask),
+                                            passed, ended)
 
-        _, same = jax.lax.scan(move, (state, timestep),
-                               jax.random.split(key, moves))
-        return same
+        _, out = jax.lax.scan(move, (state, timestep),
+                              jax.random.split(key, moves))
+        return out
 
-      same = jax.vmap(play)(jax.random.split(jax.random.PRNGKey(1), 32))
+      same, passed, ended = jax.vmap(play)(
+          jax.random.split(jax.random.PRNGKey(1), 32))
       self.assertTrue(np.all(same), env_id)
+      if env_id == 'othello':  # Whole games, passes included.
+        self.assertTrue(np.all(ended[:, -1]))
+        self.assertGreater(int(passed.sum()), 0)
 
   def test_two_player_games_without_legal_moves_from_observations(self):
     for env_id in ('animal_shogi', 'kuhn_poker'):

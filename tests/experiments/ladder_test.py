@@ -9,6 +9,7 @@ import pytest
 
 from agents import registry as agent_registry
 from experiments import ladder
+from experiments.driver import checkpoint_games
 from experiments.driver import run as driver
 from experiments.driver import workdir as workdir_lib
 from experiments.setup import build as build_lib
@@ -23,7 +24,7 @@ def _config(**overrides):
           num_minibatches=2),
       hidden_sizes=(16,), num_steps=2048, eval_every_steps=0,
       eval_episodes=8, checkpoint_every_updates=8, keep_checkpoints=0,
-      export_tflite=False)
+      checkpoint_every_seconds=3600.0, export_tflite=False)
   settings.update(overrides)
   return config_lib.ExperimentConfig(**settings)
 
@@ -61,6 +62,19 @@ def test_every_kept_checkpoint_is_rated_and_written(workdir):
 
 
 @pytest.mark.slow
+def test_perfect_play_never_loses_to_a_checkpoint(workdir):
+  # The games are counted from the checkpoint's side: against minimax it
+  # never wins. Greedy play replays its games: no intervals.
+  result = ladder.ladder(workdir, games=4, opponents=('minimax',),
+                         eval_policy='greedy')
+  for game in result['games']:
+    if game['opponent'] == 'minimax':
+      assert game['won'] == 0, game
+  assert all(row['elo_low'] is None for row in result['players'])
+  assert 'no intervals' in ladder.render(result)
+
+
+@pytest.mark.slow
 def test_bad_opponents_and_protocols_are_named(workdir):
   with pytest.raises(build_lib.ExperimentError,
                      match=r"--opponents: opponent: 'perfect' .*valid: "
@@ -70,6 +84,9 @@ def test_bad_opponents_and_protocols_are_named(workdir):
                      match='--eval_policy must be one of sampled, greedy, '
                            'search'):
     ladder.ladder(workdir, games=2, eval_policy='epsilon_greedy')
+  with pytest.raises(build_lib.ExperimentError,
+                     match='--games must be a positive integer; got 0'):
+    ladder.ladder(workdir, games=0)
 
 
 def test_a_run_without_kept_checkpoints_says_how_to_keep_them(tmp_path):
@@ -85,3 +102,18 @@ def test_a_one_player_run_is_refused(tmp_path):
   workdir_lib.prepare(config, str(tmp_path))
   with pytest.raises(build_lib.ExperimentError, match='a one-player game'):
     ladder.ladder(str(tmp_path), games=2)
+
+
+@pytest.mark.slow  # Trains twice (~20 s of compiling).
+def test_resuming_keeps_the_checkpoints_the_run_kept(tmp_path):
+  path = str(tmp_path)
+  driver.run_experiment(_config(num_steps=1024, checkpoint_every_updates=4),
+                        path, progress=False)
+  kept = checkpoint_games.checkpoint_steps(path)
+  assert len(kept) == 4
+  # Resumed without --keep_checkpoints: as the run was started (every one).
+  driver.run_experiment(_config(num_steps=1536, checkpoint_every_updates=4,
+                                keep_checkpoints=None), path, progress=False)
+  assert checkpoint_games.checkpoint_steps(path)[:4] == kept
+  with open(os.path.join(path, 'config.json')) as f:
+    assert json.load(f)['keep_checkpoints'] == 0

@@ -22,10 +22,12 @@ class RatingsTest(absltest.TestCase):
     self.assertAlmostEqual(ratings['a'], ratings['b'], places=6)
     self.assertAlmostEqual(ratings['a'], 400 * np.log10(3), delta=3)
 
-  def test_a_clean_sweep_has_a_finite_rating(self):
+  def test_a_clean_sweep_has_a_finite_rating_and_an_interval(self):
     ratings = elo.ratings(['a', 'b'], {('a', 'b'): (50, 0, 0)}, 'b')
     self.assertTrue(np.isfinite(ratings['a']))
     self.assertGreater(ratings['a'], 600)  # Odds of 101 to 1: 802.
+    low, high = elo.intervals(['a', 'b'], {('a', 'b'): (50, 0, 0)}, 'b')['a']
+    self.assertGreater(high - low, 50)
 
   def test_players_without_games_and_unknown_anchors_are_named(self):
     with self.assertRaisesRegex(ValueError, "no games of c"):

@@ -102,30 +102,33 @@ def test_search_settings_change_how_the_search_plays():
   policy = _policy('alphazero', 'pgx:tic_tac_toe', num_steps=1024)
   run_simulations = policy.built.config.agent_config.num_simulations
   searching = trained_policy.with_search(policy, {'num_simulations': 4,
-                                                  'gumbel_scale': 0.5})
+                                                  'value_scale': 0.5})
   config = searching.built.config.agent_config
-  assert (config.num_simulations, config.gumbel_scale) == (4, 0.5)
+  assert (config.num_simulations, config.value_scale) == (4, 0.5)
   assert searching.params is policy.params
   assert (policy.built.config.agent_config.num_simulations ==
           run_simulations != 4)  # The run's own policy is unchanged.
   episodes = trained_policy.play(policy, 4, protocol='search',
-                                 search={'num_simulations': 4})
-  assert episodes.protocol == 'search'
+                                 search_settings={'num_simulations': 4})
+  assert episodes.protocol == 'search (num_simulations 4)'
   assert set(np.unique(episodes.returns)) <= {-1.0, 0.0, 1.0}
 
 
 def test_bad_search_settings_are_named():
   policy = _policy('alphazero', 'pgx:tic_tac_toe', num_steps=1024)
-  with pytest.raises(api.UsageError, match="use it with protocol='search'"):
-    trained_policy.play(policy, 2, search={'num_simulations': 8})
-  with pytest.raises(api.UsageError, match=r"search: 'learning_rate' not a "
-                     r'search setting of alphazero; valid: .*num_simulations'
-                     r'.*sampled_states'):
-    trained_policy.play(policy, 2, protocol='search',
-                        search={'learning_rate': 0.1})
+  with pytest.raises(api.UsageError, match="use them with protocol='search'"):
+    trained_policy.play(policy, 2, search_settings={'num_simulations': 8})
+  for key in ('learning_rate', 'random_moves'):
+    with pytest.raises(api.UsageError, match=(
+        rf"search_settings: '{key}' not a setting of alphazero's search as "
+        r'it plays \(without exploration\); valid: num_simulations, .*'
+        r'sampled_states')):
+      trained_policy.play(policy, 2, protocol='search',
+                          search_settings={key: 0.1})
   with pytest.raises(api.UsageError, match='num_simulations must be an '
                      'integer >= 2'):
     trained_policy.play(policy, 2, protocol='search',
-                        search={'num_simulations': 1})
-  with pytest.raises(api.UsageError, match='search: ppo does not search'):
+                        search_settings={'num_simulations': 1})
+  with pytest.raises(api.UsageError,
+                     match='search_settings: ppo does not search'):
     trained_policy.with_search(_policy('ppo'), {'num_simulations': 8})

@@ -101,6 +101,18 @@ class EvaluationTest(absltest.TestCase):
     self.assertGreater(won['search'], 0.7)
     self.assertGreater(won['search'], won['greedy'] + 0.2)
 
+  def test_muzero_plays_by_search_in_the_python_loop(self):
+    # No core states there: MuZero searches the model it learned.
+    env = env_registry.make_environment('catch')
+    spec = specs.make_environment_spec(env)
+    agent = registry.make_agent(
+        'muzero', registry.make_config('muzero', num_simulations=4), spec)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    policy = evaluation.make_batched_policy(agent, spec,
+                                            evaluation.Protocol('search'))
+    result = evaluation.evaluate(env, agent, params, 3, policy)
+    self.assertEqual(result['mean_episode_length'], 9.0)
+
   def test_search_protocol_refuses_an_agent_that_does_not_search(self):
     env = plane_strike.make_environment()
     agent = self._agent(env)

@@ -64,6 +64,7 @@ class ExperimentConfigTest(parameterized.TestCase):
 
   def test_keep_checkpoints_is_a_count_or_zero_for_every_one(self):
     config_lib.ExperimentConfig(keep_checkpoints=0)
+    config_lib.ExperimentConfig(keep_checkpoints=None)
     for bad in (-1, 1.5, True):
       with self.assertRaisesRegex(ValueError,
                                   'keep_checkpoints must be an integer >= 0'):
