@@ -67,6 +67,9 @@ TABLES: Dict[str, Table] = {
     'pqn_rnn_memory_chain': (peer_tables.pqn_rnn_memory_chain,
                              ('pqn_rnn_memory_chain_peers_speed.json',)),
     'python_loop': (peer_tables.python_loop, ('python_loop_speed.json',)),
+    'alphazero_connect_four_peers': (
+        peer_tables.alphazero_connect_four,
+        ('alphazero_connect_four_peers_speed.json',)),
     'python_loop_num_envs': (speed_tables.python_loop_num_envs,
                              ('python_loop_num_envs_speed.json',)),
     'loop_speed': (speed_tables.loop_speed, ('loop_speed_and_devices.json',)),

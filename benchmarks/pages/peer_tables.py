@@ -341,3 +341,29 @@ def python_loop() -> List[str]:
         bold=True), '', ''])
   return md.table(['run', 'seconds, median (rounds)', 'training steps/s',
                    'peak memory'], rows)
+
+
+def alphazero_connect_four() -> List[str]:
+  """AlphaZero beside pgx's example on one MLP: steps per second of each
+  whole iteration (self-play and training), pgx's parts apart."""
+  suite = md.load('alphazero_connect_four_peers_speed.json')[
+      'peers_alphazero_connect_four']
+  med, run = suite['median'], suite['runs']
+
+  def rounds(who, key, digits=_int, bold=False):
+    return md.with_runs(med[who][key], [r[key] for r in run[who]], digits,
+                        bold=bold)
+
+  return md.table(
+      ['', 'ours', 'pgx `examples/alphazero/train.py` (our MLP)'],
+      [['steps/s, self-play and training, median (rounds)',
+        rounds('ours', 'steps_per_second', bold=True),
+        rounds('pgx', 'steps_per_second')],
+       ['ours over pgx, median of the rounds\' ratios',
+        rounds('ours', 'speed_over_pgx', _two, bold=True), ''],
+       ['pgx\'s self-play alone, positions/s', '',
+        rounds('pgx', 'selfplay_positions_per_second')],
+       ['pgx\'s targets and updates alone, positions/s', '',
+        rounds('pgx', 'training_positions_per_second')],
+       ['compile seconds, median', _one(med['ours']['compile_seconds']),
+        _one(med['pgx']['compile_seconds'])]])
