@@ -98,7 +98,9 @@ class CompiledExperimentTest(absltest.TestCase):
       self.assertNotIn(column, rows[0])
     self.assertNotEqual(rows[1]['eval/episode_return'], '')  # At 16.
     self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
-    self.assertEqual(workdir_lib.load_config(workdir), _config())
+    # config.json records how many checkpoints the run keeps (2, unset).
+    self.assertEqual(workdir_lib.load_config(workdir),
+                     _config(keep_checkpoints=2))
 
   @pytest.mark.slow
   def test_checkpoints_hold_every_agents_environment_slots_whole(self):

@@ -83,7 +83,9 @@ class ExperimentTest(absltest.TestCase):
       self.assertNotIn(column, rows[0])
     self.assertNotEqual(rows[2]['eval/strikes'], '')  # At 24.
     self.assertTrue(os.listdir(os.path.join(workdir, 'tensorboard')))
-    self.assertEqual(workdir_lib.load_config(workdir), _config())
+    # config.json records how many checkpoints the run keeps (2, unset).
+    self.assertEqual(workdir_lib.load_config(workdir),
+                     _config(keep_checkpoints=2))
 
   @pytest.mark.slow  # Over 5 s cold (docs/testing.md).
   def test_resume_continues_from_checkpoint(self):
