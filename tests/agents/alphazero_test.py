@@ -170,8 +170,8 @@ class SearchTest(absltest.TestCase):
           params, jax.random.PRNGKey(1), observation, state)
       weights[draws] = np.asarray(extras['search_policy'][0])
       self.assertAlmostEqual(float(weights[draws].sum()), 1.0, places=5)
-    move = agent.play_with_search(params, jax.random.PRNGKey(2),
-                                  observation, state)
+    move = jax.jit(agent.play_with_search)(params, jax.random.PRNGKey(2),
+                                           observation, state)
     self.assertEqual(move.shape, (1,))
     spread = lambda w: int(np.sum(w > 0.02))
     self.assertGreater(spread(weights[16]), 4 * spread(weights[1]))
