@@ -22,6 +22,7 @@ import numpy as np
 import rlax
 
 from agents import agent as agent_lib
+from agents import lanes
 
 
 def continuation_discounts(trajectory: agent_lib.Trajectory,
@@ -106,15 +107,23 @@ def next_values(value_fn: Callable[[jax.Array], jax.Array],
   """`[T, B]` v(o_{t+1}) of each step's own episode by `value_fn`
   (observations `[N, ...]` -> values `[N]`), without gradient. The last
   row is the unroll's bootstrap; the others count at time limits only
-  (`with_time_limit_values`), so without the loop's `next_observations`
-  (time limits as ends) only the last is computed and the others are 0."""
+  (`with_time_limit_values`), so only the last row is computed unless a
+  time limit ended a step before it (the same in every lane,
+  `lanes.any_lane`); the rows not computed are 0. Without the loop's
+  `next_observations` (time limits as ends) the last row is the value of
+  `final_observations`."""
   t, b = trajectory.rewards.shape
+  last_row = lambda observations: jnp.zeros((t, b)).at[-1].set(
+      value_fn(observations))
   if trajectory.next_observations is None:
-    values = jnp.zeros((t, b)).at[-1].set(
-        value_fn(trajectory.final_observations))
+    values = last_row(trajectory.final_observations)
   else:
-    values = value_fn(agent_lib.flatten_steps(
-        trajectory.next_observations)).reshape(t, b)
+    next_observations = trajectory.next_observations
+    values = jax.lax.cond(
+        lanes.any_lane(jnp.any(time_limits(trajectory)[:-1])),
+        lambda: value_fn(agent_lib.flatten_steps(
+            next_observations)).reshape(t, b),
+        lambda: last_row(next_observations[-1]))
   return jax.lax.stop_gradient(values)
 
 

@@ -34,9 +34,9 @@ import jax.numpy as jnp
 
 from agents import agent as agent_lib
 from agents import data_parallel
+from agents import lanes
 from environments import functional
 from experiments.loops import env_slots
-from experiments.loops import lane_map
 
 # The `Trajectory` fields kept per step, batch-major `[rows, L, ...]`.
 _STEP_FIELDS = ('observations', 'actions', 'rewards', 'discounts', 'last',
@@ -137,7 +137,7 @@ def collect(core: functional.FunctionalEnvironment, agent, params,
 
   # One trip count for all lanes: no per-lane select of the buffers.
   envs, both, env_steps = jax.lax.while_loop(
-      lambda carry: lane_map.any_lane(unfinished(carry[0])), body,
+      lambda carry: lanes.any_lane(unfinished(carry[0])), body,
       (envs, both, jnp.zeros((), jnp.int32)))
   batch = jax.tree.map(lambda x: x[:rows], both)
   following = jax.tree.map(lambda x: x[rows:], both)

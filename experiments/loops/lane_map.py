@@ -12,27 +12,17 @@ taking the axis off and putting it back at every iteration made XLA copy
 the whole carry at each one (a DQN replay of 100,000 transitions: about
 3.5 ms per update, 60 times the update itself).
 
-Lanes are mapped over the named axis `LANES`, so that a loop inside can
-agree on a trip count for all lanes (`any_lane`) rather than run under a
-per-lane predicate, which makes XLA select every lane's whole carry (episode
-buffers included) at every iteration.
+Lanes are mapped over the named axis `agents.lanes.LANES`, so that a loop
+inside can agree on a trip count for all lanes (`lanes.any_lane`) rather
+than run under a per-lane predicate, which makes XLA select every lane's
+whole carry (episode buffers included) at every iteration.
 """
 
 from typing import Any, Callable, Tuple
 
 import jax
-import jax.numpy as jnp
 
-LANES = 'lanes'
-
-
-def any_lane(flag: jax.Array) -> jax.Array:
-  """True if `flag` is true in any lane (itself when lanes are not mapped):
-  the same, unbatched value in every lane."""
-  try:
-    return jax.lax.pmax(flag.astype(jnp.int32), LANES) > 0
-  except NameError:  # One lane, run as itself.
-    return flag
+from agents import lanes
 
 
 def _one_lane(tree: Any) -> bool:
@@ -47,7 +37,7 @@ def map_lanes(fn: Callable[..., Any]) -> Callable[..., Any]:
     if _one_lane(args):
       out = fn(*jax.tree.map(lambda x: x[0], args))
       return jax.tree.map(lambda x: x[None], out)
-    return jax.vmap(fn, axis_name=LANES)(*args)
+    return jax.vmap(fn, axis_name=lanes.LANES)(*args)
 
   return mapped
 

@@ -6,6 +6,7 @@ import jax
 import numpy as np
 
 from agents import agent as agent_lib
+from agents import lanes
 from agents import returns
 
 
@@ -68,6 +69,49 @@ class TimeLimitsTest(absltest.TestCase):
     # Without the loop's next observations: every end stops them.
     np.testing.assert_array_equal(
         returns.bootstrap_discounts(self._cut(False))[:, 0], [1, 0, 0])
+
+
+class NextValuesTest(absltest.TestCase):
+  # v(o) = 2·o; two sequences of three steps, next observations 10 + t.
+
+  def _trajectory(self, last):
+    trajectory = _trajectory(np.zeros((3, 2)), np.ones((3, 2)), last)
+    next_observations = np.broadcast_to(
+        np.float32([10, 11, 12])[:, None, None], (3, 2, 1))
+    return trajectory._replace(next_observations=next_observations)
+
+  def _values(self, trajectory):
+    return np.asarray(returns.next_values(lambda o: 2.0 * o[:, 0],
+                                          trajectory))
+
+  def test_only_the_bootstrap_row_without_an_earlier_time_limit(self):
+    # A time limit on the last row needs only that row.
+    values = self._values(self._trajectory(
+        [[False, False], [False, False], [False, True]]))
+    np.testing.assert_array_equal(values, [[0, 0], [0, 0], [24, 24]])
+
+  def test_every_row_once_a_time_limit_falls_before_the_last(self):
+    values = self._values(self._trajectory(
+        [[False, True], [False, False], [False, False]]))
+    np.testing.assert_array_equal(values, [[20, 20], [22, 22], [24, 24]])
+    # A termination there (discount 0) is no time limit.
+    terminated = self._trajectory(
+        [[False, True], [False, False], [False, False]])
+    terminated = terminated._replace(
+        discounts=np.float32([[1, 0], [1, 1], [1, 1]]))
+    np.testing.assert_array_equal(self._values(terminated),
+                                  [[0, 0], [0, 0], [24, 24]])
+
+  def test_lanes_agree_on_computing_every_row(self):
+    lanes_of = lambda *ts: jax.tree.map(lambda *x: np.stack(x), *ts)
+    both = lanes_of(
+        self._trajectory([[False, True], [False, False], [False, False]]),
+        self._trajectory([[False, False], [False, False], [False, False]]))
+    values = jax.vmap(self._values_traced, axis_name=lanes.LANES)(both)
+    np.testing.assert_array_equal(values[1], [[20, 20], [22, 22], [24, 24]])
+
+  def _values_traced(self, trajectory):
+    return returns.next_values(lambda o: 2.0 * o[:, 0], trajectory)
 
 
 class ContinuationDiscountsTest(absltest.TestCase):
