@@ -132,9 +132,11 @@ class Planning(NamedTuple):
   """How a planning agent acts (`Agent.planning`).
 
   Attributes:
-    act: `(params, key, observations [N, ...], model_states) -> (actions,
-      extras)`, where `model_states` are the N environments' core states
-      (leading dim N), from which the agent searches with the core's step.
+    act: `(params, keys [N], observations [N, ...], model_states) ->
+      (actions, extras)`, where `model_states` are the N environments'
+      core states (leading dim N), from which the agent searches with the
+      core's step; environment i draws from `keys[i]` what it would draw
+      acting alone, so its games do not depend on the others.
   """
   act: Callable[..., Tuple[jax.Array, Extras]]
 
@@ -161,10 +163,11 @@ class Agent(Generic[LearnerState]):
       feed-forward agent.
     planning: a planning agent's acting with the environments' states (its
       `act` then refuses to run without them); None for the others.
-    play_with_search: `(params, key, observations [N, ...], model_states)
-      -> actions [N]`, the moves an agent that searches plays at
-      evaluation (the `search` protocol): its search without exploration
-      (no root noise, no random moves). `model_states` are the
+    play_with_search: `(params, keys [N], observations [N, ...],
+      model_states) -> actions [N]`, the moves an agent that searches
+      plays at evaluation (the `search` protocol): its search without
+      exploration (no root noise, no random moves), one key per
+      observation as `Planning.act` takes them. `model_states` are the
       environments' core states for an agent searching with the core's
       step (`planning`; it refuses None), ignored by one searching a model
       it learned. None for agents that do not search.

@@ -105,13 +105,14 @@ def search_policy(config: AlphaZeroConfig,
                   model: functional.FunctionalEnvironment,
                   deterministic: bool = False
                  ) -> Callable[..., Tuple[jax.Array, agent_lib.Extras]]:
-  """`(params, key, observations [N, ...], states [N]) -> (actions [N],
-  extras)`: one search per environment from its state, stepping `model`
-  (`agents.search.search`, whose extras keep the search's policy and root
-  value); `deterministic`: the search played at evaluation, without
-  exploration. In a game that hides part of its state, `sampled_states`
-  searches per environment, each over a state drawn from what the player
-  knows."""
+  """`(params, keys [N], observations [N, ...], states [N]) -> (actions
+  [N], extras)`: one search per environment from its state, stepping
+  `model` (`agents.search.search_each`, whose extras keep the search's
+  policy and root value), each environment drawing from its own key what
+  it would draw acting alone; `deterministic`: the search played at
+  evaluation, without exploration. In a game that hides part of its
+  state, `sampled_states` searches per environment, each over a state
+  drawn from what the player knows."""
 
   sampled = draws_states(model)
   if sampled and config.n_step is not None:
@@ -132,7 +133,7 @@ def search_policy(config: AlphaZeroConfig,
                                                        states)), values
 
   def recurrent_fn(params, key, actions, states):
-    del key
+    del key  # The game's step draws from its state (`search_each`).
     states, timesteps = jax.vmap(model.step)(states, actions)
     logits, values = evaluate(params, timesteps.observation, states)
     ended = timesteps.discount == 0
@@ -142,34 +143,38 @@ def search_policy(config: AlphaZeroConfig,
         prior_logits=logits,
         value=jnp.where(ended, 0.0, values)), states
 
-  def search_from(params, key, observations, states):
+  def search_from(params, keys, observations, states):
     legal = legal_of(observations, states)
     logits, values = network.apply(params, observations)
     root = mctx.RootFnOutput(
         prior_logits=action_masking.mask_logits(logits, legal),
         value=values, embedding=states)
-    return search_lib.search(config, params, key, root, recurrent_fn, legal,
-                             deterministic)
+    return search_lib.search_each(config, params, keys, root, recurrent_fn,
+                                  legal, deterministic)
 
-  def draw_states(key, observations):
-    return jax.vmap(model.sample_state)(
-        observations, jax.random.split(key, observations.shape[0]))
+  def split_each(keys, num):  # [N] keys -> num rows of [N] keys.
+    return jnp.moveaxis(jax.vmap(lambda k: jax.random.split(k, num))(keys),
+                        1, 0)
 
-  def act(params, key, observations, states):
+  def draw_states(keys, observations):
+    # Each environment's draw as its batch of one draws it.
+    return jax.vmap(lambda key, observation: model.sample_state(
+        observation, jax.random.split(key, 1)[0]))(keys, observations)
+
+  def act(params, keys, observations, states):
     if not sampled:
-      return search_from(params, key, observations, states)
-    key, sample_key = jax.random.split(key)
+      return search_from(params, keys, observations, states)
+    keys, sample_keys = split_each(keys, 2)
     if config.sampled_states == 1:
-      return search_from(params, key, observations,
-                         draw_states(sample_key, observations))
+      return search_from(params, keys, observations,
+                         draw_states(sample_keys, observations))
     # One search per drawn state; their policies and values averaged.
     draws = config.sampled_states
     actions, extras = jax.vmap(
-        lambda search_key, draw_key: search_from(
-            params, search_key, observations,
-            draw_states(draw_key, observations)))(
-                jax.random.split(key, draws),
-                jax.random.split(sample_key, draws))
+        lambda search_keys, draw_keys: search_from(
+            params, search_keys, observations,
+            draw_states(draw_keys, observations)))(
+                split_each(keys, draws), split_each(sample_keys, draws))
     extras = jax.tree.map(lambda x: jnp.mean(x, axis=0), extras)
     if deterministic:  # The searches' mean is zero on illegal moves.
       actions = jnp.argmax(extras[search_lib.SEARCH_POLICY],
@@ -233,13 +238,13 @@ def make_agent(config: AlphaZeroConfig,
   searched = None if model is None else search_policy(
       config, environment_spec, network, model, deterministic=True)
 
-  def play_with_search(params, key, observations, states):
+  def play_with_search(params, keys, observations, states):
     if states is None and not draws_states(model):
       raise ValueError('AlphaZero plays by searching from the game\'s '
                        'states, and this evaluation has none (a game '
                        'without a JAX core): evaluate on one with a core, '
                        'or greedily (--eval_policy=greedy).')
-    return searched(params, key, observations, states)[0]
+    return searched(params, keys, observations, states)[0]
   return agent_lib.Agent(
       init=on_policy.init_state(network, environment_spec, optimizer),
       actor_params=lambda state: state.params, act=_refuse_without_states,

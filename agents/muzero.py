@@ -243,22 +243,23 @@ def make_agent(config: MuZeroConfig,
         reward=rewards, discount=jnp.full_like(rewards, config.discount),
         prior_logits=logits, value=values), embeddings
 
-  def searched(params, key, observations, deterministic):
+  def root_of(params, observations):
     legal = action_masking.legal_actions(environment_spec, observations)
     embeddings = model.represent(params, observations)
     logits, values = model.predict(params, embeddings)
-    root = mctx.RootFnOutput(
+    return mctx.RootFnOutput(
         prior_logits=action_masking.mask_logits(logits, legal),
-        value=values, embedding=embeddings)
-    return search_lib.search(config, params, key, root, recurrent_fn, legal,
-                             deterministic)
+        value=values, embedding=embeddings), legal
 
   def act(params, key, observations):
-    return searched(params, key, observations, deterministic=False)
+    root, legal = root_of(params, observations)
+    return search_lib.search(config, params, key, root, recurrent_fn, legal)
 
-  def play_with_search(params, key, observations, model_states):
+  def play_with_search(params, keys, observations, model_states):
     del model_states  # It searches the model it learned.
-    return searched(params, key, observations, deterministic=True)[0]
+    root, legal = root_of(params, observations)
+    return search_lib.search_each(config, params, keys, root, recurrent_fn,
+                                  legal, deterministic=True)[0]
 
   def minibatch_loss(params, batch):
     logits, values, rewards = unroll(model, params, batch['observations'],

@@ -19,7 +19,7 @@ same and written here once:
 
 import dataclasses
 import functools
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import chex
 import jax
@@ -148,6 +148,125 @@ class PlanningSettings(SearchSettings, minibatches.MinibatchSettings):
     optimizers.check_gradient_clipping(self)
 
 
+def _policy(config: SearchSettings, params: Any, key: jax.Array,
+            root: mctx.RootFnOutput, recurrent_fn: mctx.RecurrentFn,
+            legal: Optional[jax.Array], deterministic: bool
+           ) -> mctx.PolicyOutput:
+  """mctx's search of every root with one key (`search`'s arguments)."""
+  invalid = None if legal is None else ~legal
+  if config.search == 'gumbel':
+    return mctx.gumbel_muzero_policy(
+        params, key, root, recurrent_fn, config.num_simulations,
+        invalid_actions=invalid,
+        max_num_considered_actions=config.max_num_considered_actions,
+        gumbel_scale=0.0 if deterministic else config.gumbel_scale,
+        qtransform=_gumbel_qtransform(config))
+  noise = {'dirichlet_fraction': 0.0, 'temperature': 0.0} if (
+      deterministic) else {'dirichlet_fraction': config.dirichlet_fraction}
+  return mctx.muzero_policy(
+      params, key, root, recurrent_fn, config.num_simulations,
+      invalid_actions=invalid, dirichlet_alpha=config.dirichlet_alpha,
+      **noise)
+
+
+def _gumbel_qtransform(config: SearchSettings) -> Callable[..., jax.Array]:
+  return functools.partial(mctx.qtransform_completed_by_mix_value,
+                           value_scale=config.value_scale,
+                           rescale_values=config.rescale_values)
+
+
+def _gumbel_policy_each(config: SearchSettings, params: Any, keys: jax.Array,
+                        root: mctx.RootFnOutput,
+                        recurrent_fn: mctx.RecurrentFn,
+                        legal: Optional[jax.Array], deterministic: bool
+                       ) -> mctx.PolicyOutput:
+  """What `mctx.gumbel_muzero_policy` gives each root searched alone with
+  its own key `keys[i]`, as one batched search.
+
+  Gumbel search draws nothing but its root's Gumbel noise (its action
+  selection is deterministic, and AlphaZero's model ignores the key it is
+  passed), so the noise is drawn per root as a search of that root alone
+  draws it, and mctx's search runs once over the batch; the action and the
+  improved policy are then read off the tree as mctx's policy reads them
+  (sequential halving's score among the most visited actions; the softmax
+  of prior logits plus completed Q-values).
+  """
+  invalid = None if legal is None else ~legal
+  logits = _masked_logits(root.prior_logits, invalid)
+  root = root.replace(prior_logits=logits)
+  search_keys, gumbel_keys = jnp.moveaxis(
+      jax.vmap(jax.random.split)(keys), 1, 0)
+  scale = 0.0 if deterministic else config.gumbel_scale
+  # Each root's draw as its batch of one draws it.
+  gumbel = scale * jax.vmap(lambda k: jax.random.gumbel(
+      k, (1,) + logits.shape[1:], logits.dtype)[0])(gumbel_keys)
+  qtransform = _gumbel_qtransform(config)
+  tree = mctx.search(
+      params, search_keys[0], root=root, recurrent_fn=recurrent_fn,
+      root_action_selection_fn=functools.partial(
+          mctx.gumbel_muzero_root_action_selection,
+          num_simulations=config.num_simulations,
+          max_num_considered_actions=config.max_num_considered_actions,
+          qtransform=qtransform),
+      interior_action_selection_fn=functools.partial(
+          mctx.gumbel_muzero_interior_action_selection,
+          qtransform=qtransform),
+      num_simulations=config.num_simulations, invalid_actions=invalid,
+      extra_data=mctx.GumbelMuZeroExtraData(root_gumbel=gumbel))
+  visits = tree.summary().visit_counts
+  completed_q = jax.vmap(qtransform, in_axes=(0, None))(tree, tree.ROOT_INDEX)
+  # Sequential halving's choice: among the most visited actions, the best
+  # Gumbel-perturbed logit plus Q (floored as mctx floors it).
+  considered = visits == jnp.max(visits, axis=-1, keepdims=True)
+  score = jnp.maximum(
+      -1e9, gumbel + logits - jnp.max(logits, axis=-1, keepdims=True) +
+      completed_q)
+  score = jnp.where(considered, score, -jnp.inf)
+  if invalid is not None:
+    score = jnp.where(invalid, -jnp.inf, score)
+  return mctx.PolicyOutput(
+      action=jnp.argmax(score, axis=-1).astype(jnp.int32),
+      action_weights=jax.nn.softmax(_masked_logits(logits + completed_q,
+                                                   invalid)),
+      search_tree=tree)
+
+
+def _masked_logits(logits: jax.Array,
+                   invalid: Optional[jax.Array]) -> jax.Array:
+  """Logits shifted to a maximum of 0, the smallest float where `invalid`
+  (finite, so that a softmax where every action is invalid stays finite),
+  as mctx's policies mask them."""
+  if invalid is None:
+    return logits
+  logits = logits - jnp.max(logits, axis=-1, keepdims=True)
+  return jnp.where(invalid, jnp.finfo(logits.dtype).min, logits)
+
+
+def _played(config: SearchSettings, action: jax.Array, weights: jax.Array,
+            legal: Optional[jax.Array], explore_key: jax.Array,
+            random_key: jax.Array, deterministic: bool) -> jax.Array:
+  """`[n]` the moves played after a search of `n` roots that picked
+  `action` with improved policy `weights`: the search's, or in self-play
+  with probability `random_moves` a uniformly random legal one."""
+  if deterministic:
+    actions = (action if config.search == 'gumbel' else
+               jnp.argmax(weights, axis=-1))
+    return actions.astype(jnp.int32)
+  uniform = jax.random.categorical(
+      random_key, jnp.zeros_like(weights) if legal is None else
+      jnp.where(legal, 0.0, -jnp.inf))
+  explore = jax.random.bernoulli(explore_key, config.random_moves,
+                                 uniform.shape)
+  return jnp.where(explore, uniform, action).astype(jnp.int32)
+
+
+def _extras(output: mctx.PolicyOutput) -> agent_lib.Extras:
+  """What the learner keeps of a search: its improved policy and root
+  value."""
+  return {SEARCH_POLICY: output.action_weights,
+          SEARCH_VALUE: output.search_tree.summary().value}
+
+
 def search(config: SearchSettings, params: Any, key: jax.Array,
            root: mctx.RootFnOutput, recurrent_fn: mctx.RecurrentFn,
            legal: Optional[jax.Array], deterministic: bool = False
@@ -157,7 +276,7 @@ def search(config: SearchSettings, params: Any, key: jax.Array,
   are legal), the move it picks, or with probability
   `config.random_moves` a uniformly random legal one. The extras keep the
   search's improved policy (`SEARCH_POLICY`, `[N, A]`) and its root value
-  (`SEARCH_VALUE`, `[N]`).
+  (`SEARCH_VALUE`, `[N]`). Every root draws from the one `key`.
 
   `deterministic`: the search as played at evaluation (the `search`
   protocol): no root noise (Gumbel scale 0; PUCT without Dirichlet noise,
@@ -166,40 +285,43 @@ def search(config: SearchSettings, params: Any, key: jax.Array,
   ties between children by it.
   """
   key, explore_key, random_key = jax.random.split(key, 3)
-  invalid = None if legal is None else ~legal
-  if config.search == 'gumbel':
-    output = mctx.gumbel_muzero_policy(
-        params, key, root, recurrent_fn, config.num_simulations,
-        invalid_actions=invalid,
-        max_num_considered_actions=config.max_num_considered_actions,
-        gumbel_scale=0.0 if deterministic else config.gumbel_scale,
-        qtransform=functools.partial(
-            mctx.qtransform_completed_by_mix_value,
-            value_scale=config.value_scale,
-            rescale_values=config.rescale_values))
-  else:
-    noise = {'dirichlet_fraction': 0.0, 'temperature': 0.0} if (
-        deterministic) else {'dirichlet_fraction': config.dirichlet_fraction}
-    output = mctx.muzero_policy(
-        params, key, root, recurrent_fn, config.num_simulations,
-        invalid_actions=invalid, dirichlet_alpha=config.dirichlet_alpha,
-        **noise)
-  if deterministic:
-    actions = (output.action if config.search == 'gumbel' else
-               jnp.argmax(output.action_weights, axis=-1))
-    return actions.astype(jnp.int32), {
-        SEARCH_POLICY: output.action_weights,
-        SEARCH_VALUE: output.search_tree.summary().value}
-  logits = root.prior_logits
-  uniform = jax.random.categorical(
-      random_key, jnp.zeros_like(logits) if legal is None else
-      jnp.where(legal, 0.0, -jnp.inf))
-  explore = jax.random.bernoulli(explore_key, config.random_moves,
-                                 uniform.shape)
-  actions = jnp.where(explore, uniform, output.action)
-  return actions.astype(jnp.int32), {
-      SEARCH_POLICY: output.action_weights,
-      SEARCH_VALUE: output.search_tree.summary().value}
+  output = _policy(config, params, key, root, recurrent_fn, legal,
+                   deterministic)
+  return (_played(config, output.action, output.action_weights, legal,
+                  explore_key, random_key, deterministic), _extras(output))
+
+
+def search_each(config: SearchSettings, params: Any, keys: jax.Array,
+                root: mctx.RootFnOutput, recurrent_fn: mctx.RecurrentFn,
+                legal: Optional[jax.Array], deterministic: bool = False
+               ) -> Tuple[jax.Array, agent_lib.Extras]:
+  """`search` of each root alone, root i with its own key `keys[i]`: what
+  `vmap` of `search` over batches of one root gives, so that a root's
+  search and move do not depend on the other roots (an environment's
+  games, not on how many environments act together). Gumbel search runs
+  as one batch (`recurrent_fn` must then not draw from its key, which is
+  shared); PUCT's, which draws from its key inside the tree, under
+  `vmap`."""
+  one = lambda tree: jax.tree.map(lambda x: x[None], tree)
+  if config.search != 'gumbel':
+    return jax.vmap(
+        lambda key, root, legal: jax.tree.map(
+            lambda x: x[0], search(config, params, key, one(root),
+                                   recurrent_fn, one(legal), deterministic)),
+        in_axes=(0, 0, None if legal is None else 0))(keys, root, legal)
+  keys, explore_keys, random_keys = jnp.moveaxis(
+      jax.vmap(lambda key: jax.random.split(key, 3))(keys), 1, 0)
+  output = _gumbel_policy_each(config, params, keys, root, recurrent_fn,
+                               legal, deterministic)
+  # Each root's exploration as its batch of one draws it.
+  actions = jax.vmap(
+      lambda action, weights, legal, explore_key, random_key: _played(
+          config, action[None], weights[None], one(legal), explore_key,
+          random_key, deterministic)[0],
+      in_axes=(0, 0, None if legal is None else 0, 0, 0))(
+          output.action, output.action_weights, legal, explore_keys,
+          random_keys)
+  return actions, _extras(output)
 
 
 def value_targets(trajectory: agent_lib.Trajectory, next_values: jax.Array,

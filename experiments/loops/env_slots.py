@@ -72,25 +72,25 @@ def act(agent, params, keys: jax.Array, observations: jax.Array,
   """One action per environment, each with its own key (and state):
   `(actions, extras, core_states)`. A planning agent searches from the
   environments' `model_states` (`Agent.planning`)."""
+  if agent.planning is not None:
+    if model_states is None:
+      raise ValueError('A planning agent acts from the environments\' '
+                       'states: pass model_states.')
+    # One batched search, each environment with its own key.
+    actions, extras = agent.planning.act(params, keys, observations,
+                                         model_states)
+    return actions, extras, core_states
   if first is None:
     first = jnp.zeros(observations.shape[0], bool)
   batch = lambda tree: jax.tree.map(lambda x: x[None], tree)
 
-  def one(key, obs, is_first, state, model_state):
-    if agent.planning is not None:
-      actions, extras = agent.planning.act(params, key, obs[None],
-                                           batch(model_state))
-    else:
-      actions, extras, state = agent_lib.act_with_state(
-          agent, params, key, obs[None], is_first[None], batch(state))
-      state = jax.tree.map(lambda x: x[0], state)
-    return actions[0], jax.tree.map(lambda x: x[0], extras), state
+  def one(key, obs, is_first, state):
+    actions, extras, state = agent_lib.act_with_state(
+        agent, params, key, obs[None], is_first[None], batch(state))
+    return (actions[0], jax.tree.map(lambda x: x[0], extras),
+            jax.tree.map(lambda x: x[0], state))
 
-  if agent.planning is not None and model_states is None:
-    raise ValueError('A planning agent acts from the environments\' '
-                     'states: pass model_states.')
-  return jax.vmap(one)(keys, observations, first, core_states,
-                       () if model_states is None else model_states)
+  return jax.vmap(one)(keys, observations, first, core_states)
 
 
 def step(core: functional.FunctionalEnvironment, agent, params,

@@ -127,14 +127,7 @@ def _searched(agent: agent_lib.Agent, params: agent_lib.Params,
   if agent.play_with_search is None:
     raise ValueError('The search protocol plays an agent\'s search; this '
                      'agent does not search.')
-  batch = lambda tree: jax.tree.map(lambda x: x[None], tree)
-
-  def one(key, observation, model_state):
-    return agent.play_with_search(params, key, observation[None],
-                                  batch(model_state))[0]
-
-  return jax.vmap(one, in_axes=(0, 0, None if model_states is None else 0))(
-      keys, observations, model_states)
+  return agent.play_with_search(params, keys, observations, model_states)
 
 
 def _protocol_choice(environment_spec: specs.EnvironmentSpec,

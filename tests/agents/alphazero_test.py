@@ -1,7 +1,5 @@
 """Tests for agents/alphazero.py."""
 
-import functools
-
 from absl.testing import absltest
 import jax
 import jax.numpy as jnp
@@ -68,7 +66,7 @@ class SearchTest(absltest.TestCase):
     for move in moves:
       state, timestep = core.step(state, move)
     batch = jax.tree.map(lambda x: x[None], state)
-    return jax.jit(agent.planning.act)(params, jax.random.PRNGKey(1),
+    return jax.jit(agent.planning.act)(params, jax.random.PRNGKey(1)[None],
                                        timestep.observation[None], batch)
 
   def test_gumbel_and_puct_search_win_and_block(self):
@@ -114,8 +112,8 @@ class SearchTest(absltest.TestCase):
         jnp.asarray(7), jnp.asarray(47))
     batch = jax.tree.map(lambda x: x[None], wrong_state)
     actions, extras = jax.jit(agent.planning.act)(
-        params, jax.random.PRNGKey(1), jnp.asarray(board.reshape(1, 8, 8)),
-        batch)
+        params, jax.random.PRNGKey(1)[None],
+        jnp.asarray(board.reshape(1, 8, 8)), batch)
     # The move played is drawn (Gumbel noise); the policy must favour it.
     policy = np.asarray(extras['search_policy'][0])
     self.assertEqual(int(policy.argmax()), cells[-1])
@@ -140,14 +138,14 @@ class SearchTest(absltest.TestCase):
       agent = registry.make_agent('alphazero', config, spec, model=core)
       params = jax.tree.map(jnp.zeros_like, agent.actor_params(
           agent.init(jax.random.PRNGKey(0))))
-      play = jax.jit(jax.vmap(functools.partial(
-          agent.play_with_search, params, observations=observations,
-          states=states)))
+      play = jax.jit(jax.vmap(lambda key, agent=agent, params=params: (
+          agent.play_with_search(params, jnp.stack([key, key]),
+                                 observations, states))))
       actions = play(jax.random.split(jax.random.PRNGKey(5), 8))
       np.testing.assert_array_equal(actions, 2, err_msg=search)
     with self.assertRaisesRegex(ValueError, 'has none'):
-      agent.play_with_search(params, jax.random.PRNGKey(0), observations,
-                             None)
+      agent.play_with_search(params, jax.random.split(
+          jax.random.PRNGKey(0), 2), observations, None)
 
   def test_sampled_states_average_their_searches(self):
     # On the empty board each search, over its own drawn plane, is sharp
@@ -167,11 +165,11 @@ class SearchTest(absltest.TestCase):
       params = jax.tree.map(jnp.zeros_like, agent.actor_params(
           agent.init(jax.random.PRNGKey(0))))
       _, extras = jax.jit(agent.planning.act)(
-          params, jax.random.PRNGKey(1), observation, state)
+          params, jax.random.PRNGKey(1)[None], observation, state)
       weights[draws] = np.asarray(extras['search_policy'][0])
       self.assertAlmostEqual(float(weights[draws].sum()), 1.0, places=5)
-    move = jax.jit(agent.play_with_search)(params, jax.random.PRNGKey(2),
-                                           observation, state)
+    move = jax.jit(agent.play_with_search)(
+        params, jax.random.PRNGKey(2)[None], observation, state)
     self.assertEqual(move.shape, (1,))
     spread = lambda w: int(np.sum(w > 0.02))
     self.assertGreater(spread(weights[16]), 4 * spread(weights[1]))
@@ -196,7 +194,7 @@ class SearchTest(absltest.TestCase):
       agent = registry.make_agent('alphazero', config, spec, model=core)
       params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
       act = jax.jit(jax.vmap(lambda key, agent=agent, params=params: (
-          agent.planning.act(params, key, timestep.observation[None],
+          agent.planning.act(params, key[None], timestep.observation[None],
                              jax.tree.map(lambda x: x[None], state)))))
       played[random_moves] = act(keys)
     actions, extras = played[1.0]

@@ -163,7 +163,7 @@ class AgentTest(absltest.TestCase):
     observations = jnp.zeros((2,) + spec.observations.shape,
                              spec.observations.dtype).at[:, 0, :].set(-1)
     play = jax.jit(jax.vmap(lambda key: agent.play_with_search(
-        params, key, observations, None)))
+        params, jnp.stack([key, key]), observations, None)))
     actions = np.asarray(play(jax.random.split(jax.random.PRNGKey(1), 6)))
     self.assertTrue((actions >= 8).all())  # Row 0 is tried.
     np.testing.assert_array_equal(actions, actions[:1].repeat(6, 0))

@@ -1,11 +1,37 @@
 """Tests for agents/search.py."""
 
 from absl.testing import absltest
+import jax
 import jax.numpy as jnp
+import mctx
 import numpy as np
 
 from agents import agent as agent_lib
 from agents import search
+
+
+def _model(num_actions=5, size=3):
+  """A small deterministic model: embeddings step by a fixed map of the
+  action; rewards, priors and values read off the embedding."""
+  weights = jax.random.normal(jax.random.PRNGKey(7), (size + num_actions,
+                                                      size))
+  readout = jax.random.normal(jax.random.PRNGKey(8), (size, num_actions))
+
+  def recurrent_fn(params, key, actions, embeddings):
+    del params, key
+    inputs = jnp.concatenate(
+        [embeddings, jax.nn.one_hot(actions, num_actions)], axis=-1)
+    embeddings = jnp.tanh(inputs @ weights)
+    return mctx.RecurrentFnOutput(
+        reward=embeddings[:, 0], discount=jnp.full(actions.shape, 0.9),
+        prior_logits=embeddings @ readout,
+        value=embeddings[:, 1]), embeddings
+
+  def root(embeddings):
+    return mctx.RootFnOutput(prior_logits=embeddings @ readout,
+                             value=embeddings[:, 2], embedding=embeddings)
+
+  return root, recurrent_fn
 
 
 def _trajectory(rewards, discounts, last, search_value=None):
@@ -67,3 +93,50 @@ class PolicyLossTest(absltest.TestCase):
 
 if __name__ == '__main__':
   absltest.main()
+
+
+class SearchEachTest(absltest.TestCase):
+
+  def test_each_root_searches_as_it_would_alone(self):
+    # search_each over 6 roots gives what vmap of `search` over batches of
+    # one root gives, each root with its own key: moves and targets.
+    root_of, recurrent_fn = _model()
+    embeddings = jax.random.normal(jax.random.PRNGKey(0), (6, 3))
+    legal = jax.random.bernoulli(jax.random.PRNGKey(1), 0.7, (6, 5))
+    legal = legal.at[:, 0].set(True)
+    keys = jax.random.split(jax.random.PRNGKey(2), 6)
+    for settings, deterministic in (
+        (dict(search='gumbel', random_moves=0.3), False),
+        (dict(search='gumbel', max_num_considered_actions=2), True),
+        (dict(search='puct', random_moves=0.3), False)):
+      config = search.SearchSettings(num_simulations=6, **settings)
+      alone = jax.jit(jax.vmap(lambda key, embedding, legal: jax.tree.map(
+          lambda x: x[0], search.search(
+              config, None, key, root_of(embedding[None]), recurrent_fn,
+              legal[None], deterministic))))(keys, embeddings, legal)
+      together = jax.jit(lambda keys: search.search_each(
+          config, None, keys, root_of(embeddings), recurrent_fn, legal,
+          deterministic))(keys)
+      message = f'{settings}, deterministic={deterministic}'
+      np.testing.assert_array_equal(together[0], alone[0], message)
+      for name in (search.SEARCH_POLICY, search.SEARCH_VALUE):
+        np.testing.assert_allclose(together[1][name], alone[1][name],
+                                   rtol=1e-5, atol=1e-6, err_msg=message)
+      self.assertTrue(np.all(np.asarray(legal)[np.arange(6),
+                                               np.asarray(together[0])]))
+
+  def test_roots_do_not_depend_on_each_other(self):
+    # A root's move and target are the same searched with other roots or
+    # alone.
+    root_of, recurrent_fn = _model()
+    embeddings = jax.random.normal(jax.random.PRNGKey(3), (4, 3))
+    keys = jax.random.split(jax.random.PRNGKey(4), 4)
+    config = search.SearchSettings(num_simulations=8, random_moves=0.5)
+    run = jax.jit(lambda keys, embeddings: search.search_each(
+        config, None, keys, root_of(embeddings), recurrent_fn, None))
+    actions, extras = run(keys, embeddings)
+    first, first_extras = run(keys[:1], embeddings[:1])
+    self.assertEqual(int(first[0]), int(actions[0]))
+    np.testing.assert_allclose(first_extras[search.SEARCH_POLICY][0],
+                               extras[search.SEARCH_POLICY][0], rtol=1e-5,
+                               atol=1e-6)
