@@ -1,7 +1,9 @@
 """A two-player board game against an exported policy, in the terminal.
 
-pgx's tic-tac-toe and connect four (`environments.pgx_adapter`), as the
-model was trained on them: you and the agent take turns on one board.
+pgx's tic-tac-toe, connect four and othello (`environments.pgx_adapter`),
+as the model was trained on them: you and the agent take turns on one
+board. In othello a player with no move passes (the game's last action);
+yours is played for you.
 The agent runs the `.tflite` model on the board from its side (its marks,
 then yours: the observation it learned from) and plays the most probable
 legal move; the model gives illegal moves probability 0 itself.
@@ -31,10 +33,17 @@ class Layout:
     rows, columns: the board's size.
     drop: a move names a column (a piece drops to its lowest empty cell,
       connect four); else a cell, column letter then row number.
+    passes: the action after the board's cells is a pass (othello: legal
+      only to a player with no other move).
   """
   rows: int
   columns: int
   drop: bool
+  passes: bool = False
+
+  @property
+  def pass_action(self) -> Optional[int]:
+    return self.rows * self.columns if self.passes else None
 
   @property
   def letters(self) -> str:
@@ -60,11 +69,11 @@ class Layout:
             f'1-{self.rows}, e.g. B2 (q quits)')
 
 
-# The games a person plays here: `pgx_adapter.PLAYABLE_TWO_PLAYER_IDS` but
-# othello (whose passes this board does not offer yet).
+# The games a person plays here: `pgx_adapter.PLAYABLE_TWO_PLAYER_IDS`.
 LAYOUTS: Dict[str, Layout] = {
     'tic_tac_toe': Layout(rows=3, columns=3, drop=False),
     'connect_four': Layout(rows=6, columns=7, drop=True),
+    'othello': Layout(rows=8, columns=8, drop=False, passes=True),
 }
 GAMES = tuple(f'pgx:{name}' for name in LAYOUTS)
 
@@ -85,7 +94,9 @@ def game_id(game: str) -> str:
 
 def move_name(action: int, layout: Layout) -> str:
   """Action index -> what a person types: 'C' (a column) or 'B2' (a
-  cell, row by row)."""
+  cell, row by row); 'pass' in a game with passes."""
+  if action == layout.pass_action:
+    return 'pass'
   if layout.drop:
     return layout.letters[action]
   row, column = divmod(action, layout.columns)
@@ -97,6 +108,8 @@ def parse_move(text: str, layout: Layout) -> int:
   compact = ''.join(text.split()).upper()
   if not compact:
     raise InvalidMove(f'Empty input: {layout.expected}.')
+  if layout.passes and compact == 'PASS':
+    return layout.pass_action
   pattern = r'([A-Z])' if layout.drop else r'([A-Z])(\d+)'
   match = re.fullmatch(pattern, compact)
   if not match:
@@ -167,9 +180,9 @@ class BoardGame:
     if self.agent_to_move:
       raise InvalidMove('It is the agent\'s move.')
     if not self.legal[action]:
-      where = 'column is full' if self.layout.drop else 'cell is taken'
-      raise InvalidMove(f'{move_name(action, self.layout)}: that {where}; '
-                        f'legal moves: {self.legal_names()}.')
+      raise InvalidMove(f'{move_name(action, self.layout)}: '
+                        f'{self._why_illegal(action)}; legal moves: '
+                        f'{self.legal_names()}.')
     self._move(action)
 
   def agent_move(self) -> int:
@@ -181,6 +194,24 @@ class BoardGame:
     action = int(greedy.greedy_actions(probabilities, self.legal))
     self._move(action)
     return action
+
+  @property
+  def must_pass(self) -> bool:
+    """The player to move has no move but to pass."""
+    legal = self.legal
+    return (self.layout.passes and bool(legal[self.layout.pass_action]) and
+            int(legal.sum()) == 1)
+
+  def _why_illegal(self, action: int) -> str:
+    if self.layout.drop:
+      return 'that column is full'
+    if action == self.layout.pass_action:
+      return 'you have a move, so you cannot pass'
+    row, column = divmod(action, self.layout.columns)
+    board = np.asarray(self._timestep.observation)
+    if board[row, column].any():
+      return 'that cell is taken'
+    return 'that move turns no disc'
 
   def legal_names(self) -> str:
     return ' '.join(move_name(a, self.layout)
@@ -213,6 +244,12 @@ def play(game: BoardGame, read: Callable[[str], str] = input,
     if game.agent_to_move:
       write(f'Agent plays {move_name(game.agent_move(), game.layout)}.')
       write(game.render())
+      continue
+    if game.must_pass:
+      game.person_move(game.layout.pass_action)
+      write('You have no move: you pass.')
+      if game.winner is not None:
+        write(game.render())
       continue
     try:
       line = read(prompt)

@@ -18,6 +18,7 @@ from tests import commands
 
 TIC_TAC_TOE = board_play.LAYOUTS['tic_tac_toe']
 CONNECT_FOUR = board_play.LAYOUTS['connect_four']
+OTHELLO = board_play.LAYOUTS['othello']
 
 
 class _Prefers:
@@ -42,6 +43,11 @@ def test_moves_round_trip_and_accept_case_and_spaces():
   assert board_play.parse_move('c3', TIC_TAC_TOE) == 8
   assert board_play.parse_move('g', CONNECT_FOUR) == 6
   assert board_play.move_name(2, CONNECT_FOUR) == 'C'
+  assert board_play.parse_move('d3', OTHELLO) == 19
+  assert board_play.move_name(64, OTHELLO) == 'pass'
+  assert board_play.parse_move(' Pass ', OTHELLO) == 64
+  with pytest.raises(board_play.InvalidMove, match="'pass' is not a move"):
+    board_play.parse_move('pass', TIC_TAC_TOE)
 
 
 @pytest.mark.parametrize('layout,text,message', [
@@ -59,7 +65,7 @@ def test_bad_moves_are_explained(layout, text, message):
 
 def test_unknown_games_list_the_games():
   with pytest.raises(ValueError, match='plane_strike, pgx:tic_tac_toe, '
-                     'pgx:connect_four'):
+                     'pgx:connect_four, pgx:othello'):
     board_play.game_id('pgx:go_9x9')
 
 
@@ -115,6 +121,33 @@ def test_a_draw_is_nobodys():
     if game.winner is None:
       game.agent_move()
   assert game.winner == 'nobody'
+
+
+def test_othello_passes_and_refuses_moves_that_turn_nothing():
+  # The agent plays cells in a fixed shuffled order, you the last legal
+  # cell each turn: in this game each side has to pass once.
+  order = list(np.random.RandomState(2).permutation(64)) + [64]
+  game = board_play.BoardGame(_Prefers(order, 65), 'pgx:othello')
+  with pytest.raises(board_play.InvalidMove,
+                     match='A1: that move turns no disc; legal moves: D3 '
+                     'C4 F5 E6'):
+    game.person_move(0)
+  with pytest.raises(board_play.InvalidMove,
+                     match='pass: you have a move, so you cannot pass'):
+    game.person_move(64)
+  with pytest.raises(board_play.InvalidMove, match='that cell is taken'):
+    game.person_move(27)  # D4, a disc of the opening.
+  written = []
+  winner = board_play.play(
+      game, read=lambda prompt: board_play.move_name(
+          int(np.flatnonzero(game.legal)[-1]), OTHELLO),
+      write=written.append)
+  text = '\n'.join(written)
+  assert 'You have no move: you pass.' in text
+  assert 'Agent plays pass.' in text
+  assert winner in ('you', 'the agent', 'nobody')
+  assert text.endswith({'you': 'You win!', 'the agent': 'The agent wins.',
+                        'nobody': 'A draw.'}[winner])
 
 
 @pytest.fixture(scope='module')
