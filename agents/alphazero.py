@@ -133,7 +133,8 @@ def search_policy(config: AlphaZeroConfig,
                                                        states)), values
 
   def recurrent_fn(params, key, actions, states):
-    del key  # The game's step draws from its state (`search_each`).
+    del key  # The game draws from its own state: `search_each` shares
+    # one key across roots.
     states, timesteps = jax.vmap(model.step)(states, actions)
     logits, values = evaluate(params, timesteps.observation, states)
     ended = timesteps.discount == 0

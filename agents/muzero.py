@@ -236,7 +236,7 @@ def make_agent(config: MuZeroConfig,
       decay_steps=optimizers.decay_optimizer_steps(config))
 
   def recurrent_fn(params, key, actions, embeddings):
-    del key
+    del key  # Deterministic: `search_each` shares one key across roots.
     embeddings, rewards = model.dynamics(params, embeddings, actions)
     logits, values = model.predict(params, embeddings)
     return mctx.RecurrentFnOutput(

@@ -127,8 +127,9 @@ class PolicyNetwork:
                   final_state: Any = None) -> jax.Array:
     """`[T, B]` v(o_{t+1}) of each step's own episode, without gradient:
     the last row is the unroll's bootstrap, the others count at time limits
-    only (`returns.with_time_limit_values`), so without the loop's
-    `next_observations` only the last is computed (the others are 0).
+    only (`returns.with_time_limit_values`), so only the last is computed
+    unless a time limit fell before it (`returns.next_values`; the others
+    are 0).
 
     A recurrent network steps from the state after each step (`final_state`
     is the one after the last, from `outputs`; None: found by taking the

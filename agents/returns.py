@@ -111,10 +111,15 @@ def next_values(value_fn: Callable[[jax.Array], jax.Array],
   time limit ended a step before it (the same in every lane,
   `lanes.any_lane`); the rows not computed are 0. Without the loop's
   `next_observations` (time limits as ends) the last row is the value of
-  `final_observations`."""
+  `final_observations`. A consumer must read the other rows only at time
+  limits (`with_time_limit_values`), or weigh them by 0 (λ-returns with
+  λ = 1)."""
   t, b = trajectory.rewards.shape
-  last_row = lambda observations: jnp.zeros((t, b)).at[-1].set(
-      value_fn(observations))
+
+  def last_row(observations):
+    values = value_fn(observations)
+    return jnp.zeros((t, b), values.dtype).at[-1].set(values)
+
   if trajectory.next_observations is None:
     values = last_row(trajectory.final_observations)
   else:

@@ -7,11 +7,13 @@ same and written here once:
 * `SearchSettings`: the search's settings, and `PlanningSettings`: those
   and the learner's, declared once for both configs (each inherits them;
   MuZero's changes some defaults).
-* `search`: one mctx search per environment from a root and a model
+* `search`: mctx's search of a batch of roots with one key
   (`mctx.gumbel_muzero_policy`, or PUCT with Dirichlet noise,
-  `mctx.muzero_policy`), the move it plays (with `random_moves`'
+  `mctx.muzero_policy`), the move it plays at each (with `random_moves`'
   exploration) and the extras the learner keeps: the search's improved
-  policy and its root value.
+  policy and its root value. `search_each`: the same with one key per
+  root, each root searched as it would be alone (AlphaZero's acting, one
+  key per environment).
 * `value_targets`: returns to the episode's end or n-step returns
   bootstrapped from the search's root values.
 * `policy_loss`: the cross-entropy of a policy against the search's.

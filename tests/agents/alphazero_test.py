@@ -175,6 +175,33 @@ class SearchTest(absltest.TestCase):
     self.assertGreater(spread(weights[16]), 4 * spread(weights[1]))
     self.assertLess(weights[16].max(), weights[1].max() / 2)
 
+  def test_each_environment_acts_as_it_would_alone(self):
+    # Three Plane Strike boards acting together, each with its own key,
+    # move and learn as each acting alone with that key does, each
+    # searching two drawn states per move.
+    env = env_registry.resolve('plane_strike')
+    core = env.core()
+    spec = specs.make_environment_spec(env.environment())
+    states, timesteps = jax.vmap(core.reset)(
+        jax.random.split(jax.random.PRNGKey(4), 3))
+    states, timesteps = jax.vmap(core.step)(states, jnp.asarray([0, 9, 27]))
+    keys = jax.random.split(jax.random.PRNGKey(5), 3)
+    one = lambda tree: jax.tree.map(lambda x: x[None], tree)
+    config = registry.make_config('alphazero', num_simulations=4,
+                                  sampled_states=2, random_moves=0.3)
+    agent = registry.make_agent('alphazero', config, spec, model=core)
+    params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
+    together = jax.jit(agent.planning.act)(params, keys,
+                                           timesteps.observation, states)
+    alone = jax.jit(jax.vmap(lambda key, observation, state: jax.tree.map(
+        lambda x: x[0], agent.planning.act(
+            params, key[None], observation[None], one(state)))))(
+                keys, timesteps.observation, states)
+    np.testing.assert_array_equal(together[0], alone[0])
+    np.testing.assert_allclose(together[1]['search_policy'],
+                               alone[1]['search_policy'], rtol=1e-5,
+                               atol=1e-6)
+
   def test_n_step_targets_are_refused_over_sampled_states(self):
     env = env_registry.resolve('plane_strike')
     spec = specs.make_environment_spec(env.environment())

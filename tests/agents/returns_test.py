@@ -3,11 +3,16 @@
 from absl.testing import absltest
 from absl.testing import parameterized
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from agents import a2c
 from agents import agent as agent_lib
 from agents import lanes
+from agents import ppo
+from agents import registry as agent_registry
 from agents import returns
+from agents import search
 
 
 def _trajectory(rewards, discounts, last) -> agent_lib.Trajectory:
@@ -112,6 +117,49 @@ class NextValuesTest(absltest.TestCase):
 
   def _values_traced(self, trajectory):
     return returns.next_values(lambda o: 2.0 * o[:, 0], trajectory)
+
+
+class NextValuesConsumersTest(parameterized.TestCase):
+  """The targets every agent builds from `next_values` are the same from
+  its rows computed lazily as from every row valued."""
+
+  @parameterized.named_parameters(
+      ('no_time_limit', [[False, True, False], [False, False, False],
+                         [False, False, False], [True, False, False]]),
+      ('a_time_limit_before_the_last_row',
+       [[False, False, False], [True, False, False],
+        [False, False, False], [False, False, True]]))
+  def test_targets_match(self, last):
+    t, b = 4, 3
+    rewards = jax.random.normal(jax.random.PRNGKey(0), (t, b))
+    trajectory = _trajectory(rewards, np.ones((t, b)), last)
+    # Episode ends at row 0, column 1 (a termination), the rest as given.
+    trajectory = trajectory._replace(
+        discounts=np.where(np.asarray(last) & (np.arange(b) == 1), 0.0,
+                           1.0).astype(np.float32),
+        next_observations=jax.random.normal(jax.random.PRNGKey(1),
+                                            (t, b, 1)),
+        extras={'value': jax.random.normal(jax.random.PRNGKey(2), (t, b)),
+                'search_value': jax.random.normal(jax.random.PRNGKey(3),
+                                                  (t, b))})
+    value_fn = lambda o: jnp.tanh(3.0 * o[:, 0])
+    every = value_fn(trajectory.next_observations.reshape(t * b, 1)
+                    ).reshape(t, b)
+    lazy = returns.next_values(value_fn, trajectory)
+    ppo_config = agent_registry.make_config('ppo')
+    a2c_config = agent_registry.make_config('a2c')
+    logits = jnp.zeros((t * b, 2))
+    targets = {
+        'ppo': lambda v: ppo.advantages(trajectory, v, ppo_config),
+        'a2c': lambda v: a2c.loss(logits, trajectory.extras['value'], v,
+                                  trajectory, a2c_config)[0],
+        'search_returns': lambda v: search.value_targets(trajectory, v, 0.9,
+                                                         None),
+        'search_n_step': lambda v: search.value_targets(trajectory, v, 0.9,
+                                                        2)}
+    for name, target in targets.items():
+      np.testing.assert_allclose(target(lazy), target(every), rtol=1e-6,
+                                 atol=1e-6, err_msg=name)
 
 
 class ContinuationDiscountsTest(absltest.TestCase):

@@ -91,10 +91,6 @@ class PolicyLossTest(absltest.TestCase):
     np.testing.assert_allclose(entropy, [np.log(2), 0.0], atol=1e-6)
 
 
-if __name__ == '__main__':
-  absltest.main()
-
-
 class SearchEachTest(absltest.TestCase):
 
   def test_each_root_searches_as_it_would_alone(self):
@@ -105,10 +101,10 @@ class SearchEachTest(absltest.TestCase):
     legal = jax.random.bernoulli(jax.random.PRNGKey(1), 0.7, (6, 5))
     legal = legal.at[:, 0].set(True)
     keys = jax.random.split(jax.random.PRNGKey(2), 6)
+    # (PUCT's search_each is `vmap` of `search` itself.)
     for settings, deterministic in (
         (dict(search='gumbel', random_moves=0.3), False),
-        (dict(search='gumbel', max_num_considered_actions=2), True),
-        (dict(search='puct', random_moves=0.3), False)):
+        (dict(search='gumbel', max_num_considered_actions=2), True)):
       config = search.SearchSettings(num_simulations=6, **settings)
       alone = jax.jit(jax.vmap(lambda key, embedding, legal: jax.tree.map(
           lambda x: x[0], search.search(
@@ -140,3 +136,7 @@ class SearchEachTest(absltest.TestCase):
     np.testing.assert_allclose(first_extras[search.SEARCH_POLICY][0],
                                extras[search.SEARCH_POLICY][0], rtol=1e-5,
                                atol=1e-6)
+
+
+if __name__ == '__main__':
+  absltest.main()
