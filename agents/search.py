@@ -254,6 +254,8 @@ def _played(config: SearchSettings, action: jax.Array, weights: jax.Array,
     actions = (action if config.search == 'gumbel' else
                jnp.argmax(weights, axis=-1))
     return actions.astype(jnp.int32)
+  if config.random_moves == 0:  # Nothing to draw (bernoulli(0) is False).
+    return action.astype(jnp.int32)
   uniform = jax.random.categorical(
       random_key, jnp.zeros_like(weights) if legal is None else
       jnp.where(legal, 0.0, -jnp.inf))
