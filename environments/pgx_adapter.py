@@ -64,7 +64,9 @@ DEFAULT_MAX_STEPS = 1000
 # the default number of evaluation episodes follow the real length.
 GAME_LENGTHS = {'tic_tac_toe': 9, 'connect_four': 42,
                 # 60 discs, at most one pass between two of them.
-                'othello': 120}
+                'othello': 120,
+                # pgx ends a game at its 256th move, drawn.
+                'animal_shogi': 256}
 
 # Single-agent games of pgx 2.6 (`num_players == 1`), for error messages;
 # whether an id is accepted is decided by its own `num_players`.
@@ -77,7 +79,8 @@ TWO_PLAYER_IDS = ('animal_shogi', 'backgammon', 'chess', 'connect_four',
                   'gardner_chess', 'go_9x9', 'go_19x19', 'hex',
                   'kuhn_poker', 'leduc_holdem', 'othello', 'shogi',
                   'tic_tac_toe')
-PLAYABLE_TWO_PLAYER_IDS = ('connect_four', 'othello', 'tic_tac_toe')
+PLAYABLE_TWO_PLAYER_IDS = ('animal_shogi', 'connect_four', 'othello',
+                           'tic_tac_toe')
 
 # Packages that provide pgx games outside pgx itself, by id prefix.
 _EXTRA_PACKAGES = {'minatar-': 'pgx-minatar'}
@@ -156,9 +159,97 @@ def _legal_actions_othello(observation: jax.Array) -> jax.Array:
       [cells, ~jnp.any(cells, axis=-1, keepdims=True)], axis=-1)
 
 
+# Animal shogi (pgx's 3x4 board). Square `4 * x + y`: column x (0-2), row y
+# (0-3), row 0 the far side from the mover. Pieces as pgx numbers them: the
+# mover's chick, elephant, giraffe, lion, hen (0-4), the opponent's the
+# same plus 5; -1 empty. A move is action `12 * direction + square from`
+# (96), a drop `96 + 12 * piece + square to` (the chick, the elephant, the
+# giraffe in hand; 36).
+_SHOGI_STEPS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1),
+                (1, 0), (1, 1))  # (dx, dy) of pgx's eight directions.
+
+
+def _shogi_tables() -> Tuple[np.ndarray, np.ndarray]:
+  """`target [8, 12]`: the square one step from each square in each
+  direction (-1 off the board); `reach [5, 12, 12]`: whether a piece moves
+  from one square to another (the mover's pieces, facing row 0)."""
+  target = np.full((8, 12), -1, np.int32)
+  reach = np.zeros((5, 12, 12), bool)
+  for square in range(12):
+    x, y = divmod(square, 4)
+    for direction, (dx, dy) in enumerate(_SHOGI_STEPS):
+      if 0 <= x + dx < 3 and 0 <= y + dy < 4:
+        to = 4 * (x + dx) + y + dy
+        target[direction, square] = to
+        diagonal, straight = dx != 0 and dy != 0, dx == 0 or dy == 0
+        reach[:, square, to] = (dx == 0 and dy == -1,  # Chick: forward.
+                                diagonal,  # Elephant.
+                                straight,  # Giraffe.
+                                True,  # Lion.
+                                dx == 0 or dy != 1)  # Hen: not back-diagonal.
+  return target, reach
+
+
+_SHOGI_TARGET, _SHOGI_REACH = _shogi_tables()
+
+
+def _animal_shogi_checked(boards: jax.Array) -> jax.Array:
+  """bool `[...]`: whether the opponent attacks the mover's lion on
+  `boards` `[..., 12]` (pgx's `_is_checked`)."""
+  lion = jnp.argmin(jnp.abs(boards - 3), axis=-1)
+  squares = jnp.arange(12)
+  # An opponent's piece on `square` attacks the lion if the mover's piece
+  # of its kind would reach `square` from the lion (the board is mirrored).
+  attacks = jnp.asarray(_SHOGI_REACH)[boards % 5, lion[..., None], squares]
+  return jnp.any((boards >= 5) & attacks, axis=-1)
+
+
+def _legal_actions_animal_shogi_one(observation: jax.Array) -> jax.Array:
+  """`_legal_actions_animal_shogi` of one `[4, 3, 194]` observation."""
+  # pgx's planes are `[row, 2 - column, channel]`; this step's are the first
+  # 24 channels: 10 pieces, then the hands (each of 6 pieces, >= 1, >= 2).
+  planes = jnp.swapaxes(observation[:, ::-1, :10], 0, 1).reshape(12, 10)
+  board = jnp.where(jnp.any(planes > 0.5, axis=-1),
+                    jnp.argmax(planes, axis=-1), -1).astype(jnp.int32)
+  in_hand = observation[0, 0, 10:16:2] > 0.5  # The mover's 3 pieces.
+  squares = jnp.arange(12)
+  # Moves `[8, 12]`: direction, square from.
+  to = jnp.asarray(_SHOGI_TARGET)
+  piece = jnp.broadcast_to(board, to.shape)
+  landing = board[jnp.maximum(to, 0)]
+  reaches = jnp.asarray(_SHOGI_REACH)[jnp.clip(piece, 0, 4), squares,
+                                      jnp.maximum(to, 0)]
+  promoted = jnp.where((squares % 4 == 1) & (piece == 0), 4, piece)
+  after = jnp.where(squares == to[..., None], promoted[..., None],
+                    jnp.where(squares == squares[:, None], -1, board))
+  moves = ((piece >= 0) & (piece <= 4) & (to >= 0) &
+           ((landing < 0) | (landing >= 5)) & reaches &
+           ~_animal_shogi_checked(after))
+  # Drops `[3, 12]`: piece in hand, empty square to.
+  dropped = jnp.where(squares[:, None] == squares, jnp.arange(3)[:, None,
+                                                                None], board)
+  drops = (in_hand[:, None] & (board < 0) &
+           ~_animal_shogi_checked(dropped))
+  return jnp.concatenate([moves.reshape(96), drops.reshape(36)])
+
+
+def _legal_actions_animal_shogi(observation: jax.Array) -> jax.Array:
+  """Animal shogi's legal moves from `[..., 4, 3, 194]` observations (pgx's
+  planes of the last 8 positions; the current one's pieces and hands
+  first): the moves and drops that leave the mover's lion unattacked, as
+  pgx's `_legal_action_mask` finds them. With none (the game is over)
+  every action is legal, as for connect four's full boards."""
+  batch = observation.shape[:-3]
+  masks = jax.vmap(_legal_actions_animal_shogi_one)(
+      observation.reshape((-1,) + observation.shape[-3:]))
+  masks = masks | ~jnp.any(masks, axis=-1, keepdims=True)
+  return masks.reshape(batch + (132,))
+
+
 # id -> legal moves as a pure function of observations `[..., *shape]`.
 LEGAL_ACTIONS: Dict[str, Callable[[jax.Array], jax.Array]] = {
     '2048': _legal_actions_2048,
+    'animal_shogi': _legal_actions_animal_shogi,
     'connect_four': _legal_actions_connect_four,
     'othello': _legal_actions_othello,
     'tic_tac_toe': _legal_actions_tic_tac_toe,

@@ -267,9 +267,10 @@ class TwoPlayerTest(absltest.TestCase):
     self.assertEqual(int(timestep.step_type), int(dm_env.StepType.LAST))
 
   def test_legal_actions_from_observations_match_pgx_masks(self):
-    # Whole games of othello (up to 60 discs and a pass between two).
+    # Whole games of othello (up to 60 discs and a pass between two); in
+    # animal shogi, 96 moves of random play hold checks and drops.
     for env_id, moves in (('tic_tac_toe', 12), ('connect_four', 12),
-                          ('othello', 120)):
+                          ('othello', 120), ('animal_shogi', 96)):
       core = pgx_adapter.make_core(env_id)
 
       def play(key, core=core, moves=moves):
@@ -282,26 +283,29 @@ class TwoPlayerTest(absltest.TestCase):
           ended = timestep.step_type == dm_env.StepType.LAST
           same = jnp.all(core.legal_actions(timestep.observation) == mask)
           passed = ~ended & (mask[-1] if env_id == 'othello' else False)
+          dropped = ~ended & (action >= 96)  # Animal shogi: a drop.
           return core.step(state, action), (same | ended | ~jnp.any(mask),
-                                            passed, ended)
+                                            passed, ended, dropped)
 
         _, out = jax.lax.scan(move, (state, timestep),
                               jax.random.split(key, moves))
         return out
 
-      same, passed, ended = jax.vmap(play)(
+      same, passed, ended, dropped = jax.vmap(play)(
           jax.random.split(jax.random.PRNGKey(1), 32))
       self.assertTrue(np.all(same), env_id)
+      if env_id == 'animal_shogi':  # Drops were legal and played.
+        self.assertGreater(int(dropped.sum()), 0)
       if env_id == 'othello':  # Whole games, passes included.
         self.assertTrue(np.all(ended[:, -1]))
         self.assertGreater(int(passed.sum()), 0)
 
   def test_two_player_games_without_legal_moves_from_observations(self):
-    for env_id in ('animal_shogi', 'kuhn_poker'):
+    for env_id in ('go_9x9', 'kuhn_poker'):
       with self.assertRaisesRegex(
           ValueError, f'pgx:{env_id} is a two-player game whose legal moves '
-          'cannot yet be read.*Two-player games here: connect_four, '
-          'othello, tic_tac_toe'):
+          'cannot yet be read.*Two-player games here: animal_shogi, '
+          'connect_four, othello, tic_tac_toe'):
         pgx_adapter.make_core(env_id)
 
   def test_an_opponent_is_for_two_player_games(self):
