@@ -13,10 +13,11 @@ the command that produced each JSON included.
 A table is stale when it differs from its JSON, or when its JSON records
 what it measured (`benchmarks.fingerprints`) and that code or those
 settings have changed since: re-measure it, or keep it and say under what
-it was measured (`--acknowledge` with `--note`: the note is drawn under the
-table, folded in a `<details>` block, and the check passes until the code
-changes again). Each fingerprinted table ends with the commit it was
-measured at.
+it was measured (`--acknowledge` with `--note`: the JSON keeps the note in
+its list `notes`, one per acknowledgement, drawn under the table as a
+numbered list folded in a `<details>` block, and the check passes until
+the code changes again). Each fingerprinted table ends with the commit it
+was measured at.
 """
 
 import glob
@@ -152,23 +153,25 @@ def draw(name: str) -> str:
   if name not in TABLES:
     raise ValueError(f'No table {name!r}; tables: {", ".join(TABLES)}.')
   lines = TABLES[name][0]()
-  measured = {}  # (commit, note): the files (and rows) measured under them.
+  measured = {}  # (commit, notes): the files (and rows) measured under them.
   for file in TABLES[name][1]:
-    records = {}  # (commit, note): the rows of `file` measured under them.
+    records = {}  # (commit, notes): the rows of `file` measured under them.
     for holder in _holders(markdown.load(file)):
       record = holder['measured']
-      records.setdefault((record['commit'], record.get('note')), []).append(
-          _label(holder))
+      records.setdefault((record['commit'], tuple(record.get('notes', ()))),
+                         []).append(_label(holder))
     for key, labels in records.items():
       measured.setdefault(key, []).append(
           file if len(records) == 1 else f'{file}: {", ".join(labels)}')
-  for (commit, note), which in measured.items():
+  for (commit, notes), which in measured.items():
     lines += ['', f'Measured at commit {commit} ({"; ".join(which)}).']
-    if note:  # The evidence, folded: one click away, not in the way.
+    if notes:  # The evidence, folded: one click away, not in the way.
       lines += ['', '<details><summary>The code it measured has changed '
                 'since, in ways shown to leave these figures as they '
-                'were</summary>', '', f'Measured under: {note}', '',
-                '</details>']
+                'were</summary>', '', 'Kept through each change, oldest '
+                'first, measured under:', '']
+      lines += [f'{i}. {note}' for i, note in enumerate(notes, 1)]
+      lines += ['', '</details>']
   return '\n'.join(lines) + '\n'
 
 
@@ -209,7 +212,7 @@ def unfingerprinted() -> List[str]:
 def acknowledge(file: str, note: str) -> None:
   """Keeps `file`'s changed results (`fingerprints.changes`) under
   today's code and settings, with `note` saying under what they were
-  measured (drawn under its tables), after any note they had: each
+  measured (drawn under its tables) appended to their `notes`: each
   acknowledgement adds its own, so the table keeps its whole history."""
   path = os.path.join(markdown.ROOT, 'benchmarks', file)
   data = markdown.load(file)
@@ -222,11 +225,9 @@ def acknowledge(file: str, note: str) -> None:
   # Only what changed takes the note: the others keep theirs.
   for holder in holders:
     if fingerprints.changes(holder['measured']):
-      earlier = holder['measured'].get('note')
-      joined = (f'{earlier.rstrip(".")}; then {note.strip()}' if earlier
-                else note.strip())
+      notes = list(holder['measured'].get('notes', ())) + [note.strip()]
       holder['measured'] = {**fingerprints.acknowledged(holder['measured']),
-                            'note': joined}
+                            'notes': notes}
   atomic_files.write_bytes(path, (json.dumps(data, indent=2) + '\n')
                            .encode())
 

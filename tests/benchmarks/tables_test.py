@@ -71,13 +71,14 @@ def test_a_changed_module_makes_a_measured_table_stale(monkeypatch):
   first = load('reproductions_learning.json')['results'][0]['preset']
   assert (f'Measured at commit abc (reproductions_learning.json: {first}).'
           in tables.draw('reproductions'))
-  record['note'] = 'the defaults of commit abc.'
+  record['notes'] = ['the defaults of commit abc.', 'then those of def.']
   drawn = tables.draw('reproductions')
-  # The note is folded under the commit's line, whole.
+  # The notes are folded under the commit's line, whole, one per item.
   assert ('reproductions_learning.json: ' in drawn and
           '\n\n<details><summary>' in drawn and
-          '\n\nMeasured under: the defaults of commit abc.\n\n</details>'
-          in drawn)
+          '\n\nKept through each change, oldest first, measured under:\n\n'
+          '1. the defaults of commit abc.\n2. then those of def.\n\n'
+          '</details>' in drawn)
 
 
 def test_rows_measured_alike_share_one_line(monkeypatch):
@@ -116,15 +117,15 @@ def test_acknowledging_keeps_the_results_with_a_note(monkeypatch, tmp_path):
     tables.acknowledge('x.json', ' ')
   tables.acknowledge('x.json', 'DQN before its n-step targets.')
   kept = markdown.load('x.json')['measured']
-  assert kept['note'] == 'DQN before its n-step targets.'
+  assert kept['notes'] == ['DQN before its n-step targets.']
   assert fingerprints.changes(kept) == []
   # A later acknowledgement keeps the earlier note before its own.
   raw = json.loads((tmp_path / 'benchmarks' / 'x.json').read_text())
   raw['measured']['code']['agents/dqn.py'] = 'the hash of older code'
   (tmp_path / 'benchmarks' / 'x.json').write_text(json.dumps(raw))
   tables.acknowledge('x.json', 'DQN before its double Q.')
-  assert markdown.load('x.json')['measured']['note'] == (
-      'DQN before its n-step targets; then DQN before its double Q.')
+  assert markdown.load('x.json')['measured']['notes'] == [
+      'DQN before its n-step targets.', 'DQN before its double Q.']
   (tmp_path / 'benchmarks' / 'old.json').write_text('{"results": []}')
   with pytest.raises(ValueError, match='records no fingerprint'):
     tables.acknowledge('old.json', 'a note')
@@ -137,7 +138,7 @@ def test_acknowledging_notes_only_the_rows_that_changed(monkeypatch,
   # A module the run executes today that the record did not watch.
   del changed['code']['agents/off_policy.py']
   changed['code']['agents/dqn.py'] = 'the hash of older code'
-  unchanged['note'] = 'its own note'
+  unchanged['notes'] = ['its own note']
   (tmp_path / 'benchmarks').mkdir()
   (tmp_path / 'benchmarks' / 'x.json').write_text(json.dumps(
       {'seeds': 5, 'results': [{'env': 'a', 'measured': changed},
@@ -146,7 +147,7 @@ def test_acknowledging_notes_only_the_rows_that_changed(monkeypatch,
   tables.acknowledge('x.json', 'DQN before the off-policy skeleton.')
   first, second = (row['measured']
                    for row in markdown.load('x.json')['results'])
-  assert first['note'] == 'DQN before the off-policy skeleton.'
+  assert first['notes'] == ['DQN before the off-policy skeleton.']
   assert 'agents/off_policy.py' in first['code']
   assert second == unchanged
 
