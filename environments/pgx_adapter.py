@@ -66,7 +66,9 @@ GAME_LENGTHS = {'tic_tac_toe': 9, 'connect_four': 42,
                 # 60 discs, at most one pass between two of them.
                 'othello': 120,
                 # pgx ends a game at its 256th move, drawn.
-                'animal_shogi': 256}
+                'animal_shogi': 256,
+                # pgx ends a game at its 162nd move (2 x 81), scored.
+                'go_9x9': 162}
 
 # Single-agent games of pgx 2.6 (`num_players == 1`), for error messages;
 # whether an id is accepted is decided by its own `num_players`.
@@ -79,8 +81,8 @@ TWO_PLAYER_IDS = ('animal_shogi', 'backgammon', 'chess', 'connect_four',
                   'gardner_chess', 'go_9x9', 'go_19x19', 'hex',
                   'kuhn_poker', 'leduc_holdem', 'othello', 'shogi',
                   'tic_tac_toe')
-PLAYABLE_TWO_PLAYER_IDS = ('animal_shogi', 'connect_four', 'othello',
-                           'tic_tac_toe')
+PLAYABLE_TWO_PLAYER_IDS = ('animal_shogi', 'connect_four', 'go_9x9',
+                           'othello', 'tic_tac_toe')
 
 # Packages that provide pgx games outside pgx itself, by id prefix.
 _EXTRA_PACKAGES = {'minatar-': 'pgx-minatar'}
@@ -246,11 +248,84 @@ def _legal_actions_animal_shogi(observation: jax.Array) -> jax.Array:
   return masks.reshape(batch + (132,))
 
 
+def _go_neighbours(size: int) -> np.ndarray:
+  """int32 `[size², 4]`: each point's neighbours (pgx's indices, row by
+  row), `size²` where the board ends."""
+  table = np.full((size * size, 4), size * size, np.int32)
+  for point in range(size * size):
+    x, y = divmod(point, size)
+    for k, (dx, dy) in enumerate(((-1, 0), (1, 0), (0, -1), (0, 1))):
+      if 0 <= x + dx < size and 0 <= y + dy < size:
+        table[point, k] = (x + dx) * size + y + dy
+  return table
+
+
+def _legal_actions_go_one(observation: jax.Array) -> jax.Array:
+  """`_legal_actions_go` of one `[size, size, 17]` observation."""
+  size = observation.shape[0]
+  points = size * size
+  planes = observation.reshape(points, -1) > 0.5
+  mine, theirs = planes[:, 0], planes[:, 1]  # Now.
+  mine_before, theirs_before = planes[:, 2], planes[:, 3]  # A move ago.
+  empty = ~(mine | theirs)
+  neighbours = jnp.asarray(_go_neighbours(size))
+  on_board = neighbours < points
+  pad = lambda x, value: jnp.append(x, value)  # The off-board point.
+  # Chains: each stone takes the smallest point of its connected stones
+  # of its colour (labels spread until nothing changes).
+  colour = jnp.where(mine, 1, jnp.where(theirs, 2, 0))
+  same = on_board & (pad(colour, -1)[neighbours] == colour[:, None]) & (
+      colour[:, None] > 0)
+
+  def spread(state):
+    labels, _ = state
+    nearest = jnp.min(jnp.where(same, pad(labels, points)[neighbours],
+                                points), axis=-1)
+    spread_labels = jnp.minimum(labels, nearest)
+    return spread_labels, jnp.any(spread_labels != labels)
+
+  labels, _ = jax.lax.while_loop(lambda state: state[1], spread,
+                                 (jnp.arange(points), jnp.bool_(True)))
+  # Liberties: the distinct empty points next to a chain.
+  stone_labels = jnp.where(pad(colour, 0)[neighbours] > 0,
+                           pad(labels, points)[neighbours], points)
+  touches = jnp.any(stone_labels[..., None] == jnp.arange(points), axis=1)
+  liberties = jnp.sum(touches & empty[:, None], axis=0)[labels]
+  ok_next_to = (empty | (theirs & (liberties == 1)) |
+                (mine & (liberties >= 2)))
+  legal = empty & jnp.any(on_board & pad(ok_next_to, False)[neighbours],
+                          axis=-1)
+  # Ko: the last move took exactly one of the mover's stones, placing its
+  # stone among the mover's stones and the board's edge only; the point
+  # it took cannot be played back at once.
+  placed = theirs & ~theirs_before
+  taken = mine_before & ~mine
+  enclosed = jnp.all(~on_board | pad(mine_before, False)[neighbours],
+                     axis=-1)
+  ko = (jnp.sum(taken) == 1) & jnp.any(placed & enclosed)
+  legal = legal & ~(ko & taken)
+  return jnp.append(legal, True)  # The pass is always legal.
+
+
+def _legal_actions_go(observation: jax.Array) -> jax.Array:
+  """Go's legal moves from `[..., size, size, 17]` observations (pgx's
+  planes: the mover's stones and the opponent's, now and at each of the
+  7 positions before, then the colour): the empty points where a stone
+  has a liberty, captures, or joins a chain of the mover's with another
+  liberty, except the point a ko just took (actions row by row), and the
+  pass (the last action), as pgx's `legal_action_mask` finds them."""
+  batch = observation.shape[:-3]
+  masks = jax.vmap(_legal_actions_go_one)(
+      observation.reshape((-1,) + observation.shape[-3:]))
+  return masks.reshape(batch + masks.shape[-1:])
+
+
 # id -> legal moves as a pure function of observations `[..., *shape]`.
 LEGAL_ACTIONS: Dict[str, Callable[[jax.Array], jax.Array]] = {
     '2048': _legal_actions_2048,
     'animal_shogi': _legal_actions_animal_shogi,
     'connect_four': _legal_actions_connect_four,
+    'go_9x9': _legal_actions_go,
     'othello': _legal_actions_othello,
     'tic_tac_toe': _legal_actions_tic_tac_toe,
 }

@@ -266,46 +266,67 @@ class TwoPlayerTest(absltest.TestCase):
     self.assertEqual(float(timestep.discount), 0.0)
     self.assertEqual(int(timestep.step_type), int(dm_env.StepType.LAST))
 
-  def test_legal_actions_from_observations_match_pgx_masks(self):
-    # Whole games of othello (up to 60 discs and a pass between two); in
-    # animal shogi, 96 moves of random play hold checks and drops.
-    for env_id, moves in (('tic_tac_toe', 12), ('connect_four', 12),
-                          ('othello', 120), ('animal_shogi', 96)):
-      core = pgx_adapter.make_core(env_id)
+  def _legal_actions_in_random_games(self, env_id, moves, pass_logit=0.0,
+                                     probe=lambda state: 0, games=32):
+    """`games` games of `moves` random legal moves (the pass, where it is the
+    last action, weighted by `pass_logit`): asserts that the legal moves
+    read from each observation are pgx's; returns, per game and move,
+    the action played, pgx's mask, whether the game had ended and
+    `probe` of the state."""
+    core = pgx_adapter.make_core(env_id)
 
-      def play(key, core=core, moves=moves):
-        state, timestep = core.reset(key)
+    def play(key):
+      state, timestep = core.reset(key)
 
-        def move(carry, key):
-          state, timestep = carry
-          mask = core.legal_action_mask(state)
-          action = jax.random.categorical(key, jnp.where(mask, 0.0, -1e9))
-          ended = timestep.step_type == dm_env.StepType.LAST
-          same = jnp.all(core.legal_actions(timestep.observation) == mask)
-          passed = ~ended & (mask[-1] if env_id == 'othello' else False)
-          dropped = ~ended & (action >= 96)  # Animal shogi: a drop.
-          return core.step(state, action), (same | ended | ~jnp.any(mask),
-                                            passed, ended, dropped)
+      def move(carry, key):
+        state, timestep = carry
+        mask = core.legal_action_mask(state)
+        logits = jnp.where(mask, 0.0, -1e9).at[-1].add(pass_logit)
+        action = jax.random.categorical(key, logits)
+        ended = timestep.step_type == dm_env.StepType.LAST
+        same = jnp.all(core.legal_actions(timestep.observation) == mask)
+        return core.step(state, action), (same | ended | ~jnp.any(mask),
+                                          action, mask, ended, probe(state))
 
-        _, out = jax.lax.scan(move, (state, timestep),
-                              jax.random.split(key, moves))
-        return out
+      _, out = jax.lax.scan(move, (state, timestep),
+                            jax.random.split(key, moves))
+      return out
 
-      same, passed, ended, dropped = jax.vmap(play)(
-          jax.random.split(jax.random.PRNGKey(1), 32))
-      self.assertTrue(np.all(same), env_id)
-      if env_id == 'animal_shogi':  # Drops were legal and played.
-        self.assertGreater(int(dropped.sum()), 0)
-      if env_id == 'othello':  # Whole games, passes included.
-        self.assertTrue(np.all(ended[:, -1]))
-        self.assertGreater(int(passed.sum()), 0)
+    same, *out = jax.jit(jax.vmap(play))(
+        jax.random.split(jax.random.PRNGKey(1), games))
+    self.assertTrue(np.all(same), env_id)
+    return [np.asarray(x) for x in out]
+
+  def test_legal_actions_of_tic_tac_toe_and_connect_four(self):
+    self._legal_actions_in_random_games('tic_tac_toe', 12)
+    self._legal_actions_in_random_games('connect_four', 12)
+
+  def test_legal_actions_of_othello(self):
+    # Whole games (up to 60 discs and a pass between two), passes included.
+    _, masks, ended, _ = self._legal_actions_in_random_games('othello', 120)
+    self.assertTrue(np.all(ended[:, -1]))
+    self.assertGreater(int((~ended & masks[..., -1]).sum()), 0)
+
+  def test_legal_actions_of_animal_shogi(self):
+    # 64 moves of random play hold checks and drops (actions 96-131).
+    actions, _, ended, _ = self._legal_actions_in_random_games(
+        'animal_shogi', 64, games=16)
+    self.assertGreater(int((~ended & (actions >= 96)).sum()), 0)
+
+  def test_legal_actions_of_go(self):
+    # Whole games with few passes hold captures, suicides and kos (pgx
+    # keeps the point a ko forbids in its state).
+    _, masks, ended, ko = self._legal_actions_in_random_games(
+        'go_9x9', 162, pass_logit=-4.0, games=16,
+        probe=lambda state: state.game._x.ko >= 0)  # pylint: disable=protected-access
+    self.assertGreater(int((~ended & ko).sum()), 0)
 
   def test_two_player_games_without_legal_moves_from_observations(self):
-    for env_id in ('go_9x9', 'kuhn_poker'):
+    for env_id in ('chess', 'kuhn_poker'):
       with self.assertRaisesRegex(
           ValueError, f'pgx:{env_id} is a two-player game whose legal moves '
           'cannot yet be read.*Two-player games here: animal_shogi, '
-          'connect_four, othello, tic_tac_toe'):
+          'connect_four, go_9x9, othello, tic_tac_toe'):
         pgx_adapter.make_core(env_id)
 
   def test_an_opponent_is_for_two_player_games(self):
