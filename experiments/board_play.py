@@ -1,9 +1,11 @@
 """A two-player board game against an exported policy, in the terminal.
 
-pgx's tic-tac-toe, connect four and othello (`environments.pgx_adapter`),
-as the model was trained on them: you and the agent take turns on one
-board. In othello a player with no move passes (the game's last action);
-yours is played for you.
+pgx's tic-tac-toe, connect four, othello and 9x9 go
+(`environments.pgx_adapter`), as the model was trained on them: you and
+the agent take turns on one board. In othello a player with no move
+passes (the game's last action); yours is played for you. In go either
+player may pass at any time; two passes in a row end the game, scored by
+area with pgx's komi.
 The agent runs the `.tflite` model on the board from its side (its marks,
 then yours: the observation it learned from) and plays the most probable
 legal move; the model gives illegal moves probability 0 itself.
@@ -35,11 +37,15 @@ class Layout:
       connect four); else a cell, column letter then row number.
     passes: the action after the board's cells is a pass (othello: legal
       only to a player with no other move).
+    pass_any_time: the pass is legal at any time (go).
+    blocked: why an empty cell the rules refuse is refused.
   """
   rows: int
   columns: int
   drop: bool
   passes: bool = False
+  pass_any_time: bool = False
+  blocked: str = ''
 
   @property
   def pass_action(self) -> Optional[int]:
@@ -58,22 +64,29 @@ class Layout:
     last = self.letters[-1]
     what = (f'column A-{last}' if self.drop else
             f'column A-{last} + row 1-{self.rows}')
-    return f'Your move ({what}, e.g. {self.example}; q quits): '
+    passing = ' or pass' if self.pass_any_time else ''
+    return f'Your move ({what}, e.g. {self.example}{passing}; q quits): '
 
   @property
   def expected(self) -> str:
     last = self.letters[-1]
     if self.drop:
       return f'type a column letter A-{last}, e.g. C (q quits)'
+    passing = ', or pass' if self.pass_any_time else ''
     return (f'type a column letter A-{last} then a row number '
-            f'1-{self.rows}, e.g. B2 (q quits)')
+            f'1-{self.rows}, e.g. B2{passing} (q quits)')
 
 
 # The games a person plays here: `pgx_adapter.PLAYABLE_TWO_PLAYER_IDS`.
 LAYOUTS: Dict[str, Layout] = {
     'tic_tac_toe': Layout(rows=3, columns=3, drop=False),
     'connect_four': Layout(rows=6, columns=7, drop=True),
-    'othello': Layout(rows=8, columns=8, drop=False, passes=True),
+    'othello': Layout(rows=8, columns=8, drop=False, passes=True,
+                      blocked='that move turns no disc'),
+    'go_9x9': Layout(rows=9, columns=9, drop=False, passes=True,
+                     pass_any_time=True,
+                     blocked='a stone there would have no liberty, or '
+                     'retake a ko at once'),
 }
 GAMES = tuple(f'pgx:{name}' for name in LAYOUTS)
 
@@ -208,14 +221,18 @@ class BoardGame:
     if action == self.layout.pass_action:
       return 'you have a move, so you cannot pass'
     row, column = divmod(action, self.layout.columns)
-    board = np.asarray(self._timestep.observation)
+    board = np.asarray(self._timestep.observation)[..., :2]  # Now.
     if board[row, column].any():
       return 'that cell is taken'
-    return 'that move turns no disc'
+    return self.layout.blocked
 
-  def legal_names(self) -> str:
-    return ' '.join(move_name(a, self.layout)
-                    for a in np.flatnonzero(self.legal))
+  def legal_names(self, most: int = 12) -> str:
+    """The legal moves, by name; past `most`, the first ones and a
+    count of the rest (a go board's are dozens)."""
+    names = [move_name(a, self.layout) for a in np.flatnonzero(self.legal)]
+    if len(names) <= most:
+      return ' '.join(names)
+    return f'{" ".join(names[:most])} and {len(names) - most} more'
 
   def render(self) -> str:
     """The board: X yours, O the agent's, . empty."""

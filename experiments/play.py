@@ -13,8 +13,8 @@ Type a strike as a column letter A-H then a row number 1-8, e.g. `C5`
 
   python -m experiments.play --agent_model=runs/default/planestrike.tflite
 
-`--game=pgx:tic_tac_toe`, `pgx:connect_four` or `pgx:othello` plays that
-game against a model trained on it (e.g. by `--agent=alphazero`): you and
+`--game=pgx:tic_tac_toe`, `pgx:connect_four`, `pgx:othello` or
+`pgx:go_9x9` plays that game against a model trained on it (e.g. by `--agent=alphazero`): you and
 the agent take turns on one board, you first unless `--agent_first`
 (`experiments.board_play`).
 

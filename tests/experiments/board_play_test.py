@@ -19,6 +19,7 @@ from tests import commands
 TIC_TAC_TOE = board_play.LAYOUTS['tic_tac_toe']
 CONNECT_FOUR = board_play.LAYOUTS['connect_four']
 OTHELLO = board_play.LAYOUTS['othello']
+GO = board_play.LAYOUTS['go_9x9']
 
 
 class _Prefers:
@@ -65,8 +66,8 @@ def test_bad_moves_are_explained(layout, text, message):
 
 def test_unknown_games_list_the_games():
   with pytest.raises(ValueError, match='plane_strike, pgx:tic_tac_toe, '
-                     'pgx:connect_four, pgx:othello'):
-    board_play.game_id('pgx:go_9x9')
+                     'pgx:connect_four, pgx:othello, pgx:go_9x9'):
+    board_play.game_id('pgx:animal_shogi')
 
 
 def test_you_win_a_row_the_agent_leaves_open():
@@ -148,6 +149,33 @@ def test_othello_passes_and_refuses_moves_that_turn_nothing():
   assert winner in ('you', 'the agent', 'nobody')
   assert text.endswith({'you': 'You win!', 'the agent': 'The agent wins.',
                         'nobody': 'A draw.'}[winner])
+
+
+def test_go_refuses_a_stone_without_liberty_and_ends_at_two_passes():
+  # You (black, first) play I9 and H9; the agent takes B1 and A2 around
+  # A1, then passes when you do.
+  game = board_play.BoardGame(_Prefers([1, 9, 81], 82), 'pgx:go_9x9')
+  assert 'or pass' in GO.prompt
+  assert board_play.parse_move('pass', GO) == 81
+  assert board_play.parse_move('i9', GO) == 80
+  for move in ('I9', 'H9'):
+    game.person_move(board_play.parse_move(move, GO))
+    game.agent_move()
+  with pytest.raises(board_play.InvalidMove, match='that cell is taken'):
+    game.person_move(1)
+  with pytest.raises(board_play.InvalidMove,
+                     match='A1: a stone there would have no liberty, or '
+                     'retake a ko at once; legal moves: C1 D1 E1 F1 G1 H1 '
+                     'I1 B2 C2 D2 E2 F2 and 65 more.'):
+    game.person_move(0)
+  written = []
+  winner = board_play.play(game, read=lambda prompt: 'pass',
+                           write=written.append)
+  text = '\n'.join(written)
+  assert 'You play pass.' in text and 'Agent plays pass.' in text
+  # Area: the agent's 2 stones and A1 against your 2 stones; white (the
+  # agent, second) also gets pgx's komi of 7.5.
+  assert winner == 'the agent' and text.endswith('The agent wins.')
 
 
 @pytest.fixture(scope='module')
