@@ -158,6 +158,9 @@ def draw(name: str) -> str:
     records = {}  # (commit, notes): the rows of `file` measured under them.
     for holder in _holders(markdown.load(file)):
       record = holder['measured']
+      if 'note' in record:  # One string: the notes are a list.
+        raise ValueError(f'benchmarks/{file}: "note" is no longer read; '
+                         f'make it a list "notes", one per change.')
       records.setdefault((record['commit'], tuple(record.get('notes', ()))),
                          []).append(_label(holder))
     for key, labels in records.items():
@@ -168,8 +171,8 @@ def draw(name: str) -> str:
     if notes:  # The evidence, folded: one click away, not in the way.
       lines += ['', '<details><summary>The code it measured has changed '
                 'since, in ways shown to leave these figures as they '
-                'were</summary>', '', 'Kept through each change, oldest '
-                'first, measured under:', '']
+                'were</summary>', '', 'Measured before the first change '
+                'below; kept through each, oldest first:', '']
       lines += [f'{i}. {note}' for i, note in enumerate(notes, 1)]
       lines += ['', '</details>']
   return '\n'.join(lines) + '\n'

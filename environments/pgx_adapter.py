@@ -209,7 +209,8 @@ def _animal_shogi_checked(boards: jax.Array) -> jax.Array:
 def _legal_actions_animal_shogi_one(observation: jax.Array) -> jax.Array:
   """`_legal_actions_animal_shogi` of one `[4, 3, 194]` observation."""
   # pgx's planes are `[row, 2 - column, channel]`; this step's are the first
-  # 24 channels: 10 pieces, then the hands (each of 6 pieces, >= 1, >= 2).
+  # 24 channels: 10 pieces, 12 hand planes (each of 6 pieces, >= 1 and
+  # >= 2), 2 repetition planes.
   planes = jnp.swapaxes(observation[:, ::-1, :10], 0, 1).reshape(12, 10)
   board = jnp.where(jnp.any(planes > 0.5, axis=-1),
                     jnp.argmax(planes, axis=-1), -1).astype(jnp.int32)
@@ -239,8 +240,10 @@ def _legal_actions_animal_shogi(observation: jax.Array) -> jax.Array:
   """Animal shogi's legal moves from `[..., 4, 3, 194]` observations (pgx's
   planes of the last 8 positions; the current one's pieces and hands
   first): the moves and drops that leave the mover's lion unattacked, as
-  pgx's `_legal_action_mask` finds them. With none (the game is over)
-  every action is legal, as for connect four's full boards."""
+  pgx's `_legal_action_mask` finds them. Where none is (checkmate) every
+  action is; at the game's other ends (the lion reaching the far row, a
+  repetition, move 256) these are the rules' moves, where pgx's mask is all
+  ones: the game is over either way."""
   batch = observation.shape[:-3]
   masks = jax.vmap(_legal_actions_animal_shogi_one)(
       observation.reshape((-1,) + observation.shape[-3:]))

@@ -77,7 +77,8 @@ class Layout:
             f'1-{self.rows}, e.g. B2{passing} (q quits)')
 
 
-# The games a person plays here: `pgx_adapter.PLAYABLE_TWO_PLAYER_IDS`.
+# The games a person plays here: those of `pgx_adapter.PLAYABLE_TWO_PLAYER_IDS`
+# with a board drawn as a grid of cells (not animal shogi's moving pieces).
 LAYOUTS: Dict[str, Layout] = {
     'tic_tac_toe': Layout(rows=3, columns=3, drop=False),
     'connect_four': Layout(rows=6, columns=7, drop=True),

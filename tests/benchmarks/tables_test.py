@@ -76,9 +76,14 @@ def test_a_changed_module_makes_a_measured_table_stale(monkeypatch):
   # The notes are folded under the commit's line, whole, one per item.
   assert ('reproductions_learning.json: ' in drawn and
           '\n\n<details><summary>' in drawn and
-          '\n\nKept through each change, oldest first, measured under:\n\n'
+          '\n\nMeasured before the first change below; kept through each, '
+          'oldest first:\n\n'
           '1. the defaults of commit abc.\n2. then those of def.\n\n'
           '</details>' in drawn)
+  record['note'] = 'one string'
+  with pytest.raises(ValueError, match='reproductions_learning.json: "note" '
+                     'is no longer read'):
+    tables.draw('reproductions')
 
 
 def test_rows_measured_alike_share_one_line(monkeypatch):

@@ -295,7 +295,7 @@ class TwoPlayerTest(absltest.TestCase):
     same, *out = jax.jit(jax.vmap(play))(
         jax.random.split(jax.random.PRNGKey(1), games))
     self.assertTrue(np.all(same), env_id)
-    return [np.asarray(x) for x in out]
+    return jax.tree.map(np.asarray, out)
 
   def test_legal_actions_of_tic_tac_toe_and_connect_four(self):
     self._legal_actions_in_random_games('tic_tac_toe', 12)
@@ -308,18 +308,31 @@ class TwoPlayerTest(absltest.TestCase):
     self.assertGreater(int((~ended & masks[..., -1]).sum()), 0)
 
   def test_legal_actions_of_animal_shogi(self):
-    # 64 moves of random play hold checks and drops (actions 96-131).
-    actions, _, ended, _ = self._legal_actions_in_random_games(
-        'animal_shogi', 64, games=16)
+    # 64 moves of random play hold drops (actions 96-131) and checks.
+    from pgx import animal_shogi  # pylint: disable=g-import-not-at-top
+    actions, _, ended, checked = self._legal_actions_in_random_games(
+        'animal_shogi', 64, games=16,
+        probe=lambda state: animal_shogi._is_checked(state.game))  # pylint: disable=protected-access
     self.assertGreater(int((~ended & (actions >= 96)).sum()), 0)
+    self.assertGreater(int((~ended & checked).sum()), 0)
 
   def test_legal_actions_of_go(self):
-    # Whole games with few passes hold captures, suicides and kos (pgx
-    # keeps the point a ko forbids in its state).
-    _, masks, ended, ko = self._legal_actions_in_random_games(
-        'go_9x9', 162, pass_logit=-4.0, games=16,
-        probe=lambda state: state.game._x.ko >= 0)  # pylint: disable=protected-access
+    # Whole games with few passes hold captures, suicides (empty points
+    # pgx refuses, other than a ko's) and kos (pgx keeps the point a ko
+    # forbids in its state).
+    def probe(state):
+      game = state.game._x  # pylint: disable=protected-access
+      refused = jnp.sum((game.board == 0) &
+                        ~state.game.legal_action_mask[:-1])
+      return (game.ko >= 0, refused - (game.ko >= 0),
+              jnp.sum(game.num_captured))
+
+    _, _, ended, (ko, suicides, captured) = (
+        self._legal_actions_in_random_games(
+            'go_9x9', 162, pass_logit=-4.0, games=16, probe=probe))
     self.assertGreater(int((~ended & ko).sum()), 0)
+    self.assertGreater(int((~ended & (suicides > 0)).sum()), 0)
+    self.assertGreater(int(captured[:, -1].max()), 0)
 
   def test_two_player_games_without_legal_moves_from_observations(self):
     for env_id in ('chess', 'kuhn_poker'):
