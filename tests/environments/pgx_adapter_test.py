@@ -307,6 +307,7 @@ class TwoPlayerTest(absltest.TestCase):
     self.assertTrue(np.all(ended[:, -1]))
     self.assertGreater(int((~ended & masks[..., -1]).sum()), 0)
 
+  @pytest.mark.slow  # Compiling pgx's step takes most of it.
   def test_legal_actions_of_animal_shogi(self):
     # 64 moves of random play hold drops (actions 96-131) and checks.
     from pgx import animal_shogi  # pylint: disable=g-import-not-at-top
@@ -316,6 +317,7 @@ class TwoPlayerTest(absltest.TestCase):
     self.assertGreater(int((~ended & (actions >= 96)).sum()), 0)
     self.assertGreater(int((~ended & checked).sum()), 0)
 
+  @pytest.mark.slow  # Compiling pgx's step takes most of it.
   def test_legal_actions_of_go(self):
     # Whole games with few passes hold captures, suicides (empty points
     # pgx refuses, other than a ko's) and kos (pgx keeps the point a ko
