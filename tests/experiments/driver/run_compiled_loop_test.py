@@ -25,7 +25,6 @@ from experiments.loops import env_slots
 from experiments.loops import row_plans
 from experiments.setup import build as build_lib
 from experiments.setup import config as config_lib
-from tests import commands
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -348,32 +347,38 @@ class ShardingTest(absltest.TestCase):
 class MultiHostTest(absltest.TestCase):
   """Two processes with one CPU device each, joined by
   jax.distributed.initialize through the flags, share a workdir, and train
-  what one process trains."""
+  what one process with two CPU devices trains. (One device against two in
+  one process is ShardingTest's and data_parallel_training_test's: vmapped
+  lanes and sharded ones may round differently on some CPUs.)"""
 
-  def _train_one_and_two(self, common, two_only=(), one_only=()):
-    """`experiments.train` with `common` flags in two processes (plus
-    `two_only`), then in this one (plus `one_only`); the root of their
-    workdirs `one`, `two`."""
+  def _train_one_and_two(self, common, one_only=()):
+    """`experiments.train` with `common` flags in two processes of one
+    device each, then in one process of two devices (plus `one_only`); the
+    root of their workdirs `one`, `two`."""
     root = self.create_tempdir().full_path
     with socket.socket() as s:
       s.bind(('localhost', 0))
       port = s.getsockname()[1]
     env = dict(os.environ, PYTHONPATH=_REPO, JAX_PLATFORMS='cpu')
-    env['XLA_FLAGS'] = ' '.join(  # Conftest's flags, one device each.
-        flag for flag in os.environ.get('XLA_FLAGS', '').split()
-        if 'device_count' not in flag)
+    flags = [flag for flag in os.environ.get('XLA_FLAGS', '').split()
+             if 'device_count' not in flag]  # Conftest's compile flags.
+    env['XLA_FLAGS'] = ' '.join(flags)
     processes = [
         subprocess.Popen(
             [sys.executable, '-m', 'experiments.train',
              f'--workdir={root}/two', f'--coordinator_address=localhost:{port}',
-             '--num_processes=2', f'--process_id={i}', *two_only, *common],
+             '--num_processes=2', f'--process_id={i}', *common],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             cwd=_REPO, env=env) for i in range(2)]
     for process in processes:
       _, stderr = process.communicate(timeout=600)
       self.assertEqual(process.returncode, 0, stderr[-3000:])
-    single = commands.run('experiments.train', f'--workdir={root}/one',
-                          *one_only, *common)  # Here: one process.
+    single = subprocess.run(
+        [sys.executable, '-m', 'experiments.train', f'--workdir={root}/one',
+         *common, *one_only],
+        capture_output=True, text=True, cwd=_REPO, check=False,
+        env=dict(env, XLA_FLAGS=' '.join(
+            flags + ['--xla_force_host_platform_device_count=2'])))
     self.assertEqual(single.returncode, 0, single.stderr[-3000:])
     return root
 
@@ -382,8 +387,16 @@ class MultiHostTest(absltest.TestCase):
     for run in ('one', 'two'):
       with open(os.path.join(root, run, seed_dir, 'result.json')) as f:
         results.append(json.load(f))
-    for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return'):
+      with open(os.path.join(root, run, seed_dir, 'train.csv')) as f:
+        rows = list(csv.DictReader(f))
+      results[-1]['train_rows'] = [  # All but the clock's columns.
+          {k: v for k, v in row.items() if not k.startswith('perf/')}
+          for row in rows]
+    for key in ('env_steps', 'episodes', 'updates', 'eval_mean_return',
+                'train_rows'):
       self.assertEqual(results[0][key], results[1][key], (seed_dir, key))
+    self.assertEqual(results[0]['provenance']['num_devices'],
+                     results[1]['provenance']['num_devices'])
     return results
 
   def test_two_processes_train_what_one_process_trains(self):
@@ -405,7 +418,7 @@ class MultiHostTest(absltest.TestCase):
         ['--agent=ppo', '--env=catch', '--num_steps=2048', '--num_envs=8',
          '--config.batch_size=8', '--config.unroll_length=16',
          '--eval_episodes=20', '--noexport_tflite', '--noprogress',
-         '--preset=none'], two_only=['--devices_per_seed=2'])
+         '--preset=none', '--devices_per_seed=2'])
     results = self._results(root)
     self.assertEqual(results[1]['provenance']['num_devices'], 2)
 
