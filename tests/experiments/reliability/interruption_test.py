@@ -12,11 +12,11 @@ import pytest
 
 pytestmark = pytest.mark.slow  # Whole commands; see docs/testing.md.
 
-# Compiled loop: ~8 s of training on the 2-core CPU, long enough to be
-# interrupted after a checkpoint (200k steps, 2 s, raced the first one).
-_COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=800000',
+# Compiled loop: 3-9 s of training on a 2-core CPU, long enough to be
+# interrupted after a checkpoint a second in.
+_COMPILED = ('--env=catch', '--agent=ppo', '--num_steps=250000',
              '--eval_episodes=20', '--export_tflite=false',
-             '--progress=false', '--checkpoint_every_seconds=2')
+             '--progress=false', '--checkpoint_every_seconds=1')
 # Python loop: REINFORCE's batches of 16 episodes straddle checkpoints.
 _PYTHON = ('--env=catch', '--agent=reinforce', '--loop=python',
            '--num_episodes=800', '--eval_episodes=20',
@@ -118,9 +118,7 @@ def test_ctrl_c_again_exits_130_at_once_and_the_run_resumes(cli, tmp_path):
   it lands in training, in the stop's checkpoint (held until written) or
   while exiting; every way, exit status 130 within seconds, no traceback,
   and a workdir the same command resumes and finishes."""
-  flags = ('--env=catch', '--agent=ppo', '--num_steps=800000',
-           '--eval_episodes=20', '--export_tflite=false', '--progress=false',
-           '--checkpoint_every_seconds=1')
+  flags = _COMPILED
   workdir = str(tmp_path / 'run')
   process = cli.start('train', *flags, f'--workdir={workdir}',
                       optimised=True)
