@@ -33,8 +33,10 @@ def unrendered() -> Iterator[None]:
   """Within: every figure of `experiments.comparison.plots` is a
   placeholder file."""
   with mock.patch.multiple(plots, learning_curves=_placeholder,
+                           seed_scores=_placeholder,
                            aggregate_metrics=_placeholder,
-                           probability_of_improvement=_placeholder):
+                           probability_of_improvement=_placeholder,
+                           performance_profile=_placeholder):
     yield
 
 
