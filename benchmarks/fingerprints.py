@@ -15,6 +15,7 @@ until the table is re-measured or its page says under what it was measured
 
 import ast
 import dataclasses
+import functools
 import hashlib
 import inspect
 import os
@@ -134,6 +135,7 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
   return tree
 
 
+@functools.lru_cache(maxsize=512)  # A table check hashes each file often.
 def code_hash(source: str) -> str:
   """A hash of what `source` runs: comments, docstrings and layout do not
   change it."""

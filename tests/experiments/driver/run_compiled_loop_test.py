@@ -403,8 +403,8 @@ class MultiHostTest(absltest.TestCase):
     # Export on in two processes: every process joins in fetching the
     # params to export (the one-process export is tested elsewhere).
     root = self._train_one_and_two(
-        ['--num_seeds=2', '--env=catch', '--num_episodes=64',
-         '--eval_episodes=20', '--noprogress'],
+        ['--num_seeds=2', '--env=catch', '--num_steps=8192',
+         '--log_every_steps=2048', '--eval_episodes=20', '--noprogress'],
         one_only=['--noexport_tflite'])
     for seed in (0, 1):
       results = self._results(root, f'seed_{seed}')
