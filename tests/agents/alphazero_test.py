@@ -55,29 +55,35 @@ class SearchTest(absltest.TestCase):
   """A search that knows nothing but the rules (a network of zeros: a
   uniform prior, values 0) still sees the win and the forced block."""
 
-  def _search(self, moves, **overrides):
+  def _search(self, games, **overrides):
+    """One batched search from the position after each of `games` (move
+    sequences)."""
     core, spec = _tic_tac_toe()
     config = registry.make_config('alphazero', num_simulations=32,
                                   **overrides)
     agent = registry.make_agent('alphazero', config, spec, model=core)
     params = jax.tree.map(jnp.zeros_like, agent.actor_params(
         agent.init(jax.random.PRNGKey(0))))
-    state, timestep = core.reset(jax.random.PRNGKey(3))
-    for move in moves:
-      state, timestep = core.step(state, move)
-    batch = jax.tree.map(lambda x: x[None], state)
-    return jax.jit(agent.planning.act)(params, jax.random.PRNGKey(1)[None],
-                                       timestep.observation[None], batch)
+    positions = []
+    for moves in games:
+      state, timestep = core.reset(jax.random.PRNGKey(3))
+      for move in moves:
+        state, timestep = core.step(state, move)
+      positions.append((state, timestep.observation))
+    states, observations = jax.tree.map(lambda *x: jnp.stack(x), *positions)
+    keys = jax.random.split(jax.random.PRNGKey(1), len(games))
+    return jax.jit(agent.planning.act)(params, keys, observations, states)
 
   def test_gumbel_and_puct_search_win_and_block(self):
     # (0 3 1 4): the mover wins at 2; (0 4 1): the mover must block at 2.
     # The move played is drawn (Gumbel noise, or visit counts); the
     # search's policy must favour the move.
+    games = ((0, 3, 1, 4), (0, 4, 1))
     for search in search_lib.SEARCHES:
-      for moves in ((0, 3, 1, 4), (0, 4, 1)):
-        actions, extras = self._search(moves, search=search)
-        self.assertNotIn(int(actions[0]), moves)
-        policy = np.asarray(extras['search_policy'][0])
+      actions, extras = self._search(games, search=search)
+      for i, moves in enumerate(games):
+        self.assertNotIn(int(actions[i]), moves)
+        policy = np.asarray(extras['search_policy'][i])
         self.assertEqual(int(policy.argmax()), 2, (search, moves))
         self.assertGreater(policy[2], 0.25)
         self.assertAlmostEqual(float(policy.sum()), 1.0, places=5)
