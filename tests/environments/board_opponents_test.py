@@ -3,6 +3,7 @@
 from absl.testing import absltest
 import jax
 import numpy as np
+import pytest
 
 from environments import board_opponents
 from environments import pgx_adapter
@@ -66,6 +67,7 @@ class AuditTest(absltest.TestCase):
       self.assertNotIn(miss['played'], miss['best'])
 
 
+@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
 class MctsTest(absltest.TestCase):
 
   def test_search_with_random_playouts_wins_and_blocks(self):

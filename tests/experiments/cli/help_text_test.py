@@ -12,6 +12,7 @@ import sys
 
 from absl import flags
 from absl.testing import absltest
+import pytest
 
 from experiments.cli import help_text
 
@@ -191,6 +192,7 @@ class EntryPointsTest(absltest.TestCase):
       self.assertIn('help_text.run(main, FLAG_GROUPS, __doc__', main_block,
                     name)
 
+  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
   def test_every_flag_of_every_entry_point_is_in_exactly_one_group(self):
     # One fresh interpreter defines each program's flags in turn (as its
     # `__main__` block does) and removes them before the next one.

@@ -9,6 +9,7 @@ from absl.testing import absltest
 from absl.testing import parameterized
 import chex
 import jax
+import pytest
 
 from agents import registry as agent_registry
 from experiments.loops import actor as actor_lib
@@ -75,6 +76,7 @@ def _train(built, stops, resume, by_progress=False):
   return loop, evaluations
 
 
+@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
 class ExactResumeTest(parameterized.TestCase):
 
   @parameterized.named_parameters(
