@@ -217,6 +217,7 @@ class EntryPointsTest(absltest.TestCase):
     self.assertEqual(sorted(problems), _entry_points())
     self.assertEqual({k: v for k, v in problems.items() if v}, {})
 
+  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
   def test_train_helpshort_exits_0_with_groups_in_order(self):
     result = _run('-m', 'experiments.train', '--helpshort')
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])

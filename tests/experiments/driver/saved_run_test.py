@@ -18,6 +18,8 @@ _TWO_SEEDS = dict(agent='reinforce', env='catch', num_episodes=64,
                   batch_size=8, eval_episodes=5, periodic_eval_episodes=2,
                   num_seeds=2, export_tflite=False)
 
+pytestmark = pytest.mark.slow  # Trains a run (docs/testing.md).
+
 
 @pytest.fixture(scope='module')
 def trained(tmp_path_factory):
