@@ -52,7 +52,7 @@ class LossTest(absltest.TestCase):
                                rtol=1e-6)
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 class SearchTest(absltest.TestCase):
   """A search that knows nothing but the rules (a network of zeros: a
   uniform prior, values 0) still sees the win and the forced block."""

@@ -142,7 +142,7 @@ class AgentTest(absltest.TestCase):
                                   **overrides)
     return spec, registry.make_agent('muzero', config, spec)
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_search_plays_legal_moves_from_observations_alone(self):
     spec, agent = self._agent('plane_strike')
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
@@ -159,7 +159,7 @@ class AgentTest(absltest.TestCase):
     probabilities = agent.deployable_policy(params, observations)
     self.assertEqual(float(probabilities[:, :8].sum()), 0.0)
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_play_by_search_needs_no_states_and_draws_nothing(self):
     spec, agent = self._agent('plane_strike', random_moves=0.5)
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))
@@ -171,7 +171,7 @@ class AgentTest(absltest.TestCase):
     self.assertTrue((actions >= 8).all())  # Row 0 is tried.
     np.testing.assert_array_equal(actions, actions[:1].repeat(6, 0))
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_the_model_learns_rewards_that_follow_the_actions(self):
     # The reward is 1 for action 2, else 0: the dynamics must learn it
     # from the action alone.

@@ -221,7 +221,7 @@ class RecurrentPQNTest(absltest.TestCase):
                      trajectory.extras[recurrent_policy.CORE_STATE]))
     np.testing.assert_allclose(stepped[:-1, 0], q_values[1:, 0], atol=1e-5)
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_a_time_limit_s_next_q_values_continue_its_episode(self):
     agent, network = _recurrent_agent()
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))

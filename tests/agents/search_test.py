@@ -92,7 +92,7 @@ class PolicyLossTest(absltest.TestCase):
     np.testing.assert_allclose(entropy, [np.log(2), 0.0], atol=1e-6)
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 class SearchEachTest(absltest.TestCase):
 
   def test_each_root_searches_as_it_would_alone(self):

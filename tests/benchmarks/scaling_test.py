@@ -144,7 +144,7 @@ class ChildPartsTest(absltest.TestCase):
     self.assertEqual((recurrent['network'], recurrent['hidden_sizes']),
                      ('gru_layer_norm_q_values', (256, 256, 256)))
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_a_failing_child_names_its_command_and_stderr(self):
     root = self.create_tempdir().full_path
     measurement = sb.Measurement({'agent': 'no_such_agent'}, devices=2)

@@ -67,7 +67,7 @@ class AuditTest(absltest.TestCase):
       self.assertNotIn(miss['played'], miss['best'])
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 class MctsTest(absltest.TestCase):
 
   def test_search_with_random_playouts_wins_and_blocks(self):

@@ -61,7 +61,7 @@ def _play_2048():
                             num_steps=200)
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 class Play2048Test(absltest.TestCase):
 
   def test_specs(self):

@@ -73,7 +73,7 @@ def test_bayes_greedy_opens_on_the_likeliest_cell():
   assert chance.reshape(-1)[cell] == pytest.approx(chance.max())
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_stronger_players_need_fewer_strikes():
   means = {name: players_lib.play(player, 200, KEY).mean()
            for name, player in players_lib.players().items()}

@@ -55,7 +55,7 @@ def test_train_settings_are_the_train_flags_with_their_defaults():
   assert signature['agent'].default == 'ppo'
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_the_api_and_the_command_line_make_the_same_run(api_run, tmp_path):
   workdir, result = api_run
   with open(os.path.join(workdir, 'result.json')) as f:
@@ -88,7 +88,7 @@ def test_the_api_and_the_command_line_make_the_same_run(api_run, tmp_path):
     assert pick(rows_api) == pick(rows_cli), log
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_a_finished_run_is_returned_as_saved(api_run):
   workdir, result = api_run
   assert api.train(workdir=workdir, progress=False,
@@ -217,7 +217,7 @@ def _copy_editing(workdir, copy, name, edit):
     json.dump(data, f)
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_a_copied_workdir_names_its_own_model(api_run, tmp_path):
   workdir, _ = api_run
   copy = str(tmp_path / 'copy')
@@ -228,7 +228,7 @@ def test_a_copied_workdir_names_its_own_model(api_run, tmp_path):
                                               'model.tflite')
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_an_unknown_env_config_key_in_config_json_is_named(api_run,
                                                            tmp_path):
   workdir, _ = api_run
@@ -240,7 +240,7 @@ def test_an_unknown_env_config_key_in_config_json_is_named(api_run,
     api.export(copy)
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_a_missing_imports_module_is_named_and_the_run_kept(api_run, tmp_path):
   workdir, _ = api_run
   moved = str(tmp_path / 'moved')
@@ -258,7 +258,7 @@ def test_a_missing_imports_module_is_named_and_the_run_kept(api_run, tmp_path):
   assert 'new --workdir' not in message
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_load_policy_plays_the_trained_greedy_policy(api_run):
   workdir, result = api_run
   policy = api.load_policy(workdir)

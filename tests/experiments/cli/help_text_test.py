@@ -192,7 +192,7 @@ class EntryPointsTest(absltest.TestCase):
       self.assertIn('help_text.run(main, FLAG_GROUPS, __doc__', main_block,
                     name)
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_every_flag_of_every_entry_point_is_in_exactly_one_group(self):
     # One fresh interpreter defines each program's flags in turn (as its
     # `__main__` block does) and removes them before the next one.
@@ -217,7 +217,7 @@ class EntryPointsTest(absltest.TestCase):
     self.assertEqual(sorted(problems), _entry_points())
     self.assertEqual({k: v for k, v in problems.items() if v}, {})
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_train_helpshort_exits_0_with_groups_in_order(self):
     result = _run('-m', 'experiments.train', '--helpshort')
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])

@@ -101,7 +101,7 @@ def test_ray_retries_a_failed_task_and_loses_nothing(ray_instance, tmp_path):
   assert results == [[s.result for s in g.statuses()] for g in groups]
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_ray_names_tasks_that_keep_failing(ray_instance):
   del ray_instance
   with pytest.raises(launchers.LauncherError,

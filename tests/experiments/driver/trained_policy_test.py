@@ -98,7 +98,7 @@ def test_play_refuses_what_the_policy_cannot_play():
       trained_policy.play(policy, **settings)
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_search_settings_change_how_the_search_plays():
   policy = _policy('alphazero', 'pgx:tic_tac_toe', num_steps=1024)
   run_simulations = policy.built.config.agent_config.num_simulations

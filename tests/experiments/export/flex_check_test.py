@@ -68,7 +68,7 @@ def test_restore_in_a_fresh_interpreter_reproduces_trained_infer(
   assert result['interpreter'].startswith('tensorflow')
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 def test_a_check_without_training_proves_nothing_and_fails(trainable_model):
   _require_flex()
   batch = _batch()

@@ -62,7 +62,7 @@ class EvaluationTest(absltest.TestCase):
     self.assertAlmostEqual(float(got['mean_episode_length']),
                            expected['mean_episode_length'], places=5)
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_two_player_games_count_games_won_drawn_and_lost(self):
     core = pgx_adapter.make_core('tic_tac_toe', opponent='random')
     spec = specs.make_environment_spec(dm_env_wrapper.DmEnvironment(core))
@@ -81,7 +81,7 @@ class EvaluationTest(absltest.TestCase):
                                      spec, params, jax.random.PRNGKey(1), 8)
     self.assertNotIn('won', plain)
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_search_protocol_plays_the_search_from_the_games_states(self):
     # AlphaZero's search sees the game's own state inside the game against
     # the opponent; a network of zeros searching 32 simulations wins most
@@ -104,7 +104,7 @@ class EvaluationTest(absltest.TestCase):
     self.assertGreater(won['search'], 0.7)
     self.assertGreater(won['search'], won['greedy'] + 0.2)
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_muzero_plays_by_search_in_the_python_loop(self):
     # No core states there: MuZero searches the model it learned.
     env = env_registry.make_environment('catch')
@@ -139,7 +139,7 @@ class EvaluationTest(absltest.TestCase):
     self.assertEqual(got, expected)
     self.assertNotIn(expected['mean_return'], (-1.0, 1.0))  # Mixed games.
 
-  @pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_protocols_draw_alike_in_every_loop(self):
     env = plane_strike.make_environment(seed=4)
     agent = self._agent(env)

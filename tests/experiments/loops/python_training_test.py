@@ -76,7 +76,7 @@ def _train(built, stops, resume, by_progress=False):
   return loop, evaluations
 
 
-@pytest.mark.slow  # Over 3.5 s cold (docs/testing.md).
+@pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
 class ExactResumeTest(parameterized.TestCase):
 
   @parameterized.named_parameters(

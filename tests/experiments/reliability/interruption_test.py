@@ -118,9 +118,8 @@ def test_ctrl_c_again_exits_130_at_once_and_the_run_resumes(cli, tmp_path):
   it lands in training, in the stop's checkpoint (held until written) or
   while exiting; every way, exit status 130 within seconds, no traceback,
   and a workdir the same command resumes and finishes."""
-  flags = _COMPILED
   workdir = str(tmp_path / 'run')
-  process = cli.start('train', *flags, f'--workdir={workdir}',
+  process = cli.start('train', *_COMPILED, f'--workdir={workdir}',
                       optimised=True)
   lines = []
   reader = threading.Thread(target=lambda: lines.extend(process.stderr))
@@ -145,7 +144,7 @@ def test_ctrl_c_again_exits_130_at_once_and_the_run_resumes(cli, tmp_path):
   assert lines[-1].startswith(('Interrupted.', 'Stopped by SIGINT',
                                'Ctrl-C again')), stderr
   assert cli.checkpoint_steps(workdir), 'a checkpoint to resume from'
-  done = cli.run('train', *flags, f'--workdir={workdir}',
+  done = cli.run('train', *_COMPILED, f'--workdir={workdir}',
                  optimised=True)
   assert done.returncode == 0, done.stderr
   assert 'resuming at environment step' in done.stderr
