@@ -31,14 +31,19 @@ How a gymnax game maps onto the core:
     steps itself too, so episodes never outlast it.
   * `env_kwargs` override gymnax's env params (e.g. `max_steps_in_episode`).
 
+Suites written to gymnax's interface (Craftax, POPGym Arcade) share the
+core (`GymnaxCore`), each saying how its games end and scale.
+
 gymnax is imported on first use, so the framework works without it (then
 every gymnax id raises, saying how to install it).
 """
 
 import dataclasses
 import functools
+import inspect
 import math
-from typing import Any, Dict, List, NamedTuple, Tuple, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Union
 
 import dm_env
 from dm_env import specs
@@ -109,12 +114,15 @@ def _build(env_id: str) -> Tuple[Any, Any]:
   return built
 
 
+# By name: suites written to gymnax's interface (Craftax) define spaces
+# of their own, of the same names and fields.
 def _is_discrete(space: Any) -> bool:
-  return isinstance(space, _gymnax().environments.spaces.Discrete)
+  return type(space).__name__ == 'Discrete'
 
 
 def _is_box(space: Any) -> bool:
-  return isinstance(space, _gymnax().environments.spaces.Box)
+  return type(space).__name__ == 'Box'
+
 
 
 # Games whose constructor downloads a data set (MNIST): never built just to
@@ -175,13 +183,15 @@ def _continuous_action_spec(space: Any) -> specs.BoundedArray:
   return specs.BoundedArray(shape, _FLOAT, low, high, name='action')
 
 
-def _with_overrides(env_id: str, params: Any, env_kwargs: Dict[str, Any]
-                   ) -> Any:
-  """`params` with `env_kwargs` replacing fields; unknown keys raise."""
+def with_overrides(name: str, params: Any, env_kwargs: Dict[str, Any],
+                   limit_field: str) -> Any:
+  """`params` (env params of game `name`, e.g. 'gymnax:CartPole-v1') with
+  `env_kwargs` replacing fields; unknown keys, and a time limit
+  (`limit_field`) under 1, raise."""
   fields = [f.name for f in dataclasses.fields(params)]
   unknown = sorted(set(env_kwargs) - set(fields))
   if unknown:
-    raise ValueError(f'Unknown setting(s) {unknown} for gymnax:{env_id}. '
+    raise ValueError(f'Unknown setting(s) {unknown} for {name}. '
                      f'Valid ones (its env params): {", ".join(fields)}.')
   # An int for a float field becomes a float: some games select between
   # params and floats (BernoulliBandit's max_steps_in_episode is 100.0).
@@ -190,12 +200,19 @@ def _with_overrides(env_id: str, params: Any, env_kwargs: Dict[str, Any]
           v, (int, np.integer)) and not isinstance(v, bool) else v
       for k, v in env_kwargs.items()}
   params = params.replace(**env_kwargs)
-  limit = params.max_steps_in_episode
+  limit = getattr(params, limit_field)
   if isinstance(limit, bool) or not isinstance(
       limit, (int, float, np.integer, np.floating)) or not limit >= 1:
-    raise ValueError(f'max_steps_in_episode must be a number >= 1; got '
+    raise ValueError(f'{limit_field} must be a number >= 1; got '
                      f'{limit!r}.')
   return params
+
+
+def params_settings(params: Any) -> Dict[str, inspect.Parameter]:
+  """Env params as settings (`--env_config` keys), each with its default."""
+  return {f.name: inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
+                                    default=getattr(params, f.name))
+          for f in dataclasses.fields(params)}
 
 
 class GymnaxState(NamedTuple):
@@ -205,15 +222,39 @@ class GymnaxState(NamedTuple):
   steps: jax.Array  # int32 [].
 
 
-class GymnaxCore:
-  """One gymnax game as a `functional.FunctionalEnvironment`."""
+# What ended an episode, from the state a step reached, step_env's `done`
+# and its info: `(terminated, truncated)` (bool scalars). The core also
+# truncates at its own `max_steps`.
+EpisodeEnd = Callable[[Any, jax.Array, Any], Tuple[jax.Array, jax.Array]]
 
-  def __init__(self, env_id: str, **env_kwargs: Any):
-    check_id(env_id)
+
+class GymnaxCore:
+  """A game with gymnax's interface (`reset_env`, `step_env`, env params)
+  as a `functional.FunctionalEnvironment`: gymnax's own games (`make_core`)
+  and the suites written to its interface (`craftax_adapter`,
+  `popgym_arcade_adapter`).
+
+  Args:
+    env: the game.
+    params: its env params.
+    env_id: the game's id in its suite.
+    max_steps: the time limit (truncation, discount 1).
+    episode_end: splits `done` into termination and truncation; None:
+      gymnax's own split (`done` is termination, `env.is_truncated` the
+      time limit).
+    observation_scale: observations are multiplied by it (1/255 for uint8
+      images); None: left as the game gives them.
+  """
+
+  def __init__(self, env: Any, params: Any, env_id: str, max_steps: int,
+               episode_end: Optional[EpisodeEnd] = None,
+               observation_scale: Optional[float] = None):
     self.env_id = env_id
-    self.env, default_params = _build(env_id)
-    self.params = _with_overrides(env_id, default_params, env_kwargs)
-    self._max_steps = int(math.ceil(self.params.max_steps_in_episode))
+    self.env = env
+    self.params = params
+    self._max_steps = int(max_steps)
+    self._episode_end = episode_end or self._gymnax_episode_end
+    self._observation_scale = observation_scale
     action_space = self.env.action_space(self.params)
     if _is_discrete(action_space):
       self._action_spec = specs.DiscreteArray(
@@ -235,16 +276,24 @@ class GymnaxCore:
       shape = tuple(int(d) for d in np.atleast_1d(space.shape))
       self._observation_spec = specs.Array(shape, _FLOAT, name='observation')
 
+  def _gymnax_episode_end(self, env_state: Any, done: jax.Array,
+                          info: Any) -> Tuple[jax.Array, jax.Array]:
+    del info
+    return done, self.env.is_truncated(env_state, self.params)
+
   @property
   def max_episode_steps(self) -> int:
-    """gymnax's `max_steps_in_episode` (truncation)."""
+    """The time limit (gymnax: `max_steps_in_episode`)."""
     return self._max_steps
 
   def _observation(self, observation: Any) -> jax.Array:
     if self._one_hot is not None:
       return jax.nn.one_hot(observation, self._one_hot, dtype=jnp.float32)
-    return jnp.asarray(observation, jnp.float32).reshape(
+    observation = jnp.asarray(observation, jnp.float32).reshape(
         self._observation_spec.shape)
+    if self._observation_scale is not None:
+      observation = observation * self._observation_scale
+    return observation
 
   @property
   def hidden_state(self) -> bool:
@@ -288,13 +337,13 @@ class GymnaxCore:
       key, step_key = jax.random.split(state.key)
     else:  # Nothing reads the key: it stays as it is.
       key = step_key = state.key
-    observation, env_state, reward, terminated, _ = self.env.step_env(
+    observation, env_state, reward, done, info = self.env.step_env(
         step_key, state.env_state, self._gymnax_action(action), self.params)
     steps = state.steps + 1
+    terminated, truncated = self._episode_end(env_state, done, info)
     terminated = jnp.asarray(terminated, bool)
-    truncated = jnp.logical_or(
-        jnp.asarray(self.env.is_truncated(env_state, self.params), bool),
-        steps >= self._max_steps)
+    truncated = jnp.logical_or(jnp.asarray(truncated, bool),
+                               steps >= self._max_steps)
     state = GymnaxState(env_state, key, steps)
     return state, functional.transition(reward, self._observation(observation),
                                         terminated, truncated)
@@ -325,4 +374,9 @@ class GymnaxCore:
 
 def make_core(env_id: str, **env_kwargs: Any) -> GymnaxCore:
   """gymnax game `env_id` as a functional core; `env_kwargs` set params."""
-  return GymnaxCore(env_id, **env_kwargs)
+  check_id(env_id)
+  env, default_params = _build(env_id)
+  params = with_overrides(f'gymnax:{env_id}', default_params, env_kwargs,
+                          'max_steps_in_episode')
+  return GymnaxCore(env, params, env_id,
+                    int(math.ceil(params.max_steps_in_episode)))

@@ -4,9 +4,9 @@ Names are either a registered environment ('cartpole', 'catch',
 'plane_strike', or one a user registers with `register`) or a prefixed id of
 an external suite (`suites`): bsuite ('bsuite:catch/0') and Gymnasium
 ('gym:CartPole-v1') have a dm_env face only, so they run in the Python loop
-only; brax ('brax:hopper'), gymnax ('gymnax:CartPole-v1') and pgx
-('pgx:2048') games are JAX, so they come as pure-JAX cores and run in both
-loops, like our own games.
+only; the JAX suites' games (brax, Craftax, gymnax, Jumanji, Navix, pgx,
+XLand-MiniGrid: 'gymnax:CartPole-v1') come as pure-JAX cores and run in
+both loops, like our own games.
 
 Everything the framework needs to know about a game lives in its
 `EnvironmentEntry` (network widths, reference scores, the exported model's
@@ -39,11 +39,6 @@ from environments import plane_strike
 from environments import reference_scores
 from environments import suites
 
-BRAX_PREFIX = suites.BRAX_PREFIX
-BSUITE_PREFIX = suites.BSUITE_PREFIX
-GYM_PREFIX = suites.GYM_PREFIX
-GYMNAX_PREFIX = suites.GYMNAX_PREFIX
-PGX_PREFIX = suites.PGX_PREFIX
 DEFAULT_INPUT_NAME = 'observation'
 # Greedy episodes of a run's final evaluation (its score), and of the
 # exported model's check in the TFLite interpreter (which steps the game in

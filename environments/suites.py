@@ -3,14 +3,16 @@
 Each suite is one prefix and one adapter: the adapter checks its ids and
 makes their environments. bsuite ('bsuite:catch/0') and Gymnasium
 ('gym:CartPole-v1') have a dm_env face only (the Python loop); brax
-('brax:hopper'), gymnax ('gymnax:CartPole-v1') and pgx ('pgx:2048') games
-are JAX, so they come as pure-JAX cores and run in both loops.
+('brax:hopper'), Craftax ('craftax:Craftax-Classic-Symbolic-v1'), gymnax
+('gymnax:CartPole-v1'), Jumanji ('jumanji:Snake-v1'), Navix
+('navix:Navix-Empty-5x5-v0'), pgx ('pgx:2048') and XLand-MiniGrid
+('xminigrid:MiniGrid-Empty-8x8') games are JAX, so they come as pure-JAX
+cores and run in both loops.
 
 `environments.registry` resolves names through this module; this module
 knows nothing of the registry's own entries.
 """
 
-import dataclasses
 import inspect
 from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional
 from typing import Tuple
@@ -19,17 +21,25 @@ import dm_env
 
 from environments import brax_adapter
 from environments import bsuite_adapter
+from environments import craftax_adapter
 from environments import functional
 from environments import gym_adapter
 from environments import gymnax_adapter
+from environments import jumanji_adapter
+from environments import navix_adapter
 from environments import pgx_adapter
 from environments import reference_scores
+from environments import xminigrid_adapter
 
 BRAX_PREFIX = 'brax:'
 BSUITE_PREFIX = 'bsuite:'
+CRAFTAX_PREFIX = 'craftax:'
 GYM_PREFIX = 'gym:'
 GYMNAX_PREFIX = 'gymnax:'
+JUMANJI_PREFIX = 'jumanji:'
+NAVIX_PREFIX = 'navix:'
 PGX_PREFIX = 'pgx:'
+XMINIGRID_PREFIX = 'xminigrid:'
 
 # How the field evaluates on a game (`registry.EnvironmentEntry.evaluation`):
 # the deployable greedy policy, or the policy as it acts.
@@ -73,12 +83,11 @@ def _minatar_acting(is_minatar: Callable[[str], bool]
                            else GREEDY_EVALUATION)
 
 
-def _gymnax_settings(env_id: str) -> Settings:
-  """A gymnax game's env params, each with its default value."""
-  params = gymnax_adapter.make_core(env_id).params
-  return {f.name: inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
-                                    default=getattr(params, f.name))
-          for f in dataclasses.fields(params)}
+def _env_params(make_core: Callable[..., Any]) -> Callable[[str], Settings]:
+  """`id -> settings` of a suite written to gymnax's interface: the env
+  params of the id's game, each with its default value."""
+  return lambda suite_id: gymnax_adapter.params_settings(
+      make_core(suite_id).params)
 
 
 # name prefix -> suite, in the order help texts list them.
@@ -88,18 +97,28 @@ SUITES: Mapping[str, Suite] = {
                        settings=brax_adapter.settings),
     BSUITE_PREFIX: Suite(bsuite_adapter.check_id, 'catch/0',
                          make_environment=bsuite_adapter.make_environment),
+    CRAFTAX_PREFIX: Suite(craftax_adapter.check_id,
+                          'Craftax-Classic-Symbolic-v1',
+                          make_core=craftax_adapter.make_core,
+                          settings=_env_params(craftax_adapter.make_core)),
     GYM_PREFIX: Suite(gym_adapter.check_id, 'CartPole-v1',
                       make_environment=gym_adapter.make_environment),
     GYMNAX_PREFIX: Suite(gymnax_adapter.check_id, 'CartPole-v1',
                          make_core=gymnax_adapter.make_core,
                          references=gymnax_adapter.REFERENCE_SCORES,
-                         settings=_gymnax_settings,
+                         settings=_env_params(gymnax_adapter.make_core),
                          evaluation=_minatar_acting(
                              lambda i: i.endswith('-MinAtar'))),
+    JUMANJI_PREFIX: Suite(jumanji_adapter.check_id, 'Snake-v1',
+                          make_core=jumanji_adapter.make_core),
+    NAVIX_PREFIX: Suite(navix_adapter.check_id, 'Navix-Empty-5x5-v0',
+                        make_core=navix_adapter.make_core),
     PGX_PREFIX: Suite(pgx_adapter.check_id, '2048',
                       make_core=pgx_adapter.make_core,
                       evaluation=_minatar_acting(
                           lambda i: i.startswith('minatar-'))),
+    XMINIGRID_PREFIX: Suite(xminigrid_adapter.check_id, 'MiniGrid-Empty-8x8',
+                            make_core=xminigrid_adapter.make_core),
 }
 
 

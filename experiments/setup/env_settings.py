@@ -54,20 +54,21 @@ def check_keys(keys: Sequence[str], env_name: str) -> None:
 def check_values(env_name: str, env_kwargs: Mapping[str, Any]) -> None:
   """Builds environment `env_name` with `env_kwargs` once (cheap: no
   training), so that a value its factory refuses (e.g. Plane Strike's
-  board_size=3), or a key of `gym:`/gymnax ids, is named now.
+  board_size=3), a key of `gym:`/gymnax ids, or a setting the game cannot
+  do without (an XLand grid's ruleset) is named now.
 
   Raises:
     ValueError: naming the flag, the environment and its reason.
   """
-  if not env_kwargs:
-    return
   check_keys(list(env_kwargs), env_name)
   try:
     env_registry.make_environment(env_name, **env_kwargs).close()
   except (TypeError, ValueError) as e:
+    reason = str(e).rstrip('.')
+    if not env_kwargs:
+      raise ValueError(f'{env_name} cannot be built with its default '
+                       f'settings: {reason}.') from e
     given = ' '.join(f'--{FLAG_NAME}.{k}={v}' for k, v in env_kwargs.items())
     raise ValueError(f'{given}: {env_name} refuses these settings: '
-                     f'{str(e).rstrip(".")}. Valid keys: '
+                     f'{reason}. Valid keys: '
                      f'{describe_valid(env_name)}.') from e
-
-

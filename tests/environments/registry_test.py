@@ -24,8 +24,11 @@ from environments import suites
 
 _NAMES = ("cartpole, catch, plane_strike, or brax:<id> (e.g. "
           "brax:inverted_pendulum), bsuite:<id> (e.g. bsuite:catch/0), "
+          "craftax:<id> (e.g. craftax:Craftax-Classic-Symbolic-v1), "
           "gym:<id> (e.g. gym:CartPole-v1), gymnax:<id> (e.g. "
-          "gymnax:CartPole-v1) or pgx:<id> (e.g. pgx:2048)")
+          "gymnax:CartPole-v1), jumanji:<id> (e.g. jumanji:Snake-v1), "
+          "navix:<id> (e.g. navix:Navix-Empty-5x5-v0), pgx:<id> (e.g. "
+          "pgx:2048) or xminigrid:<id> (e.g. xminigrid:MiniGrid-Empty-8x8)")
 _UNKNOWN = ("Unknown environment {!r}.{} Valid names: " + _NAMES + ". Your "
             "own environment: register it in a module named by --imports.")
 
@@ -88,7 +91,7 @@ class RegistryTest(parameterized.TestCase):
     for make in (registry.make_environment, registry.make_functional,
                  registry.check_name, registry.has_functional):
       for name in ('no_such_game', 'bsuite:', 'gym:', 'gymnax:', 'pgx:',
-                   'brax:', 'Catch', 'bsuite', 'gymnax', 'brax',
+                   'brax:', 'craftax:', 'navix:', 'jumanji:', 'xminigrid:', 'Catch', 'bsuite', 'gymnax', 'brax',
                    'atari:Pong-v5', ':hopper', None):
         with self.assertRaises(ValueError) as context:
           make(name)
@@ -168,7 +171,8 @@ class RegistryTest(parameterized.TestCase):
     with self.assertRaisesRegex(ValueError, 'no JAX core') as context:
       registry.make_functional(name)
     self.assertIn(repr(name), str(context.exception))
-    self.assertIn('plane_strike, brax:<id>, gymnax:<id>, pgx:<id>.',
+    self.assertIn('plane_strike, brax:<id>, craftax:<id>, gymnax:<id>, '
+                  'jumanji:<id>, navix:<id>, pgx:<id>, xminigrid:<id>.',
                   str(context.exception))
 
   def test_describe_names_lists_every_suite_with_an_example(self):
@@ -186,12 +190,6 @@ class RegistryTest(parameterized.TestCase):
       (None, ('', None)))
   def test_suite_prefixes_split_names(self, name, parts):
     self.assertEqual(suites.split(name), parts)
-
-  def test_suite_prefixes_are_the_registry_constants(self):
-    self.assertEqual(
-        (registry.BRAX_PREFIX, registry.BSUITE_PREFIX, registry.GYM_PREFIX,
-         registry.GYMNAX_PREFIX, registry.PGX_PREFIX),
-        tuple(suites.SUITES))
 
   def test_settings(self):
     def defaults(name):

@@ -1,0 +1,158 @@
+"""XLand-MiniGrid's games as pure-JAX functional cores
+(`--env=xminigrid:<id>`).
+
+XLand-MiniGrid (Nikulin et al., 2024) is MiniGrid and its XLand
+meta-learning tasks in JAX, so each game becomes a
+`functional.FunctionalEnvironment` and runs in both loops:
+  * ids: xminigrid's registry: MiniGrid's games (`MiniGrid-Empty-8x8`,
+    `MiniGrid-DoorKey-8x8`, `MiniGrid-MemoryS8`, …) and XLand's grids
+    (`XLand-MiniGrid-R1-9x9`, …).
+  * The core's state is xminigrid's `TimeStep`, stepped by xminigrid's
+    step (it does not reset by itself). Its discount is kept: 0 where the
+    goal is reached (reward 1 - 0.9·steps/max_steps), 1 at the time limit.
+  * Observations are the agent's view (`view_size`² cells, two numbers a
+    cell: tile and colour) as float32.
+  * An XLand grid plays one ruleset (goal, rules and objects) of one of
+    xminigrid's benchmarks: `benchmark` names it ('trivial-1m',
+    'small-1m', …; xminigrid downloads it on first use, to
+    $XLAND_MINIGRID_DATA or ~/.xland_minigrid) and `ruleset` its index.
+    Without one an XLand grid has no goal, so it is refused.
+  * Settings (`--env_config`): `max_steps` and `view_size` (None:
+    xminigrid's defaults for the id), `benchmark`, `ruleset`.
+
+xminigrid is imported on first use: without it every xminigrid id raises,
+saying how to install it.
+"""
+
+from typing import Any, Optional, Tuple
+
+import dm_env
+from dm_env import specs
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from environments import functional
+from environments import name_hints
+
+INSTALL_HINT = "pip install -e '.[suites]'"
+XLAND_PREFIX = 'XLand-'
+
+
+def _xminigrid() -> Any:
+  """The xminigrid module, imported on first use (ValueError if missing)."""
+  try:
+    import xminigrid  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    raise ValueError(f'xminigrid is not installed: {INSTALL_HINT} '
+                     f'({e}).') from e
+  return xminigrid
+
+
+def check_id(env_id: str) -> None:
+  """Raises ValueError, naming close matches and the ids, unless `env_id`
+  is an xminigrid game."""
+  valid = _xminigrid().registered_environments()
+  if env_id not in valid:
+    raise ValueError(f'Unknown XLand-MiniGrid environment {env_id!r}.'
+                     f'{name_hints.did_you_mean(env_id, valid)} Valid '
+                     f'xminigrid ids: {", ".join(valid)}.')
+
+
+def _positive(name: str, value: Any) -> None:
+  if isinstance(value, bool) or not isinstance(
+      value, (int, np.integer)) or value < 1:
+    raise ValueError(f'{name} must be an int >= 1; got {value!r}.')
+
+
+def _ruleset(env_id: str, benchmark: Optional[str], ruleset: int) -> Any:
+  """Ruleset `ruleset` of xminigrid's benchmark `benchmark`."""
+  benchmarks = _xminigrid().benchmarks
+  if benchmark is None:
+    raise ValueError(
+        f'xminigrid:{env_id} needs a ruleset to play: set '
+        f'--env_config.benchmark (one of '
+        f'{", ".join(benchmarks.registered_benchmarks())}; downloaded on '
+        f'first use) and --env_config.ruleset=<index>.')
+  if benchmark not in benchmarks.registered_benchmarks():
+    raise ValueError(f'Unknown XLand-MiniGrid benchmark {benchmark!r}. Valid '
+                     f'ones: {", ".join(benchmarks.registered_benchmarks())}.')
+  try:
+    loaded = benchmarks.load_benchmark(benchmark)
+  except Exception as e:  # pylint: disable=broad-except
+    raise ValueError(f'xminigrid could not load benchmark {benchmark!r} '
+                     f'(downloaded on first use): {e}') from e
+  count = int(loaded.num_rulesets())
+  if isinstance(ruleset, bool) or not isinstance(
+      ruleset, (int, np.integer)) or not 0 <= ruleset < count:
+    raise ValueError(f'ruleset must be an index in [0, {count}) of '
+                     f'benchmark {benchmark!r}; got {ruleset!r}.')
+  return loaded.get_ruleset(int(ruleset))
+
+
+class XMiniGridCore:
+  """One xminigrid game as a `functional.FunctionalEnvironment`."""
+
+  def __init__(self, env_id: str, max_steps: Optional[int] = None,
+               view_size: Optional[int] = None,
+               benchmark: Optional[str] = None, ruleset: int = 0):
+    check_id(env_id)
+    overrides = {k: v for k, v in (('max_steps', max_steps),
+                                   ('view_size', view_size)) if v is not None}
+    for name, value in overrides.items():
+      _positive(name, value)
+    is_xland = env_id.startswith(XLAND_PREFIX)
+    if not is_xland and (benchmark is not None or ruleset != 0):
+      raise ValueError(f'benchmark and ruleset are settings of XLand grids; '
+                       f'xminigrid:{env_id} is a MiniGrid game.')
+    self.env_id = env_id
+    self.env, self.params = _xminigrid().make(env_id, **overrides)
+    if is_xland:
+      self.params = self.params.replace(
+          ruleset=_ruleset(env_id, benchmark, ruleset))
+    self._observation_spec = specs.Array(
+        tuple(int(d) for d in self.env.observation_shape(self.params)),
+        np.float32, name='observation')
+    self._action_spec = specs.DiscreteArray(
+        int(self.env.num_actions(self.params)), dtype=np.int32,
+        name='action')
+
+  @property
+  def max_episode_steps(self) -> int:
+    """xminigrid's `max_steps` (truncation)."""
+    return int(self.params.max_steps)
+
+  def reset(self, key: jax.Array) -> Tuple[Any, dm_env.TimeStep]:
+    timestep = self.env.reset(self.params, key)
+    return timestep, functional.restart(
+        jnp.asarray(timestep.observation, jnp.float32))
+
+  def step(self, state: Any,
+           action: jax.Array) -> Tuple[Any, dm_env.TimeStep]:
+    timestep = self.env.step(self.params, state,
+                             jnp.asarray(action, jnp.int32))
+    terminated = timestep.discount == 0
+    truncated = timestep.state.step_num >= self.params.max_steps
+    return timestep, functional.transition(
+        timestep.reward, jnp.asarray(timestep.observation, jnp.float32),
+        terminated, truncated)
+
+  def observation_spec(self) -> specs.Array:
+    return self._observation_spec
+
+  def action_spec(self) -> specs.DiscreteArray:
+    return self._action_spec
+
+  def reward_spec(self) -> specs.Array:
+    return specs.Array((), np.float32, name='reward')
+
+  def discount_spec(self) -> specs.BoundedArray:
+    return specs.BoundedArray((), np.float32, 0.0, 1.0, name='discount')
+
+
+def make_core(env_id: str, max_steps: Optional[int] = None,
+              view_size: Optional[int] = None, benchmark: Optional[str] = None,
+              ruleset: int = 0) -> XMiniGridCore:
+  """xminigrid game `env_id` as a functional core (its settings: the
+  module's docstring)."""
+  return XMiniGridCore(env_id, max_steps, view_size, benchmark, ruleset)

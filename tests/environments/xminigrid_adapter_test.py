@@ -1,0 +1,99 @@
+"""Tests for `environments.xminigrid_adapter`."""
+
+import sys
+from unittest import mock
+
+from absl.testing import absltest
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from environments import registry as env_registry
+from environments import xminigrid_adapter
+
+_EMPTY = 'MiniGrid-Empty-5x5'
+_XLAND = 'XLand-MiniGrid-R1-9x9'
+# In the empty 5x5 room: forward twice, turn right, forward twice reaches
+# the goal (xminigrid's actions: 0 forward, 1 turn right, 2 turn left, ...).
+_TO_GOAL = (0, 0, 1, 0, 0)
+
+
+def _play(core, actions, key=jax.random.PRNGKey(0)):
+  def run(key, actions):
+    state, first = core.reset(key)
+    return first, jax.lax.scan(core.step, state, actions)
+  return jax.jit(run)(key, jnp.asarray(actions, jnp.int32))
+
+
+class XMiniGridCoreTest(absltest.TestCase):
+
+  def test_specs(self):
+    core = xminigrid_adapter.make_core(_EMPTY)
+    self.assertEqual(core.observation_spec().shape, (7, 7, 2))
+    self.assertEqual(core.action_spec().num_values, 6)
+    self.assertEqual(core.max_episode_steps, 100)
+    self.assertEqual(
+        xminigrid_adapter.make_core(_EMPTY, view_size=5)
+        .observation_spec().shape, (5, 5, 2))
+
+  def test_reaching_the_goal_ends_with_discount_zero(self):
+    core = xminigrid_adapter.make_core(_EMPTY)
+    first, (_, timesteps) = _play(core, _TO_GOAL)
+    np.testing.assert_array_equal(timesteps.step_type, [1, 1, 1, 1, 2])
+    # xminigrid's reward: 1 - 0.9 * steps / max_steps.
+    np.testing.assert_allclose(timesteps.reward, [0, 0, 0, 0, 0.955],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(timesteps.discount, [1, 1, 1, 1, 0])
+    expected = core.env.reset(core.params, jax.random.PRNGKey(0))
+    np.testing.assert_array_equal(first.observation, expected.observation)
+
+  def test_the_time_limit_ends_with_discount_one(self):
+    core = xminigrid_adapter.make_core(_EMPTY, max_steps=3)
+    _, (_, timesteps) = _play(core, (1, 1, 1))
+    np.testing.assert_array_equal(timesteps.step_type, [1, 1, 2])
+    np.testing.assert_array_equal(timesteps.discount, [1, 1, 1])
+
+  def test_an_xland_grid_plays_the_benchmark_ruleset_named(self):
+    ruleset = xminigrid_adapter.make_core(_EMPTY).params  # Any pytree.
+    benchmark = mock.Mock(num_rulesets=lambda: 3)
+    benchmark.get_ruleset.return_value = ruleset
+    with mock.patch('xminigrid.benchmarks.load_benchmark',
+                    return_value=benchmark) as load:
+      core = xminigrid_adapter.make_core(_XLAND, benchmark='trivial-21k',
+                                         ruleset=2)
+      load.assert_called_once_with('trivial-21k')
+      benchmark.get_ruleset.assert_called_once_with(2)
+      self.assertIs(core.params.ruleset, ruleset)
+      with self.assertRaisesRegex(ValueError, r'ruleset must be an index in '
+                                  r"\[0, 3\) of benchmark 'trivial-21k'"):
+        xminigrid_adapter.make_core(_XLAND, benchmark='trivial-21k',
+                                    ruleset=3)
+
+
+class BadInputTest(absltest.TestCase):
+
+  def test_an_xland_grid_without_a_ruleset_is_refused(self):
+    with self.assertRaisesRegex(ValueError, r'needs a ruleset to play: set '
+                                r'--env_config\.benchmark \(one of '
+                                r'trivial-21k'):
+      xminigrid_adapter.make_core(_XLAND)
+    with self.assertRaisesRegex(ValueError, "Unknown XLand-MiniGrid "
+                                "benchmark 'tiny'"):
+      xminigrid_adapter.make_core(_XLAND, benchmark='tiny')
+    with self.assertRaisesRegex(ValueError, 'settings of XLand grids'):
+      xminigrid_adapter.make_core(_EMPTY, ruleset=1)
+
+  def test_unknown_id_names_close_matches(self):
+    with self.assertRaisesRegex(ValueError, r'Did you mean '
+                                r'MiniGrid-Empty-5x5.*Valid xminigrid ids:'):
+      env_registry.check_name('xminigrid:MiniGrid-Emty-5x5')
+
+  def test_missing_xminigrid_says_how_to_install(self):
+    with mock.patch.dict(sys.modules, {'xminigrid': None}):
+      with self.assertRaisesRegex(ValueError, r"xminigrid is not installed: "
+                                  r"pip install -e '\.\[suites\]'"):
+        xminigrid_adapter.check_id(_EMPTY)
+
+
+if __name__ == '__main__':
+  absltest.main()
