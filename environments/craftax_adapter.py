@@ -29,10 +29,25 @@ import jax
 
 from environments import gymnax_adapter
 from environments import name_hints
+from environments import reference_scores
 
 INSTALL_HINT = "pip install -e '.[suites]'"
 IDS = ('Craftax-Classic-Symbolic-v1', 'Craftax-Classic-Pixels-v1',
        'Craftax-Symbolic-v1', 'Craftax-Pixels-v1')
+# Measured: benchmarks/suites_random_play.json (its command in
+# benchmarks/random_play.py): uniformly random actions, 1,000 episodes at
+# the default settings. The most a game returns: every achievement's
+# reward (Classic: 22 of 1; the full game: 67, worth 1, 3, 5 or 8, 226 in
+# all), ending at full health. A pixel game is its symbolic game's.
+_MEASURED = 'mean of 1,000 episodes, benchmarks/suites_random_play.json'
+_CLASSIC = reference_scores.above_random_play(
+    1.462, 22.0, 'every achievement', _MEASURED)
+_FULL = reference_scores.above_random_play(
+    1.133, 226.0, 'every achievement', _MEASURED)
+REFERENCE_SCORES = {'Craftax-Classic-Symbolic-v1': _CLASSIC,
+                    'Craftax-Classic-Pixels-v1': _CLASSIC,
+                    'Craftax-Symbolic-v1': _FULL,
+                    'Craftax-Pixels-v1': _FULL}
 # A step count no episode reaches: Craftax's `is_terminal` under it is
 # death (or victory) alone.
 _NO_LIMIT = 2**31 - 1

@@ -35,6 +35,7 @@ import numpy as np
 
 from environments import functional
 from environments import name_hints
+from environments import reference_scores
 
 INSTALL_HINT = "pip install -e '.[suites]'"
 # Steps before truncation of a task with no time limit of its own (2048
@@ -45,6 +46,15 @@ _MASK = 'action_mask'
 # error message (a typo must not wait on a download); they still build
 # when named.
 _LOADS_DATA = ('Sokoban-v0',)
+
+# Measured: benchmarks/suites_random_play.json (its command in
+# benchmarks/random_play.py): uniformly random legal actions, 1,000
+# episodes. Only tasks with a largest return make one (Maze: reaching the
+# target rewards 1); Snake, 2048 and PacMan give raw returns.
+REFERENCE_SCORES = {
+    'Maze-v0': reference_scores.above_random_play(
+        0.272, 1.0, "the target's reward", 'mean of 1,000 episodes, benchmarks/suites_random_play.json'),
+}
 
 
 def _jumanji() -> Any:

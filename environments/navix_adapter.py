@@ -35,6 +35,7 @@ import numpy as np
 
 from environments import functional
 from environments import name_hints
+from environments import reference_scores
 
 INSTALL_HINT = "pip install -e '.[suites]'"
 OBSERVATIONS = ('symbolic', 'symbolic_first_person', 'categorical',
@@ -43,6 +44,18 @@ _IMAGES = ('rgb', 'rgb_first_person')
 # Navix's StepType values.
 _TRUNCATION = 1
 _TERMINATION = 2
+
+# Measured: benchmarks/suites_random_play.json (its command in
+# benchmarks/random_play.py): uniformly random actions, 1,000 episodes at
+# the default settings (100 steps). Reaching the goal rewards 1.
+_MEASURED = 'mean of 1,000 episodes, benchmarks/suites_random_play.json'
+REFERENCE_SCORES = {
+    env_id: reference_scores.above_random_play(
+        random_play, 1.0, "the goal's reward", _MEASURED)
+    for env_id, random_play in (('Navix-Empty-5x5-v0', 0.402),
+                                ('Navix-Empty-8x8-v0', 0.032),
+                                ('Navix-DoorKey-5x5-v0', 0.031),
+                                ('Navix-DoorKey-8x8-v0', 0.0))}
 
 
 def _navix() -> Any:

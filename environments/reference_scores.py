@@ -89,3 +89,14 @@ CARTPOLE = ReferenceScore(
     source='uniformly random actions (22.3, mean of 100,000 episodes of '
     'the JAX core), the 500-step cap (500)', random_play=22.3,
     low_name='random actions', high_name='the 500-step cap')
+
+
+def above_random_play(random_play: float, high: float, high_name: str,
+                      measured: str) -> ReferenceScore:
+  """A game scored by its return between uniformly random play (measured,
+  as `measured` says) and `high` (e.g. the largest return possible)."""
+  return ReferenceScore(
+      metric='mean_return', label='return', low=random_play, high=high,
+      source=f'uniformly random actions ({random_play:g}, {measured}), '
+      f'{high_name} ({high:g})', random_play=random_play,
+      low_name='random actions', high_name=high_name)

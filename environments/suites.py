@@ -100,6 +100,7 @@ SUITES: Mapping[str, Suite] = {
     CRAFTAX_PREFIX: Suite(craftax_adapter.check_id,
                           'Craftax-Classic-Symbolic-v1',
                           make_core=craftax_adapter.make_core,
+                          references=craftax_adapter.REFERENCE_SCORES,
                           settings=_env_params(craftax_adapter.make_core)),
     GYM_PREFIX: Suite(gym_adapter.check_id, 'CartPole-v1',
                       make_environment=gym_adapter.make_environment),
@@ -110,15 +111,18 @@ SUITES: Mapping[str, Suite] = {
                          evaluation=_minatar_acting(
                              lambda i: i.endswith('-MinAtar'))),
     JUMANJI_PREFIX: Suite(jumanji_adapter.check_id, 'Snake-v1',
-                          make_core=jumanji_adapter.make_core),
+                          make_core=jumanji_adapter.make_core,
+                          references=jumanji_adapter.REFERENCE_SCORES),
     NAVIX_PREFIX: Suite(navix_adapter.check_id, 'Navix-Empty-5x5-v0',
-                        make_core=navix_adapter.make_core),
+                        make_core=navix_adapter.make_core,
+                        references=navix_adapter.REFERENCE_SCORES),
     PGX_PREFIX: Suite(pgx_adapter.check_id, '2048',
                       make_core=pgx_adapter.make_core,
                       evaluation=_minatar_acting(
                           lambda i: i.startswith('minatar-'))),
     XMINIGRID_PREFIX: Suite(xminigrid_adapter.check_id, 'MiniGrid-Empty-8x8',
-                            make_core=xminigrid_adapter.make_core),
+                            make_core=xminigrid_adapter.make_core,
+                            references=xminigrid_adapter.REFERENCE_SCORES),
 }
 
 

@@ -34,9 +34,24 @@ import numpy as np
 
 from environments import functional
 from environments import name_hints
+from environments import reference_scores
 
 INSTALL_HINT = "pip install -e '.[suites]'"
 XLAND_PREFIX = 'XLand-'
+
+# Measured: benchmarks/suites_random_play.json (its command in
+# benchmarks/random_play.py): uniformly random actions, 1,000 episodes at
+# the default settings. Reaching the goal rewards at most 1 (less its time
+# penalty).
+_MEASURED = 'mean of 1,000 episodes, benchmarks/suites_random_play.json'
+REFERENCE_SCORES = {
+    env_id: reference_scores.above_random_play(
+        random_play, 1.0, "the goal's reward before its time penalty",
+        _MEASURED)
+    for env_id, random_play in (('MiniGrid-Empty-5x5', 0.249),
+                                ('MiniGrid-Empty-8x8', 0.114),
+                                ('MiniGrid-DoorKey-5x5', 0.047),
+                                ('MiniGrid-DoorKey-8x8', 0.016))}
 
 
 def _xminigrid() -> Any:

@@ -25,6 +25,9 @@ class CraftaxCoreTest(absltest.TestCase):
     settings = env_registry.settings(f'craftax:{_CLASSIC}')
     self.assertEqual(settings['max_timesteps'].default, 10_000)
     self.assertIn('day_length', settings)
+    self.assertEqual(
+        env_registry.reference_score(f'craftax:{_CLASSIC}').scale(),
+        '0: random actions (1.462), 1: every achievement (22)')
 
   @pytest.mark.slow  # Compiles Craftax's step: ~10 s.
   def test_time_limit_truncates_and_death_terminates(self):

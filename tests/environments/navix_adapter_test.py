@@ -32,6 +32,9 @@ class NavixCoreTest(absltest.TestCase):
     self.assertEqual(core.observation_spec().dtype, np.float32)
     self.assertEqual(core.action_spec().num_values, 7)
     self.assertEqual(core.max_episode_steps, 100)
+    self.assertEqual(
+        env_registry.reference_score(f'navix:{_EMPTY}').scale(),
+        "0: random actions (0.402), 1: the goal's reward (1)")
 
   def test_reaching_the_goal_ends_with_discount_zero(self):
     core = navix_adapter.make_core(_EMPTY)
