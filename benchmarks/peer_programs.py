@@ -2,7 +2,7 @@
 
 Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 `.venv-peers`), never the project's: it imports PureJaxRL, purejaxql,
-rejax, SBX or pgx's AlphaZero example, never this project. Prints one
+rejax, SBX, Navix or pgx's AlphaZero example, never this project. Prints one
 JSON line:
 
   python benchmarks/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
@@ -13,6 +13,7 @@ JSON line:
   python benchmarks/peer_programs.py purejaxrl_script --source=DIR
   python benchmarks/peer_programs.py rejax --algorithm=ppo --settings=JSON [--num_seeds=16]
   python benchmarks/peer_programs.py sbx --algorithm=ppo --settings=JSON
+  python benchmarks/peer_programs.py navix_ppo --settings=JSON
   python benchmarks/peer_programs.py pgx_alphazero --source=DIR --settings=JSON --iterations=K
 
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
@@ -258,6 +259,57 @@ def rejax(algorithm: str, settings: dict, seed: int,
           'peak_memory_mib': _peak_memory_mib()}
 
 
+def navix_ppo(settings: dict, seed: int) -> dict:
+  """Navix's own PPO (`navix.agents.PPO`, as its baselines/ppo.py runs
+  it: symbolic observations flattened, its tanh 64-64 `ActorCritic`) on
+  `settings['env_id']`, the other keys its `PPOHparams`. Then, untimed,
+  `settings['eval_episodes']` greedy episodes of the trained network (the
+  most probable action), our evaluation protocol, beside the mean return
+  of its last training episodes (sampled actions)."""
+  import jax  # pylint: disable=g-import-not-at-top
+  import jax.numpy as jnp  # pylint: disable=g-import-not-at-top
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  import navix as nx  # pylint: disable=g-import-not-at-top
+  from navix import agents  # pylint: disable=g-import-not-at-top
+  settings = dict(settings)
+  env = nx.make(settings.pop('env_id'))
+  eval_episodes = settings.pop('eval_episodes', 100)
+  observation_fn = env.observation_fn
+  env = env.replace(  # baselines/ppo.py's FlattenObsWrapper.
+      observation_fn=lambda state: jnp.ravel(observation_fn(state)),
+      observation_space=env.observation_space.replace(
+          shape=(int(np.prod(env.observation_space.shape)),)))
+  agent = agents.PPO(hparams=agents.PPOHparams(**settings),
+                     network=agents.ActorCritic(action_dim=len(
+                         env.action_set)), env=env)
+  compile_seconds, seconds, (state, logs) = _timed(
+      agent.train, jax.random.PRNGKey(seed))
+
+  def greedy_episode(key):
+    def step(carry, _):
+      timestep, total, done = carry
+      policy = agent.network.apply(state.params, timestep.observation,
+                                   method='policy')
+      timestep = env.step(timestep, jnp.argmax(policy.logits))
+      total = total + jnp.where(done, 0., timestep.reward)
+      return (timestep, total, done | timestep.is_done()), None
+    (_, total, _), _ = jax.lax.scan(
+        step, (env.reset(key), jnp.float32(0.), jnp.bool_(False)), None,
+        env.max_steps)
+    return total
+
+  greedy = jax.jit(jax.vmap(greedy_episode))(jax.random.split(
+      jax.random.PRNGKey(seed + 1), eval_episodes))
+  steps = int(np.asarray(state.frames))
+  return {'env_steps': steps, 'compile_seconds': compile_seconds,
+          'train_seconds': seconds, 'steps_per_second': steps / seconds,
+          'greedy_return': float(np.mean(jax.device_get(greedy))),
+          'training_return': _last_episodes_return(
+              jax.device_get(logs['returns']),
+              jax.device_get(logs['done_mask'])),
+          'peak_memory_mib': _peak_memory_mib()}
+
+
 def sbx(algorithm: str, settings: dict, seed: int) -> dict:
   """SBX's `algorithm` ('ppo') with SB3's defaults on `settings['num_envs']`
   Gymnasium environments, learning `settings['total_timesteps']` steps."""
@@ -283,7 +335,8 @@ def main() -> None:
                                           'purejaxrl_script',
                                           'purejaxql_pqn_minatar',
                                           'purejaxql_pqn_rnn', 'rejax',
-                                          'sbx', 'pgx_alphazero'))
+                                          'sbx', 'pgx_alphazero',
+                                          'navix_ppo'))
   parser.add_argument('--source', help='a checkout of luchris429/purejaxrl '
                       '(mttga/purejaxql for purejaxql_pqn_*, '
                       'sotetsuk/pgx for pgx_alphazero)')
@@ -314,6 +367,8 @@ def main() -> None:
                             settings, args.seed)
   elif args.program == 'sbx':
     figures = sbx(args.algorithm, settings, args.seed)
+  elif args.program == 'navix_ppo':
+    figures = navix_ppo(settings, args.seed)
   elif args.program == 'pgx_alphazero':
     figures = _sibling('pgx_alphazero_program').pgx_alphazero(
         args.source, settings, args.seed, args.iterations,
@@ -321,7 +376,7 @@ def main() -> None:
   else:
     figures = rejax(args.algorithm, settings, args.seed, args.num_seeds)
   figures['versions'] = {}
-  packages = ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl')
+  packages = ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl', 'navix')
   if args.program == 'pgx_alphazero':
     packages = ('jax', 'pgx', 'dm-haiku', 'mctx', 'optax')
   for package in packages:

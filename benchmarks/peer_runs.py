@@ -82,6 +82,8 @@ class Peers:
     if program.startswith('purejaxql_'):
       return self.peer(program, seed, source=self._purejaxql_source,
                         settings=settings['config'])
+    if program == 'navix_ppo':
+      return self.peer(program, seed, settings=settings['config'])
     if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):
       return self.peer(program, seed, source=self._source,
                         settings=settings['config'])

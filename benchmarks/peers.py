@@ -39,6 +39,8 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
   peers_alphazero_connect_four: AlphaZero on pgx's connect four beside
     pgx's own AlphaZero example, on the same MLP
     (`benchmarks/pgx_alphazero_peer.py`).
+  peers_navix_ppo: PPO on Navix's games beside Navix's own PPO
+    (`benchmarks/navix_peer.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -52,6 +54,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 
 from absl import flags
 
+from benchmarks import navix_peer
 from benchmarks import peer_runs
 from benchmarks import pgx_alphazero_peer
 from benchmarks import purejaxql_peer
@@ -60,7 +63,8 @@ from benchmarks import scaling
 
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
           'peers_ppo_games', 'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
-              purejaxql_peer.SUITES) + pgx_alphazero_peer.SUITES
+              purejaxql_peer.SUITES) + pgx_alphazero_peer.SUITES + (
+                  navix_peer.SUITES)
 
 
 class PeerSetupError(ValueError):
@@ -329,6 +333,7 @@ def define_flags() -> None:
                        'steps per run.', lower_bound=1_001)
   flags.DEFINE_integer('python_loop_steps', 40_000, 'peers_python_loop: '
                        'training steps per run.', lower_bound=1)
+  navix_peer.define_flags()
 
 
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
@@ -340,6 +345,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       **rejax_peer.suites(root, f, run),
       **purejaxql_peer.suites(root, f, run),
       **pgx_alphazero_peer.suites(root, f, run),
+      **navix_peer.suites(root, f, run),
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),

@@ -28,7 +28,7 @@ FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 FILES = ('catch', 'cartpole', 'plane_strike', 'gymnax_ppo',
          'dqn_classic_control', 'pqn', 'continuous_control', 'memory',
          'rl_baselines3_zoo', 'cleanrl', 'gymnax_blines', 'board_games',
-         'minatar')
+         'minatar', 'jax_suites')
 
 
 def read(name: str) -> Tuple[preset_lib.Preset, ...]:
