@@ -10,12 +10,16 @@ Each environment plays `--episodes` episodes of uniformly random actions
 split from `PRNGKey(--seed)`, as one jitted, vmapped `while_loop` (each
 episode to its end or the core's `max_episode_steps`). Prints, and writes
 as JSON, each environment's mean return, its standard error and the mean
-episode length, with the commit measured.
+episode length, with the commit and the code measured (each
+environment's adapter). The suites' `REFERENCE_SCORES` take their random
+play from benchmarks/suites_random_play.json (a test holds them equal).
 """
 
+import inspect
 import json
+import os
 import time
-from typing import Any, Dict, Sequence
+from typing import Any, Dict, List, Sequence
 
 from absl import app
 from absl import flags
@@ -26,11 +30,20 @@ import numpy as np
 from benchmarks import fingerprints
 from environments import functional
 from environments import registry as env_registry
+from experiments.cli import help_text
+from experiments.storage import atomic_files
 
-_ENVS = flags.DEFINE_list('envs', [], 'Environment names (--env values).')
-_EPISODES = flags.DEFINE_integer('episodes', 1000, 'Episodes each.')
-_SEED = flags.DEFINE_integer('seed', 0, 'Seed of the episodes\' keys.')
-_OUTPUT = flags.DEFINE_string('output', None, 'JSON file to write.')
+# What --help shows (every flag in one group).
+FLAG_GROUPS = {'Measurement': ('envs', 'episodes', 'seed'),
+               'Output': ('output',)}
+
+
+def _define_flags() -> None:
+  # Defined only when run as a program: tests import this module.
+  flags.DEFINE_list('envs', [], 'Environment names (--env values).')
+  flags.DEFINE_integer('episodes', 1000, 'Episodes each.', lower_bound=2)
+  flags.DEFINE_integer('seed', 0, 'Seed of the episodes\' keys.')
+  flags.DEFINE_string('output', None, 'Also write the JSON here.')
 
 
 def play(core: Any, episodes: int, seed: int) -> Dict[str, float]:
@@ -74,35 +87,45 @@ def play(core: Any, episodes: int, seed: int) -> Dict[str, float]:
           'episodes': episodes}
 
 
+def _code(cores: Sequence[Any]) -> List[str]:
+  """The project files defining `cores`' classes and the core interface."""
+  paths = {os.path.relpath(inspect.getsourcefile(type(core)),
+                           fingerprints.ROOT) for core in cores}
+  return sorted(paths | {'environments/functional.py',
+                         'benchmarks/random_play.py'})
+
+
 def measure(names: Sequence[str], episodes: int,
             seed: int) -> Dict[str, Any]:
-  """`play` on each environment (default settings), with the commit."""
-  results = {}
+  """`play` on each environment (default settings), with what it measured."""
+  results, cores = {}, []
   for name in names:
-    start = time.time()
-    results[name] = play(env_registry.make_functional(name), episodes, seed)
-    results[name]['seconds'] = round(time.time() - start, 1)
+    start = time.perf_counter()
+    cores.append(env_registry.make_functional(name))
+    results[name] = play(cores[-1], episodes, seed)
+    results[name]['seconds'] = round(time.perf_counter() - start, 1)
     print(name, results[name], flush=True)
-  return {'benchmark': 'random_play', 'commit': fingerprints.commit(),
-          'seed': seed, 'results': results}
+  return {'random_play': results, 'episodes': episodes, 'seed': seed,
+          'measured': {'commit': fingerprints.commit(),
+                       'code': fingerprints.code_hashes(_code(cores))}}
 
 
 def main(argv: Sequence[str]) -> None:
-  if len(argv) > 1:
-    raise app.UsageError(f'Unexpected arguments: {argv[1:]}')
-  if not _ENVS.value:
-    raise app.UsageError('--envs: name at least one environment.')
-  for name in _ENVS.value:
+  del argv
+  f = flags.FLAGS
+  if not f.envs:
+    raise app.UsageError('--envs: name at least one environment (--env '
+                         'values, e.g. navix:Navix-Empty-5x5-v0).')
+  for name in f.envs:
     try:
-      env_registry.resolve(name).core()
+      env_registry.check_name(name)
     except ValueError as e:
       raise app.UsageError(f'--envs: {e}') from e
-  record = measure(_ENVS.value, _EPISODES.value, _SEED.value)
-  if _OUTPUT.value:
-    with open(_OUTPUT.value, 'w', encoding='utf-8') as f:
-      json.dump(record, f, indent=2)
-      f.write('\n')
+  text = json.dumps(measure(f.envs, f.episodes, f.seed), indent=1)
+  if f.output:
+    atomic_files.write_bytes(f.output, (text + '\n').encode())
 
 
 if __name__ == '__main__':
-  app.run(main)
+  _define_flags()
+  help_text.run(main, FLAG_GROUPS, __doc__)

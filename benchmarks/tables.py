@@ -37,6 +37,7 @@ from benchmarks.pages import reproduction_tables
 from benchmarks.pages import planning_tables
 from benchmarks.pages import result_tables
 from benchmarks.pages import speed_tables
+from benchmarks.pages import suite_peer_tables
 from experiments.cli import help_text
 from experiments.storage import atomic_files
 
@@ -68,6 +69,8 @@ TABLES: Dict[str, Table] = {
     'pqn_rnn_memory_chain': (peer_tables.pqn_rnn_memory_chain,
                              ('pqn_rnn_memory_chain_peers_speed.json',)),
     'python_loop': (peer_tables.python_loop, ('python_loop_speed.json',)),
+    'navix_ppo_peers': (suite_peer_tables.navix_ppo,
+                        ('navix_ppo_peers_speed.json',)),
     'alphazero_connect_four_peers': (
         peer_tables.alphazero_connect_four,
         ('alphazero_connect_four_peers_speed.json',)),
@@ -127,6 +130,8 @@ TABLES: Dict[str, Table] = {
     'sweep': (result_tables.sweep, ('sweep_as_one_program.json',)),
     'plane_strike_players': (result_tables.plane_strike_players,
                              ('plane_strike_reference_players.json',)),
+    'suites_random_play': (result_tables.suites_random_play,
+                           ('suites_random_play.json',)),
     'alphazero_catch': (planning_tables.alphazero_catch,
                         ('alphazero_catch_learning.json',)),
     'alphazero_tic_tac_toe': (planning_tables.alphazero_tic_tac_toe,

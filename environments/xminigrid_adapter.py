@@ -11,14 +11,18 @@ meta-learning tasks in JAX, so each game becomes a
     step (it does not reset by itself). Its discount is kept: 0 where the
     goal is reached (reward 1 - 0.9·steps/max_steps), 1 at the time limit.
   * Observations are the agent's view (`view_size`² cells, two numbers a
-    cell: tile and colour) as float32.
+    cell: tile and colour) as float32 (`observation='symbols'`), or each
+    cell's tile and colour one-hot (`'one_hot'`: 13 + 12 channels), the
+    input XLand-MiniGrid's baselines embed: a convolution over one-hot
+    channels is an embedding and a convolution in one layer.
   * An XLand grid plays one ruleset (goal, rules and objects) of one of
     xminigrid's benchmarks: `benchmark` names it ('trivial-1m',
     'small-1m', …; xminigrid downloads it on first use, to
     $XLAND_MINIGRID_DATA or ~/.xland_minigrid) and `ruleset` its index.
     Without one an XLand grid has no goal, so it is refused.
   * Settings (`--env_config`): `max_steps` and `view_size` (None:
-    xminigrid's defaults for the id), `benchmark`, `ruleset`.
+    xminigrid's defaults for the id), `observation`, `benchmark`,
+    `ruleset`.
 
 xminigrid is imported on first use: without it every xminigrid id raises,
 saying how to install it.
@@ -38,6 +42,7 @@ from environments import reference_scores
 
 INSTALL_HINT = "pip install -e '.[suites]'"
 XLAND_PREFIX = 'XLand-'
+OBSERVATIONS = ('symbols', 'one_hot')
 
 # Measured: benchmarks/suites_random_play.json (its command in
 # benchmarks/random_play.py): uniformly random actions, 1,000 episodes at
@@ -110,8 +115,13 @@ class XMiniGridCore:
 
   def __init__(self, env_id: str, max_steps: Optional[int] = None,
                view_size: Optional[int] = None,
-               benchmark: Optional[str] = None, ruleset: int = 0):
+               benchmark: Optional[str] = None, ruleset: int = 0,
+               observation: str = 'symbols'):
     check_id(env_id)
+    if observation not in OBSERVATIONS:
+      raise ValueError(f'Unknown observation {observation!r} for '
+                       f'xminigrid:{env_id}. Valid ones: '
+                       f'{", ".join(OBSERVATIONS)}.')
     overrides = {k: v for k, v in (('max_steps', max_steps),
                                    ('view_size', view_size)) if v is not None}
     for name, value in overrides.items():
@@ -125,9 +135,16 @@ class XMiniGridCore:
     if is_xland:
       self.params = self.params.replace(
           ruleset=_ruleset(env_id, benchmark, ruleset))
-    self._observation_spec = specs.Array(
-        tuple(int(d) for d in self.env.observation_shape(self.params)),
-        np.float32, name='observation')
+    # (tiles, colours) of the one-hot encoding; None: the symbols as
+    # numbers.
+    self._one_hot = None
+    shape = tuple(int(d) for d in self.env.observation_shape(self.params))
+    if observation == 'one_hot':
+      constants = _xminigrid().core.constants
+      self._one_hot = (int(constants.NUM_TILES), int(constants.NUM_COLORS))
+      shape = shape[:-1] + (sum(self._one_hot),)
+    self._observation_spec = specs.Array(shape, np.float32,
+                                         name='observation')
     self._action_spec = specs.DiscreteArray(
         int(self.env.num_actions(self.params)), dtype=np.int32,
         name='action')
@@ -137,10 +154,19 @@ class XMiniGridCore:
     """xminigrid's `max_steps` (truncation)."""
     return int(self.params.max_steps)
 
+  def _observation(self, observation: jax.Array) -> jax.Array:
+    if self._one_hot is None:
+      return jnp.asarray(observation, jnp.float32)
+    tiles, colours = self._one_hot
+    return jnp.concatenate(
+        [jax.nn.one_hot(observation[..., 0], tiles, dtype=jnp.float32),
+         jax.nn.one_hot(observation[..., 1], colours, dtype=jnp.float32)],
+        axis=-1)
+
   def reset(self, key: jax.Array) -> Tuple[Any, dm_env.TimeStep]:
     timestep = self.env.reset(self.params, key)
     return timestep, functional.restart(
-        jnp.asarray(timestep.observation, jnp.float32))
+        self._observation(timestep.observation))
 
   def step(self, state: Any,
            action: jax.Array) -> Tuple[Any, dm_env.TimeStep]:
@@ -149,7 +175,7 @@ class XMiniGridCore:
     terminated = timestep.discount == 0
     truncated = timestep.state.step_num >= self.params.max_steps
     return timestep, functional.transition(
-        timestep.reward, jnp.asarray(timestep.observation, jnp.float32),
+        timestep.reward, self._observation(timestep.observation),
         terminated, truncated)
 
   def observation_spec(self) -> specs.Array:
@@ -167,7 +193,9 @@ class XMiniGridCore:
 
 def make_core(env_id: str, max_steps: Optional[int] = None,
               view_size: Optional[int] = None, benchmark: Optional[str] = None,
-              ruleset: int = 0) -> XMiniGridCore:
+              ruleset: int = 0, observation: str = 'symbols'
+             ) -> XMiniGridCore:
   """xminigrid game `env_id` as a functional core (its settings: the
   module's docstring)."""
-  return XMiniGridCore(env_id, max_steps, view_size, benchmark, ruleset)
+  return XMiniGridCore(env_id, max_steps, view_size, benchmark, ruleset,
+                       observation)

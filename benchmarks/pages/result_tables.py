@@ -3,6 +3,7 @@
 from typing import Any, Dict, List, Optional
 
 from benchmarks.pages import markdown as md
+from environments import registry as env_registry
 
 num, short, sci, mib = md.num, md.short, md.sci, md.mib
 
@@ -145,6 +146,23 @@ def plane_strike_players() -> List[str]:
   return md.table([f'player ({data["games"]:,} games each)',
                    'strikes per game, mean ± standard error', 'median',
                    'range'], rows)
+
+
+def suites_random_play() -> List[str]:
+  """Uniformly random play on the JAX suites' games: the weak reference
+  of the ids whose adapter scores them (`REFERENCE_SCORES`)."""
+  data = md.load('suites_random_play.json')
+  rows = []
+  for name, play in data['random_play'].items():
+    reference = env_registry.reference_score(name)
+    rows.append([f'`{name}`', f'{num(play["mean_return"], 3)} ± '
+                 f'{num(play["standard_error"], 3)}',
+                 num(play['mean_length']),
+                 f'{reference.high_name} ({reference.high:g})'
+                 if reference else 'none: raw returns'])
+  return md.table(['id', f'random play, mean return ± standard error '
+                   f'({data["episodes"]:,} episodes)', 'mean length',
+                   'normalised 1 (0 is random play)'], rows)
 
 
 def continuous_control() -> List[str]:

@@ -1,9 +1,16 @@
 """Tests for benchmarks/random_play.py."""
 
+import json
+import os
+
 from absl.testing import absltest
 
 from benchmarks import random_play
 from environments import registry as env_registry
+from environments import suites
+
+_JSON = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'benchmarks', 'suites_random_play.json')
 
 
 class RandomPlayTest(absltest.TestCase):
@@ -17,6 +24,22 @@ class RandomPlayTest(absltest.TestCase):
     self.assertEqual(result['standard_error'], 0.0)
     self.assertBetween(result['mean_length'], 56.0, 59.6)
     self.assertEqual(result['episodes'], 400)
+
+
+  def test_the_suites_references_are_the_measured_random_play(self):
+    with open(_JSON, encoding='utf-8') as f:
+      measured = json.load(f)['random_play']
+    for prefix, suite in suites.SUITES.items():
+      if prefix == suites.GYMNAX_PREFIX:  # Measured before this benchmark.
+        continue
+      for suite_id, reference in suite.references.items():
+        # A Craftax pixel game is its symbolic game.
+        name = prefix + suite_id.replace('-Pixels-', '-Symbolic-')
+        self.assertIn(name, measured)
+        self.assertAlmostEqual(reference.random_play,
+                               measured[name]['mean_return'], places=3,
+                               msg=name)
+        self.assertEqual(reference.low, reference.random_play)
 
 
 if __name__ == '__main__':

@@ -47,6 +47,19 @@ class XMiniGridCoreTest(absltest.TestCase):
     expected = core.env.reset(core.params, jax.random.PRNGKey(0))
     np.testing.assert_array_equal(first.observation, expected.observation)
 
+  def test_one_hot_observations(self):
+    core = xminigrid_adapter.make_core(_EMPTY, observation='one_hot')
+    self.assertEqual(core.observation_spec().shape, (7, 7, 13 + 12))
+    first, _ = _play(core, (1,))
+    symbols = core.env.reset(core.params, jax.random.PRNGKey(0)).observation
+    np.testing.assert_array_equal(first.observation.sum(-1), 2)
+    np.testing.assert_array_equal(
+        np.argmax(first.observation[..., :13], -1), symbols[..., 0])
+    np.testing.assert_array_equal(
+        np.argmax(first.observation[..., 13:], -1), symbols[..., 1])
+    with self.assertRaisesRegex(ValueError, "observation 'pixels'.*one_hot"):
+      xminigrid_adapter.make_core(_EMPTY, observation='pixels')
+
   def test_the_time_limit_ends_with_discount_one(self):
     core = xminigrid_adapter.make_core(_EMPTY, max_steps=3)
     _, (_, timesteps) = _play(core, (1, 1, 1))

@@ -1,0 +1,50 @@
+"""The tables of docs/benchmarks/speed.md that put ours beside a JAX
+suite's own baseline (Navix's PPO): per game, training speed per round,
+compile time and the return each ended with."""
+
+import functools
+from typing import List
+
+from benchmarks.pages import markdown as md
+
+_int = md.num
+_two = functools.partial(md.num, digits=2)
+_one = functools.partial(md.num, digits=1)
+
+
+def navix_ppo() -> List[str]:
+  """Each Navix game: both our arithmetics and Navix's PPO, their speed
+  and ours over Navix's per round, compile time, greedy returns."""
+  suite = md.load('navix_ppo_peers_speed.json')['peers_navix_ppo']
+  rows = []
+  for game, part in suite.items():
+    if not isinstance(part, dict) or 'median' not in part:
+      continue
+    med, run = part['median'], part['runs']
+
+    def speed(who, med=med, run=run):
+      return md.with_runs(med[who]['steps_per_second'],
+                          [r['steps_per_second'] for r in run[who]], _int)
+
+    def ratio(who, med=med, run=run):
+      return md.with_runs(med[who]['speed_over_navix'],
+                          [r['speed_over_navix'] for r in run[who]], _two,
+                          bold=True)
+
+    def returns(who, run=run):
+      return md.runs([r['greedy_return'] for r in run[who]], _two)
+
+    rows.append([
+        f'`navix:{game}`', speed('ours'), ratio('ours'),
+        speed('ours_bootstrapping'), ratio('ours_bootstrapping'),
+        speed('navix'),
+        f'{_one(med["ours"]["compile_seconds"])} / '
+        f'{_one(med["navix"]["compile_seconds"])}',
+        f'ours {returns("ours")}; default {returns("ours_bootstrapping")}; '
+        f'Navix {returns("navix")} (its last training episodes '
+        f'{md.runs([r["training_return"]["mean"] for r in run["navix"]], _two)})'])
+  return md.table(['game', 'ours, time limits as ends: steps/s, median '
+                   '(rounds)', 'over Navix, median (rounds)',
+                   'ours, bootstrapping (default): steps/s', 'over Navix',
+                   'Navix `PPO.train`: steps/s', 'compile s, ours / Navix',
+                   'greedy return after training, rounds'], rows)
