@@ -155,8 +155,10 @@ def suites_random_play() -> List[str]:
   rows = []
   for name, play in data['random_play'].items():
     reference = env_registry.reference_score(name)
-    rows.append([f'`{name}`', f'{num(play["mean_return"], 3)} ± '
-                 f'{num(play["standard_error"], 3)}',
+    # Three decimals below 10 (the references' precision), one above.
+    digits = 3 if abs(play['mean_return']) < 10 else 1
+    rows.append([f'`{name}`', f'{num(play["mean_return"], digits)} ± '
+                 f'{num(play["standard_error"], digits)}',
                  num(play['mean_length']),
                  f'{reference.high_name} ({reference.high:g})'
                  if reference else 'none: raw returns'])
