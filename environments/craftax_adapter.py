@@ -30,8 +30,8 @@ import jax
 from environments import gymnax_adapter
 from environments import name_hints
 from environments import reference_scores
+from environments import suite_packages
 
-INSTALL_HINT = "pip install -e '.[suites]'"
 IDS = ('Craftax-Classic-Symbolic-v1', 'Craftax-Classic-Pixels-v1',
        'Craftax-Symbolic-v1', 'Craftax-Pixels-v1')
 # Measured: benchmarks/suites_random_play.json (its command in
@@ -56,11 +56,8 @@ _NO_LIMIT = 2**31 - 1
 def _make_game(env_id: str) -> Any:
   """Craftax's game `env_id`, without auto-reset (ValueError if Craftax is
   missing)."""
-  try:
-    from craftax import craftax_env  # pylint: disable=g-import-not-at-top
-  except ImportError as e:
-    raise ValueError(f'Craftax is not installed: {INSTALL_HINT} '
-                     f'({e}).') from e
+  suite_packages.require('craftax', 'Craftax')
+  from craftax import craftax_env  # pylint: disable=g-import-not-at-top
   return craftax_env.make_craftax_env_from_name(env_id, auto_reset=False)
 
 

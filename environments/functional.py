@@ -20,6 +20,7 @@ import dm_env
 from dm_env import specs
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 State = TypeVar('State')
 
@@ -61,6 +62,17 @@ class FunctionalEnvironment(Protocol[State]):
 
   def discount_spec(self) -> specs.Array:
     ...
+
+
+class ScalarSpecs:
+  """The reward and discount specs of a core with one float32 reward a
+  step and a discount in [0, 1] (most cores: mix it in)."""
+
+  def reward_spec(self) -> specs.Array:
+    return specs.Array((), np.float32, name='reward')
+
+  def discount_spec(self) -> specs.BoundedArray:
+    return specs.BoundedArray((), np.float32, 0.0, 1.0, name='discount')
 
 
 def restart(observation: Any) -> dm_env.TimeStep:

@@ -36,8 +36,8 @@ import numpy as np
 from environments import functional
 from environments import name_hints
 from environments import reference_scores
+from environments import suite_packages
 
-INSTALL_HINT = "pip install -e '.[suites]'"
 # Steps before truncation of a task with no time limit of its own (2048
 # plays on until the board locks).
 DEFAULT_MAX_STEPS = 1000
@@ -59,12 +59,7 @@ REFERENCE_SCORES = {
 
 def _jumanji() -> Any:
   """The jumanji module, imported on first use (ValueError if missing)."""
-  try:
-    import jumanji  # pylint: disable=g-import-not-at-top
-  except ImportError as e:
-    raise ValueError(f'Jumanji is not installed: {INSTALL_HINT} '
-                     f'({e}).') from e
-  return jumanji
+  return suite_packages.require('jumanji', 'Jumanji')
 
 
 @functools.lru_cache(maxsize=None)
@@ -133,7 +128,7 @@ def _flatten(observation: Any) -> jax.Array:
                           for part in _parts(observation)])
 
 
-class JumanjiCore:
+class JumanjiCore(functional.ScalarSpecs):
   """One Jumanji task of one discrete action as a
   `functional.FunctionalEnvironment`."""
 
@@ -193,12 +188,6 @@ class JumanjiCore:
 
   def action_spec(self) -> specs.DiscreteArray:
     return self._action_spec
-
-  def reward_spec(self) -> specs.Array:
-    return specs.Array((), np.float32, name='reward')
-
-  def discount_spec(self) -> specs.BoundedArray:
-    return specs.BoundedArray((), np.float32, 0.0, 1.0, name='discount')
 
 
 def make_core(env_id: str, max_steps: Optional[int] = None) -> JumanjiCore:

@@ -36,8 +36,8 @@ import numpy as np
 from environments import functional
 from environments import name_hints
 from environments import reference_scores
+from environments import suite_packages
 
-INSTALL_HINT = "pip install -e '.[suites]'"
 OBSERVATIONS = ('symbolic', 'symbolic_first_person', 'categorical',
                 'categorical_first_person', 'rgb', 'rgb_first_person')
 _IMAGES = ('rgb', 'rgb_first_person')
@@ -60,11 +60,7 @@ REFERENCE_SCORES = {
 
 def _navix() -> Any:
   """The navix module, imported on first use (ValueError if missing)."""
-  try:
-    import navix  # pylint: disable=g-import-not-at-top
-  except ImportError as e:
-    raise ValueError(f'Navix is not installed: {INSTALL_HINT} ({e}).') from e
-  return navix
+  return suite_packages.require('navix', 'Navix')
 
 
 def ids() -> List[str]:
@@ -82,7 +78,7 @@ def check_id(env_id: str) -> None:
                      f'ids: {", ".join(valid)}.')
 
 
-class NavixCore:
+class NavixCore(functional.ScalarSpecs):
   """One Navix game as a `functional.FunctionalEnvironment`."""
 
   def __init__(self, env_id: str, max_steps: int = 100,
@@ -136,12 +132,6 @@ class NavixCore:
 
   def action_spec(self) -> specs.DiscreteArray:
     return self._action_spec
-
-  def reward_spec(self) -> specs.Array:
-    return specs.Array((), np.float32, name='reward')
-
-  def discount_spec(self) -> specs.BoundedArray:
-    return specs.BoundedArray((), np.float32, 0.0, 1.0, name='discount')
 
 
 def make_core(env_id: str, max_steps: int = 100,

@@ -39,8 +39,8 @@ import numpy as np
 from environments import functional
 from environments import name_hints
 from environments import reference_scores
+from environments import suite_packages
 
-INSTALL_HINT = "pip install -e '.[suites]'"
 XLAND_PREFIX = 'XLand-'
 OBSERVATIONS = ('symbols', 'one_hot')
 
@@ -61,12 +61,7 @@ REFERENCE_SCORES = {
 
 def _xminigrid() -> Any:
   """The xminigrid module, imported on first use (ValueError if missing)."""
-  try:
-    import xminigrid  # pylint: disable=g-import-not-at-top
-  except ImportError as e:
-    raise ValueError(f'xminigrid is not installed: {INSTALL_HINT} '
-                     f'({e}).') from e
-  return xminigrid
+  return suite_packages.require('xminigrid', 'xminigrid')
 
 
 def check_id(env_id: str) -> None:
@@ -110,7 +105,7 @@ def _ruleset(env_id: str, benchmark: Optional[str], ruleset: int) -> Any:
   return loaded.get_ruleset(int(ruleset))
 
 
-class XMiniGridCore:
+class XMiniGridCore(functional.ScalarSpecs):
   """One xminigrid game as a `functional.FunctionalEnvironment`."""
 
   def __init__(self, env_id: str, max_steps: Optional[int] = None,
@@ -183,12 +178,6 @@ class XMiniGridCore:
 
   def action_spec(self) -> specs.DiscreteArray:
     return self._action_spec
-
-  def reward_spec(self) -> specs.Array:
-    return specs.Array((), np.float32, name='reward')
-
-  def discount_spec(self) -> specs.BoundedArray:
-    return specs.BoundedArray((), np.float32, 0.0, 1.0, name='discount')
 
 
 def make_core(env_id: str, max_steps: Optional[int] = None,

@@ -122,6 +122,20 @@ def ppo_breakout_minatar() -> List[str]:
                    'compile s, median', 'return at the end, median'], rows)
 
 
+def speed_cell(part: Dict, who: str) -> str:
+  """`who`'s median training steps/s in a suite's `part`, with its rounds."""
+  return md.with_runs(part['median'][who]['steps_per_second'],
+                      [r['steps_per_second'] for r in part['runs'][who]],
+                      _int)
+
+
+def ratio_cell(part: Dict, peer: str, who: str) -> str:
+  """`who`'s median speed over `peer`'s in `part`, with its rounds."""
+  key = f'speed_over_{peer}'
+  return md.with_runs(part['median'][who][key],
+                      [r[key] for r in part['runs'][who]], _two, bold=True)
+
+
 def ppo_games() -> List[str]:
   """Each game: both our arithmetics and PureJaxRL's training speed, and
   ours over its, per round."""
@@ -130,17 +144,9 @@ def ppo_games() -> List[str]:
   for game, part in suite.items():
     if not isinstance(part, dict) or 'median' not in part:
       continue
-    med, run = part['median'], part['runs']
-
-    def speed(who, med=med, run=run):
-      return md.with_runs(med[who]['steps_per_second'],
-                          [r['steps_per_second'] for r in run[who]], _int)
-
-    def ratio(who, med=med, run=run):
-      return md.with_runs(med[who]['speed_over_purejaxrl'],
-                          [r['speed_over_purejaxrl'] for r in run[who]],
-                          _two, bold=True)
-
+    speed = functools.partial(speed_cell, part)
+    ratio = functools.partial(ratio_cell, part, 'purejaxrl')
+    med = part['median']
     rows.append([f'`gymnax:{game}`', f'{short(part["steps"])}',
                  speed('ours'), ratio('ours'), speed('ours_bootstrapping'),
                  ratio('ours_bootstrapping'), speed('purejaxrl'),

@@ -6,8 +6,8 @@ import functools
 from typing import List
 
 from benchmarks.pages import markdown as md
+from benchmarks.pages import peer_tables
 
-_int = md.num
 _two = functools.partial(md.num, digits=2)
 _one = functools.partial(md.num, digits=1)
 
@@ -21,15 +21,8 @@ def navix_ppo() -> List[str]:
     if not isinstance(part, dict) or 'median' not in part:
       continue
     med, run = part['median'], part['runs']
-
-    def speed(who, med=med, run=run):
-      return md.with_runs(med[who]['steps_per_second'],
-                          [r['steps_per_second'] for r in run[who]], _int)
-
-    def ratio(who, med=med, run=run):
-      return md.with_runs(med[who]['speed_over_navix'],
-                          [r['speed_over_navix'] for r in run[who]], _two,
-                          bold=True)
+    speed = functools.partial(peer_tables.speed_cell, part)
+    ratio = functools.partial(peer_tables.ratio_cell, part, 'navix')
 
     def returns(who, run=run):
       return md.runs([r['greedy_return'] for r in run[who]], _two)

@@ -1,7 +1,5 @@
 """Tests for `environments.navix_adapter`."""
 
-import sys
-from unittest import mock
 
 from absl.testing import absltest
 import jax
@@ -10,18 +8,12 @@ import numpy as np
 
 from environments import navix_adapter
 from environments import registry as env_registry
+from tests.environments import stepping
 
 _EMPTY = 'Navix-Empty-5x5-v0'
 # In the empty 5x5 room: forward twice, turn right, forward twice reaches
 # the goal (navix's actions: 0 turn left, 1 turn right, 2 forward, ...).
 _TO_GOAL = (2, 2, 1, 2, 2)
-
-
-def _play(core, actions, key=jax.random.PRNGKey(0)):
-  def run(key, actions):
-    state, first = core.reset(key)
-    return first, jax.lax.scan(core.step, state, actions)
-  return jax.jit(run)(key, jnp.asarray(actions, jnp.int32))
 
 
 class NavixCoreTest(absltest.TestCase):
@@ -38,7 +30,7 @@ class NavixCoreTest(absltest.TestCase):
 
   def test_reaching_the_goal_ends_with_discount_zero(self):
     core = navix_adapter.make_core(_EMPTY)
-    _, (_, timesteps) = _play(core, _TO_GOAL)
+    _, (_, timesteps) = stepping.rollout(core, _TO_GOAL)
     np.testing.assert_array_equal(timesteps.step_type, [1, 1, 1, 1, 2])
     np.testing.assert_array_equal(timesteps.reward, [0, 0, 0, 0, 1])
     np.testing.assert_array_equal(timesteps.discount, [1, 1, 1, 1, 0])
@@ -46,13 +38,13 @@ class NavixCoreTest(absltest.TestCase):
   def test_the_time_limit_ends_with_discount_one(self):
     core = navix_adapter.make_core(_EMPTY, max_steps=3)
     self.assertEqual(core.max_episode_steps, 3)
-    _, (_, timesteps) = _play(core, (0, 0, 0))
+    _, (_, timesteps) = stepping.rollout(core, (0, 0, 0))
     np.testing.assert_array_equal(timesteps.step_type, [1, 1, 2])
     np.testing.assert_array_equal(timesteps.discount, [1, 1, 1])
 
   def test_steps_as_navix_does(self):
     core = navix_adapter.make_core(_EMPTY)
-    first, (_, timesteps) = _play(core, _TO_GOAL[:3])
+    first, (_, timesteps) = stepping.rollout(core, _TO_GOAL[:3])
     expected = core.env.reset(jax.random.PRNGKey(0))
     np.testing.assert_array_equal(first.observation, expected.observation)
     for t, action in enumerate(_TO_GOAL[:3]):
@@ -62,7 +54,7 @@ class NavixCoreTest(absltest.TestCase):
 
   def test_images_are_scaled_to_one(self):
     core = navix_adapter.make_core(_EMPTY, observation='rgb')
-    first, _ = _play(core, (0,))
+    first, _ = stepping.rollout(core, (0,))
     self.assertEqual(first.observation.shape, core.observation_spec().shape)
     self.assertLessEqual(float(first.observation.max()), 1.0)
     self.assertGreater(float(first.observation.max()), 0.0)
@@ -81,12 +73,6 @@ class BadInputTest(absltest.TestCase):
       navix_adapter.make_core(_EMPTY, observation='pixels')
     with self.assertRaisesRegex(ValueError, 'max_steps must be'):
       navix_adapter.make_core(_EMPTY, max_steps=0)
-
-  def test_missing_navix_says_how_to_install(self):
-    with mock.patch.dict(sys.modules, {'navix': None}):
-      with self.assertRaisesRegex(ValueError, r"Navix is not installed: "
-                                  r"pip install -e '\.\[suites\]'"):
-        navix_adapter.check_id(_EMPTY)
 
 
 if __name__ == '__main__':

@@ -2,7 +2,17 @@
 actions, and checking a dm_env face against the vmapped core."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
+
+
+def rollout(core, actions, key=jax.random.PRNGKey(0)):
+  """`(first, (state, timesteps))`: `core` reset with `key`, then stepped
+  through `actions` (int32), as one jitted scan."""
+  def run(key, actions):
+    state, first = core.reset(key)
+    return first, jax.lax.scan(core.step, state, actions)
+  return jax.jit(run)(key, jnp.asarray(actions, jnp.int32))
 
 
 def play(step, state, actions):

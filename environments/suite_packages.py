@@ -1,0 +1,20 @@
+"""A suite's package, imported when a game of it is first named.
+
+The framework works without any suite installed: naming a game of a
+missing one raises a ValueError that says which pip line installs it.
+"""
+
+import importlib
+from typing import Any
+
+INSTALL_HINT = "pip install -e '.[suites]'"
+
+
+def require(module: str, title: str) -> Any:
+  """`module` imported, or ValueError: '<title> is not installed: <the
+  pip line> (<why>).'"""
+  try:
+    return importlib.import_module(module)
+  except ImportError as e:
+    raise ValueError(f'{title} is not installed: {INSTALL_HINT} '
+                     f'({e}).') from e
