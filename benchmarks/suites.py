@@ -267,7 +267,8 @@ FLAG_GROUPS = {
                        'ppo_games', 'games_minatar_steps', 'sac_steps',
                        'python_loop_steps', 'purejaxql_source',
                        'pqn_minatar_steps', 'seeds_per_program',
-                       'pgx_source', 'alphazero_iterations'),
+                       'pgx_source', 'alphazero_iterations', 'navix_ids',
+                       'navix_steps'),
 }
 
 
