@@ -45,6 +45,7 @@ class JumanjiCoreTest(absltest.TestCase):
     played = int(np.argmax(last)) + 1 if last.any() else 20
     np.testing.assert_array_equal(masks[:played], expected[:played])
 
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_endings(self):
     # Running into Snake's wall ends the game: discount 0.
     core = jumanji_adapter.make_core('Snake-v1')
@@ -70,6 +71,7 @@ class BadInputTest(absltest.TestCase):
                                 r'.*Snake-v1'):
       env_registry.check_name('jumanji:Minesweeper-v0')
 
+  @pytest.mark.slow  # Builds every Jumanji task to list those that play.
   def test_unknown_id_names_close_matches(self):
     with self.assertRaisesRegex(ValueError, r"Unknown Jumanji environment "
                                 r"'Snek-v1'\. Did you mean Snake-v1"):
