@@ -31,8 +31,8 @@ How a gymnax game maps onto the core:
     steps itself too, so episodes never outlast it.
   * `env_kwargs` override gymnax's env params (e.g. `max_steps_in_episode`).
 
-Suites written to gymnax's interface (Craftax, POPGym Arcade) share the
-core (`GymnaxCore`), each saying how its games end and scale.
+Suites written to gymnax's interface (Craftax) share the core
+(`GymnaxCore`), each saying how its games end.
 
 gymnax is imported on first use, so the framework works without it (then
 every gymnax id raises, saying how to install it).
@@ -231,8 +231,7 @@ EpisodeEnd = Callable[[Any, jax.Array, Any], Tuple[jax.Array, jax.Array]]
 class GymnaxCore:
   """A game with gymnax's interface (`reset_env`, `step_env`, env params)
   as a `functional.FunctionalEnvironment`: gymnax's own games (`make_core`)
-  and the suites written to its interface (`craftax_adapter`,
-  `popgym_arcade_adapter`).
+  and the suites written to its interface (`craftax_adapter`).
 
   Args:
     env: the game.
@@ -242,19 +241,15 @@ class GymnaxCore:
     episode_end: splits `done` into termination and truncation; None:
       gymnax's own split (`done` is termination, `env.is_truncated` the
       time limit).
-    observation_scale: observations are multiplied by it (1/255 for uint8
-      images); None: left as the game gives them.
   """
 
   def __init__(self, env: Any, params: Any, env_id: str, max_steps: int,
-               episode_end: Optional[EpisodeEnd] = None,
-               observation_scale: Optional[float] = None):
+               episode_end: Optional[EpisodeEnd] = None):
     self.env_id = env_id
     self.env = env
     self.params = params
     self._max_steps = int(max_steps)
     self._episode_end = episode_end or self._gymnax_episode_end
-    self._observation_scale = observation_scale
     action_space = self.env.action_space(self.params)
     if _is_discrete(action_space):
       self._action_spec = specs.DiscreteArray(
@@ -289,11 +284,8 @@ class GymnaxCore:
   def _observation(self, observation: Any) -> jax.Array:
     if self._one_hot is not None:
       return jax.nn.one_hot(observation, self._one_hot, dtype=jnp.float32)
-    observation = jnp.asarray(observation, jnp.float32).reshape(
+    return jnp.asarray(observation, jnp.float32).reshape(
         self._observation_spec.shape)
-    if self._observation_scale is not None:
-      observation = observation * self._observation_scale
-    return observation
 
   @property
   def hidden_state(self) -> bool:
