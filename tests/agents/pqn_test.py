@@ -187,6 +187,7 @@ def _recurrent_trajectory(agent, params, with_next=True):
 
 class RecurrentPQNTest(absltest.TestCase):
 
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_acts_greedily_by_the_q_values_of_its_state(self):
     agent, network = _recurrent_agent()
     params = agent.actor_params(agent.init(jax.random.PRNGKey(0)))

@@ -57,6 +57,7 @@ def _interrupted_after(episodes):
 
 class ExperimentTest(absltest.TestCase):
 
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_writes_config_logs_checkpoints_and_result(self):
     workdir = self.create_tempdir().full_path
     result = _run(workdir)

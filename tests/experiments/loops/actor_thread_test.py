@@ -11,6 +11,7 @@ from unittest import mock
 
 from absl.testing import absltest
 import numpy as np
+import pytest
 
 from experiments.loops import actor_thread
 from experiments.loops import interface
@@ -128,6 +129,7 @@ class ActorThreadTrainingTest(absltest.TestCase):
     for synchronous, threaded in zip(learned[False], learned[True]):
       np.testing.assert_array_equal(synchronous, threaded)
 
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_a_slow_learner_lets_the_actors_run_ahead_and_logs_the_lag(self):
     loop = _loop(_impala())
     with _SlowLearner(0.03):
