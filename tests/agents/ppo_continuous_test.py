@@ -226,8 +226,8 @@ class PPOContinuousUpdateTest(parameterized.TestCase):
     self.assertFalse(np.allclose(_flat(results['scaled'].params),
                                  _flat(results['plain'].params)))
 
-  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   @parameterized.parameters(False, True)
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_update_changes_params_with_finite_metrics(self, squash):
     agent = _agent(squash_actions=squash, unroll_length=8, batch_size=4,
                    num_epochs=2, num_minibatches=4,

@@ -56,8 +56,8 @@ class TrainingLoopTest(parameterized.TestCase):
     loop.advance(interface.Targets())
     self.assertEqual(int(loop.counters()['episodes'][0]), 250)
 
-  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   @parameterized.parameters('python', 'compiled')
+  @pytest.mark.slow  # Over 3.5 s cold here (docs/testing.md).
   def test_step_targets_of_unroll_agents(self, loop_name):
     loop = _loop(loop_name, agent='a2c', batch_size=2, unroll_length=8)
     loop.advance(interface.Targets(env_steps=40))
