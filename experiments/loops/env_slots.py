@@ -6,6 +6,14 @@ one that ends an episode resets in place, as episode `started · N + i` of
 environment `i` of `N`. On a device holding environments `i0 … i0 + n - 1`
 of one seed split over several (`agents.data_parallel`), `i` is the global
 index, so every episode draws the random numbers it draws on one device.
+
+Resets cost more than steps in many games (a Craftax world is generated in
+about 70 steps' time, a Jumanji maze in 85), and a batch of them costs more
+than its parts once it outgrows the caches (256 Craftax resets at once: 14
+times 16 of them). So a step resets only the environments that ended, in
+batches of `RESET_BATCH` (each with its own episode's key, as before): with
+N = 1,024 environments and a few endings per step, one batch of 16 rather
+than 1,024 resets.
 """
 
 from typing import Any, NamedTuple, Tuple
@@ -15,8 +23,15 @@ import jax.numpy as jnp
 
 from agents import agent as agent_lib
 from agents import data_parallel
+from agents import lanes
 from environments import functional
 from experiments.loops import actor as actor_lib
+
+
+# Resets computed together (`step`): the fastest batch of Craftax's
+# world generation on a 2-core CPU (1.0 ms a reset; 2.2 ms one at a time,
+# 1.9 ms 64 at a time).
+RESET_BATCH = 16
 
 
 class EnvSlots(NamedTuple):
@@ -93,6 +108,38 @@ def act(agent, params, keys: jax.Array, observations: jax.Array,
   return jax.vmap(one)(keys, observations, first, core_states)
 
 
+def _reset_ended(core: functional.FunctionalEnvironment, env_key: jax.Array,
+                 last: jax.Array, next_ids: jax.Array, states: Any,
+                 observations: jax.Array) -> Tuple[Any, jax.Array]:
+  """The states and observations with every `last` slot reset into
+  episode `next_ids[slot]`. Up to `RESET_BATCH` slots, all are reset at
+  once and the ended ones kept; more, the ended slots are reset
+  `RESET_BATCH` at a time (as many batches as the lanes need)."""
+  n = last.shape[0]
+  if n <= RESET_BATCH:
+    reset_states, reset_steps = jax.vmap(core.reset)(
+        reset_keys(env_key, next_ids))
+    return (where(last, reset_states, states),
+            where(last, reset_steps.observation, observations))
+  # The ended slots first, then n (a slot that does not exist: dropped).
+  (ended,) = jnp.nonzero(last, size=n + RESET_BATCH, fill_value=n)
+  batches = (jnp.sum(last, dtype=jnp.int32) + RESET_BATCH - 1) // RESET_BATCH
+
+  def reset_batch(carry):
+    i, states, observations = carry
+    slots = jax.lax.dynamic_slice(ended, (i * RESET_BATCH,), (RESET_BATCH,))
+    ids = next_ids[jnp.minimum(slots, n - 1)]
+    reset_states, reset_steps = jax.vmap(core.reset)(reset_keys(env_key, ids))
+    put = lambda x, y: x.at[slots].set(y, mode='drop')
+    return (i + 1, jax.tree.map(put, states, reset_states),
+            put(observations, reset_steps.observation))
+
+  _, states, observations = jax.lax.while_loop(
+      lambda carry: lanes.any_lane(carry[0] < batches), reset_batch,
+      (jnp.int32(0), states, observations))
+  return states, observations
+
+
 def step(core: functional.FunctionalEnvironment, agent, params,
          actor_key: jax.Array, env_key: jax.Array, envs: EnvSlots,
          num_envs: int, live: jax.Array) -> Tuple[EnvSlots, dict]:
@@ -115,15 +162,12 @@ def step(core: functional.FunctionalEnvironment, agent, params,
   returns = envs.returns + timesteps.reward
   next_ids = envs.episodes_started * num_envs + global_indices(n)
 
-  def reset_ended(_):
-    reset_states, reset_steps = jax.vmap(core.reset)(
-        reset_keys(env_key, next_ids))
-    return (where(last, reset_states, states),
-            where(last, reset_steps.observation, timesteps.observation))
-
-  # Most steps end no episode: skip the resets then (the same slots).
+  # Most steps end no episode: skip the resets then (the same slots). The
+  # predicate is one for all lanes, else every lane would reset every slot.
   next_states, next_observations = jax.lax.cond(
-      jnp.any(last), reset_ended,
+      lanes.any_lane(jnp.any(last)),
+      lambda _: _reset_ended(core, env_key, last, next_ids, states,
+                             timesteps.observation),
       lambda _: (states, timesteps.observation), None)
   stepped = EnvSlots(
       states=next_states, observations=next_observations,
