@@ -2,8 +2,8 @@
 
 Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 `.venv-peers`), never the project's: it imports PureJaxRL, purejaxql,
-rejax, SBX, Navix or pgx's AlphaZero example, never this project. Prints one
-JSON line:
+rejax, SBX, Navix, Craftax_Baselines or pgx's AlphaZero example, never
+this project. Prints one JSON line:
 
   python benchmarks/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
   python benchmarks/peer_programs.py purejaxql_pqn_rnn --source=DIR --settings=JSON
@@ -14,6 +14,7 @@ JSON line:
   python benchmarks/peer_programs.py rejax --algorithm=ppo --settings=JSON [--num_seeds=16]
   python benchmarks/peer_programs.py sbx --algorithm=ppo --settings=JSON
   python benchmarks/peer_programs.py navix_ppo --settings=JSON
+  python benchmarks/peer_programs.py craftax_baselines_ppo --source=DIR --settings=JSON
   python benchmarks/peer_programs.py pgx_alphazero --source=DIR --settings=JSON --iterations=K
 
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
@@ -336,10 +337,13 @@ def main() -> None:
                                           'purejaxql_pqn_minatar',
                                           'purejaxql_pqn_rnn', 'rejax',
                                           'sbx', 'pgx_alphazero',
-                                          'navix_ppo'))
+                                          'navix_ppo',
+                                          'craftax_baselines_ppo'))
   parser.add_argument('--source', help='a checkout of luchris429/purejaxrl '
                       '(mttga/purejaxql for purejaxql_pqn_*, '
-                      'sotetsuk/pgx for pgx_alphazero)')
+                      'sotetsuk/pgx for pgx_alphazero, '
+                      'MichaelTMatthews/Craftax_Baselines for '
+                      'craftax_baselines_ppo)')
   parser.add_argument('--algorithm', default='ppo')
   parser.add_argument('--settings', default='{}', help='JSON object')
   parser.add_argument('--seed', type=int, default=0)
@@ -369,6 +373,10 @@ def main() -> None:
     figures = sbx(args.algorithm, settings, args.seed)
   elif args.program == 'navix_ppo':
     figures = navix_ppo(settings, args.seed)
+  elif args.program == 'craftax_baselines_ppo':
+    figures = _sibling('craftax_baselines_program').craftax_baselines_ppo(
+        args.source, settings, args.seed, _timed)
+    figures['peak_memory_mib'] = _peak_memory_mib()
   elif args.program == 'pgx_alphazero':
     figures = _sibling('pgx_alphazero_program').pgx_alphazero(
         args.source, settings, args.seed, args.iterations,
@@ -376,7 +384,8 @@ def main() -> None:
   else:
     figures = rejax(args.algorithm, settings, args.seed, args.num_seeds)
   figures['versions'] = {}
-  packages = ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl', 'navix')
+  packages = ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl', 'navix',
+              'craftax')
   if args.program == 'pgx_alphazero':
     packages = ('jax', 'pgx', 'dm-haiku', 'mctx', 'optax')
   for package in packages:

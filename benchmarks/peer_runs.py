@@ -29,11 +29,13 @@ class Peers:
 
   def __init__(self, peer_python: str, purejaxrl_source: Optional[str],
                purejaxql_source: Optional[str] = None,
-               pgx_source: Optional[str] = None):
+               pgx_source: Optional[str] = None,
+               craftax_baselines_source: Optional[str] = None):
     self._python = peer_python
     self._source = purejaxrl_source
     self._purejaxql_source = purejaxql_source
     self._pgx_source = pgx_source
+    self._craftax_baselines_source = craftax_baselines_source
 
   def peer(self, program: str, seed: int, **options: Any
            ) -> Dict[str, Any]:
@@ -84,6 +86,9 @@ class Peers:
                         settings=settings['config'])
     if program == 'navix_ppo':
       return self.peer(program, seed, settings=settings['config'])
+    if program == 'craftax_baselines_ppo':
+      return self.peer(program, seed, source=self._craftax_baselines_source,
+                       settings=settings['config'])
     if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):
       return self.peer(program, seed, source=self._source,
                         settings=settings['config'])

@@ -41,6 +41,8 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
     (`benchmarks/pgx_alphazero_peer.py`).
   peers_navix_ppo: PPO on Navix's games beside Navix's own PPO
     (`benchmarks/navix_peer.py`).
+  peers_craftax_ppo: PPO on Craftax beside Craftax_Baselines' PPO
+    (`benchmarks/craftax_peer.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -54,6 +56,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 
 from absl import flags
 
+from benchmarks import craftax_peer
 from benchmarks import navix_peer
 from benchmarks import peer_runs
 from benchmarks import pgx_alphazero_peer
@@ -64,7 +67,7 @@ from benchmarks import scaling
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
           'peers_ppo_games', 'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
               purejaxql_peer.SUITES) + pgx_alphazero_peer.SUITES + (
-                  navix_peer.SUITES)
+                  navix_peer.SUITES) + craftax_peer.SUITES
 
 
 class PeerSetupError(ValueError):
@@ -74,7 +77,8 @@ class PeerSetupError(ValueError):
 def check_setup(peer_python: str, purejaxrl_source: Optional[str],
                 suites: Sequence[str],
                 purejaxql_source: Optional[str] = None,
-                pgx_source: Optional[str] = None) -> None:
+                pgx_source: Optional[str] = None,
+                craftax_baselines_source: Optional[str] = None) -> None:
   """Refuses, before any run, peer suites whose peers are not installed.
 
   Raises:
@@ -105,6 +109,12 @@ def check_setup(peer_python: str, purejaxrl_source: Optional[str],
     raise PeerSetupError(
         f'--pgx_source: {pgx_source!r} is no checkout of sotetsuk/pgx (no '
         f'examples/alphazero/train.py); clone it and pass its path.')
+  if set(craftax_peer.SUITES) & set(suites) and not os.path.isfile(
+      os.path.join(craftax_baselines_source or '', 'ppo.py')):
+    raise PeerSetupError(
+        f'--craftax_baselines_source: {craftax_baselines_source!r} is no '
+        f'checkout of MichaelTMatthews/Craftax_Baselines (no ppo.py); clone '
+        f'it and pass its path.')
 
 
 def purejaxrl_ppo_settings(env_id: str, num_steps: int, num_envs: int,
@@ -334,18 +344,21 @@ def define_flags() -> None:
   flags.DEFINE_integer('python_loop_steps', 40_000, 'peers_python_loop: '
                        'training steps per run.', lower_bound=1)
   navix_peer.define_flags()
+  craftax_peer.define_flags()
 
 
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
   """The peer suites, by name, bound to their flag values."""
   f = flags_values
   run = peer_runs.Peers(f.peer_python, f.purejaxrl_source,
-                        f.purejaxql_source, f.pgx_source).run
+                        f.purejaxql_source, f.pgx_source,
+                        f.craftax_baselines_source).run
   return {
       **rejax_peer.suites(root, f, run),
       **purejaxql_peer.suites(root, f, run),
       **pgx_alphazero_peer.suites(root, f, run),
       **navix_peer.suites(root, f, run),
+      **craftax_peer.suites(root, f, run),
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),

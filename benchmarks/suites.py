@@ -268,7 +268,8 @@ FLAG_GROUPS = {
                        'python_loop_steps', 'purejaxql_source',
                        'pqn_minatar_steps', 'seeds_per_program',
                        'pgx_source', 'alphazero_iterations', 'navix_ids',
-                       'navix_steps'),
+                       'navix_steps', 'craftax_ids', 'craftax_widths',
+                       'craftax_steps', 'craftax_baselines_source'),
 }
 
 
@@ -341,7 +342,8 @@ def main(argv):
                          f'valid: {", ".join(peers.PPO_GAMES)}.')
   try:
     peers.check_setup(f.peer_python, f.purejaxrl_source, suites,
-                                f.purejaxql_source, f.pgx_source)
+                      f.purejaxql_source, f.pgx_source,
+                      f.craftax_baselines_source)
   except peers.PeerSetupError as e:
     raise app.UsageError(str(e)) from e
   root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')
