@@ -71,6 +71,8 @@ TABLES: Dict[str, Table] = {
     'python_loop': (peer_tables.python_loop, ('python_loop_speed.json',)),
     'navix_ppo_peers': (suite_peer_tables.navix_ppo,
                         ('navix_ppo_peers_speed.json',)),
+    'craftax_ppo_peers': (suite_peer_tables.craftax_ppo,
+                          ('craftax_ppo_peers_speed.json',)),
     'alphazero_connect_four_peers': (
         peer_tables.alphazero_connect_four,
         ('alphazero_connect_four_peers_speed.json',)),

@@ -1,6 +1,6 @@
 """The tables of docs/benchmarks/speed.md that put ours beside a JAX
-suite's own baseline (Navix's PPO): per game, training speed per round,
-compile time and the return each ended with."""
+suite's own baseline (Navix's PPO, Craftax_Baselines' PPO): per game,
+training speed per round, compile time and the return each ended with."""
 
 import functools
 from typing import List
@@ -41,3 +41,34 @@ def navix_ppo() -> List[str]:
                    'ours, bootstrapping (default): steps/s', 'over Navix',
                    'Navix `PPO.train`: steps/s', 'compile s, ours / Navix',
                    'greedy return after training, rounds'], rows)
+
+
+def craftax_ppo() -> List[str]:
+  """Each Craftax game and network width: ours (with Craftax_Baselines'
+  arithmetic) and its PPO, their speed and ours over its per round,
+  compile time, and the returns after training by the same protocol."""
+  suite = md.load('craftax_ppo_peers_speed.json')['peers_craftax_ppo']
+  rows = []
+  for part in suite.values():
+    if not isinstance(part, dict) or 'median' not in part:
+      continue
+    med, run = part['median'], part['runs']
+    policy = run['ours'][0]['eval_policy']
+    theirs = f'{policy}_return'
+    width = ('512 (its own)' if part['width'] == 512
+             else f'{part["width"]} (its `--layer_size`)')
+    rows.append([
+        f'`craftax:{part["env_id"]}`', width, md.num(part['steps'], 0),
+        peer_tables.speed_cell(part, 'ours'),
+        peer_tables.ratio_cell(part, 'craftax_baselines', 'ours'),
+        peer_tables.speed_cell(part, 'craftax_baselines'),
+        f'{_one(med["ours"]["compile_seconds"])} / '
+        f'{_one(med["craftax_baselines"]["compile_seconds"])}',
+        f'ours {md.runs([r["eval_return"] for r in run["ours"]], _two)}; '
+        f'theirs {md.runs([r[theirs] for r in run["craftax_baselines"]], _two)}'
+        f' ({policy})'])
+  return md.table(['game', 'width (3 layers)', 'steps', 'ours: steps/s, '
+                   'median (rounds)', 'over Craftax_Baselines, median '
+                   '(rounds)', 'Craftax_Baselines `make_train`: steps/s',
+                   'compile s, ours / theirs', 'return of 100 episodes '
+                   'after training, rounds'], rows)
