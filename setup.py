@@ -63,6 +63,10 @@ setuptools.setup(
         # Gymnasium's MuJoCo tasks (--env=gym:HalfCheetah-v5). The brax
         # adapter reads 0.14's task list and action scaling.
         'control': ['brax>=0.14.2,<0.15', 'mujoco>=3.1', 'gymnasium>=1.0'],
+        # EnvPool's engine for the Python loop: --env=envpool:<id> (Atari
+        # with its ROMs, MuJoCo, classic control; N environments stepped in
+        # one call). About 750 MB installed, with its game assets.
+        'envpool': ['envpool>=1.2.5,<2'],
         # pytest-xdist: ./test.sh runs the suite on parallel workers;
         # nbclient and a kernel run examples/quickstart.ipynb as a test.
         'test': ['pytest>=7', 'pytest-xdist>=3.5', 'nbclient>=0.10',

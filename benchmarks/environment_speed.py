@@ -15,6 +15,8 @@ suite returns per-run figures and their medians:
     of the `train.csv` rows, and over the whole run), ratios.
   bsuite_python_loop: DQN and PPO on `bsuite:catch/0` in the Python loop,
     one environment (before the vectorised loop) and `--vector_envs`.
+  envpool_python_loop: the same on `envpool:CartPole-v1` (PPO), whose
+    environments step as one EnvPool pool.
 """
 
 import csv
@@ -195,4 +197,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       'bsuite_python_loop': lambda: vector_python_loop(
           root, f.seeds, f.vector_steps, f.vector_envs,
           agents=('dqn', 'ppo'), env='bsuite:catch/0'),
+      'envpool_python_loop': lambda: vector_python_loop(
+          root, f.seeds, f.vector_steps, f.vector_envs,
+          env='envpool:CartPole-v1'),
   }

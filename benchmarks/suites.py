@@ -20,7 +20,8 @@ Suites (figures are medians over `--seeds` runs of one invocation):
     update. Each run in a fresh process, with its peak memory
     (`benchmarks/scaling.py`, as are seeds and devices).
   gymnax_cartpole, breakout_minatar, vector_python_loop,
-    bsuite_python_loop: see `benchmarks/environment_speed.py`.
+    bsuite_python_loop, envpool_python_loop: see
+    `benchmarks/environment_speed.py`.
   ppo_pendulum, sac_pendulum, brax_inverted_pendulum: continuous control,
     compiled-loop steps per second (compile excluded) and greedy return of
     the presets ppo_pendulum, sac_pendulum (gymnax Pendulum-v1) and
@@ -87,7 +88,8 @@ from experiments.storage import atomic_files
 THRESHOLDS = (20.0, 16.0, 13.0)
 SUITES = ('python_loop', 'loop_speed', 'ppo_cartpole', 'time_to_model',
           'seeds', 'devices', 'sweep', 'gymnax_cartpole', 'breakout_minatar',
-          'vector_python_loop', 'bsuite_python_loop', 'train_command',
+          'vector_python_loop', 'bsuite_python_loop', 'envpool_python_loop',
+          'train_command',
           'ppo_pendulum', 'sac_pendulum', 'brax_inverted_pendulum',
           'startup', 'compilation_cache', 'time_account') + peers.SUITES
 COMPILED = ('loop_speed', 'ppo_cartpole', 'time_to_model', 'seeds',
@@ -261,8 +263,8 @@ FLAG_GROUPS = {
     'devices suite': ('device_counts', 'devices_episodes',
                       'devices_ppo_steps'),
     'sweep suite': ('sweep_steps', 'sweep_single_runs'),
-    'vector_python_loop and bsuite_python_loop suites': ('vector_steps',
-                                                         'vector_envs'),
+    'vector_python_loop, bsuite_python_loop and envpool_python_loop suites':
+        ('vector_steps', 'vector_envs'),
     'peers_* suites': ('peer_python', 'purejaxrl_source', 'minatar_steps',
                        'ppo_games', 'games_minatar_steps', 'sac_steps',
                        'python_loop_steps', 'purejaxql_source',
@@ -315,10 +317,11 @@ def _define_flags() -> None:
                        'sweep: single runs timed for the one-by-one '
                        'estimate.', lower_bound=1)
   flags.DEFINE_integer('vector_steps', 50_000, 'vector_python_loop, '
-                       'bsuite_python_loop: steps per run.', lower_bound=1)
+                       'bsuite_python_loop, envpool_python_loop: steps per '
+                       'run.', lower_bound=1)
   flags.DEFINE_integer('vector_envs', 8, 'vector_python_loop, '
-                       'bsuite_python_loop: environments of the vectorised '
-                       'runs.', lower_bound=1)
+                       'bsuite_python_loop, envpool_python_loop: '
+                       'environments of the vectorised runs.', lower_bound=1)
   peers.define_flags()
   flags.DEFINE_string('output', None, 'Also write the JSON here.')
   flags.DEFINE_string(

@@ -67,13 +67,43 @@ def check_id(gym_id: str) -> None:
         f'ids with `gymnasium.pprint_registry()`.') from e
 
 
-def _box_spec(space: Any, dtype: np.dtype, name: str) -> specs.Array:
+def box_spec(space: Any, dtype: np.dtype, name: str) -> specs.Array:
   """BoundedArray with the Box's bounds when all are finite, else Array."""
   low, high = np.asarray(space.low), np.asarray(space.high)
   if np.all(np.isfinite(low)) and np.all(np.isfinite(high)):
     return specs.BoundedArray(space.shape, dtype, low.astype(dtype),
                               high.astype(dtype), name=name)
   return specs.Array(space.shape, dtype, name=name)
+
+
+def observation_spec(space: Any) -> specs.Array:
+  """The float32 spec of a Gymnasium observation space: a Box's shape and
+  finite bounds, or a `Discrete(n)`'s one-hot vector (ValueError for any
+  other space)."""
+  spaces = _gymnasium().spaces
+  if isinstance(space, spaces.Discrete):
+    return specs.BoundedArray((int(space.n),), _FLOAT, 0.0, 1.0,
+                              name='observation')
+  if isinstance(space, spaces.Box):
+    return box_spec(space, _FLOAT, 'observation')
+  raise ValueError(f'Unsupported Gymnasium observation space {space!r}: '
+                   f'only Box and Discrete.')
+
+
+def action_spec(space: Any) -> specs.Array:
+  """The spec of a Gymnasium action space: `DiscreteArray(n)` for a
+  `Discrete(n)`, a Box's bounds for a Box (ValueError for any other)."""
+  spaces = _gymnasium().spaces
+  if isinstance(space, spaces.Discrete):
+    return specs.DiscreteArray(int(space.n), dtype=np.int32, name='action')
+  if isinstance(space, spaces.Box):
+    # Float Boxes (continuous control) get float32 specs, as agents act
+    # in float32; others keep their dtype.
+    dtype = (_FLOAT if np.issubdtype(space.dtype, np.floating)
+             else space.dtype)
+    return box_spec(space, dtype, 'action')
+  raise ValueError(f'Unsupported Gymnasium action space {space!r}: only '
+                   f'Discrete and Box.')
 
 
 class GymEnvironment(dm_env.Environment):
@@ -87,32 +117,12 @@ class GymEnvironment(dm_env.Environment):
 
   def __init__(self, env: Any, seed: Optional[int] = None):
     """`env`: a `gymnasium.Env`."""
-    spaces = self._spaces = _gymnasium().spaces
+    self._spaces = _gymnasium().spaces
     self._env = env
     self._seeds = episode_streams.EpisodeSeeds(seed)
     self._needs_reset = True
-    observation_space, action_space = env.observation_space, env.action_space
-    if isinstance(observation_space, spaces.Discrete):
-      self._observation_spec = specs.BoundedArray(
-          (int(observation_space.n),), _FLOAT, 0.0, 1.0, name='observation')
-    elif isinstance(observation_space, spaces.Box):
-      self._observation_spec = _box_spec(observation_space, _FLOAT,
-                                        'observation')
-    else:
-      raise ValueError(f'Unsupported Gymnasium observation space '
-                       f'{observation_space!r}: only Box and Discrete.')
-    if isinstance(action_space, spaces.Discrete):
-      self._action_spec = specs.DiscreteArray(
-          int(action_space.n), dtype=np.int32, name='action')
-    elif isinstance(action_space, spaces.Box):
-      # Float Boxes (continuous control) get float32 specs, as agents act
-      # in float32; others keep their dtype.
-      dtype = (_FLOAT if np.issubdtype(action_space.dtype, np.floating)
-               else action_space.dtype)
-      self._action_spec = _box_spec(action_space, dtype, 'action')
-    else:
-      raise ValueError(f'Unsupported Gymnasium action space {action_space!r}: '
-                       f'only Discrete and Box.')
+    self._observation_spec = observation_spec(env.observation_space)
+    self._action_spec = action_spec(env.action_space)
 
   @property
   def gym_env(self) -> Any:

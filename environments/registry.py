@@ -32,6 +32,7 @@ import dm_env
 from environments import cartpole
 from environments import catch
 from environments import dm_env_wrapper
+from environments import environment_batch
 from environments import functional
 from environments import name_hints
 from environments import named_entries
@@ -49,6 +50,7 @@ DEFAULT_EXPORT_CHECK_EPISODES = 10
 
 CoreFactory = Callable[..., functional.FunctionalEnvironment]
 DmEnvFactory = Callable[..., dm_env.Environment]
+BatchFactory = Callable[..., environment_batch.EnvironmentBatch]
 HiddenSizesFn = Callable[[Mapping[str, Any]], Optional[Tuple[int, ...]]]
 HiddenSizes = Union[Tuple[int, ...], HiddenSizesFn]
 
@@ -89,6 +91,9 @@ class EnvironmentEntry:
       our exported model plays), or 'acting' (the policy as it acts, as
       MinAtar results are reported: sampled from a policy agent's
       probabilities, ε-greedy for value agents).
+    make_batch: `(seed, num_envs, **env_kwargs) -> EnvironmentBatch`, N
+      environments the Python loop steps in one call (EnvPool's pool);
+      None: it steps N of `environment`'s one after another.
   """
   name: str
   make_core: Optional[CoreFactory] = None
@@ -101,6 +106,7 @@ class EnvironmentEntry:
   return_statistic: Optional[str] = 'episode_return'
   length_statistic: Optional[str] = 'episode_length'
   evaluation: str = suites.GREEDY_EVALUATION
+  make_batch: Optional[BatchFactory] = None
 
   def __post_init__(self):
     if not isinstance(self.name, str) or not self.name:
@@ -169,6 +175,15 @@ class EnvironmentEntry:
     if self.make_environment is not None:
       return self.make_environment(seed=seed, **kwargs)
     return dm_env_wrapper.DmEnvironment(self.core(**kwargs), seed)
+
+  def batch(self, seed: Optional[int], num_envs: int, **kwargs: Any
+           ) -> Optional[environment_batch.EnvironmentBatch]:
+    """`num_envs` environments stepped in one call (seeded with `seed`), or
+    None where the game has no such engine (the Python loop then steps
+    `environment`'s one after another)."""
+    if self.make_batch is None:
+      return None
+    return self.make_batch(seed, num_envs, **kwargs)
 
   def default_hidden_sizes(self, env_kwargs: Mapping[str, Any]
                           ) -> Optional[Tuple[int, ...]]:
@@ -303,7 +318,9 @@ def resolve(name: str) -> EnvironmentEntry:
                         functools.partial(suite.make_environment, suite_id)),
       reference_score=suite.references.get(suite_id),
       title=f'{suite_id} ({prefix[:-1]})',
-      evaluation=suite.evaluation(suite_id))
+      evaluation=suite.evaluation(suite_id),
+      make_batch=(None if suite.make_batch is None else
+                  functools.partial(suite.make_batch, suite_id)))
 
 
 def has_functional(name: str) -> bool:

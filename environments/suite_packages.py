@@ -10,11 +10,12 @@ from typing import Any
 INSTALL_HINT = "pip install -e '.[suites]'"
 
 
-def require(module: str, title: str) -> Any:
+def require(module: str, title: str, extra: str = 'suites') -> Any:
   """`module` imported, or ValueError: '<title> is not installed: <the
-  pip line> (<why>).'"""
+  pip line of `extra`> (<why>).'"""
   try:
     return importlib.import_module(module)
   except ImportError as e:
-    raise ValueError(f'{title} is not installed: {INSTALL_HINT} '
-                     f'({e}).') from e
+    hint = (INSTALL_HINT if extra == 'suites'
+            else f"pip install -e '.[{extra}]'")
+    raise ValueError(f'{title} is not installed: {hint} ({e}).') from e

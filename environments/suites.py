@@ -2,7 +2,9 @@
 
 Each suite is one prefix and one adapter: the adapter checks its ids and
 makes their environments. bsuite ('bsuite:catch/0') and Gymnasium
-('gym:CartPole-v1') have a dm_env face only (the Python loop); brax
+('gym:CartPole-v1') have a dm_env face only (the Python loop), as has
+EnvPool ('envpool:Pong-v5'), whose N environments the Python loop steps in
+one call (`environment_batch`); brax
 ('brax:hopper'), Craftax ('craftax:Craftax-Classic-Symbolic-v1'), gymnax
 ('gymnax:CartPole-v1'), Jumanji ('jumanji:Snake-v1'), Navix
 ('navix:Navix-Empty-5x5-v0'), pgx ('pgx:2048') and XLand-MiniGrid
@@ -22,6 +24,8 @@ import dm_env
 from environments import brax_adapter
 from environments import bsuite_adapter
 from environments import craftax_adapter
+from environments import environment_batch
+from environments import envpool_adapter
 from environments import functional
 from environments import gym_adapter
 from environments import gymnax_adapter
@@ -34,6 +38,7 @@ from environments import xminigrid_adapter
 BRAX_PREFIX = 'brax:'
 BSUITE_PREFIX = 'bsuite:'
 CRAFTAX_PREFIX = 'craftax:'
+ENVPOOL_PREFIX = 'envpool:'
 GYM_PREFIX = 'gym:'
 GYMNAX_PREFIX = 'gymnax:'
 JUMANJI_PREFIX = 'jumanji:'
@@ -65,6 +70,9 @@ class Suite(NamedTuple):
     settings: `id -> Settings`, where the factory's signature cannot tell
       them (it takes `**kwargs`); None: the factory's keywords.
     evaluation: `id -> how the field evaluates on it` (`EVALUATIONS`).
+    make_batch: `(id, seed, num_envs, **kwargs) -> EnvironmentBatch`, N
+      environments the Python loop steps in one call; None: it steps
+      `make_environment`'s one after another.
   """
   check_id: Callable[[str], None]
   example: str
@@ -73,6 +81,8 @@ class Suite(NamedTuple):
   references: Mapping[str, reference_scores.ReferenceScore] = {}
   settings: Optional[Callable[[str], Settings]] = None
   evaluation: Callable[[str], str] = lambda suite_id: GREEDY_EVALUATION
+  make_batch: Optional[Callable[..., environment_batch.EnvironmentBatch]] = (
+      None)
 
 
 def _minatar_acting(is_minatar: Callable[[str], bool]
@@ -102,6 +112,10 @@ SUITES: Mapping[str, Suite] = {
                           make_core=craftax_adapter.make_core,
                           references=craftax_adapter.REFERENCE_SCORES,
                           settings=_env_params(craftax_adapter.make_core)),
+    ENVPOOL_PREFIX: Suite(envpool_adapter.check_id, 'Pong-v5',
+                          make_environment=envpool_adapter.make_environment,
+                          settings=envpool_adapter.settings,
+                          make_batch=envpool_adapter.make_batch),
     GYM_PREFIX: Suite(gym_adapter.check_id, 'CartPole-v1',
                       make_environment=gym_adapter.make_environment),
     GYMNAX_PREFIX: Suite(gymnax_adapter.check_id, 'CartPole-v1',

@@ -1,9 +1,10 @@
 # Sourced by run.sh and test.sh: creates .venv if missing and installs the
 # package (editable, with every extra: export, report, suites, control,
-# test, ray, wandb) when setup.py changed since last time. It installs with
-# uv (from PyPI, into .venv): the same packages pip resolves, bytecode
-# compiled as pip does (PYTHONDONTWRITEBYTECODE may be set, and every test
-# process imports JAX), in under a minute rather than ~3 on 2 cores.
+# envpool, test, ray, wandb) when setup.py changed since last time. It
+# installs with uv (from PyPI, into .venv): the same packages pip resolves,
+# bytecode compiled as pip does (PYTHONDONTWRITEBYTECODE may be set, and
+# every test process imports JAX), in under a minute rather than ~3 on 2
+# cores.
 set -euo pipefail
 PYTHON="${PYTHON:-python3}"
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
@@ -21,7 +22,7 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check uv
   .venv/bin/uv pip install --quiet --compile-bytecode \
     --python .venv/bin/python \
-    -e '.[export,report,suites,control,test,ray,wandb]'
+    -e '.[export,report,suites,control,envpool,test,ray,wandb]'
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

@@ -18,8 +18,11 @@ def python_loop_num_envs() -> List[str]:
   data = md.load('python_loop_num_envs_speed.json')
   rows = []
   for suite, agent in (('vector_python_loop', 'ppo'),
+                       ('envpool_python_loop', 'ppo'),
                        ('bsuite_python_loop', 'ppo'),
                        ('bsuite_python_loop', 'dqn')):
+    if suite not in data:
+      continue
     part = data[suite][agent]
     med = part['median']
     rows.append([

@@ -2,11 +2,12 @@
 N = 1 included).
 
 Each step is ONE batched, jitted act for the N observations
-(`actor.BatchedActor`: one transfer each way), then each environment steps,
-the batcher takes the N transitions at once, and the learner updates
-whenever a batch is ready (the actor then acts with the new params). A
-finished episode's environment is reset at once, so every environment is
-always in an episode. The next act is dispatched as soon as the new
+(`actor.BatchedActor`: one transfer each way), then the environments step
+(`environments.environment_batch`: one after another in Python, or in one
+call of an engine such as EnvPool), the batcher takes the N transitions at
+once, and the learner updates whenever a batch is ready (the actor then
+acts with the new params). A finished episode's environment is reset at
+once, so every environment is always in an episode. The next act is dispatched as soon as the new
 observations are known, so the device acts while the host does the step's
 bookkeeping (per-step host work is what limits this loop's speed).
 
@@ -26,14 +27,13 @@ environment is `between_episodes` (one environment at an episode end),
 nothing is dropped and the resumed loop continues exactly.
 """
 
-from typing import List, NamedTuple, Optional, Sequence
+from typing import List, NamedTuple, Optional
 
-import dm_env
 import jax
 import numpy as np
 
 from agents import agent as agent_lib
-from environments import episode_streams
+from environments import environment_batch
 from experiments.loops import actor as actor_lib
 from experiments.loops import batchers
 from experiments.loops import learner as learner_lib
@@ -54,19 +54,16 @@ class EnvironmentLoop:
   begun before).
   """
 
-  def __init__(self, environments: Sequence[dm_env.Environment],
-               stream: Optional[int], actor: actor_lib.BatchedActor,
+  def __init__(self, environments: environment_batch.EnvironmentBatch,
+               actor: actor_lib.BatchedActor,
                learner: learner_lib.Learner,
                batcher: batchers.Batcher,
                episodes_started: np.ndarray):
-    """`stream`: the training stream EpisodeStream environments seek
-    episodes of (None: they play on as seeded)."""
-    n = len(environments)
-    self._environments = list(environments)
-    self._seekable = [stream is not None and
-                      isinstance(e, episode_streams.EpisodeStream)
-                      for e in self._environments]
-    self._stream = stream
+    """`environments`: the N environments (an `EnvironmentList` of
+    `dm_env` environments seeks the training stream's episodes where they
+    are `EpisodeStream`s)."""
+    self._environments = environments
+    n = environments.num_envs
     self._actor = actor
     self._learner = learner
     self._batcher = batcher
@@ -74,26 +71,24 @@ class EnvironmentLoop:
     self._episodes = np.zeros(n, np.int32)  # Current episode numbers.
     self._steps = np.zeros(n, np.int32)  # Steps taken in them.
     self._returns = np.zeros(n, np.float64)
-    self._observations = np.stack([self._begin(i) for i in range(n)])
+    self._observations = self._begin(np.arange(n))
     self._pending: Optional[jax.Array] = None
     self._dispatch()
 
   @property
   def num_envs(self) -> int:
-    return len(self._environments)
+    return self._environments.num_envs
 
-  def _begin(self, i: int) -> np.ndarray:
-    """Starts environment i's next episode; its FIRST observation."""
-    episode = int(self._started[i]) * self.num_envs + i
-    environment = self._environments[i]
-    if self._seekable[i]:
-      environment.seek(self._stream, episode)
-    timestep = environment.reset()
-    self._started[i] += 1
-    self._episodes[i] = episode
-    self._steps[i] = 0
-    self._returns[i] = 0.0
-    return np.asarray(timestep.observation)
+  def _begin(self, indices: np.ndarray) -> np.ndarray:
+    """Starts the next episode of environments `indices`; their FIRST
+    observations."""
+    episodes = self._started[indices] * self.num_envs + indices
+    observations = self._environments.reset(indices, episodes)
+    self._started[indices] += 1
+    self._episodes[indices] = episodes
+    self._steps[indices] = 0
+    self._returns[indices] = 0.0
+    return observations
 
   def between_episodes(self) -> bool:
     """Whether every environment is at its episode's first step (a
@@ -123,38 +118,26 @@ class EnvironmentLoop:
     observations = self._observations
     actions, extras = self._actor.fetch(self._pending)
     self._pending = None
-    # Ints for discrete actions; float32 rows for continuous ones, as an
-    # agent produced them (not rounded on the way), each an array of its
-    # own that the environment may write to.
-    host_actions = (actions.tolist() if actions.dtype.kind in 'iu'
-                    else list(actions.astype(np.float32)))
-    timesteps = [environment.step(action) for environment, action in zip(
-        self._environments, host_actions)]
-    ends = [t.last() for t in timesteps]
-    last = np.array(ends)
-    # np.array, not np.stack: the same array, with less Python on the way.
-    next_observations = np.array([t.observation for t in timesteps])
-    rewards = np.array([t.reward for t in timesteps], np.float64)
-    self._returns += rewards
+    stepped = self._environments.step(actions)
+    last = stepped.last
+    self._returns += stepped.rewards
     self._steps += 1
     returns, lengths = [], []
-    if True in ends:
-      acted_on = next_observations.copy()  # The batcher keeps the terminal.
-      for i, end in enumerate(ends):
-        if end:
-          returns.append(float(self._returns[i]))
-          lengths.append(int(self._steps[i]))
-          acted_on[i] = self._begin(i)
+    if last.any():
+      ended = np.flatnonzero(last)
+      returns = self._returns[ended].tolist()
+      lengths = self._steps[ended].tolist()
+      acted_on = stepped.observations.copy()  # The batcher keeps the terminal.
+      acted_on[ended] = self._begin(ended)
       self._observations = acted_on
     else:
-      self._observations = next_observations
+      self._observations = stepped.observations
     update_due = self._batcher.ready_after(last)
     if not update_due:
       self._dispatch()
     self._batcher.observe(batchers.Step(
-        observations, actions, rewards.astype(np.float32),
-        np.array([t.discount for t in timesteps], np.float32), last,
-        next_observations, extras))
+        observations, actions, stepped.rewards.astype(np.float32),
+        stepped.discounts, last, stepped.observations, extras))
     metrics = []
     if update_due:
       while self._batcher.ready():
@@ -166,5 +149,4 @@ class EnvironmentLoop:
     return StepResult(returns, lengths, metrics)
 
   def close(self) -> None:
-    for environment in self._environments:
-      environment.close()
+    self._environments.close()

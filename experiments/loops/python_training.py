@@ -39,6 +39,7 @@ import jax
 import numpy as np
 
 from agents import agent as agent_lib
+from environments import environment_batch
 from experiments.loops import actor as actor_lib
 from experiments.loops import actor_thread as actor_thread_lib
 from experiments.loops import batchers
@@ -77,12 +78,15 @@ class PythonTraining:
                make_environment: EnvironmentFactory, seed: int,
                log_every_episodes: int = 250, num_envs: int = 1,
                eval_protocol: evaluation.Protocol = evaluation.GREEDY,
-               actor_thread: bool = False):
+               actor_thread: bool = False,
+               make_batch: Optional[training_environments.BatchFactory] = None):
     """`log_every_episodes`: `advance` returns at least at each multiple of
     it (the logging interval; 0: none). `num_envs`: environments stepped
     side by side, one batched act per step (evaluations too).
     `actor_thread`: act in a thread ahead of the learner
-    (`loops.actor_thread`)."""
+    (`loops.actor_thread`). `make_batch`: `(seed, N) ->` the N training
+    environments stepped in one call (EnvPool), or None to step
+    `make_environment`'s one after another."""
     if num_envs < 1:
       raise ValueError(f'num_envs must be >= 1; got {num_envs}.')
     self._num_envs = num_envs
@@ -95,7 +99,7 @@ class PythonTraining:
     self._log_every_episodes = log_every_episodes
     self._make_environment = make_environment
     self._environments = training_environments.TrainingEnvironments(
-        make_environment, seed, num_envs)
+        make_environment, seed, num_envs, make_batch)
     self._seed = seed
     learner_key, actor_key = jax.random.split(jax.random.PRNGKey(seed))
     self._initial = {
@@ -212,8 +216,11 @@ class PythonTraining:
     there leaves the loop as it was, restored batch included)."""
     started = np.asarray(self._initial['episodes_started'], np.int64)
     stream = seeding.environment_seed(self._seed, seeding.TRAIN, 0)
-    environments = [self._environments.environment(i, stream, started)
-                    for i in range(self._num_envs)]
+    environments = self._environments.batch(stream, started)
+    if environments is None:
+      environments = environment_batch.EnvironmentList(
+          [self._environments.environment(i, stream, started)
+           for i in range(self._num_envs)], stream)
     # Actors in another thread may still act with params of an old state.
     learner = learner_lib.Learner(self._agent, self._initial['learner'],
                                   donate=not self._actor_thread)
@@ -229,10 +236,9 @@ class PythonTraining:
           queue, learner.params, self._counters['updates'])
     try:
       loop = environment_loop.EnvironmentLoop(
-          environments, stream, actor, acting_learner, batcher, started)
+          environments, actor, acting_learner, batcher, started)
     except BaseException:
-      for environment in environments:
-        environment.close()
+      environments.close()
       raise
     if self._actor_thread:
       threaded = (actor_thread_lib.ActorThread(loop, queue), queue,

@@ -7,17 +7,22 @@ any other is seeded anew instead, and the run warns once that it plays
 other episodes than an uninterrupted one would.
 """
 
-from typing import Callable
+from typing import Callable, Optional
 
 from absl import logging
 import dm_env
 import numpy as np
 
+from environments import environment_batch
 from environments import episode_streams
 from experiments.loops import seeding
 
 # (environment seed) -> a seeded dm_env environment.
 EnvironmentFactory = Callable[[int], dm_env.Environment]
+# (environment seed, N) -> N environments stepped in one call, or None
+# where the game has no engine for it.
+BatchFactory = Callable[[int, int],
+                        Optional[environment_batch.EnvironmentBatch]]
 
 
 class TrainingEnvironments:
@@ -25,8 +30,9 @@ class TrainingEnvironments:
   them side by side number their episodes as the compiled loop does)."""
 
   def __init__(self, make_environment: EnvironmentFactory, seed: int,
-               num_envs: int):
+               num_envs: int, make_batch: Optional[BatchFactory] = None):
     self._make = make_environment
+    self._make_batch = make_batch
     self._seed = seed
     self._num_envs = num_envs
     self._warned = False
@@ -47,7 +53,7 @@ class TrainingEnvironments:
       environment = self._make(fallback)
     return environment
 
-  def _warn_unaddressable(self, environment: dm_env.Environment) -> None:
+  def _warn_unaddressable(self, environment: object) -> None:
     if not self._warned:
       self._warned = True
       logging.warning(
@@ -71,3 +77,17 @@ class TrainingEnvironments:
       environment.close()
       environment = self._make(seed)
     return environment
+
+  def batch(self, stream: int, started: np.ndarray
+           ) -> Optional[environment_batch.EnvironmentBatch]:
+    """The N environments as one batch (None where the game steps them one
+    by one), seeded by the next episode number of environment 0 (`stream`
+    in a fresh run: its episodes are not addressable)."""
+    if self._make_batch is None:
+      return None
+    seed = seeding.environment_seed(self._seed, seeding.TRAIN,
+                                    int(started[0]) * self._num_envs)
+    batch = self._make_batch(seed, self._num_envs)
+    if batch is not None and started.any() and not batch.addressable:
+      self._warn_unaddressable(batch)
+    return batch

@@ -6,6 +6,7 @@ and the exporter, so each builds a run the same way.
 """
 
 import dataclasses
+import functools
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import dm_env
@@ -364,7 +365,10 @@ def make_loop(built: Built) -> interface.TrainingLoop:
                                           config.log_every_episodes,
                                           num_envs=config.num_envs,
                                           eval_protocol=eval_protocol(config),
-                                          actor_thread=config.actor_thread)
+                                          actor_thread=config.actor_thread,
+                                          make_batch=functools.partial(
+                                              config.environment.batch,
+                                              **config.env_kwargs))
   core = config.environment.core(**config.env_kwargs)
 
   def lane_agent(values):

@@ -25,6 +25,7 @@ from environments import suites
 _NAMES = ("cartpole, catch, plane_strike, or brax:<id> (e.g. "
           "brax:inverted_pendulum), bsuite:<id> (e.g. bsuite:catch/0), "
           "craftax:<id> (e.g. craftax:Craftax-Classic-Symbolic-v1), "
+          "envpool:<id> (e.g. envpool:Pong-v5), "
           "gym:<id> (e.g. gym:CartPole-v1), gymnax:<id> (e.g. "
           "gymnax:CartPole-v1), jumanji:<id> (e.g. jumanji:Snake-v1), "
           "navix:<id> (e.g. navix:Navix-Empty-5x5-v0), pgx:<id> (e.g. "

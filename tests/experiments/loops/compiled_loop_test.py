@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from agents import registry as agent_registry
+from environments import environment_batch
 from environments import registry as env_registry
 from environments import specs
 from experiments.loops import actor as actor_lib
@@ -49,7 +50,7 @@ def _python_first_batch(agent, env):
   state = agent.init(learner_key)
   learner = _FirstBatch(agent.actor_params(state))
   loop = environment_loop.EnvironmentLoop(
-      [environment], stream,
+      environment_batch.EnvironmentList([environment], stream),
       actor_lib.BatchedActor(agent, learner.params, actor_key), learner,
       batchers.make_batcher(agent.data, 1), np.zeros(1, np.int64))
   while learner.batch is None:

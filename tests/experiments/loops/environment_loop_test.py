@@ -8,6 +8,7 @@ import jax
 import numpy as np
 
 from agents import registry
+from environments import environment_batch
 from environments import plane_strike
 from environments import specs
 from experiments.loops import actor as actor_lib
@@ -25,7 +26,8 @@ def _loop(batcher, **overrides):
   learner = learner_lib.Learner(agent, agent.init(jax.random.PRNGKey(0)))
   actor = actor_lib.BatchedActor(agent, learner.params, jax.random.PRNGKey(1))
   loop = environment_loop.EnvironmentLoop(
-      [env], None, actor, learner, batcher, np.zeros(1, np.int64))
+      environment_batch.EnvironmentList([env]), actor, learner, batcher,
+      np.zeros(1, np.int64))
   return loop, learner, actor
 
 
@@ -114,8 +116,8 @@ class ContinuousActionsTest(absltest.TestCase):
     actor = actor_lib.BatchedActor(agent, learner.params,
                                    jax.random.PRNGKey(1))
     loop = environment_loop.EnvironmentLoop(
-        [env, _ClipsInPlace()], None, actor, learner,
-        batchers.SequenceBatcher(2, 3), np.zeros(2, np.int64))
+        environment_batch.EnvironmentList([env, _ClipsInPlace()]), actor,
+        learner, batchers.SequenceBatcher(2, 3), np.zeros(2, np.int64))
     for _ in range(6):
       loop.step()
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from agents import registry as agent_registry
+from environments import envpool_adapter
 from environments import registry as env_registry
 from environments import specs
 from experiments.loops import actor as actor_lib
@@ -338,6 +339,34 @@ class OneEnvironmentTest(absltest.TestCase):
     self.assertEqual(loop.num_envs, 3)
     loop.advance(interface.Targets(env_steps=6))
     self.assertEqual(int(loop.counters()['env_steps'][0]), 6)
+    loop.close()
+
+  def test_an_envpool_game_steps_its_environments_in_one_call(self):
+    config = config_lib.ExperimentConfig(
+        agent='ppo', env='envpool:CartPole-v1', loop='python', num_envs=4,
+        hidden_sizes=(8,), num_steps=400, log_every_episodes=0,
+        export_tflite=False,
+        agent_config=agent_registry.make_config(
+            'ppo', unroll_length=16, batch_size=4, num_epochs=1,
+            num_minibatches=1))
+    loop = build_lib.make_loop(build_lib.build(config))
+    calls = []
+    real = envpool_adapter.EnvPoolBatch.step
+
+    def counted(batch, actions):
+      calls.append(actions.shape)
+      return real(batch, actions)
+
+    with mock.patch.object(envpool_adapter.EnvPoolBatch, 'step', counted):
+      rows = loop.advance(interface.Targets(env_steps=400))
+    self.assertEqual(calls, [(4,)] * 100)  # One call a step, for all 4.
+    counters = loop.counters()
+    self.assertEqual(int(counters['env_steps'][0]), 400)
+    self.assertEqual(int(counters['updates'][0]), 400 // (16 * 4))
+    self.assertGreater(int(counters['episodes'][0]), 4)
+    # CartPole pays 1 a step: the episodes' mean return is their length's.
+    (row,) = rows
+    self.assertEqual(row['episode_return'], row['episode_length'])
     loop.close()
 
 
