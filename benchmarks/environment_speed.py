@@ -15,8 +15,10 @@ suite returns per-run figures and their medians:
     of the `train.csv` rows, and over the whole run), ratios.
   bsuite_python_loop: DQN and PPO on `bsuite:catch/0` in the Python loop,
     one environment (before the vectorised loop) and `--vector_envs`.
-  envpool_python_loop: the same on `envpool:CartPole-v1` (PPO), whose
-    environments step as one EnvPool pool.
+  envpool_python_loop: the same with PPO on `envpool:CartPole-v1` and
+    `envpool:HalfCheetah-v5`, whose environments step as one EnvPool pool,
+    and on `gym:HalfCheetah-v5` (Gymnasium's MuJoCo, stepped one by one)
+    beside them; one game after another, in `ENVPOOL_GAMES`' order.
 """
 
 import csv
@@ -177,6 +179,12 @@ def vector_python_loop(root: str, seeds: int, num_steps: int,
   return report
 
 
+# The envpool_python_loop suite's games: EnvPool's CartPole (a step far
+# cheaper than the pool's call) and HalfCheetah with Gymnasium's beside it.
+ENVPOOL_GAMES = ('envpool:CartPole-v1', 'gym:HalfCheetah-v5',
+                 'envpool:HalfCheetah-v5')
+
+
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
   """The suites of this module, by name, bound to their flag values."""
   f = flags_values
@@ -197,7 +205,8 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       'bsuite_python_loop': lambda: vector_python_loop(
           root, f.seeds, f.vector_steps, f.vector_envs,
           agents=('dqn', 'ppo'), env='bsuite:catch/0'),
-      'envpool_python_loop': lambda: vector_python_loop(
-          root, f.seeds, f.vector_steps, f.vector_envs,
-          env='envpool:CartPole-v1'),
+      'envpool_python_loop': lambda: {
+          env: vector_python_loop(root, f.seeds, f.vector_steps,
+                                  f.vector_envs, env=env)
+          for env in ENVPOOL_GAMES},
   }

@@ -16,19 +16,18 @@ _one = functools.partial(num, digits=1)
 
 def python_loop_num_envs() -> List[str]:
   data = md.load('python_loop_num_envs_speed.json')
+  parts = [(data['vector_python_loop'], 'ppo')]
+  parts += [(data['envpool_python_loop'][env], 'ppo')
+            for env in data.get('envpool_python_loop', {})]
+  parts += [(data['bsuite_python_loop'], agent) for agent in ('ppo', 'dqn')]
   rows = []
-  for suite, agent in (('vector_python_loop', 'ppo'),
-                       ('envpool_python_loop', 'ppo'),
-                       ('bsuite_python_loop', 'ppo'),
-                       ('bsuite_python_loop', 'dqn')):
-    if suite not in data:
-      continue
-    part = data[suite][agent]
+  for suite, agent in parts:
+    part = suite[agent]
     med = part['median']
     rows.append([
-        f'{agent.upper()}, {md.code(data[suite]["env"])}',
+        f'{agent.upper()}, {md.code(suite["env"])}',
         _int(med['one_env_steps_per_second']),
-        _int(med[f'{data[suite]["num_envs"]}_envs_steps_per_second']),
+        _int(med[f'{suite["num_envs"]}_envs_steps_per_second']),
         md.with_runs(med['speedup'], [r['speedup'] for r in part['runs']],
                      _two)])
   return md.table(['run', '1 env, steps/s', '8 envs, steps/s',
