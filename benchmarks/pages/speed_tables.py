@@ -17,8 +17,8 @@ _one = functools.partial(num, digits=1)
 def python_loop_num_envs() -> List[str]:
   data = md.load('python_loop_num_envs_speed.json')
   parts = [(data['vector_python_loop'], 'ppo')]
-  parts += [(data['envpool_python_loop'][env], 'ppo')
-            for env in data.get('envpool_python_loop', {})]
+  games = data.get('envpool_python_loop', {})
+  parts += [(games[env], 'ppo') for env in games if ':' in env]
   parts += [(data['bsuite_python_loop'], agent) for agent in ('ppo', 'dqn')]
   rows = []
   for suite, agent in parts:
