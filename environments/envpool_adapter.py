@@ -33,6 +33,7 @@ game, listed by `--helpconfig` with their defaults (Atari:
 """
 
 import inspect
+import os
 import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple
 
@@ -58,8 +59,21 @@ _POOL_KEYS = frozenset((
 
 
 def _envpool() -> Any:
-  """EnvPool, imported on first use (ValueError naming its pip line)."""
-  return suite_packages.require('envpool', 'EnvPool', EXTRA)
+  """EnvPool, imported on first use (ValueError naming its pip line).
+
+  Its import sets variables of the process (`MPLBACKEND=Agg` and
+  `MPLCONFIGDIR` for its Jumanji renderer, `TF_CPP_MIN_LOG_LEVEL`); they
+  are put back as they were, so that the processes this one starts (a
+  notebook's kernel, a comparison's runs) see the user's settings."""
+  saved = dict(os.environ)
+  try:
+    return suite_packages.require('envpool', 'EnvPool', EXTRA)
+  finally:
+    for key in set(os.environ) - set(saved):
+      del os.environ[key]
+    for key, value in saved.items():
+      if os.environ.get(key) != value:
+        os.environ[key] = value
 
 
 def ids() -> Tuple[str, ...]:

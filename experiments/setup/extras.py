@@ -8,7 +8,8 @@ does any work (`require`), without importing the packages:
     `export_tflite` and `play`;
   report: rliable, pandas and matplotlib, for `compare`, `sweep` and
     `report` (intervals, tables, figures);
-  suites, control: the environment suites, which their adapters name.
+  suites, control, envpool: the environment suites, which their adapters
+  name.
 """
 
 import importlib.util

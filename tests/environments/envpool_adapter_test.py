@@ -1,5 +1,9 @@
 """Tests for `environments.envpool_adapter` (EnvPool's games, `envpool:`)."""
 
+import os
+import sys
+from unittest import mock
+
 from absl.testing import absltest
 from absl.testing import parameterized
 from dm_env import specs
@@ -131,6 +135,18 @@ class EnvPoolEnvironmentTest(absltest.TestCase):
 
 
 class EnvPoolNamesTest(absltest.TestCase):
+
+  def test_its_import_leaves_the_process_environment_as_it_was(self):
+    # EnvPool's import sets MPLBACKEND=Agg, which a notebook kernel started
+    # from this process would inherit (no inline figures).
+    with mock.patch.dict(os.environ, clear=False):
+      os.environ.pop('MPLBACKEND', None)
+      before = dict(os.environ)
+      with mock.patch.dict(sys.modules):
+        for name in [m for m in sys.modules if m.startswith('envpool')]:
+          del sys.modules[name]
+        envpool_adapter.ids()
+      self.assertEqual(dict(os.environ), before)
 
   def test_unknown_id_names_close_ones(self):
     with self.assertRaisesRegex(ValueError, 'Did you mean CartPole-v1'):
