@@ -160,11 +160,9 @@ class EnvironmentEntry:
   def core(self, **kwargs: Any) -> functional.FunctionalEnvironment:
     """The game's pure-JAX core (for compiled loops)."""
     if self.make_core is None:
-      with_core = (_ENTRIES.names(lambda e: e.make_core is not None) +
-                   suites.with_core())
       raise ValueError(
           f'Environment {self.name!r} has no JAX core: it runs in the Python '
-          f'loop only. Environments with one: {", ".join(with_core)}.')
+          f'loop only. Environments with one: {", ".join(with_core())}.')
     return self.make_core(**kwargs)
 
   def environment(self, seed: Optional[int] = None,
@@ -259,6 +257,13 @@ def register(entry: EnvironmentEntry,
     raise ValueError(f'Environment name must not contain ":" (reserved for '
                      f'suites); got {entry.name!r}.')
   return _ENTRIES.register(entry, replace)
+
+
+def with_core() -> Tuple[str, ...]:
+  """The registered games with a JAX core, then '<prefix><id>' of each
+  suite whose games have one (for messages naming them)."""
+  return (_ENTRIES.names(lambda e: e.make_core is not None) +
+          suites.with_core())
 
 
 def names() -> Tuple[str, ...]:

@@ -296,9 +296,8 @@ class ExperimentConfig:
     if self.loop == 'compiled' and not compiled_ok:
       raise ValueError(
           f'loop=compiled needs an environment with a JAX core (one of '
-          f'{", ".join(env_registry.names())}, gymnax:<id>, pgx:<id> or '
-          f'brax:<name>); '
-          f'{self.env!r} steps in Python. Use loop=python.')
+          f'{", ".join(env_registry.with_core())}); {self.env!r} steps in '
+          f'Python. Use loop=python.')
     if self.num_envs is None:  # The one place that says what None means.
       object.__setattr__(self, 'num_envs', 1 if self.loop == 'python' else
                          agent_registry.environments_per_update(

@@ -287,7 +287,8 @@ class CompiledExperimentTest(absltest.TestCase):
     self.assertFalse(os.path.exists(workdir))
 
   def test_bad_loop_settings_are_refused(self):
-    with self.assertRaisesRegex(ValueError, 'loop=compiled needs .*JAX core'):
+    with self.assertRaisesRegex(ValueError, 'loop=compiled needs .*JAX core'
+                                r'.*craftax:<id>.*navix:<id>.*xminigrid:<id>'):
       _config(env='bsuite:catch/0', loop='compiled')
     with self.assertRaisesRegex(ValueError, 'num_seeds needs loop=compiled'):
       _config(loop='python', num_seeds=2, updates_per_chunk=None)
