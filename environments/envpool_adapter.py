@@ -262,7 +262,7 @@ class EnvPoolEnvironment(dm_env.Environment):
   evaluation, specs and play. Seeded, it is an
   `episode_streams.EpisodeStream`: episode k of seed s is played by a pool
   seeded with `episode_seed(s, k)` (a new pool each episode: EnvPool seeds
-  only at creation; 1 ms for CartPole, 0.3 s for an Atari game). `step`
+  only at creation; making one is slowest for Atari games). `step`
   after a LAST time step starts a new episode, as the dm_env contract
   asks."""
 
