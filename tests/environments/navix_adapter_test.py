@@ -52,6 +52,23 @@ class NavixCoreTest(absltest.TestCase):
       np.testing.assert_array_equal(timesteps.observation[t],
                                     expected.observation)
 
+  def test_resets_without_drawing_unless_observing_images(self):
+    # DoorKey places its wall, door and key at random on each reset.
+    for observation, tiles in (('symbolic', 1), ('rgb', 26)):
+      core = navix_adapter.make_core('Navix-DoorKey-5x5-v0',
+                                     observation=observation)
+      for seed in range(2):
+        key = jax.random.PRNGKey(seed)
+        state, first = core.reset(key)
+        expected = core.env.reset(key)  # Navix draws its cache.
+        self.assertEqual(state.state.cache.patches.shape[0], tiles)
+        np.testing.assert_allclose(
+            first.observation, core._observation(expected.observation))  # pylint: disable=protected-access
+        state, timestep = core.step(state, jnp.int32(2))
+        expected = core.env.step(expected, jnp.int32(2))
+        np.testing.assert_allclose(
+            timestep.observation, core._observation(expected.observation))  # pylint: disable=protected-access
+
   def test_images_are_scaled_to_one(self):
     core = navix_adapter.make_core(_EMPTY, observation='rgb')
     first, _ = stepping.rollout(core, (0,))
