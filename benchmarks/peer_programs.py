@@ -2,8 +2,8 @@
 
 Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 `.venv-peers`), never the project's: it imports PureJaxRL, purejaxql,
-rejax, SBX, Navix, Craftax_Baselines or pgx's AlphaZero example, never
-this project. Prints one JSON line:
+rejax, SBX, Navix, Jumanji's training package, Craftax_Baselines or pgx's
+AlphaZero example, never this project. Prints one JSON line:
 
   python benchmarks/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
   python benchmarks/peer_programs.py purejaxql_pqn_rnn --source=DIR --settings=JSON
@@ -14,6 +14,7 @@ this project. Prints one JSON line:
   python benchmarks/peer_programs.py rejax --algorithm=ppo --settings=JSON [--num_seeds=16]
   python benchmarks/peer_programs.py sbx --algorithm=ppo --settings=JSON
   python benchmarks/peer_programs.py navix_ppo --settings=JSON
+  python benchmarks/peer_programs.py jumanji_a2c --settings=JSON
   python benchmarks/peer_programs.py craftax_baselines_ppo --source=DIR --settings=JSON
   python benchmarks/peer_programs.py pgx_alphazero --source=DIR --settings=JSON --iterations=K
 
@@ -260,57 +261,6 @@ def rejax(algorithm: str, settings: dict, seed: int,
           'peak_memory_mib': _peak_memory_mib()}
 
 
-def navix_ppo(settings: dict, seed: int) -> dict:
-  """Navix's own PPO (`navix.agents.PPO`, as its baselines/ppo.py runs
-  it: symbolic observations flattened, its tanh 64-64 `ActorCritic`) on
-  `settings['env_id']`, the other keys its `PPOHparams`. Then, untimed,
-  `settings['eval_episodes']` greedy episodes of the trained network (the
-  most probable action), our evaluation protocol, beside the mean return
-  of its last training episodes (sampled actions)."""
-  import jax  # pylint: disable=g-import-not-at-top
-  import jax.numpy as jnp  # pylint: disable=g-import-not-at-top
-  import numpy as np  # pylint: disable=g-import-not-at-top
-  import navix as nx  # pylint: disable=g-import-not-at-top
-  from navix import agents  # pylint: disable=g-import-not-at-top
-  settings = dict(settings)
-  env = nx.make(settings.pop('env_id'))
-  eval_episodes = settings.pop('eval_episodes', 100)
-  observation_fn = env.observation_fn
-  env = env.replace(  # baselines/ppo.py's FlattenObsWrapper.
-      observation_fn=lambda state: jnp.ravel(observation_fn(state)),
-      observation_space=env.observation_space.replace(
-          shape=(int(np.prod(env.observation_space.shape)),)))
-  agent = agents.PPO(hparams=agents.PPOHparams(**settings),
-                     network=agents.ActorCritic(action_dim=len(
-                         env.action_set)), env=env)
-  compile_seconds, seconds, (state, logs) = _timed(
-      agent.train, jax.random.PRNGKey(seed))
-
-  def greedy_episode(key):
-    def step(carry, _):
-      timestep, total, done = carry
-      policy = agent.network.apply(state.params, timestep.observation,
-                                   method='policy')
-      timestep = env.step(timestep, jnp.argmax(policy.logits))
-      total = total + jnp.where(done, 0., timestep.reward)
-      return (timestep, total, done | timestep.is_done()), None
-    (_, total, _), _ = jax.lax.scan(
-        step, (env.reset(key), jnp.float32(0.), jnp.bool_(False)), None,
-        env.max_steps)
-    return total
-
-  greedy = jax.jit(jax.vmap(greedy_episode))(jax.random.split(
-      jax.random.PRNGKey(seed + 1), eval_episodes))
-  steps = int(np.asarray(state.frames))
-  return {'env_steps': steps, 'compile_seconds': compile_seconds,
-          'train_seconds': seconds, 'steps_per_second': steps / seconds,
-          'greedy_return': float(np.mean(jax.device_get(greedy))),
-          'training_return': _last_episodes_return(
-              jax.device_get(logs['returns']),
-              jax.device_get(logs['done_mask'])),
-          'peak_memory_mib': _peak_memory_mib()}
-
-
 def sbx(algorithm: str, settings: dict, seed: int) -> dict:
   """SBX's `algorithm` ('ppo') with SB3's defaults on `settings['num_envs']`
   Gymnasium environments, learning `settings['total_timesteps']` steps."""
@@ -337,7 +287,7 @@ def main() -> None:
                                           'purejaxql_pqn_minatar',
                                           'purejaxql_pqn_rnn', 'rejax',
                                           'sbx', 'pgx_alphazero',
-                                          'navix_ppo',
+                                          'navix_ppo', 'jumanji_a2c',
                                           'craftax_baselines_ppo'))
   parser.add_argument('--source', help='a checkout of luchris429/purejaxrl '
                       '(mttga/purejaxql for purejaxql_pqn_*, '
@@ -372,7 +322,13 @@ def main() -> None:
   elif args.program == 'sbx':
     figures = sbx(args.algorithm, settings, args.seed)
   elif args.program == 'navix_ppo':
-    figures = navix_ppo(settings, args.seed)
+    figures = _sibling('navix_ppo_program').navix_ppo(
+        settings, args.seed, _timed, _last_episodes_return)
+    figures['peak_memory_mib'] = _peak_memory_mib()
+  elif args.program == 'jumanji_a2c':
+    figures = _sibling('jumanji_a2c_program').jumanji_a2c(settings,
+                                                          args.seed)
+    figures['peak_memory_mib'] = _peak_memory_mib()
   elif args.program == 'craftax_baselines_ppo':
     figures = _sibling('craftax_baselines_program').craftax_baselines_ppo(
         args.source, settings, args.seed, _timed)
@@ -385,7 +341,7 @@ def main() -> None:
     figures = rejax(args.algorithm, settings, args.seed, args.num_seeds)
   figures['versions'] = {}
   packages = ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl', 'navix',
-              'craftax')
+              'craftax', 'jumanji')
   if args.program == 'pgx_alphazero':
     packages = ('jax', 'pgx', 'dm-haiku', 'mctx', 'optax')
   for package in packages:

@@ -84,7 +84,7 @@ class Peers:
     if program.startswith('purejaxql_'):
       return self.peer(program, seed, source=self._purejaxql_source,
                         settings=settings['config'])
-    if program == 'navix_ppo':
+    if program in ('navix_ppo', 'jumanji_a2c'):
       return self.peer(program, seed, settings=settings['config'])
     if program == 'craftax_baselines_ppo':
       return self.peer(program, seed, source=self._craftax_baselines_source,

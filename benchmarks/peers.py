@@ -43,6 +43,8 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
     (`benchmarks/navix_peer.py`).
   peers_craftax_ppo: PPO on Craftax beside Craftax_Baselines' PPO
     (`benchmarks/craftax_peer.py`).
+  peers_jumanji_a2c: A2C on Jumanji's Maze beside Jumanji's own A2C
+    (`benchmarks/jumanji_peer.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -57,6 +59,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 from absl import flags
 
 from benchmarks import craftax_peer
+from benchmarks import jumanji_peer
 from benchmarks import navix_peer
 from benchmarks import peer_runs
 from benchmarks import pgx_alphazero_peer
@@ -67,7 +70,8 @@ from benchmarks import scaling
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
           'peers_ppo_games', 'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
               purejaxql_peer.SUITES) + pgx_alphazero_peer.SUITES + (
-                  navix_peer.SUITES) + craftax_peer.SUITES
+                  navix_peer.SUITES) + craftax_peer.SUITES + (
+                      jumanji_peer.SUITES)
 
 
 class PeerSetupError(ValueError):
@@ -345,6 +349,7 @@ def define_flags() -> None:
                        'training steps per run.', lower_bound=1)
   navix_peer.define_flags()
   craftax_peer.define_flags()
+  jumanji_peer.define_flags()
 
 
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
@@ -359,6 +364,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       **pgx_alphazero_peer.suites(root, f, run),
       **navix_peer.suites(root, f, run),
       **craftax_peer.suites(root, f, run),
+      **jumanji_peer.suites(root, f, run),
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),

@@ -271,7 +271,8 @@ FLAG_GROUPS = {
                        'pqn_minatar_steps', 'seeds_per_program',
                        'pgx_source', 'alphazero_iterations', 'navix_ids',
                        'navix_steps', 'craftax_ids', 'craftax_widths',
-                       'craftax_steps', 'craftax_baselines_source'),
+                       'craftax_steps', 'craftax_baselines_source',
+                       'jumanji_steps'),
 }
 
 

@@ -33,6 +33,7 @@ from networks import actor_critic
 from networks import actor_twin_q
 from networks import conv
 from networks import gaussian_actor_critic
+from networks import jumanji_maze
 from networks import learned_model
 from networks import mlp
 from networks import policy
@@ -214,6 +215,16 @@ _BUILT_IN = (
                  lambda spec, sizes: actor_twin_q.make_actor_twin_q_network(
                      spec.action_dim, sizes, deterministic=True),
                  default_hidden_sizes=actor_twin_q.DEFAULT_HIDDEN_SIZES),
+    # Jumanji's A2C network for jumanji:Maze-v0: convolutions over the
+    # maze drawn from its observation vector, separate actor and critic.
+    NetworkEntry('jumanji_maze_actor_critic', ACTOR_CRITIC,
+                 lambda spec, sizes: (
+                     jumanji_maze.make_maze_actor_critic_network(
+                         spec.num_actions,
+                         jumanji_maze.grid_size(spec.observations.shape),
+                         sizes)),
+                 observation_rank=1,
+                 default_hidden_sizes=jumanji_maze.POLICY_LAYERS),
     # MuZero's learned model: an MLP or MinAtar's conv representation.
     NetworkEntry('mlp_learned_model', LEARNED_MODEL, lambda spec, sizes: (
         learned_model.make_learned_model_network(spec.num_actions, sizes))),

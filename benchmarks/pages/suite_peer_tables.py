@@ -1,5 +1,6 @@
 """The tables of docs/benchmarks/speed.md that put ours beside a JAX
-suite's own baseline (Navix's PPO, Craftax_Baselines' PPO): per game,
+suite's own baseline (Navix's PPO, Craftax_Baselines' PPO, Jumanji's
+A2C): per game,
 training speed per round, compile time and the return each ended with."""
 
 import functools
@@ -72,3 +73,35 @@ def craftax_ppo() -> List[str]:
                    '(rounds)', 'Craftax_Baselines `make_train`: steps/s',
                    'compile s, ours / theirs', 'return of 100 episodes '
                    'after training, rounds'], rows)
+
+
+def jumanji_a2c() -> List[str]:
+  """Jumanji's Maze: both our arithmetics and Jumanji's A2C, their speed
+  and ours over Jumanji's per round, compile time, greedy returns."""
+  suite = md.load('jumanji_a2c_peers_speed.json')['peers_jumanji_a2c']
+  rows = []
+  for env, part in suite.items():
+    if not isinstance(part, dict) or 'median' not in part:
+      continue
+    med, run = part['median'], part['runs']
+    speed = functools.partial(peer_tables.speed_cell, part)
+    ratio = functools.partial(peer_tables.ratio_cell, part, 'jumanji')
+
+    def returns(who, run=run, key='greedy_return'):
+      return md.runs([r[key] for r in run[who]], _two)
+
+    rows.append([
+        f'`{env}`', md.num(med['jumanji']['env_steps'], 0), speed('ours'),
+        ratio('ours'), speed('ours_bootstrapping'),
+        ratio('ours_bootstrapping'), speed('jumanji'),
+        f'{_one(med["ours"]["compile_seconds"])} / '
+        f'{_one(med["jumanji"]["compile_seconds"])}',
+        f'ours {returns("ours", key="eval_return")}; default '
+        f'{returns("ours_bootstrapping", key="eval_return")}; Jumanji '
+        f'{returns("jumanji")}'])
+  return md.table(['task', 'steps', 'ours, time limits as ends: steps/s, '
+                   'median (rounds)', 'over Jumanji, median (rounds)',
+                   'ours, bootstrapping (default): steps/s', 'over Jumanji',
+                   'Jumanji\'s A2C: steps/s', 'compile s, ours / Jumanji',
+                   'greedy return of 100 episodes after training, rounds'],
+                  rows)

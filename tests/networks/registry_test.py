@@ -34,8 +34,8 @@ class NetworkRegistryTest(absltest.TestCase):
     self.assertEqual(registry.names(registry.ACTOR_CRITIC),
                      ('conv_actor_critic', 'conv_lstm_actor_critic',
                       'gru_actor_critic', 'gru_actor_critic_relu_heads',
-                      'lstm_actor_critic', 'mlp_actor_critic',
-                      'mlp_separate_actor_critic',
+                      'jumanji_maze_actor_critic', 'lstm_actor_critic',
+                      'mlp_actor_critic', 'mlp_separate_actor_critic',
                       'mlp_separate_actor_critic_relu'))
     self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
                      ['conv_lstm_actor_critic', 'conv_lstm_policy',
