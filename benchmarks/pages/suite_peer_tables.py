@@ -4,7 +4,7 @@ A2C): per game,
 training speed per round, compile time and the return each ended with."""
 
 import functools
-from typing import List
+from typing import Iterator, List, Tuple
 
 from benchmarks.pages import markdown as md
 from benchmarks.pages import peer_tables
@@ -13,14 +13,20 @@ _two = functools.partial(md.num, digits=2)
 _one = functools.partial(md.num, digits=1)
 
 
+def _measured(json_name: str, suite: str) -> Iterator[Tuple[str, dict]]:
+  """`(name, part)` of each measured part of `suite` in `json_name` (its
+  other keys say how it was measured)."""
+  for name, part in md.load(json_name)[suite].items():
+    if isinstance(part, dict) and 'median' in part:
+      yield name, part
+
+
 def navix_ppo() -> List[str]:
   """Each Navix game: both our arithmetics and Navix's PPO, their speed
   and ours over Navix's per round, compile time, greedy returns."""
-  suite = md.load('navix_ppo_peers_speed.json')['peers_navix_ppo']
   rows = []
-  for game, part in suite.items():
-    if not isinstance(part, dict) or 'median' not in part:
-      continue
+  for game, part in _measured('navix_ppo_peers_speed.json',
+                              'peers_navix_ppo'):
     med, run = part['median'], part['runs']
     speed = functools.partial(peer_tables.speed_cell, part)
     ratio = functools.partial(peer_tables.ratio_cell, part, 'navix')
@@ -48,11 +54,9 @@ def craftax_ppo() -> List[str]:
   """Each Craftax game and network width: ours (with Craftax_Baselines'
   arithmetic) and its PPO, their speed and ours over its per round,
   compile time, and the returns after training by the same protocol."""
-  suite = md.load('craftax_ppo_peers_speed.json')['peers_craftax_ppo']
   rows = []
-  for part in suite.values():
-    if not isinstance(part, dict) or 'median' not in part:
-      continue
+  for _, part in _measured('craftax_ppo_peers_speed.json',
+                           'peers_craftax_ppo'):
     med, run = part['median'], part['runs']
     policy = run['ours'][0]['eval_policy']
     theirs = f'{policy}_return'
@@ -78,11 +82,9 @@ def craftax_ppo() -> List[str]:
 def jumanji_a2c() -> List[str]:
   """Jumanji's Maze: both our arithmetics and Jumanji's A2C, their speed
   and ours over Jumanji's per round, compile time, greedy returns."""
-  suite = md.load('jumanji_a2c_peers_speed.json')['peers_jumanji_a2c']
   rows = []
-  for env, part in suite.items():
-    if not isinstance(part, dict) or 'median' not in part:
-      continue
+  for env, part in _measured('jumanji_a2c_peers_speed.json',
+                             'peers_jumanji_a2c'):
     med, run = part['median'], part['runs']
     speed = functools.partial(peer_tables.speed_cell, part)
     ratio = functools.partial(peer_tables.ratio_cell, part, 'jumanji')
