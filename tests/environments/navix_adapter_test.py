@@ -54,20 +54,23 @@ class NavixCoreTest(absltest.TestCase):
 
   def test_resets_without_drawing_unless_observing_images(self):
     # DoorKey places its wall, door and key at random on each reset.
-    for observation, tiles in (('symbolic', 1), ('rgb', 26)):
+    for observation, tiles, seeds in (('symbolic', 1, 2), ('rgb', 26, 1)):
       core = navix_adapter.make_core('Navix-DoorKey-5x5-v0',
                                      observation=observation)
-      for seed in range(2):
+      reset = jax.jit(core.reset)
+      navix_reset = jax.jit(core.env.reset)  # Navix draws its cache.
+      for seed in range(seeds):
         key = jax.random.PRNGKey(seed)
-        state, first = core.reset(key)
-        expected = core.env.reset(key)  # Navix draws its cache.
+        state, first = reset(key)
+        expected = navix_reset(key)
         self.assertEqual(state.state.cache.patches.shape[0], tiles)
         np.testing.assert_allclose(
             first.observation, core._observation(expected.observation))  # pylint: disable=protected-access
-        state, timestep = core.step(state, jnp.int32(2))
-        expected = core.env.step(expected, jnp.int32(2))
-        np.testing.assert_allclose(
-            timestep.observation, core._observation(expected.observation))  # pylint: disable=protected-access
+        if observation == 'symbolic':  # Steps read the state alike.
+          _, timestep = core.step(state, jnp.int32(2))
+          expected = core.env.step(expected, jnp.int32(2))
+          np.testing.assert_array_equal(timestep.observation,
+                                        expected.observation)
 
   def test_images_are_scaled_to_one(self):
     core = navix_adapter.make_core(_EMPTY, observation='rgb')
