@@ -53,10 +53,8 @@ class NavixCoreTest(absltest.TestCase):
                                     expected.observation)
 
   def test_resets_without_drawing_unless_observing_images(self):
-    # DoorKey places its wall, door and key at random on each reset.
     for observation, tiles, seeds in (('symbolic', 1, 2), ('rgb', 26, 1)):
-      core = navix_adapter.make_core('Navix-DoorKey-5x5-v0',
-                                     observation=observation)
+      core = navix_adapter.make_core(_EMPTY, observation=observation)
       reset = jax.jit(core.reset)
       navix_reset = jax.jit(core.env.reset)  # Navix draws its cache.
       for seed in range(seeds):
