@@ -21,28 +21,38 @@ def _measured(json_name: str, suite: str) -> Iterator[Tuple[str, dict]]:
       yield name, part
 
 
+def _both_arithmetics(part: dict, peer: str) -> List[str]:
+  """The speed cells of a part measured with both our arithmetics beside
+  `peer`: each of ours and its ratio over the peer, the peer's, and the
+  compile seconds of ours and the peer's."""
+  speed = functools.partial(peer_tables.speed_cell, part)
+  ratio = functools.partial(peer_tables.ratio_cell, part, peer)
+  med = part['median']
+  return [speed('ours'), ratio('ours'), speed('ours_bootstrapping'),
+          ratio('ours_bootstrapping'), speed(peer),
+          f'{_one(med["ours"]["compile_seconds"])} / '
+          f'{_one(med[peer]["compile_seconds"])}']
+
+
+def _returns(part: dict, who: str, key: str) -> str:
+  """`who`'s `key` return in each round of `part`."""
+  return md.runs([r[key] for r in part['runs'][who]], _two)
+
+
 def navix_ppo() -> List[str]:
   """Each Navix game: both our arithmetics and Navix's PPO, their speed
   and ours over Navix's per round, compile time, greedy returns."""
   rows = []
   for game, part in _measured('navix_ppo_peers_speed.json',
                               'peers_navix_ppo'):
-    med, run = part['median'], part['runs']
-    speed = functools.partial(peer_tables.speed_cell, part)
-    ratio = functools.partial(peer_tables.ratio_cell, part, 'navix')
-
-    def returns(who, run=run):
-      return md.runs([r['greedy_return'] for r in run[who]], _two)
-
+    returns = functools.partial(_returns, part, key='greedy_return')
+    training = md.runs([r['training_return']['mean']
+                        for r in part['runs']['navix']], _two)
     rows.append([
-        f'`navix:{game}`', speed('ours'), ratio('ours'),
-        speed('ours_bootstrapping'), ratio('ours_bootstrapping'),
-        speed('navix'),
-        f'{_one(med["ours"]["compile_seconds"])} / '
-        f'{_one(med["navix"]["compile_seconds"])}',
+        f'`navix:{game}`', *_both_arithmetics(part, 'navix'),
         f'ours {returns("ours")}; default {returns("ours_bootstrapping")}; '
         f'Navix {returns("navix")} (its last training episodes '
-        f'{md.runs([r["training_return"]["mean"] for r in run["navix"]], _two)})'])
+        f'{training})'])
   return md.table(['game', 'ours, time limits as ends: steps/s, median '
                    '(rounds)', 'over Navix, median (rounds)',
                    'ours, bootstrapping (default): steps/s', 'over Navix',
@@ -85,22 +95,12 @@ def jumanji_a2c() -> List[str]:
   rows = []
   for env, part in _measured('jumanji_a2c_peers_speed.json',
                              'peers_jumanji_a2c'):
-    med, run = part['median'], part['runs']
-    speed = functools.partial(peer_tables.speed_cell, part)
-    ratio = functools.partial(peer_tables.ratio_cell, part, 'jumanji')
-
-    def returns(who, run=run, key='greedy_return'):
-      return md.runs([r[key] for r in run[who]], _two)
-
+    ours = functools.partial(_returns, part, key='eval_return')
     rows.append([
-        f'`{env}`', md.num(med['jumanji']['env_steps'], 0), speed('ours'),
-        ratio('ours'), speed('ours_bootstrapping'),
-        ratio('ours_bootstrapping'), speed('jumanji'),
-        f'{_one(med["ours"]["compile_seconds"])} / '
-        f'{_one(med["jumanji"]["compile_seconds"])}',
-        f'ours {returns("ours", key="eval_return")}; default '
-        f'{returns("ours_bootstrapping", key="eval_return")}; Jumanji '
-        f'{returns("jumanji")}'])
+        f'`{env}`', md.num(part['median']['jumanji']['env_steps'], 0),
+        *_both_arithmetics(part, 'jumanji'),
+        f'ours {ours("ours")}; default {ours("ours_bootstrapping")}; '
+        f'Jumanji {_returns(part, "jumanji", "greedy_return")}'])
   return md.table(['task', 'steps', 'ours, time limits as ends: steps/s, '
                    'median (rounds)', 'over Jumanji, median (rounds)',
                    'ours, bootstrapping (default): steps/s', 'over Jumanji',
