@@ -59,8 +59,12 @@ class PatchConv2D(hk.Module):
   outputs, computed by one matrix product (see the module docstring)."""
 
   def __init__(self, channels: int, kernel: int, stride: int, padding: str,
+               w_init: Optional[hk.initializers.Initializer] = None,
                name: Optional[str] = None):
+    """`w_init` initialises the kernel; None: `hk.Conv2D`'s (a truncated
+    normal of standard deviation 1/sqrt(fan-in))."""
     super().__init__(name=name)
+    self._w_init = w_init
     self._channels = channels
     self._kernel = kernel
     self._stride = stride
@@ -70,7 +74,7 @@ class PatchConv2D(hk.Module):
     shape = (self._kernel, self._kernel, images.shape[-1], self._channels)
     fan_in = int(np.prod(shape[:-1]))
     w = hk.get_parameter('w', shape, images.dtype,
-                         init=hk.initializers.TruncatedNormal(
+                         init=self._w_init or hk.initializers.TruncatedNormal(
                              stddev=1.0 / np.sqrt(fan_in)))
     b = hk.get_parameter('b', (self._channels,), images.dtype,
                          init=jnp.zeros)

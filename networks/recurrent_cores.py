@@ -1,5 +1,8 @@
 """LSTM and GRU cores that replay a sequence with its inputs projected once.
 
+(`ResetAfterGRU` is cuDNN's and PyTorch's GRU, on the same pattern; it has
+no Haiku counterpart.)
+
 The same cells as `hk.LSTM` and `hk.GRU`: the same parameters (names,
 shapes, initialisers), the same gates, the same state; a network built on
 either kind reads the other's params. The difference is how a sequence is
@@ -90,6 +93,53 @@ class GRU(_ProjectedCore):
       z, r = jnp.split(jax.nn.sigmoid(zr_x + state @ w_h_zr), 2, axis=-1)
       a = jnp.tanh(a_x + (r * state) @ w_h_a)
       state = (1 - z) * state + z * a
+      return state, state
+
+    return cell
+
+  def initial_state(self, batch_size: int) -> jax.Array:
+    return jnp.zeros((batch_size, self.hidden_size), jnp.float32)
+
+
+class ResetAfterGRU(_ProjectedCore):
+  """The GRU of cuDNN and PyTorch (and of XLand-MiniGrid's baselines): the
+  reset gate scales the candidate's recurrent product after it is taken,
+
+      r, z = sigmoid(W_ir x + b_r + W_hr h), sigmoid(W_iz x + b_z + W_hz h)
+      n = tanh(W_in x + b_n + r * (W_hn h + b_hn));  h' = (1 - z) n + z h,
+
+  so each step makes one recurrent product, `h @ w_h` `[H, 3H]`, where
+  `GRU` makes two in a row. Params: `w_i` `[in, 3H]` (Glorot normal),
+  `w_h` `[H, 3H]` (orthogonal), `b` `[3H]` and `b_hn` `[H]` (zeros), the
+  gates in the order r, z, n."""
+
+  def __init__(self, hidden_size: int, name: str = 'reset_after_gru'):
+    super().__init__(hidden_size, name=name)
+
+  @hk.experimental.name_like('__call__')
+  def _params(self, input_size: int):
+    size = self.hidden_size
+    w_i = hk.get_parameter(
+        'w_i', [input_size, 3 * size], jnp.float32,
+        init=hk.initializers.VarianceScaling(1.0, 'fan_avg',
+                                             'truncated_normal'))
+    w_h = hk.get_parameter('w_h', [size, 3 * size], jnp.float32,
+                           init=hk.initializers.Orthogonal())
+    b = hk.get_parameter('b', [3 * size], jnp.float32, init=jnp.zeros)
+    self._b_hn = hk.get_parameter('b_hn', [size], jnp.float32,
+                                  init=jnp.zeros)
+    return w_i, w_h, b
+
+  def _cell(self, w_h: jax.Array):
+    size, b_hn = self.hidden_size, self._b_hn
+
+    def cell(projected, state):
+      recurrent = state @ w_h
+      r, z = jnp.split(jax.nn.sigmoid(projected[..., :2 * size] +
+                                      recurrent[..., :2 * size]), 2, axis=-1)
+      n = jnp.tanh(projected[..., 2 * size:] +
+                   r * (recurrent[..., 2 * size:] + b_hn))
+      state = (1 - z) * n + z * state
       return state, state
 
     return cell

@@ -9,6 +9,8 @@ import jax.numpy as jnp
 
 from networks import recurrent_cores
 
+import numpy as np
+
 _CORES = {'lstm': (recurrent_cores.LSTM, hk.LSTM),
           'gru': (recurrent_cores.GRU, hk.GRU)}
 
@@ -69,6 +71,50 @@ class RecurrentCoresTest(parameterized.TestCase):
                                 jax.tree.map(lambda x: x[0], (outputs[0],
                                                               after)),
                                 atol=1e-6)
+
+
+def _sigmoid(x):
+  return 1 / (1 + np.exp(-x))
+
+
+class ResetAfterGRUTest(absltest.TestCase):
+
+  def test_the_cudnn_gru_equations(self):
+    """cuDNN's (and PyTorch's) GRU written out step by step in NumPy:
+    r, z = sigmoid(x W_ir + b_r + h W_hr), sigmoid(...); n = tanh(x W_in
+    + b_n + r (h W_hn + b_hn)); h' = (1 - z) n + z h."""
+    unroll = hk.without_apply_rng(hk.transform(
+        lambda x, first, state: recurrent_cores.ResetAfterGRU(4).unroll(
+            x, first, state)))
+    inputs = jax.random.normal(jax.random.PRNGKey(1), (5, 2, 3))
+    first = jnp.array([[True, False], [False, False], [False, True],
+                       [False, False], [False, False]])
+    state = jnp.full((2, 4), 0.5)
+    params = unroll.init(jax.random.PRNGKey(0), inputs, first, state)
+    # Give the zero-initialised biases values, so that they are checked.
+    params = jax.tree.map(lambda p: p + 0.1 * jnp.arange(p.size).reshape(
+        p.shape) / p.size, params)
+    p = jax.tree.map(np.asarray, params['reset_after_gru'])
+    w_i, w_h, b, b_hn = p['w_i'], p['w_h'], p['b'], p['b_hn']
+    h = np.asarray(state)
+    expected = []
+    for x, f in zip(np.asarray(inputs), np.asarray(first)):
+      h = np.where(f[:, None], 0.0, h)
+      gates_x, gates_h = x @ w_i + b, h @ w_h
+      r = _sigmoid(gates_x[:, :4] + gates_h[:, :4])
+      z = _sigmoid(gates_x[:, 4:8] + gates_h[:, 4:8])
+      n = np.tanh(gates_x[:, 8:] + r * (gates_h[:, 8:] + b_hn))
+      h = (1 - z) * n + z * h
+      expected.append(h)
+    outputs, final = unroll.apply(params, inputs, first, state)
+    np.testing.assert_allclose(outputs, np.stack(expected), atol=1e-5)
+    np.testing.assert_allclose(final, h, atol=1e-5)
+    step = hk.without_apply_rng(hk.transform(
+        lambda x, first, state: recurrent_cores.ResetAfterGRU(4)(
+            x, first, state)))
+    chex.assert_trees_all_close(
+        step.apply(params, inputs[0], first[0], state),
+        (outputs[0], outputs[0]), atol=1e-6)
 
 
 if __name__ == '__main__':
