@@ -15,6 +15,13 @@ meta-learning tasks in JAX, so each game becomes a
     cell's tile and colour one-hot (`'one_hot'`: 13 + 12 channels), the
     input XLand-MiniGrid's baselines embed: a convolution over one-hot
     channels is an embedding and a convolution in one layer.
+  * What XLand-MiniGrid's recurrent PPO baseline reads beside the view:
+    `direction=True` appends the agent's direction one-hot (4; xminigrid's
+    `DirectionObservationWrapper`) and `previous_action_reward=True` the
+    previous action one-hot and the previous reward
+    (`previous_action_reward.PreviousActionReward`). Either makes the
+    observation one vector, the view flattened first (the network
+    `xminigrid_gru_actor_critic` reads it back).
   * An XLand grid plays one ruleset (goal, rules and objects) of one of
     xminigrid's benchmarks: `benchmark` names it ('trivial-1m',
     'small-1m', …; xminigrid downloads it on first use, to
@@ -22,7 +29,7 @@ meta-learning tasks in JAX, so each game becomes a
     Without one an XLand grid has no goal, so it is refused.
   * Settings (`--env_config`): `max_steps` and `view_size` (None:
     xminigrid's defaults for the id), `observation`, `benchmark`,
-    `ruleset`.
+    `ruleset`, `direction`, `previous_action_reward`.
 
 xminigrid is imported on first use: without it every xminigrid id raises,
 saying how to install it.
@@ -38,11 +45,13 @@ import numpy as np
 
 from environments import functional
 from environments import name_hints
+from environments import previous_action_reward as previous_lib
 from environments import reference_scores
 from environments import suite_packages
 
 XLAND_PREFIX = 'XLand-'
 OBSERVATIONS = ('symbols', 'one_hot')
+DIRECTIONS = 4  # The direction's one-hot (`direction=True`).
 
 # Measured: benchmarks/suites_random_play.json (its command in
 # benchmarks/random_play.py): uniformly random actions, 1,000 episodes at
@@ -111,8 +120,9 @@ class XMiniGridCore(functional.ScalarSpecs):
   def __init__(self, env_id: str, max_steps: Optional[int] = None,
                view_size: Optional[int] = None,
                benchmark: Optional[str] = None, ruleset: int = 0,
-               observation: str = 'symbols'):
+               observation: str = 'symbols', direction: bool = False):
     check_id(env_id)
+    _boolean('direction', direction)
     if observation not in OBSERVATIONS:
       raise ValueError(f'Unknown observation {observation!r} for '
                        f'xminigrid:{env_id}. Valid ones: '
@@ -138,6 +148,9 @@ class XMiniGridCore(functional.ScalarSpecs):
       constants = _xminigrid().core.constants
       self._one_hot = (int(constants.NUM_TILES), int(constants.NUM_COLORS))
       shape = shape[:-1] + (sum(self._one_hot),)
+    self._direction = direction
+    if direction:
+      shape = (int(np.prod(shape)) + DIRECTIONS,)
     self._observation_spec = specs.Array(shape, np.float32,
                                          name='observation')
     self._action_spec = specs.DiscreteArray(
@@ -149,19 +162,26 @@ class XMiniGridCore(functional.ScalarSpecs):
     """xminigrid's `max_steps` (truncation)."""
     return int(self.params.max_steps)
 
-  def _observation(self, observation: jax.Array) -> jax.Array:
+  def _observation(self, timestep: Any) -> jax.Array:
+    observation = timestep.observation
     if self._one_hot is None:
-      return jnp.asarray(observation, jnp.float32)
-    tiles, colours = self._one_hot
-    return jnp.concatenate(
-        [jax.nn.one_hot(observation[..., 0], tiles, dtype=jnp.float32),
-         jax.nn.one_hot(observation[..., 1], colours, dtype=jnp.float32)],
-        axis=-1)
+      observation = jnp.asarray(observation, jnp.float32)
+    else:
+      tiles, colours = self._one_hot
+      observation = jnp.concatenate(
+          [jax.nn.one_hot(observation[..., 0], tiles, dtype=jnp.float32),
+           jax.nn.one_hot(observation[..., 1], colours, dtype=jnp.float32)],
+          axis=-1)
+    if not self._direction:
+      return observation
+    return jnp.concatenate([
+        jnp.ravel(observation),
+        jax.nn.one_hot(timestep.state.agent.direction, DIRECTIONS,
+                       dtype=jnp.float32)])
 
   def reset(self, key: jax.Array) -> Tuple[Any, dm_env.TimeStep]:
     timestep = self.env.reset(self.params, key)
-    return timestep, functional.restart(
-        self._observation(timestep.observation))
+    return timestep, functional.restart(self._observation(timestep))
 
   def step(self, state: Any,
            action: jax.Array) -> Tuple[Any, dm_env.TimeStep]:
@@ -170,8 +190,7 @@ class XMiniGridCore(functional.ScalarSpecs):
     terminated = timestep.discount == 0
     truncated = timestep.state.step_num >= self.params.max_steps
     return timestep, functional.transition(
-        timestep.reward, self._observation(timestep.observation),
-        terminated, truncated)
+        timestep.reward, self._observation(timestep), terminated, truncated)
 
   def observation_spec(self) -> specs.Array:
     return self._observation_spec
@@ -180,11 +199,20 @@ class XMiniGridCore(functional.ScalarSpecs):
     return self._action_spec
 
 
+def _boolean(name: str, value: Any) -> None:
+  if not isinstance(value, (bool, np.bool_)):
+    raise ValueError(f'{name} must be true or false; got {value!r}.')
+
+
 def make_core(env_id: str, max_steps: Optional[int] = None,
               view_size: Optional[int] = None, benchmark: Optional[str] = None,
-              ruleset: int = 0, observation: str = 'symbols'
-             ) -> XMiniGridCore:
+              ruleset: int = 0, observation: str = 'symbols',
+              direction: bool = False, previous_action_reward: bool = False
+             ) -> Any:
   """xminigrid game `env_id` as a functional core (its settings: the
   module's docstring)."""
-  return XMiniGridCore(env_id, max_steps, view_size, benchmark, ruleset,
-                       observation)
+  _boolean('previous_action_reward', previous_action_reward)
+  core = XMiniGridCore(env_id, max_steps, view_size, benchmark, ruleset,
+                       observation, direction)
+  return (previous_lib.PreviousActionReward(core) if previous_action_reward
+          else core)

@@ -52,6 +52,30 @@ class XMiniGridCoreTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError, "observation 'pixels'.*one_hot"):
       xminigrid_adapter.make_core(_EMPTY, observation='pixels')
 
+  def test_the_baselines_direction_previous_action_and_reward(self):
+    core = xminigrid_adapter.make_core(_EMPTY, direction=True,
+                                       previous_action_reward=True)
+    # The 7 x 7 view, the direction (4), the action (6), the reward (1).
+    self.assertEqual(core.observation_spec().shape, (98 + 4 + 6 + 1,))
+    first, (last, timesteps) = stepping.rollout(core, _TO_GOAL)
+    symbols = core.env.reset(core.params, jax.random.PRNGKey(0))
+    np.testing.assert_array_equal(first.observation[:98],
+                                  np.ravel(symbols.observation))
+    np.testing.assert_array_equal(
+        first.observation[98:102],
+        np.eye(4)[int(symbols.state.agent.direction)])
+    np.testing.assert_array_equal(first.observation[102:], np.zeros(7))
+    np.testing.assert_array_equal(
+        timesteps.observation[-1, 98:102],
+        np.eye(4)[int(last.state.agent.direction)])
+    np.testing.assert_array_equal(timesteps.observation[:, 102:108],
+                                  np.eye(6)[list(_TO_GOAL)])
+    np.testing.assert_array_equal(timesteps.observation[:, -1],
+                                  timesteps.reward)
+    # The turn right (third action) turns the direction one step.
+    self.assertFalse(np.array_equal(timesteps.observation[2, 98:102],
+                                    timesteps.observation[1, 98:102]))
+
   def test_the_time_limit_ends_with_discount_one(self):
     core = xminigrid_adapter.make_core(_EMPTY, max_steps=3)
     _, (_, timesteps) = stepping.rollout(core, (1, 1, 1))
@@ -87,6 +111,14 @@ class BadInputTest(absltest.TestCase):
       xminigrid_adapter.make_core(_XLAND, benchmark='tiny')
     with self.assertRaisesRegex(ValueError, 'settings of XLand grids'):
       xminigrid_adapter.make_core(_EMPTY, ruleset=1)
+
+  def test_the_switches_take_booleans(self):
+    with self.assertRaisesRegex(ValueError, "direction must be true or "
+                                "false; got 'yes'"):
+      xminigrid_adapter.make_core(_EMPTY, direction='yes')
+    with self.assertRaisesRegex(ValueError, 'previous_action_reward must be '
+                                'true or false; got 1'):
+      xminigrid_adapter.make_core(_EMPTY, previous_action_reward=1)
 
   def test_unknown_id_names_close_matches(self):
     with self.assertRaisesRegex(ValueError, r'Did you mean '
