@@ -39,6 +39,7 @@ from networks import mlp
 from networks import policy
 from networks import q_network
 from networks import recurrent
+from networks import xminigrid_recurrent
 
 POLICY = 'policy'  # observations [N, ...] -> logits [N, A].
 ACTOR_CRITIC = 'actor_critic'  # -> (logits [N, A], values [N]).
@@ -231,6 +232,17 @@ _BUILT_IN = (
     _conv_entry('conv_learned_model', LEARNED_MODEL, lambda spec, sizes: (
         learned_model.make_learned_model_network(spec.num_actions, sizes,
                                                  conv.ConvTorso))),
+    # XLand-MiniGrid's recurrent PPO network: embedded view, direction,
+    # previous action and reward, a GRU, tanh actor and critic heads.
+    NetworkEntry('xminigrid_gru_actor_critic', ACTOR_CRITIC,
+                 lambda spec, sizes: (
+                     xminigrid_recurrent.make_xminigrid_actor_critic_network(
+                         spec.num_actions,
+                         xminigrid_recurrent.view_size(
+                             spec.observations.shape, spec.num_actions),
+                         sizes)),
+                 observation_rank=1, recurrent=True,
+                 default_hidden_sizes=xminigrid_recurrent.DEFAULT_HIDDEN_SIZES),
     # Policies with memory: an MLP torso, an LSTM or GRU core, two heads.
     NetworkEntry('lstm_actor_critic', ACTOR_CRITIC, lambda spec, sizes: (
         recurrent.make_recurrent_actor_critic_network(
