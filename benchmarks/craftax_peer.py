@@ -93,21 +93,12 @@ def define_flags() -> None:
                       'github.com/MichaelTMatthews/Craftax_Baselines (the '
                       'folder holding ppo.py).')
   flags.register_multi_flags_validator(
-      ['craftax_widths', 'craftax_steps'], _check_settings,
+      ['craftax_widths', 'craftax_steps'],
+      lambda values: peer_runs.widths_and_budgets(
+          values['craftax_widths'], values['craftax_steps'], UPDATE_STEPS),
       message='--craftax_widths and --craftax_steps: one budget per width, '
               'each width an int >= 1, each budget a positive multiple of '
               f'{UPDATE_STEPS:,} (1,024 envs x 64 steps).')
-
-
-def _check_settings(values: Dict[str, Any]) -> bool:
-  widths, budgets = values['craftax_widths'], values['craftax_steps']
-  try:
-    widths = [int(w) for w in widths]
-    budgets = [int(s) for s in budgets]
-  except ValueError:
-    return False
-  return (len(widths) == len(budgets) and min(widths, default=1) >= 1 and
-          all(s > 0 and s % UPDATE_STEPS == 0 for s in budgets))
 
 
 def suites(root: str, flags_values: Any, run: scaling.Runner

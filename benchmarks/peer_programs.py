@@ -2,8 +2,9 @@
 
 Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 `.venv-peers`), never the project's: it imports PureJaxRL, purejaxql,
-rejax, SBX, Navix, Jumanji's training package, Craftax_Baselines or pgx's
-AlphaZero example, never this project. Prints one JSON line:
+rejax, SBX, Navix, Jumanji's training package, Craftax_Baselines,
+XLand-MiniGrid's training scripts or pgx's AlphaZero example, never this
+project. Prints one JSON line:
 
   python benchmarks/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
   python benchmarks/peer_programs.py purejaxql_pqn_rnn --source=DIR --settings=JSON
@@ -16,6 +17,7 @@ AlphaZero example, never this project. Prints one JSON line:
   python benchmarks/peer_programs.py navix_ppo --settings=JSON
   python benchmarks/peer_programs.py jumanji_a2c --settings=JSON
   python benchmarks/peer_programs.py craftax_baselines_ppo --source=DIR --settings=JSON
+  python benchmarks/peer_programs.py xminigrid_ppo --source=DIR --settings=JSON
   python benchmarks/peer_programs.py pgx_alphazero --source=DIR --settings=JSON --iterations=K
 
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
@@ -288,12 +290,14 @@ def main() -> None:
                                           'purejaxql_pqn_rnn', 'rejax',
                                           'sbx', 'pgx_alphazero',
                                           'navix_ppo', 'jumanji_a2c',
-                                          'craftax_baselines_ppo'))
+                                          'craftax_baselines_ppo',
+                                          'xminigrid_ppo'))
   parser.add_argument('--source', help='a checkout of luchris429/purejaxrl '
                       '(mttga/purejaxql for purejaxql_pqn_*, '
                       'sotetsuk/pgx for pgx_alphazero, '
                       'MichaelTMatthews/Craftax_Baselines for '
-                      'craftax_baselines_ppo)')
+                      'craftax_baselines_ppo, dunnolab/xland-minigrid for '
+                      'xminigrid_ppo)')
   parser.add_argument('--algorithm', default='ppo')
   parser.add_argument('--settings', default='{}', help='JSON object')
   parser.add_argument('--seed', type=int, default=0)
@@ -333,6 +337,10 @@ def main() -> None:
     figures = _sibling('craftax_baselines_program').craftax_baselines_ppo(
         args.source, settings, args.seed, _timed)
     figures['peak_memory_mib'] = _peak_memory_mib()
+  elif args.program == 'xminigrid_ppo':
+    figures = _sibling('xminigrid_ppo_program').xminigrid_ppo(
+        args.source, settings, args.seed)
+    figures['peak_memory_mib'] = _peak_memory_mib()
   elif args.program == 'pgx_alphazero':
     figures = _sibling('pgx_alphazero_program').pgx_alphazero(
         args.source, settings, args.seed, args.iterations,
@@ -341,7 +349,7 @@ def main() -> None:
     figures = rejax(args.algorithm, settings, args.seed, args.num_seeds)
   figures['versions'] = {}
   packages = ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl', 'navix',
-              'craftax', 'jumanji')
+              'craftax', 'jumanji', 'xminigrid')
   if args.program == 'pgx_alphazero':
     packages = ('jax', 'pgx', 'dm-haiku', 'mctx', 'optax')
   for package in packages:

@@ -30,12 +30,14 @@ class Peers:
   def __init__(self, peer_python: str, purejaxrl_source: Optional[str],
                purejaxql_source: Optional[str] = None,
                pgx_source: Optional[str] = None,
-               craftax_baselines_source: Optional[str] = None):
+               craftax_baselines_source: Optional[str] = None,
+               xminigrid_source: Optional[str] = None):
     self._python = peer_python
     self._source = purejaxrl_source
     self._purejaxql_source = purejaxql_source
     self._pgx_source = pgx_source
     self._craftax_baselines_source = craftax_baselines_source
+    self._xminigrid_source = xminigrid_source
 
   def peer(self, program: str, seed: int, **options: Any
            ) -> Dict[str, Any]:
@@ -89,6 +91,9 @@ class Peers:
     if program == 'craftax_baselines_ppo':
       return self.peer(program, seed, source=self._craftax_baselines_source,
                        settings=settings['config'])
+    if program == 'xminigrid_ppo':
+      return self.peer(program, seed, source=self._xminigrid_source,
+                       settings=settings['config'])
     if program in ('purejaxrl_ppo', 'purejaxrl_ppo_rnn'):
       return self.peer(program, seed, source=self._source,
                         settings=settings['config'])
@@ -106,6 +111,20 @@ def peer_arithmetic(peer: str) -> Dict[str, Any]:
   if peer.startswith('rejax'):
     settings['gradient_clipping'] = 'each_entry'
   return settings
+
+
+def widths_and_budgets(widths: Sequence[str], budgets: Sequence[str],
+                       update_steps: int) -> bool:
+  """Whether a suite's width and budget flags pair up: one budget per
+  width, each width an int >= 1, each budget a positive multiple of
+  `update_steps` (one update of the setting)."""
+  try:
+    widths = [int(w) for w in widths]
+    budgets = [int(s) for s in budgets]
+  except ValueError:
+    return False
+  return (len(widths) == len(budgets) and min(widths, default=1) >= 1 and
+          all(s > 0 and s % update_steps == 0 for s in budgets))
 
 
 def ratios(runs: Dict[str, List[Dict[str, Any]]], ours: str, key: str,

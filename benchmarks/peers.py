@@ -45,6 +45,8 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
     (`benchmarks/craftax_peer.py`).
   peers_jumanji_a2c: A2C on Jumanji's Maze beside Jumanji's own A2C
     (`benchmarks/jumanji_peer.py`).
+  peers_xminigrid_ppo: recurrent PPO on XLand-MiniGrid beside its own
+    recurrent PPO (`benchmarks/xminigrid_peer.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -66,12 +68,13 @@ from benchmarks import pgx_alphazero_peer
 from benchmarks import purejaxql_peer
 from benchmarks import rejax_peer
 from benchmarks import scaling
+from benchmarks import xminigrid_peer
 
 SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
           'peers_ppo_games', 'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
               purejaxql_peer.SUITES) + pgx_alphazero_peer.SUITES + (
                   navix_peer.SUITES) + craftax_peer.SUITES + (
-                      jumanji_peer.SUITES)
+                      jumanji_peer.SUITES) + xminigrid_peer.SUITES
 
 
 class PeerSetupError(ValueError):
@@ -82,7 +85,8 @@ def check_setup(peer_python: str, purejaxrl_source: Optional[str],
                 suites: Sequence[str],
                 purejaxql_source: Optional[str] = None,
                 pgx_source: Optional[str] = None,
-                craftax_baselines_source: Optional[str] = None) -> None:
+                craftax_baselines_source: Optional[str] = None,
+                xminigrid_source: Optional[str] = None) -> None:
   """Refuses, before any run, peer suites whose peers are not installed.
 
   Raises:
@@ -118,6 +122,13 @@ def check_setup(peer_python: str, purejaxrl_source: Optional[str],
     raise PeerSetupError(
         f'--craftax_baselines_source: {craftax_baselines_source!r} is no '
         f'checkout of MichaelTMatthews/Craftax_Baselines (no ppo.py); clone '
+        f'it and pass its path.')
+  if set(xminigrid_peer.SUITES) & set(suites) and not os.path.isfile(
+      os.path.join(xminigrid_source or '', 'training',
+                   'train_single_task.py')):
+    raise PeerSetupError(
+        f'--xminigrid_source: {xminigrid_source!r} is no checkout of '
+        f'dunnolab/xland-minigrid (no training/train_single_task.py); clone '
         f'it and pass its path.')
 
 
@@ -350,6 +361,7 @@ def define_flags() -> None:
   navix_peer.define_flags()
   craftax_peer.define_flags()
   jumanji_peer.define_flags()
+  xminigrid_peer.define_flags()
 
 
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
@@ -357,7 +369,8 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
   f = flags_values
   run = peer_runs.Peers(f.peer_python, f.purejaxrl_source,
                         f.purejaxql_source, f.pgx_source,
-                        f.craftax_baselines_source).run
+                        f.craftax_baselines_source,
+                        f.xminigrid_source).run
   return {
       **rejax_peer.suites(root, f, run),
       **purejaxql_peer.suites(root, f, run),
@@ -365,6 +378,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       **navix_peer.suites(root, f, run),
       **craftax_peer.suites(root, f, run),
       **jumanji_peer.suites(root, f, run),
+      **xminigrid_peer.suites(root, f, run),
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),

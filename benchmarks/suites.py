@@ -272,7 +272,8 @@ FLAG_GROUPS = {
                        'pgx_source', 'alphazero_iterations', 'navix_ids',
                        'navix_steps', 'craftax_ids', 'craftax_widths',
                        'craftax_steps', 'craftax_baselines_source',
-                       'jumanji_steps'),
+                       'jumanji_steps', 'xminigrid_ids', 'xminigrid_widths',
+                       'xminigrid_steps', 'xminigrid_source'),
 }
 
 
@@ -347,7 +348,7 @@ def main(argv):
   try:
     peers.check_setup(f.peer_python, f.purejaxrl_source, suites,
                       f.purejaxql_source, f.pgx_source,
-                      f.craftax_baselines_source)
+                      f.craftax_baselines_source, f.xminigrid_source)
   except peers.PeerSetupError as e:
     raise app.UsageError(str(e)) from e
   root = f.workdir or tempfile.mkdtemp(prefix='benchmark-')

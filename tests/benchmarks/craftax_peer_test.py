@@ -4,6 +4,7 @@ runs in the peers' own environment, which tests must not need)."""
 from absl.testing import absltest
 
 from benchmarks import craftax_peer
+from benchmarks import peer_runs
 from benchmarks import peers
 
 
@@ -44,14 +45,14 @@ class CraftaxPeerTest(absltest.TestCase):
         [3.0, 3.01])
 
   def test_a_budget_must_be_whole_updates_one_per_width(self):
-    values = {'craftax_widths': ['512', '64'],
-              'craftax_steps': ['65536', '131072']}
-    self.assertTrue(craftax_peer._check_settings(values))
+    update = craftax_peer.UPDATE_STEPS
+    self.assertTrue(peer_runs.widths_and_budgets(
+        ['512', '64'], ['65536', '131072'], update))
     for widths, steps in ((['512'], ['65536', '131072']),
                           (['512'], ['100000']), (['0'], ['65536']),
                           (['wide'], ['65536'])):
-      self.assertFalse(craftax_peer._check_settings(
-          {'craftax_widths': widths, 'craftax_steps': steps}), (widths, steps))
+      self.assertFalse(peer_runs.widths_and_budgets(widths, steps, update),
+                       (widths, steps))
 
   def test_a_missing_checkout_is_refused_naming_it(self):
     with self.assertRaisesRegex(peers.PeerSetupError,
