@@ -73,6 +73,8 @@ TABLES: Dict[str, Table] = {
                         ('navix_ppo_peers_speed.json',)),
     'craftax_ppo_peers': (suite_peer_tables.craftax_ppo,
                           ('craftax_ppo_peers_speed.json',)),
+    'xminigrid_ppo_peers': (suite_peer_tables.xminigrid_ppo,
+                            ('xminigrid_ppo_peers_speed.json',)),
     'jumanji_a2c_peers': (suite_peer_tables.jumanji_a2c,
                           ('jumanji_a2c_peers_speed.json',)),
     'alphazero_connect_four_peers': (

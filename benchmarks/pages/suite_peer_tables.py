@@ -1,6 +1,6 @@
 """The tables of docs/benchmarks/speed.md that put ours beside a JAX
 suite's own baseline (Navix's PPO, Craftax_Baselines' PPO, Jumanji's
-A2C): per game,
+A2C, XLand-MiniGrid's recurrent PPO): per game,
 training speed per round, compile time and the return each ended with."""
 
 import functools
@@ -107,3 +107,29 @@ def jumanji_a2c() -> List[str]:
                    'Jumanji\'s A2C: steps/s', 'compile s, ours / Jumanji',
                    'greedy return of 100 episodes after training, rounds'],
                   rows)
+
+
+def xminigrid_ppo() -> List[str]:
+  """Each XLand-MiniGrid game and GRU size: ours (with the script's
+  arithmetic) and its recurrent PPO, their speed and ours over its per
+  round, compile time, and the returns after training by its protocol."""
+  rows = []
+  for _, part in _measured('xminigrid_ppo_peers_speed.json',
+                           'peers_xminigrid_ppo'):
+    med, run = part['median'], part['runs']
+    size = ('1,024 (its own)' if part['width'] == 1024
+            else f'{part["width"]} (its `rnn_hidden_dim`)')
+    rows.append([
+        f'`xminigrid:{part["env_id"]}`', size, md.num(part['steps'], 0),
+        peer_tables.speed_cell(part, 'ours'),
+        peer_tables.ratio_cell(part, 'xminigrid', 'ours'),
+        peer_tables.speed_cell(part, 'xminigrid'),
+        f'{_one(med["ours"]["compile_seconds"])} / '
+        f'{_one(med["xminigrid"]["compile_seconds"])}',
+        f'ours {_returns(part, "ours", "eval_return")}; theirs '
+        f'{_returns(part, "xminigrid", "final_eval_return")}'])
+  return md.table(['game', 'GRU', 'steps', 'ours: steps/s, median '
+                   '(rounds)', 'over XLand-MiniGrid\'s, median (rounds)',
+                   '`train_single_task.py`: steps/s',
+                   'compile s, ours / theirs', 'return of 80 sampled '
+                   'episodes after training, rounds'], rows)
