@@ -2,6 +2,7 @@
 
 from absl.testing import absltest
 import chex
+from dm_env import specs
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,22 +13,29 @@ from networks import registry
 from networks import xminigrid_recurrent
 
 _ENV = 'xminigrid:MiniGrid-Empty-5x5'
-_BASELINE = dict(direction=True, previous_action_reward=True)
+_SIDE, _ACTIONS = 7, 6
 
 
-def _observations(n, steps=1):
-  """`[steps, n, 2V² + 11]` observations of a 7 x 7 view, played."""
-  core = env_registry.make_functional(_ENV, **_BASELINE)
+def _observations(n, steps):
+  """`[steps, n, 2V² + 4 + A + 1]` observations laid out as
+  `xminigrid:<id>` gives them with the baseline's settings (7 x 7 view):
+  tiles and colours, a direction, an action one-hot and a reward."""
+  keys = jax.random.split(jax.random.PRNGKey(3), 5)
+  cells = (steps, n, _SIDE * _SIDE)
+  view = jnp.stack([jax.random.randint(keys[0], cells, 0, 13),
+                    jax.random.randint(keys[1], cells, 0, 12)], -1)
+  return jnp.concatenate([
+      view.reshape(steps, n, -1).astype(jnp.float32),
+      jax.nn.one_hot(jax.random.randint(keys[2], (steps, n), 0, 4), 4),
+      jax.nn.one_hot(jax.random.randint(keys[3], (steps, n), 0, _ACTIONS),
+                     _ACTIONS),
+      jax.random.uniform(keys[4], (steps, n, 1))], axis=-1)
 
-  def play(key):
-    state, first = core.reset(key)
-    actions = jax.random.randint(key, (steps - 1,), 0, 3)
-    _, timesteps = jax.lax.scan(core.step, state, actions)
-    return jnp.concatenate([first.observation[None],
-                            timesteps.observation])
 
-  return jax.jit(jax.vmap(play, out_axes=1))(
-      jax.random.split(jax.random.PRNGKey(3), n))
+def _spec(size):
+  return env_specs.make_spec(
+      specs.Array((size,), np.float32),
+      specs.DiscreteArray(_ACTIONS, dtype=np.int32))
 
 
 class XMiniGridRecurrentTest(absltest.TestCase):
@@ -38,10 +46,8 @@ class XMiniGridRecurrentTest(absltest.TestCase):
     self.assertEqual(xminigrid_recurrent.NUM_COLORS, constants.NUM_COLORS)
 
   def test_a_step_is_an_unroll_of_one_and_memory_restarts(self):
-    spec = env_specs.make_environment_spec(
-        env_registry.make_environment(_ENV, **_BASELINE))
     network = registry.get('xminigrid_gru_actor_critic').make(
-        spec, (32, 16))
+        _spec(2 * _SIDE * _SIDE + 4 + _ACTIONS + 1), (32, 16))
     observations = _observations(3, steps=4)
     params = jax.jit(network.init)(jax.random.PRNGKey(0), observations[0])
     step, unroll = jax.jit(network.step), jax.jit(network.unroll)
