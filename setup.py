@@ -50,15 +50,17 @@ setuptools.setup(
         # rliable's bootstrap (arch < 8) breaks on pandas 3 (deprecate_kwarg).
         'report': ['rliable>=1.0', 'pandas>=1.5,<3', 'matplotlib>=3.7',
                    'tensorboard>=2.16'],
-        # Game suites: --env=gymnax:<id>, pgx:, craftax:, xminigrid:, navix:
-        # and jumanji: (pure-JAX cores, both loops), --env=bsuite:<id> and
-        # --env=gym:<id> (the Python loop). gymnax imports six without
-        # declaring it. The navix adapter steps 0.7's Environment._step
-        # (navix 4 needs Python 3.12). POPGym Arcade is left out: it needs
+        # Game suites: --env=gymnax:<id>, pgx:, craftax:, xminigrid:, navix:,
+        # jumanji: and popgym_arcade: (pure-JAX cores, both loops),
+        # --env=bsuite:<id> and --env=gym:<id> (the Python loop). gymnax
+        # imports six without declaring it. The navix adapter steps 0.7's
+        # Environment._step (navix 4 needs Python 3.12). popgym-arcade
+        # stays at 0.0.5, its last release on gymnax: later ones need
         # stable-gymnax, which installs a `gymnax` of its own over gymnax.
         'suites': ['gymnax>=1.0.1', 'six', 'pgx>=2.6', 'bsuite>=0.3.5',
                    'gymnasium>=1.0', 'craftax>=1.5,<2', 'xminigrid>=0.9,<1',
-                   'navix>=0.7.4,<0.8', 'jumanji>=1.1,<2'],
+                   'navix>=0.7.4,<0.8', 'jumanji>=1.1,<2',
+                   'popgym-arcade==0.0.5'],
         # Continuous control: --env=brax:<name> (a JAX core, both loops) and
         # Gymnasium's MuJoCo tasks (--env=gym:HalfCheetah-v5). The brax
         # adapter reads 0.14's task list and action scaling.

@@ -7,7 +7,8 @@ EnvPool ('envpool:Pong-v5'), whose N environments the Python loop steps in
 one call (`environment_batch`); brax
 ('brax:hopper'), Craftax ('craftax:Craftax-Classic-Symbolic-v1'), gymnax
 ('gymnax:CartPole-v1'), Jumanji ('jumanji:Snake-v1'), Navix
-('navix:Navix-Empty-5x5-v0'), pgx ('pgx:2048') and XLand-MiniGrid
+('navix:Navix-Empty-5x5-v0'), pgx ('pgx:2048'), POPGym Arcade
+('popgym_arcade:CountRecallEasy') and XLand-MiniGrid
 ('xminigrid:MiniGrid-Empty-8x8') games are JAX, so they come as pure-JAX
 cores and run in both loops.
 
@@ -32,6 +33,7 @@ from environments import gymnax_adapter
 from environments import jumanji_adapter
 from environments import navix_adapter
 from environments import pgx_adapter
+from environments import popgym_arcade_adapter
 from environments import reference_scores
 from environments import xminigrid_adapter
 
@@ -44,6 +46,7 @@ GYMNAX_PREFIX = 'gymnax:'
 JUMANJI_PREFIX = 'jumanji:'
 NAVIX_PREFIX = 'navix:'
 PGX_PREFIX = 'pgx:'
+POPGYM_ARCADE_PREFIX = 'popgym_arcade:'
 XMINIGRID_PREFIX = 'xminigrid:'
 
 # How the field evaluates on a game (`registry.EnvironmentEntry.evaluation`):
@@ -134,6 +137,10 @@ SUITES: Mapping[str, Suite] = {
                       make_core=pgx_adapter.make_core,
                       evaluation=_minatar_acting(
                           lambda i: i.startswith('minatar-'))),
+    POPGYM_ARCADE_PREFIX: Suite(
+        popgym_arcade_adapter.check_id, 'CountRecallEasy',
+        make_core=popgym_arcade_adapter.make_core,
+        references=popgym_arcade_adapter.REFERENCE_SCORES),
     XMINIGRID_PREFIX: Suite(xminigrid_adapter.check_id, 'MiniGrid-Empty-8x8',
                             make_core=xminigrid_adapter.make_core,
                             references=xminigrid_adapter.REFERENCE_SCORES),

@@ -29,7 +29,9 @@ _NAMES = ("cartpole, catch, plane_strike, or brax:<id> (e.g. "
           "gym:<id> (e.g. gym:CartPole-v1), gymnax:<id> (e.g. "
           "gymnax:CartPole-v1), jumanji:<id> (e.g. jumanji:Snake-v1), "
           "navix:<id> (e.g. navix:Navix-Empty-5x5-v0), pgx:<id> (e.g. "
-          "pgx:2048) or xminigrid:<id> (e.g. xminigrid:MiniGrid-Empty-8x8)")
+          "pgx:2048), popgym_arcade:<id> (e.g. "
+          "popgym_arcade:CountRecallEasy) or xminigrid:<id> (e.g. "
+          "xminigrid:MiniGrid-Empty-8x8)")
 _UNKNOWN = ("Unknown environment {!r}.{} Valid names: " + _NAMES + ". Your "
             "own environment: register it in a module named by --imports.")
 
@@ -92,7 +94,8 @@ class RegistryTest(parameterized.TestCase):
     for make in (registry.make_environment, registry.make_functional,
                  registry.check_name, registry.has_functional):
       for name in ('no_such_game', 'bsuite:', 'gym:', 'gymnax:', 'pgx:',
-                   'brax:', 'craftax:', 'navix:', 'jumanji:', 'xminigrid:', 'Catch', 'bsuite', 'gymnax', 'brax',
+                   'brax:', 'craftax:', 'navix:', 'jumanji:', 'xminigrid:',
+                   'popgym_arcade:', 'Catch', 'bsuite', 'gymnax', 'brax',
                    'atari:Pong-v5', ':hopper', None):
         with self.assertRaises(ValueError) as context:
           make(name)
@@ -173,7 +176,8 @@ class RegistryTest(parameterized.TestCase):
       registry.make_functional(name)
     self.assertIn(repr(name), str(context.exception))
     self.assertIn('plane_strike, brax:<id>, craftax:<id>, gymnax:<id>, '
-                  'jumanji:<id>, navix:<id>, pgx:<id>, xminigrid:<id>.',
+                  'jumanji:<id>, navix:<id>, pgx:<id>, popgym_arcade:<id>, '
+                  'xminigrid:<id>.',
                   str(context.exception))
 
   def test_describe_names_lists_every_suite_with_an_example(self):
