@@ -36,6 +36,7 @@ from networks import gaussian_actor_critic
 from networks import jumanji_maze
 from networks import learned_model
 from networks import mlp
+from networks import nature_conv
 from networks import policy
 from networks import q_network
 from networks import recurrent
@@ -147,6 +148,20 @@ def _conv_entry(name: str, kind: str, make: NetworkFactory,
                       recurrent=recurrent)
 
 
+def _nature_conv_entry(name: str, kind: str,
+                       make: NetworkFactory) -> NetworkEntry:
+  """A network on `nature_conv.NatureConvTorso`, refusing images smaller
+  than its convolutions fit."""
+
+  def checked(spec: specs.EnvironmentSpec, sizes: Optional[Sequence[int]]
+             ) -> hk.Transformed:
+    nature_conv.check_fits(name, spec.observations.shape)
+    return make(spec, sizes)
+
+  return _conv_entry(name, kind, checked,
+                     default_hidden_sizes=nature_conv.HIDDEN_SIZES)
+
+
 _BUILT_IN = (
     NetworkEntry('mlp_policy', POLICY, lambda spec, sizes: (
         policy.make_policy_network(spec.num_actions, sizes))),
@@ -181,6 +196,21 @@ _BUILT_IN = (
             spec.num_actions, sizes, jax.nn.relu, conv.ConvTorso))),
     _conv_entry('conv_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes, conv.ConvTorso))),
+    # Mnih et al.'s Atari network (DQN's; CleanRL's "Nature CNN"), for
+    # pixel games of Atari's scale (EnvPool's Atari, POPGym Arcade).
+    _nature_conv_entry('nature_conv_actor_critic', ACTOR_CRITIC,
+                       lambda spec, sizes: (
+                           actor_critic.make_actor_critic_network(
+                               spec.num_actions, sizes, jax.nn.relu,
+                               nature_conv.NatureConvTorso))),
+    _nature_conv_entry('nature_conv_q_values', Q_VALUES, lambda spec, sizes: (
+        q_network.make_q_network(spec.num_actions, sizes,
+                                 nature_conv.NatureConvTorso))),
+    # PQN's on pixel games: a LayerNorm before each activation.
+    _nature_conv_entry('nature_conv_layer_norm_q_values', Q_VALUES,
+                       lambda spec, sizes: q_network.make_q_network(
+                           spec.num_actions, sizes,
+                           nature_conv.LayerNormNatureConvTorso)),
     # PQN's MinAtar network: MinAtar's convolution with LayerNorm.
     _conv_entry('conv_layer_norm_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes,
@@ -285,6 +315,10 @@ IMAGE_DEFAULTS = {POLICY: 'conv_policy', ACTOR_CRITIC: 'conv_actor_critic',
                   Q_VALUES: 'conv_q_values',
                   Q_DISTRIBUTION: 'conv_q_distribution',
                   LEARNED_MODEL: 'conv_learned_model'}
+# Of the kinds that have one, the network images of Atari's scale
+# (`nature_conv.suits`) get by default.
+LARGE_IMAGE_DEFAULTS = {ACTOR_CRITIC: 'nature_conv_actor_critic',
+                        Q_VALUES: 'nature_conv_q_values'}
 
 # Built-in entries, then whatever users `register` (never replaced).
 _ENTRIES = named_entries.NamedEntries('Network', _BUILT_IN)
@@ -327,15 +361,23 @@ def is_image(observation_spec: Any) -> bool:
 
 def default_network(kind: str, observation_spec: Optional[Any],
                     fallback: str) -> str:
-  """The network an agent of `kind` gets when none is named: on image
-  observations the conv twin of `fallback` (the agent's own default,
-  `mlp_<x>` -> `conv_<x>`, e.g. PQN's LayerNorm one) where one of `kind`
-  is registered, else the conv network of its kind; on others
-  `fallback`. `observation_spec` None (not known yet): `fallback`."""
+  """The network an agent of `kind` gets when none is named. On images of
+  Atari's scale (`nature_conv.suits`): the Atari-network twin of
+  `fallback` (the agent's own default, `mlp_<x>` -> `nature_conv_<x>`,
+  e.g. PQN's LayerNorm one) where one of `kind` is registered, else the
+  Atari network of its kind where there is one. On other images (and
+  other kinds): the conv twin (`conv_<x>`), else the conv network of its
+  kind. On other observations `fallback`; `observation_spec` None (not
+  known yet): `fallback`."""
   if observation_spec is None or not is_image(observation_spec):
     return fallback
-  if fallback.startswith('mlp_'):
-    twin = 'conv_' + fallback[len('mlp_'):]
-    if twin in _ENTRIES.names() and _ENTRIES.get(twin).kind == kind:
-      return twin
-  return IMAGE_DEFAULTS.get(kind, fallback)
+  choices = ((('nature_conv_', LARGE_IMAGE_DEFAULTS),)
+             if nature_conv.suits(observation_spec.shape) else ())
+  for prefix, defaults in choices + (('conv_', IMAGE_DEFAULTS),):
+    if fallback.startswith('mlp_'):
+      twin = prefix + fallback[len('mlp_'):]
+      if twin in _ENTRIES.names() and _ENTRIES.get(twin).kind == kind:
+        return twin
+    if kind in defaults:
+      return defaults[kind]
+  return fallback

@@ -37,6 +37,7 @@ class NetworkRegistryTest(absltest.TestCase):
                       'jumanji_maze_actor_critic', 'lstm_actor_critic',
                       'mlp_actor_critic', 'mlp_separate_actor_critic',
                       'mlp_separate_actor_critic_relu',
+                      'nature_conv_actor_critic',
                       'xminigrid_gru_actor_critic'))
     self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
                      ['conv_lstm_actor_critic', 'conv_lstm_policy',
@@ -48,7 +49,8 @@ class NetworkRegistryTest(absltest.TestCase):
                      ('conv_dueling_q_values', 'conv_layer_norm_q_values',
                       'conv_q_values', 'gru_layer_norm_q_values',
                       'mlp_dueling_q_values', 'mlp_layer_norm_q_values',
-                      'mlp_q_values'))
+                      'mlp_q_values', 'nature_conv_layer_norm_q_values',
+                      'nature_conv_q_values'))
     self.assertEqual(registry.names(registry.Q_DISTRIBUTION),
                      ('conv_dueling_q_distribution', 'conv_q_distribution',
                       'mlp_dueling_q_distribution', 'mlp_q_distribution'))
@@ -128,6 +130,28 @@ class NetworkRegistryTest(absltest.TestCase):
                      'conv_actor_critic')
     self.assertEqual(registry.default_network(
         registry.ACTOR_CRITIC, image, 'mlp_q_values'), 'conv_actor_critic')
+
+  def test_images_of_atari_scale_take_the_atari_network(self):
+    # Both sides >= 44: the Atari network's twin or the kind's Atari
+    # network; kinds without one keep the conv network.
+    for shape, q_values, actor_critic, policy_network in (
+        ((84, 84, 4), 'nature_conv_layer_norm_q_values',
+         'nature_conv_actor_critic', 'conv_policy'),
+        ((128, 128, 3), 'nature_conv_layer_norm_q_values',
+         'nature_conv_actor_critic', 'conv_policy'),
+        ((43, 84, 4), 'conv_layer_norm_q_values', 'conv_actor_critic',
+         'conv_policy')):
+      image = _image_spec(shape).observations
+      self.assertEqual(registry.default_network(
+          registry.Q_VALUES, image, 'mlp_layer_norm_q_values'), q_values)
+      self.assertEqual(registry.default_network(
+          registry.ACTOR_CRITIC, image, 'mlp_separate_actor_critic'),
+                       actor_critic)
+      self.assertEqual(registry.default_network(
+          registry.POLICY, image, 'mlp_policy'), policy_network)
+    self.assertEqual(registry.default_network(
+        registry.Q_VALUES, _image_spec((84, 84, 4)).observations,
+        'mlp_q_values'), 'nature_conv_q_values')
 
   def test_other_observations_keep_the_fallback(self):
     # A board no wider than the convolution's kernel (tic-tac-toe's) too.
