@@ -30,6 +30,7 @@ import numpy as np
 from benchmarks import fingerprints
 from environments import functional
 from environments import registry as env_registry
+from environments import suites
 from experiments.cli import help_text
 from experiments.storage import atomic_files
 
@@ -87,10 +88,15 @@ def play(core: Any, episodes: int, seed: int) -> Dict[str, float]:
           'episodes': episodes}
 
 
-def _code(cores: Sequence[Any]) -> List[str]:
-  """The project files defining `cores`' classes and the core interface."""
-  paths = {os.path.relpath(inspect.getsourcefile(type(core)),
-                           fingerprints.ROOT) for core in cores}
+def _code(names: Sequence[str], cores: Sequence[Any]) -> List[str]:
+  """The project files defining `cores`' classes, the adapters that made
+  them (a suite's adapter may build a shared core class: Craftax's and
+  POPGym Arcade's games are gymnax cores) and the core interface."""
+  factories = [type(core) for core in cores] + [
+      suites.SUITES[prefix].make_core for prefix, _ in map(suites.split, names)
+      if prefix]
+  paths = {os.path.relpath(inspect.getsourcefile(factory), fingerprints.ROOT)
+           for factory in factories}
   return sorted(paths | {'environments/functional.py',
                          'benchmarks/random_play.py'})
 
@@ -107,7 +113,8 @@ def measure(names: Sequence[str], episodes: int,
     print(name, results[name], flush=True)
   return {'random_play': results, 'episodes': episodes, 'seed': seed,
           'measured': {'commit': fingerprints.commit(),
-                       'code': fingerprints.code_hashes(_code(cores))}}
+                       'code': fingerprints.code_hashes(_code(names,
+                                                              cores))}}
 
 
 def main(argv: Sequence[str]) -> None:

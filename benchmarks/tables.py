@@ -138,6 +138,8 @@ TABLES: Dict[str, Table] = {
                              ('plane_strike_reference_players.json',)),
     'suites_random_play': (result_tables.suites_random_play,
                            ('suites_random_play.json',)),
+    'popgym_arcade_random_play': (result_tables.popgym_arcade_random_play,
+                                  ('popgym_arcade_random_play.json',)),
     'alphazero_catch': (planning_tables.alphazero_catch,
                         ('alphazero_catch_learning.json',)),
     'alphazero_tic_tac_toe': (planning_tables.alphazero_tic_tac_toe,

@@ -151,7 +151,19 @@ def plane_strike_players() -> List[str]:
 def suites_random_play() -> List[str]:
   """Uniformly random play on the JAX suites' games: the weak reference
   of the ids whose adapter scores them (`REFERENCE_SCORES`)."""
-  data = md.load('suites_random_play.json')
+  return random_play('suites_random_play.json')
+
+
+def popgym_arcade_random_play() -> List[str]:
+  """POPGym Arcade's random play, measured apart: its games draw images,
+  so it plays fewer episodes."""
+  return random_play('popgym_arcade_random_play.json')
+
+
+def random_play(name: str) -> List[str]:
+  """The random play in `name` (benchmarks/random_play.py's JSON), with
+  each id's strong reference where it has one."""
+  data = md.load(name)
   rows = []
   for name, play in data['random_play'].items():
     prefix, suite_id = suites.split(name)  # Not built: only its reference.

@@ -46,6 +46,9 @@ class PopgymArcadeCoreTest(absltest.TestCase):
     self.assertEqual(core.observation_spec().dtype, np.float32)
     self.assertEqual(core.action_spec().num_values, 5)
     self.assertEqual(core.max_episode_steps, _LIMIT)
+    self.assertEqual(
+        env_registry.reference_score(f'popgym_arcade:{_GAME}').scale(),
+        '0: random actions (-0.007), 1: the most a game returns (1)')
 
   def test_the_observation_is_the_image_drawn(self):
     # popgym-arcade 0.0.5 declares MineSweeper's image 4x4 (its board);
