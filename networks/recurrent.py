@@ -34,6 +34,7 @@ import jax.numpy as jnp
 from networks import actor_critic
 from networks import conv
 from networks import mlp
+from networks import nature_conv
 from networks import recurrent_cores
 
 LSTM = 'lstm'
@@ -44,9 +45,11 @@ RecurrentState = Any  # `hk.LSTMState` or a GRU's `[N, size]` array.
 
 MLP_TORSO = 'mlp'
 CONV_TORSO = 'conv'
+# Mnih et al.'s Atari torso (`nature_conv.NatureConvTorso`).
+NATURE_CONV_TORSO = 'nature_conv'
 # PQN's torso (`mlp.LayerNormMLPTorso`): LayerNorm before each activation.
 LAYER_NORM_MLP_TORSO = 'layer_norm_mlp'
-TORSOS = (MLP_TORSO, CONV_TORSO, LAYER_NORM_MLP_TORSO)
+TORSOS = (MLP_TORSO, CONV_TORSO, NATURE_CONV_TORSO, LAYER_NORM_MLP_TORSO)
 
 
 class RecurrentNetwork(NamedTuple):
@@ -152,6 +155,8 @@ def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]],
   def modules():
     if torso == CONV_TORSO:
       features = conv.ConvTorso(torso_sizes, activation)
+    elif torso == NATURE_CONV_TORSO:
+      features = nature_conv.NatureConvTorso(torso_sizes, activation)
     elif torso == LAYER_NORM_MLP_TORSO:
       features = mlp.LayerNormMLPTorso(torso_sizes, activation)
     elif torso_sizes:

@@ -125,6 +125,9 @@ class NetworkEntry:
 
 # The conv recurrent networks' widths: one dense layer, then the core.
 CONV_RECURRENT_SIZES = conv.DEFAULT_HIDDEN_SIZES + (128,)
+# The Atari network's with memory: its 512 dense layer, then a 128 LSTM
+# (CleanRL's ppo_atari_lstm.py).
+NATURE_CONV_RECURRENT_SIZES = nature_conv.HIDDEN_SIZES + (128,)
 
 
 def _needs_images(name: str, make: NetworkFactory) -> NetworkFactory:
@@ -148,18 +151,19 @@ def _conv_entry(name: str, kind: str, make: NetworkFactory,
                       recurrent=recurrent)
 
 
-def _nature_conv_entry(name: str, kind: str,
-                       make: NetworkFactory) -> NetworkEntry:
+def _nature_conv_entry(name: str, kind: str, make: NetworkFactory,
+                       default_hidden_sizes: Tuple[int, ...] = (
+                           nature_conv.HIDDEN_SIZES),
+                       recurrent: bool = False) -> NetworkEntry:
   """A network on `nature_conv.NatureConvTorso`, refusing images smaller
   than its convolutions fit."""
 
   def checked(spec: specs.EnvironmentSpec, sizes: Optional[Sequence[int]]
-             ) -> hk.Transformed:
+             ) -> Any:
     nature_conv.check_fits(name, spec.observations.shape)
     return make(spec, sizes)
 
-  return _conv_entry(name, kind, checked,
-                     default_hidden_sizes=nature_conv.HIDDEN_SIZES)
+  return _conv_entry(name, kind, checked, default_hidden_sizes, recurrent)
 
 
 _BUILT_IN = (
@@ -303,6 +307,14 @@ _BUILT_IN = (
             spec.num_actions, sizes or CONV_RECURRENT_SIZES, recurrent.LSTM,
             jax.nn.relu, recurrent.CONV_TORSO)),
                 default_hidden_sizes=CONV_RECURRENT_SIZES, recurrent=True),
+    # Images of Atari's scale: the Atari network, then a 128 LSTM
+    # (POPGym Arcade's partially observable games).
+    _nature_conv_entry(
+        'nature_conv_lstm_actor_critic', ACTOR_CRITIC, lambda spec, sizes: (
+            recurrent.make_recurrent_actor_critic_network(
+                spec.num_actions, sizes or NATURE_CONV_RECURRENT_SIZES,
+                recurrent.LSTM, jax.nn.relu, recurrent.NATURE_CONV_TORSO)),
+        default_hidden_sizes=NATURE_CONV_RECURRENT_SIZES, recurrent=True),
     _conv_entry('conv_lstm_policy', POLICY, lambda spec, sizes: (
         recurrent.make_recurrent_policy_network(
             spec.num_actions, sizes or CONV_RECURRENT_SIZES, recurrent.LSTM,

@@ -63,6 +63,23 @@ class NatureConvTest(absltest.TestCase):
         params['layer_norm_nature_conv_torso/linear_0']['w'].shape,
         (9216, 512))
 
+  def test_the_recurrent_one_reads_images_through_the_atari_network(self):
+    entry = registry.get('nature_conv_lstm_actor_critic')
+    self.assertTrue(entry.recurrent)
+    self.assertEqual(entry.default_hidden_sizes, (512, 128))
+    network = entry.make(_spec((128, 128, 3), num_actions=5), None)
+    images = jnp.zeros((4, 2, 128, 128, 3))  # [T, N, H, W, C]
+    params = jax.eval_shape(network.init, jax.random.PRNGKey(0), images[0])
+    self.assertEqual(params['nature_conv_torso/conv_0']['w'].shape,
+                     (8, 8, 3, 32))
+    first = jnp.zeros((4, 2), bool)
+    (logits, values), state = jax.eval_shape(
+        network.unroll, params, images, first, network.initial_state(2))
+    self.assertEqual((logits.shape, values.shape), ((4, 2, 5), (4, 2)))
+    self.assertEqual(state.hidden.shape, (2, 128))
+    with self.assertRaisesRegex(ValueError, 'at least 36x36'):
+      entry.make(_spec((10, 10, 4)), None)
+
   def test_images_too_small_are_refused_naming_the_fix(self):
     with self.assertRaisesRegex(
         ValueError, r'nature_conv_actor_critic needs images of at least '

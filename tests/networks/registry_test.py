@@ -38,12 +38,14 @@ class NetworkRegistryTest(absltest.TestCase):
                       'mlp_actor_critic', 'mlp_separate_actor_critic',
                       'mlp_separate_actor_critic_relu',
                       'nature_conv_actor_critic',
+                      'nature_conv_lstm_actor_critic',
                       'xminigrid_gru_actor_critic'))
     self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
                      ['conv_lstm_actor_critic', 'conv_lstm_policy',
                       'gru_actor_critic', 'gru_actor_critic_relu_heads',
                       'gru_layer_norm_q_values', 'gru_policy',
                       'lstm_actor_critic', 'lstm_policy',
+                      'nature_conv_lstm_actor_critic',
                       'xminigrid_gru_actor_critic'])
     self.assertEqual(registry.names(registry.Q_VALUES),
                      ('conv_dueling_q_values', 'conv_layer_norm_q_values',
