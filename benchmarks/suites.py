@@ -273,7 +273,8 @@ FLAG_GROUPS = {
                        'navix_steps', 'craftax_ids', 'craftax_widths',
                        'craftax_steps', 'craftax_baselines_source',
                        'jumanji_steps', 'xminigrid_ids', 'xminigrid_widths',
-                       'xminigrid_steps', 'xminigrid_source'),
+                       'xminigrid_steps', 'xminigrid_benchmark',
+                       'xminigrid_ruleset', 'xminigrid_source'),
 }
 
 

@@ -18,13 +18,19 @@ checkout, `--xminigrid_source`; `benchmarks.peer_runs`):
     Its GRU is 1,024 units; a smaller one is a variant of its setting
     (its `rnn_hidden_dim`), shown as its own row.
 
+An XLand grid (`XLand-MiniGrid-R1-9x9`, ...) plays one ruleset of one of
+xminigrid's benchmarks on both sides: `--xminigrid_benchmark` (e.g.
+`trivial-1m`, which xminigrid downloads on first use) and
+`--xminigrid_ruleset` (its index), refused before any run when an XLand id
+is named without a benchmark.
+
 Two differences stay: the script carries its GRU's memory, and its
 previous action and reward, from one episode into the next; ours starts
 each episode afresh (zeros). Its per-update evaluation plays one episode
 inside the timed program (`benchmarks/xminigrid_ppo_program.py`).
 """
 
-from typing import Any, Callable, Dict, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from absl import flags
 
@@ -41,11 +47,23 @@ EVAL_POLICY = 'sampled'
 UPDATE_STEPS = 8192 * 16
 
 
+def is_xland(env_id: str) -> bool:
+  """Whether `env_id` is an XLand grid (it plays a benchmark's ruleset)."""
+  return env_id.startswith('XLand-')
+
+
+def has_rulesets(env_ids: Sequence[str], benchmark: Optional[str]) -> bool:
+  """Whether every XLand grid of `env_ids` has a benchmark to play."""
+  return benchmark is not None or not any(map(is_xland, env_ids))
+
+
 def xminigrid_ppo(root: str, repeats: int, run: scaling.Runner,
                   env_ids: Sequence[str], widths: Sequence[int],
-                  budgets: Sequence[int]) -> Dict[str, Any]:
+                  budgets: Sequence[int], benchmark: Optional[str] = None,
+                  ruleset: int = 0) -> Dict[str, Any]:
   """Recurrent PPO on each of `env_ids` at each (GRU size, budget): ours,
-  with the script's arithmetic, and the script's."""
+  with the script's arithmetic, and the script's; XLand grids play
+  ruleset `ruleset` of `benchmark` on both sides."""
   report = {'setting': '8,192 envs x 16 steps, 1 epoch x 16 minibatches '
                        'of whole sequences, lr 1e-3 annealed, gradients '
                        'clipped to global norm 0.5, values clipped, '
@@ -59,9 +77,13 @@ def xminigrid_ppo(root: str, repeats: int, run: scaling.Runner,
                        'policy after training, both sides; its memory '
                        'runs on across episodes, ours restarts'}
   for env_id in env_ids:
+    env_kwargs, ruleset_config = dict(ENV_CONFIG), {}
+    if is_xland(env_id):
+      env_kwargs.update(benchmark=benchmark, ruleset=ruleset)
+      ruleset_config = {'benchmark_id': benchmark, 'ruleset_id': ruleset}
     for width, steps in zip(widths, budgets):
       ours = dict(program='ours', preset=PRESET, env=f'xminigrid:{env_id}',
-                  env_kwargs=ENV_CONFIG, num_steps=steps,
+                  env_kwargs=env_kwargs, num_steps=steps,
                   hidden_sizes=(width, HEAD_WIDTH),
                   agent_config=peer_runs.peer_arithmetic('xminigrid'),
                   **dict(peer_runs.TRAINING_ONLY,
@@ -73,12 +95,13 @@ def xminigrid_ppo(root: str, repeats: int, run: scaling.Runner,
               program='xminigrid_ppo', config={
                   'env_id': env_id, 'rnn_hidden_dim': width,
                   'head_hidden_dim': HEAD_WIDTH, 'total_timesteps': steps,
-                  'eval_episodes': EVAL_EPISODES})),
+                  'eval_episodes': EVAL_EPISODES, **ruleset_config})),
       }, repeats, run)
       peer_runs.ratios(runs, 'ours', 'steps_per_second', ('xminigrid',),
                        'speed')
       report[f'{env_id}, GRU {width}, {steps} steps'] = dict(
-          scaling.summary(runs), env_id=env_id, width=width, steps=steps)
+          scaling.summary(runs), env_id=env_id, width=width, steps=steps,
+          **ruleset_config)
   return report
 
 
@@ -94,6 +117,20 @@ def define_flags() -> None:
                     'peers_xminigrid_ppo: training steps per run, one per '
                     f'GRU size, each a multiple of {UPDATE_STEPS:,} (one '
                     'update; the script\'s 1M default trains 7).')
+  flags.DEFINE_string('xminigrid_benchmark', None,
+                      'peers_xminigrid_ppo: the benchmark whose ruleset '
+                      'the XLand ids play on both sides (e.g. trivial-1m; '
+                      'xminigrid downloads it on first use).')
+  flags.DEFINE_integer('xminigrid_ruleset', 0,
+                       'peers_xminigrid_ppo: the index of that ruleset.',
+                       lower_bound=0)
+  flags.register_multi_flags_validator(
+      ['xminigrid_ids', 'xminigrid_benchmark'],
+      lambda values: has_rulesets(values['xminigrid_ids'],
+                                  values['xminigrid_benchmark']),
+      message='--xminigrid_ids names an XLand grid, which plays a '
+              "benchmark's ruleset: set --xminigrid_benchmark (e.g. "
+              'trivial-1m) and --xminigrid_ruleset.')
   flags.DEFINE_string('xminigrid_source', None,
                       'peers_xminigrid_ppo: a checkout of '
                       'github.com/dunnolab/xland-minigrid (the folder '
@@ -114,4 +151,5 @@ def suites(root: str, flags_values: Any, run: scaling.Runner
   return {'peers_xminigrid_ppo': lambda: xminigrid_ppo(
       root, f.seeds, run, f.xminigrid_ids,
       [int(w) for w in f.xminigrid_widths],
-      [int(s) for s in f.xminigrid_steps])}
+      [int(s) for s in f.xminigrid_steps], f.xminigrid_benchmark,
+      f.xminigrid_ruleset)}
