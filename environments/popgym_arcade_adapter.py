@@ -14,8 +14,9 @@ memory). Its games are written to gymnax's interface, so each becomes a
     their networks), for the conv networks.
   * Rewards are POPGym Arcade's own, scaled so an episode returns at most 1.
   * Endings: POPGym Arcade's `done` holds its time limit too; its info's
-    `truncated` tells the time limit apart: the time limit ends an episode
-    with discount 1, anything else with discount 0.
+    `truncated` tells the time limit apart and its `terminated` the game's
+    own end: the time limit ends an episode with discount 1, the game's
+    end (also on the limit's step) with discount 0 (`episode_end`).
   * Settings (`--env_config`): `partial_obs` (false, the package's
     default: the MDP; true: the POMDP, the memory benchmark) and
     `obs_size`.
@@ -25,8 +26,9 @@ ones install `stable-gymnax`, a `gymnax` of their own over gymnax's).
 0.0.5 was written for an older gymnax than the one here, so each game is
 made from a subclass that bridges the two (`_bridged`): gymnax's
 `is_terminated` answers with the game's own `is_terminal`, and its
-observation space is the image the game draws (0.0.5 declares 256 x 256
-for some games whatever `obs_size` is).
+observation space is the image the game draws (0.0.5 declares some
+games' at 256 x 256, and MineSweeper's at its board's size, whatever
+`obs_size` is).
 
 popgym-arcade is imported on first use: without it every popgym_arcade id
 raises, saying how to install it.
@@ -49,6 +51,8 @@ _GAMES = ('CartPole', 'NoisyCartPole', 'CountRecall', 'BattleShip',
 IDS = tuple(f'{game}{level}' for game in _GAMES
             for level in ('Easy', 'Medium', 'Hard'))
 OBS_SIZES = (128, 256)
+# Games whose info's `terminated` is their `done`, time limit included.
+_ENDS_HOLDING_THE_LIMIT = ('Breakout', 'Tetris')
 
 # Measured: benchmarks/popgym_arcade_random_play.json (its command in
 # docs/benchmarks/learning.md): uniformly random actions, 1,000 episodes
@@ -150,12 +154,26 @@ def _scaled(image: jax.Array) -> jax.Array:
   return jnp.asarray(image, jnp.float32) / 255.0
 
 
-def _episode_end(env_state: Any, done: jax.Array,
-                 info: Any) -> Tuple[jax.Array, jax.Array]:
-  """`(terminated, truncated)`: the game's `done` less its time limit."""
-  del env_state
-  truncated = jnp.asarray(info['truncated'], bool)
-  return jnp.logical_and(done, jnp.logical_not(truncated)), truncated
+def episode_end(env_id: str) -> gymnax_adapter.EpisodeEnd:
+  """`(terminated, truncated)` of game `env_id`'s steps: the time limit
+  (info's `truncated`) truncates; the game's own end (info's `terminated`)
+  terminates, also on the limit's step, where termination wins. Breakout's
+  and Tetris's `terminated` holds their time limit too, so on the limit's
+  step they truncate."""
+  own_end_holds_limit = env_id.startswith(_ENDS_HOLDING_THE_LIMIT)
+
+  def split(env_state: Any, done: jax.Array,
+            info: Any) -> Tuple[jax.Array, jax.Array]:
+    del env_state
+    truncated = jnp.asarray(info['truncated'], bool)
+    own_end = jnp.asarray(info['terminated'], bool)
+    if own_end_holds_limit:
+      own_end = jnp.logical_and(own_end, jnp.logical_not(truncated))
+    terminated = jnp.logical_and(
+        done, jnp.logical_or(own_end, jnp.logical_not(truncated)))
+    return terminated, truncated
+
+  return split
 
 
 def make_core(env_id: str, partial_obs: bool = False,
@@ -173,4 +191,5 @@ def make_core(env_id: str, partial_obs: bool = False,
   max_steps = getattr(game, 'max_steps_in_episode', None) or getattr(
       game, 'max_episode_length')
   return gymnax_adapter.GymnaxCore(game, game.default_params, env_id,
-                                   int(max_steps), episode_end=_episode_end)
+                                   int(max_steps),
+                                   episode_end=episode_end(env_id))

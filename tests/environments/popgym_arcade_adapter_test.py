@@ -11,7 +11,8 @@ from environments import suites
 from tests.environments import stepping
 
 # MineSweeper compiles in about a second; its four moves (actions 0-3)
-# never end an episode (action 4 reveals a cell), so 32 of them reach the Easy game's time limit.
+# never end an episode (action 4 reveals a cell), so 32 of them reach the
+# Easy game's time limit.
 _GAME = 'MineSweeperEasy'
 _LIMIT = 32
 
@@ -93,10 +94,31 @@ class PopgymArcadeCoreTest(absltest.TestCase):
     self.assertLess(end, _LIMIT - 1)
     self.assertEqual(self.timesteps.discount[1, end], 0.0)
 
+  def test_the_games_own_end_on_the_limits_step_terminates(self):
+    def split(env_id, done, terminated, truncated):
+      ends = popgym_arcade_adapter.episode_end(env_id)(
+          None, jnp.bool_(done), {'terminated': jnp.bool_(terminated),
+                                  'truncated': jnp.bool_(truncated)})
+      return tuple(bool(x) for x in ends)
+
+    # BattleShip won by the last step's hit: its end, not the limit's.
+    self.assertEqual(split('BattleShipEasy', True, True, True), (True, True))
+    self.assertEqual(split('BattleShipEasy', True, False, True),
+                     (False, True))
+    self.assertEqual(split('CountRecallHard', True, True, False),
+                     (True, False))
+    self.assertEqual(split('CountRecallHard', False, False, False),
+                     (False, False))
+    # Breakout's `terminated` is its `done`: on the limit's step it
+    # cannot tell its own end apart, and truncates.
+    self.assertEqual(split('BreakoutEasy', True, True, True), (False, True))
+    self.assertEqual(split('TetrisHard', True, True, False), (True, False))
+
   def test_games_defining_their_own_is_terminal_step_under_this_gymnax(self):
     # CartPole's step asks gymnax's `discount`, which asks `is_terminated`:
     # 0.0.5 defines only `is_terminal`.
     core = popgym_arcade_adapter.make_core('CartPoleEasy')
+    self.assertEqual(core.max_episode_steps, 200)  # max_steps_in_episode.
     state, _ = jax.eval_shape(core.reset, jax.random.PRNGKey(0))
     _, timestep = jax.eval_shape(core.step, state, jnp.int32(0))
     self.assertEqual(timestep.observation.shape, (128, 128, 3))
