@@ -13,8 +13,10 @@ thread (`--actor_thread`) overlaps it with learning.
 Conversions, as `gym_adapter` does for Gymnasium:
   * Observations are float32. Images come from EnvPool channels first
     (Atari: 4 stacked 84x84 frames, `(4, 84, 84)`) and are given channels
-    last (`(84, 84, 4)`), as the conv torso reads them. A `Discrete(n)`
-    observation becomes a one-hot vector.
+    last (`(84, 84, 4)`), as the conv networks read them; uint8 ones
+    (Atari's frames) are scaled to [0, 1], as Navix's and POPGym Arcade's
+    images are (and as CleanRL's Atari network divides by 255). A
+    `Discrete(n)` observation becomes a one-hot vector.
   * `terminated` ends an episode with discount 0, `truncated` (a time
     limit) with discount 1.
   * Discrete actions are checked against their range; continuous ones are
@@ -137,7 +139,14 @@ class EnvPoolBatch(environment_batch.EnvironmentBatch):
         space, spaces.Discrete) else None
     # Images, channels first in EnvPool: moved to channels last.
     self._channels_first = (not self._one_hot and len(space.shape) == 3)
+    # uint8 observations (Atari's frames): scaled to [0, 1].
+    self._scale = (1 / 255 if not self._one_hot and space.dtype == np.uint8
+                   else None)
     spec = gym_adapter.observation_spec(space)
+    if self._scale is not None:
+      spec = specs.BoundedArray(spec.shape, spec.dtype,
+                                spec.minimum * self._scale,
+                                spec.maximum * self._scale, name=spec.name)
     if self._channels_first:
       spec = _channels_last(spec)
     self.observation_spec = spec
@@ -180,6 +189,8 @@ class EnvPoolBatch(environment_batch.EnvironmentBatch):
       return np.eye(n, dtype=np.float32)[np.asarray(raw) - start]
     if self._channels_first:
       raw = np.moveaxis(raw, 1, -1)
+    if self._scale is not None:
+      return np.asarray(raw, np.float32) * np.float32(self._scale)
     return np.asarray(raw, np.float32)
 
   def _in_order(self, info: Dict[str, Any], *arrays: np.ndarray

@@ -82,13 +82,19 @@ class EnvPoolBatchTest(parameterized.TestCase):
     self.assertTrue(stepped.last.any())
     np.testing.assert_array_equal(stepped.discounts[stepped.last], 0.0)
 
-  def test_images_come_channels_last(self):
+  def test_images_come_channels_last_in_zero_one(self):
     batch = envpool_adapter.make_batch('Pong-v5', 0, 2)
     self.assertEqual(batch.observation_spec.shape, (84, 84, 4))
+    self.assertEqual((float(np.max(batch.observation_spec.maximum)),
+                      float(np.min(batch.observation_spec.minimum))),
+                     (1.0, 0.0))
     self.assertEqual(batch.action_spec.num_values, 6)
     observations = batch.reset([0, 1], [0, 1])
     self.assertEqual(observations.shape, (2, 84, 84, 4))
     self.assertEqual(observations.dtype, np.float32)
+    # Pong's frames are 0-255 grey levels: scaled, none left above 1.
+    self.assertGreater(observations.max(), 0.1)
+    self.assertLessEqual(observations.max(), 1.0)
     self.assertEqual(batch.step(np.zeros(2, np.int32)).observations.shape,
                      (2, 84, 84, 4))
 
