@@ -188,7 +188,8 @@ class AgentEntry:
     """The network it uses: `network`, else its default for the action
     space and observations of `environment_spec`
     (`networks.registry.default_network`: on images the conv twin of its
-    default, else the conv network of its kind). A network of the wrong
+    default, else the conv network of its kind; at Atari's scale the
+    Atari network's). A network of the wrong
     kind, or one that cannot take those observations, is refused, listing
     the ones that fit. Without a spec, a `network` of any kind the agent
     uses is accepted, and the default is that of its `action_space`."""

@@ -21,8 +21,8 @@ replay a sequence with its inputs projected once), so the learner replays
 a sequence as the actor played it. `hidden_sizes` are the torso's
 widths and then the core's size: (64, 64) is one 64-unit dense layer and a
 64-unit core. The torso is an MLP over the flattened observation, or
-`conv.ConvTorso` over images (`[H, W, C]`: its convolutions, then the
-dense widths).
+`conv.ConvTorso` (or `nature_conv.NatureConvTorso`, the Atari network's)
+over images (`[H, W, C]`: its convolutions, then the dense widths).
 """
 
 from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple
@@ -93,8 +93,9 @@ def make_recurrent_actor_critic_network(
     core: 'lstm' or 'gru'.
     activation: the torso's activation (tanh, as the feed-forward PPO's;
       the conv networks use ReLU, as MinAtar's reference network).
-    torso: 'mlp', 'layer_norm_mlp' (`mlp.LayerNormMLPTorso`), or 'conv'
-      for image observations (`conv.ConvTorso`).
+    torso: 'mlp', 'layer_norm_mlp' (`mlp.LayerNormMLPTorso`), or for
+      image observations 'conv' (`conv.ConvTorso`) or 'nature_conv'
+      (`nature_conv.NatureConvTorso`).
 
   Returns:
     A `RecurrentNetwork` whose outputs are `(logits, values)`.

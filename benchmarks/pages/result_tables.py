@@ -160,10 +160,10 @@ def popgym_arcade_random_play() -> List[str]:
   return random_play('popgym_arcade_random_play.json')
 
 
-def random_play(name: str) -> List[str]:
-  """The random play in `name` (benchmarks/random_play.py's JSON), with
+def random_play(file: str) -> List[str]:
+  """The random play in `file` (benchmarks/random_play.py's JSON), with
   each id's strong reference where it has one."""
-  data = md.load(name)
+  data = md.load(file)
   rows = []
   for name, play in data['random_play'].items():
     prefix, suite_id = suites.split(name)  # Not built: only its reference.
