@@ -4,13 +4,14 @@ from absl.testing import absltest
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from environments import popgym_arcade_adapter
 from environments import registry as env_registry
 from environments import suites
 from tests.environments import stepping
 
-# MineSweeper compiles in about a second; its four moves (actions 0-3)
+# MineSweeper compiles fastest (a few seconds); its four moves (0-3)
 # never end an episode (action 4 reveals a cell), so 32 of them reach the
 # Easy game's time limit.
 _GAME = 'MineSweeperEasy'
@@ -31,16 +32,6 @@ def _first_end(step_types: np.ndarray) -> int:
 
 class PopgymArcadeCoreTest(absltest.TestCase):
 
-  @classmethod
-  def setUpClass(cls):
-    super().setUpClass()
-    cls.core = popgym_arcade_adapter.make_core(_GAME, partial_obs=True)
-    play = jax.jit(lambda actions: stepping.rollout(cls.core, actions,
-                                                    _KEY)[1][1])
-    episodes = [play(jnp.asarray(actions)) for actions in (_MOVES, _REVEALS)]
-    cls.timesteps = jax.device_get(
-        jax.tree.map(lambda *xs: np.stack(xs), *episodes))
-
   def test_specs(self):
     core = popgym_arcade_adapter.make_core(_GAME)
     self.assertEqual(core.observation_spec().shape, (128, 128, 3))
@@ -59,40 +50,6 @@ class PopgymArcadeCoreTest(absltest.TestCase):
       _, first = jax.eval_shape(core.reset, jax.random.PRNGKey(0))
       self.assertEqual(core.observation_spec().shape, (size, size, 3))
       self.assertEqual(first.observation.shape, (size, size, 3))
-
-  def test_steps_as_popgym_arcade_does_with_the_image_scaled(self):
-    game, params = self.core.env, self.core.params
-    parent = super(type(game), game)  # The game as popgym-arcade has it.
-
-    def theirs(key):
-      reset_key, step_key = jax.random.split(key)
-      _, state = parent.reset_env(reset_key, params)
-
-      def step(state, action):
-        image, state, reward, _, _ = parent.step_env(step_key, state, action,
-                                                     params)
-        return state, (image, reward)
-      return jax.lax.scan(step, state, jnp.asarray(_REVEALS))[1]
-
-    images, rewards = jax.jit(theirs)(_KEY)
-    end = _first_end(self.timesteps.step_type[1])
-    ours = jax.tree.map(lambda x: x[1, :end + 1], self.timesteps)
-    np.testing.assert_allclose(ours.observation,
-                               np.asarray(images[:end + 1], np.float32) / 255,
-                               rtol=1e-6)
-    np.testing.assert_array_equal(ours.reward, rewards[:end + 1])
-    self.assertEqual(float(np.max(ours.observation)), 1.0)
-
-  def test_the_time_limit_ends_with_discount_one(self):
-    step_types = np.asarray(self.timesteps.step_type[0])
-    np.testing.assert_array_equal(step_types[:-1], 1)
-    self.assertEqual(step_types[-1], 2)
-    self.assertEqual(self.timesteps.discount[0, -1], 1.0)
-
-  def test_an_ending_before_the_limit_has_discount_zero(self):
-    end = _first_end(self.timesteps.step_type[1])
-    self.assertLess(end, _LIMIT - 1)
-    self.assertEqual(self.timesteps.discount[1, end], 0.0)
 
   def test_the_games_own_end_on_the_limits_step_terminates(self):
     def split(env_id, done, terminated, truncated):
@@ -141,6 +98,55 @@ class PopgymArcadeCoreTest(absltest.TestCase):
                      ['partial_obs', 'obs_size'])
     core = env_registry.make_functional(name, partial_obs=True)
     self.assertTrue(core.env.partial_obs)
+
+
+@pytest.mark.slow  # Compiles MineSweeper's drawing in a scan: ~5 s cold.
+class PopgymArcadeRolloutTest(absltest.TestCase):
+  """The core stepped as a compiled program, beside the package's game."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.core = popgym_arcade_adapter.make_core(_GAME, partial_obs=True)
+    play = jax.jit(lambda actions: stepping.rollout(cls.core, actions,
+                                                    _KEY)[1][1])
+    episodes = [play(jnp.asarray(actions)) for actions in (_MOVES, _REVEALS)]
+    cls.timesteps = jax.device_get(
+        jax.tree.map(lambda *xs: np.stack(xs), *episodes))
+
+  def test_steps_as_popgym_arcade_does_with_the_image_scaled(self):
+    game, params = self.core.env, self.core.params
+    parent = super(type(game), game)  # The game as popgym-arcade has it.
+
+    def theirs(key):
+      reset_key, step_key = jax.random.split(key)
+      _, state = parent.reset_env(reset_key, params)
+
+      def step(state, action):
+        image, state, reward, _, _ = parent.step_env(step_key, state, action,
+                                                     params)
+        return state, (image, reward)
+      return jax.lax.scan(step, state, jnp.asarray(_REVEALS))[1]
+
+    images, rewards = jax.jit(theirs)(_KEY)
+    end = _first_end(self.timesteps.step_type[1])
+    ours = jax.tree.map(lambda x: x[1, :end + 1], self.timesteps)
+    np.testing.assert_allclose(ours.observation,
+                               np.asarray(images[:end + 1], np.float32) / 255,
+                               rtol=1e-6)
+    np.testing.assert_array_equal(ours.reward, rewards[:end + 1])
+    self.assertEqual(float(np.max(ours.observation)), 1.0)
+
+  def test_the_time_limit_ends_with_discount_one(self):
+    step_types = np.asarray(self.timesteps.step_type[0])
+    np.testing.assert_array_equal(step_types[:-1], 1)
+    self.assertEqual(step_types[-1], 2)
+    self.assertEqual(self.timesteps.discount[0, -1], 1.0)
+
+  def test_an_ending_before_the_limit_has_discount_zero(self):
+    end = _first_end(self.timesteps.step_type[1])
+    self.assertLess(end, _LIMIT - 1)
+    self.assertEqual(self.timesteps.discount[1, end], 0.0)
 
 
 if __name__ == '__main__':
