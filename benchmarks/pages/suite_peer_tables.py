@@ -4,7 +4,7 @@ A2C, XLand-MiniGrid's recurrent PPO): per game,
 training speed per round, compile time and the return each ended with."""
 
 import functools
-from typing import Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 from benchmarks.pages import markdown as md
 from benchmarks.pages import peer_tables
@@ -60,6 +60,20 @@ def navix_ppo() -> List[str]:
                    'greedy return after training, rounds'], rows)
 
 
+def _sized_speed_cells(part: Dict[str, Any], game: str, size: str,
+                       peer: str) -> List[str]:
+  """A game's cells at one network size: the game, the size, the steps,
+  our speed, ours over `peer`'s per round, its speed, both compile
+  times."""
+  med = part['median']
+  return [game, size, md.num(part['steps'], 0),
+          peer_tables.speed_cell(part, 'ours'),
+          peer_tables.ratio_cell(part, peer, 'ours'),
+          peer_tables.speed_cell(part, peer),
+          f'{_one(med["ours"]["compile_seconds"])} / '
+          f'{_one(med[peer]["compile_seconds"])}']
+
+
 def craftax_ppo() -> List[str]:
   """Each Craftax game and network width: ours (with Craftax_Baselines'
   arithmetic) and its PPO, their speed and ours over its per round,
@@ -67,18 +81,14 @@ def craftax_ppo() -> List[str]:
   rows = []
   for _, part in _measured('craftax_ppo_peers_speed.json',
                            'peers_craftax_ppo'):
-    med, run = part['median'], part['runs']
+    run = part['runs']
     policy = run['ours'][0]['eval_policy']
     theirs = f'{policy}_return'
     width = ('512 (its own)' if part['width'] == 512
              else f'{part["width"]} (its `--layer_size`)')
     rows.append([
-        f'`craftax:{part["env_id"]}`', width, md.num(part['steps'], 0),
-        peer_tables.speed_cell(part, 'ours'),
-        peer_tables.ratio_cell(part, 'craftax_baselines', 'ours'),
-        peer_tables.speed_cell(part, 'craftax_baselines'),
-        f'{_one(med["ours"]["compile_seconds"])} / '
-        f'{_one(med["craftax_baselines"]["compile_seconds"])}',
+        *_sized_speed_cells(part, f'`craftax:{part["env_id"]}`', width,
+                            'craftax_baselines'),
         f'ours {md.runs([r["eval_return"] for r in run["ours"]], _two)}; '
         f'theirs {md.runs([r[theirs] for r in run["craftax_baselines"]], _two)}'
         f' ({policy})'])
@@ -116,16 +126,13 @@ def xminigrid_ppo() -> List[str]:
   rows = []
   for _, part in _measured('xminigrid_ppo_peers_speed.json',
                            'peers_xminigrid_ppo'):
-    med, run = part['median'], part['runs']
     size = ('1,024 (its own)' if part['width'] == 1024
             else f'{part["width"]} (its `rnn_hidden_dim`)')
+    game = f'`xminigrid:{part["env_id"]}`'
+    if 'benchmark_id' in part:  # An XLand grid: the ruleset it played.
+      game += f' (`{part["benchmark_id"]}` ruleset {part["ruleset_id"]})'
     rows.append([
-        f'`xminigrid:{part["env_id"]}`', size, md.num(part['steps'], 0),
-        peer_tables.speed_cell(part, 'ours'),
-        peer_tables.ratio_cell(part, 'xminigrid', 'ours'),
-        peer_tables.speed_cell(part, 'xminigrid'),
-        f'{_one(med["ours"]["compile_seconds"])} / '
-        f'{_one(med["xminigrid"]["compile_seconds"])}',
+        *_sized_speed_cells(part, game, size, 'xminigrid'),
         f'ours {_returns(part, "ours", "eval_return")}; theirs '
         f'{_returns(part, "xminigrid", "final_eval_return")}'])
   return md.table(['game', 'GRU', 'steps', 'ours: steps/s, median '
