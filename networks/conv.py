@@ -60,11 +60,14 @@ class PatchConv2D(hk.Module):
 
   def __init__(self, channels: int, kernel: int, stride: int, padding: str,
                w_init: Optional[hk.initializers.Initializer] = None,
-               name: Optional[str] = None):
+               name: Optional[str] = None,
+               b_init: Optional[hk.initializers.Initializer] = None):
     """`w_init` initialises the kernel; None: `hk.Conv2D`'s (a truncated
-    normal of standard deviation 1/sqrt(fan-in))."""
+    normal of standard deviation 1/sqrt(fan-in)). `b_init` the bias;
+    None: zeros."""
     super().__init__(name=name)
     self._w_init = w_init
+    self._b_init = b_init
     self._channels = channels
     self._kernel = kernel
     self._stride = stride
@@ -77,7 +80,7 @@ class PatchConv2D(hk.Module):
                          init=self._w_init or hk.initializers.TruncatedNormal(
                              stddev=1.0 / np.sqrt(fan_in)))
     b = hk.get_parameter('b', (self._channels,), images.dtype,
-                         init=jnp.zeros)
+                         init=self._b_init or jnp.zeros)
     patches = image_patches(images, self._kernel, self._stride,
                             self._padding)
     return patches @ w.reshape(fan_in, self._channels) + b

@@ -38,6 +38,7 @@ from networks import learned_model
 from networks import mlp
 from networks import nature_conv
 from networks import policy
+from networks import popgym_arcade_conv
 from networks import q_network
 from networks import recurrent
 from networks import xminigrid_recurrent
@@ -200,8 +201,7 @@ _BUILT_IN = (
             spec.num_actions, sizes, jax.nn.relu, conv.ConvTorso))),
     _conv_entry('conv_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes, conv.ConvTorso))),
-    # Mnih et al.'s Atari network (DQN's; CleanRL's "Nature CNN"), for
-    # pixel games of Atari's scale (EnvPool's Atari, POPGym Arcade).
+    # Mnih et al.'s Atari network (DQN's) for pixel games of Atari's scale.
     _nature_conv_entry('nature_conv_actor_critic', ACTOR_CRITIC,
                        lambda spec, sizes: (
                            actor_critic.make_actor_critic_network(
@@ -215,6 +215,11 @@ _BUILT_IN = (
                        lambda spec, sizes: q_network.make_q_network(
                            spec.num_actions, sizes,
                            nature_conv.LayerNormNatureConvTorso)),
+    # POPGym Arcade's baselines': a conv tower and trunk each side.
+    _conv_entry(popgym_arcade_conv.NAME, ACTOR_CRITIC, lambda spec, sizes: (
+        popgym_arcade_conv.make_popgym_arcade_actor_critic_network(
+            spec.num_actions, spec.observations.shape, sizes)),
+                default_hidden_sizes=popgym_arcade_conv.TRUNK_SIZES),
     # PQN's MinAtar network: MinAtar's convolution with LayerNorm.
     _conv_entry('conv_layer_norm_q_values', Q_VALUES, lambda spec, sizes: (
         q_network.make_q_network(spec.num_actions, sizes,

@@ -39,6 +39,7 @@ class NetworkRegistryTest(absltest.TestCase):
                       'mlp_separate_actor_critic_relu',
                       'nature_conv_actor_critic',
                       'nature_conv_lstm_actor_critic',
+                      'popgym_arcade_actor_critic',
                       'xminigrid_gru_actor_critic'))
     self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
                      ['conv_lstm_actor_critic', 'conv_lstm_policy',
