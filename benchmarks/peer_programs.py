@@ -3,7 +3,8 @@
 Runs under the peers' own environment (`scripts/setup_peer_venv.sh`,
 `.venv-peers`), never the project's: it imports PureJaxRL, purejaxql,
 rejax, SBX, Navix, Jumanji's training package, Craftax_Baselines,
-XLand-MiniGrid's training scripts or pgx's AlphaZero example, never this
+XLand-MiniGrid's training scripts, POPGym Arcade's baselines or pgx's
+AlphaZero example, never this
 project. Prints one JSON line:
 
   python benchmarks/peer_programs.py purejaxql_pqn_minatar --source=DIR --settings=JSON
@@ -18,6 +19,7 @@ project. Prints one JSON line:
   python benchmarks/peer_programs.py jumanji_a2c --settings=JSON
   python benchmarks/peer_programs.py craftax_baselines_ppo --source=DIR --settings=JSON
   python benchmarks/peer_programs.py xminigrid_ppo --source=DIR --settings=JSON
+  python benchmarks/peer_programs.py popgym_arcade_ppo --settings=JSON
   python benchmarks/peer_programs.py pgx_alphazero --source=DIR --settings=JSON --iterations=K
 
 `purejaxrl_ppo`, `purejaxrl_ppo_rnn`, `purejaxql_pqn_minatar` (purejaxql's
@@ -291,7 +293,8 @@ def main() -> None:
                                           'sbx', 'pgx_alphazero',
                                           'navix_ppo', 'jumanji_a2c',
                                           'craftax_baselines_ppo',
-                                          'xminigrid_ppo'))
+                                          'xminigrid_ppo',
+                                          'popgym_arcade_ppo'))
   parser.add_argument('--source', help='a checkout of luchris429/purejaxrl '
                       '(mttga/purejaxql for purejaxql_pqn_*, '
                       'sotetsuk/pgx for pgx_alphazero, '
@@ -341,6 +344,10 @@ def main() -> None:
     figures = _sibling('xminigrid_ppo_program').xminigrid_ppo(
         args.source, settings, args.seed)
     figures['peak_memory_mib'] = _peak_memory_mib()
+  elif args.program == 'popgym_arcade_ppo':
+    figures = _sibling('popgym_arcade_ppo_program').popgym_arcade_ppo(
+        settings, args.seed, _last_episodes_return)
+    figures['peak_memory_mib'] = _peak_memory_mib()
   elif args.program == 'pgx_alphazero':
     figures = _sibling('pgx_alphazero_program').pgx_alphazero(
         args.source, settings, args.seed, args.iterations,
@@ -349,7 +356,7 @@ def main() -> None:
     figures = rejax(args.algorithm, settings, args.seed, args.num_seeds)
   figures['versions'] = {}
   packages = ('jax', 'flax', 'gymnax', 'rejax', 'sbx-rl', 'navix',
-              'craftax', 'jumanji', 'xminigrid')
+              'craftax', 'jumanji', 'xminigrid', 'popgym-arcade', 'equinox')
   if args.program == 'pgx_alphazero':
     packages = ('jax', 'pgx', 'dm-haiku', 'mctx', 'optax')
   for package in packages:

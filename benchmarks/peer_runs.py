@@ -86,7 +86,7 @@ class Peers:
     if program.startswith('purejaxql_'):
       return self.peer(program, seed, source=self._purejaxql_source,
                         settings=settings['config'])
-    if program in ('navix_ppo', 'jumanji_a2c'):
+    if program in ('navix_ppo', 'jumanji_a2c', 'popgym_arcade_ppo'):
       return self.peer(program, seed, settings=settings['config'])
     if program == 'craftax_baselines_ppo':
       return self.peer(program, seed, source=self._craftax_baselines_source,

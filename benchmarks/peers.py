@@ -47,6 +47,8 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
     (`benchmarks/jumanji_peer.py`).
   peers_xminigrid_ppo: recurrent PPO on XLand-MiniGrid beside its own
     recurrent PPO (`benchmarks/xminigrid_peer.py`).
+  peers_popgym_arcade_ppo: PPO on POPGym Arcade's games beside its own
+    PPO (`benchmarks/popgym_arcade_peer.py`).
   peers_python_loop: the Python loop, PPO on Gymnasium CartPole-v1,
     `--python_loop_steps` steps with the default evaluations (no export),
     with 1 and `--vector_envs` environments, against SBX's PPO with
@@ -65,6 +67,7 @@ from benchmarks import jumanji_peer
 from benchmarks import navix_peer
 from benchmarks import peer_runs
 from benchmarks import pgx_alphazero_peer
+from benchmarks import popgym_arcade_peer
 from benchmarks import purejaxql_peer
 from benchmarks import rejax_peer
 from benchmarks import scaling
@@ -74,7 +77,8 @@ SUITES = ('peers_gymnax_cartpole', 'peers_breakout_minatar',
           'peers_ppo_games', 'peers_ppo_rnn', 'peers_python_loop') + rejax_peer.SUITES + (
               purejaxql_peer.SUITES) + pgx_alphazero_peer.SUITES + (
                   navix_peer.SUITES) + craftax_peer.SUITES + (
-                      jumanji_peer.SUITES) + xminigrid_peer.SUITES
+                      jumanji_peer.SUITES) + xminigrid_peer.SUITES + (
+                          popgym_arcade_peer.SUITES)
 
 
 class PeerSetupError(ValueError):
@@ -362,6 +366,7 @@ def define_flags() -> None:
   craftax_peer.define_flags()
   jumanji_peer.define_flags()
   xminigrid_peer.define_flags()
+  popgym_arcade_peer.define_flags()
 
 
 def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
@@ -379,6 +384,7 @@ def suites(root: str, flags_values: Any) -> Dict[str, Callable[[], Any]]:
       **craftax_peer.suites(root, f, run),
       **jumanji_peer.suites(root, f, run),
       **xminigrid_peer.suites(root, f, run),
+      **popgym_arcade_peer.suites(root, f, run),
       'peers_gymnax_cartpole': lambda: gymnax_cartpole(root, f.seeds, run),
       'peers_breakout_minatar': lambda: breakout_minatar(
           root, f.seeds, run, [int(n) for n in f.minatar_steps]),

@@ -274,7 +274,8 @@ FLAG_GROUPS = {
                        'craftax_steps', 'craftax_baselines_source',
                        'jumanji_steps', 'xminigrid_ids', 'xminigrid_widths',
                        'xminigrid_steps', 'xminigrid_benchmark',
-                       'xminigrid_ruleset', 'xminigrid_source'),
+                       'xminigrid_ruleset', 'xminigrid_source',
+                       'popgym_arcade_ids', 'popgym_arcade_steps'),
 }
 
 
