@@ -2,7 +2,8 @@
 # Makes .venv-peers: the peers' own environment for the peers_* suites of
 # benchmarks.suites (PureJaxRL's and purejaxql's needs, rejax, SBX, and
 # what pgx's examples/alphazero/train.py imports, Craftax_Baselines' and
-# XLand-MiniGrid's games, Jumanji's A2C with its RLax), with our JAX
+# XLand-MiniGrid's games, Jumanji's A2C with its RLax, POPGym Arcade's
+# baselines), with our JAX
 # version, and our pgx, mctx, Haiku, Craftax, XLand-MiniGrid, Navix and
 # Jumanji versions, so that speeds compare
 # programs, not releases. Never part of the project's dependencies. PureJaxRL,
@@ -24,9 +25,10 @@ print(" ".join(f"{p}=={metadata.version(p)}"
 # omegaconf and pydantic: pgx's train.py reads its config with them.
 # rlax: Jumanji's A2C (jumanji.training; its neptune-client pin is left
 # out, benchmarks/jumanji_a2c_program.py says why).
+# popgym-arcade[baselines] 0.0.5: its PPO (equinox), our version of it.
 # shellcheck disable=SC2086  # $ours: one word per package.
 .venv-peers/bin/python -m pip install --quiet \
   "jax==$jax_version" "jaxlib==$jax_version" flax distrax optax \
   gymnax==0.0.9 brax rejax==0.1.3 sbx-rl gymnasium hydra-core wandb \
-  $ours omegaconf pydantic rlax
+  $ours omegaconf pydantic rlax "popgym-arcade[baselines]==0.0.5"
 echo "Made .venv-peers (jax $jax_version; $ours)."
