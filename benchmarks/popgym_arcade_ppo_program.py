@@ -2,8 +2,8 @@
 `benchmarks/peer_programs.py popgym_arcade_ppo` in the peers' own
 environment (`.venv-peers`, with `popgym-arcade[baselines]==0.0.5`),
 never the project's: it imports POPGym Arcade, never this project
-(`peer_programs` loads it by its path, and passes its count of the last
-training episodes' return).
+(`peer_programs` loads it by its path, and passes the function that
+averages the return of the last training episodes).
 """
 
 import time

@@ -77,6 +77,8 @@ TABLES: Dict[str, Table] = {
                             ('xminigrid_ppo_peers_speed.json',)),
     'jumanji_a2c_peers': (suite_peer_tables.jumanji_a2c,
                           ('jumanji_a2c_peers_speed.json',)),
+    'popgym_arcade_ppo_peers': (suite_peer_tables.popgym_arcade_ppo,
+                                ('popgym_arcade_ppo_peers_speed.json',)),
     'alphazero_connect_four_peers': (
         peer_tables.alphazero_connect_four,
         ('alphazero_connect_four_peers_speed.json',)),

@@ -13,9 +13,11 @@ package's `obs_size`:
   * 256x256: 7x7/2, pool 2/2, 3x3/2, pool 2/2, 3x3/2, pool 2/2, 3x3/2.
 
 Images of at least `LARGE_SIDE` a side take the second tower, others the
-first; images its layers do not fit are refused. Parameters start as
-equinox's do (weights and biases uniform in ±1/sqrt(fan-in); LayerNorm's
-scale 1, offset 0). Images come in [0, 1] (`environments.popgym_arcade_
+first; images its layers do not fit are refused. Parameters are drawn
+as equinox draws them (weights and biases uniform in ±1/sqrt(fan-in);
+LayerNorm's scale 1, offset 0), each tower from its own keys: at 128x128
+the package draws its critic's tower from its actor's keys, so that the
+two start equal, a quirk not copied. Images come in [0, 1] (`environments.popgym_arcade_
 adapter` scales them; the package's network divides its [0, 255] by
 255). `--hidden_sizes` sets the trunks' widths.
 """
@@ -66,15 +68,19 @@ def output_side(side: int, layers: Sequence[Layer]) -> int:
   return side
 
 
+# The smallest side the 128x128 tower fits.
+SMALLEST_SIDE = next(s for s in range(1, LARGE_SIDE)
+                     if output_side(s, SMALL_TOWER) >= 1)
+
+
 def check_fits(shape: Sequence[int]) -> None:
-  """Raises ValueError, naming the Atari network, unless `[H, W, C]`
-  images of `shape` fit the tower their size picks."""
+  """Raises ValueError, suggesting `nature_conv_actor_critic`, unless
+  `[H, W, C]` images of `shape` fit the tower their size picks."""
   side = min(shape[0], shape[1])
   if output_side(side, tower(side)) < 1:
-    smallest = next(s for s in range(1, LARGE_SIDE)
-                    if output_side(s, SMALL_TOWER) >= 1)
     raise ValueError(
-        f'{NAME} needs images of at least {smallest}x{smallest} (POPGym '
+        f'{NAME} needs images of at least {SMALLEST_SIDE}x{SMALLEST_SIDE} '
+        f'(POPGym '
         f"Arcade's 128x128 or 256x256); these are {shape[0]}x{shape[1]}. "
         'For smaller images use nature_conv_actor_critic or a conv_ '
         'network.')

@@ -1,6 +1,6 @@
 """The tables of docs/benchmarks/speed.md that put ours beside a JAX
 suite's own baseline (Navix's PPO, Craftax_Baselines' PPO, Jumanji's
-A2C, XLand-MiniGrid's recurrent PPO): per game,
+A2C, XLand-MiniGrid's recurrent PPO, POPGym Arcade's PPO): per game,
 training speed per round, compile time and the return each ended with."""
 
 import functools
@@ -139,4 +139,31 @@ def xminigrid_ppo() -> List[str]:
                    '(rounds)', 'over XLand-MiniGrid\'s, median (rounds)',
                    '`train_single_task.py`: steps/s',
                    'compile s, ours / theirs', 'return of 80 sampled '
+                   'episodes after training, rounds'], rows)
+
+
+def popgym_arcade_ppo() -> List[str]:
+  """Each POPGym Arcade game: ours (with its arithmetic) and its PPO,
+  their speed and ours over its per round, compile time, greedy returns
+  after training."""
+  rows = []
+  for game, part in _measured('popgym_arcade_ppo_peers_speed.json',
+                              'peers_popgym_arcade_ppo'):
+    med = part['median']
+    training = md.runs([r['training_return']['mean']
+                        for r in part['runs']['popgym_arcade']], _two)
+    rows.append([
+        f'`popgym_arcade:{game}`', md.num(med['ours']['env_steps'], 0),
+        peer_tables.speed_cell(part, 'ours'),
+        peer_tables.ratio_cell(part, 'popgym_arcade', 'ours'),
+        peer_tables.speed_cell(part, 'popgym_arcade'),
+        f'{_one(med["ours"]["compile_seconds"])} / '
+        f'{_one(med["popgym_arcade"]["compile_seconds"])}',
+        f'ours {_returns(part, "ours", "eval_return")}; theirs '
+        f'{_returns(part, "popgym_arcade", "greedy_return")} (its last '
+        f'training episodes {training})'])
+  return md.table(['game', 'steps', 'ours, time limits as ends: steps/s, '
+                   'median (rounds)', 'over POPGym Arcade\'s, median '
+                   '(rounds)', 'its `make_train`: steps/s',
+                   'compile s, ours / theirs', 'greedy return of 32 '
                    'episodes after training, rounds'], rows)

@@ -46,6 +46,12 @@ class PopgymArcadePeerTest(absltest.TestCase):
     for steps in (0, 1_000, 3_000):
       self.assertFalse(popgym_arcade_peer.whole_updates(steps), steps)
 
+  def test_its_ppo_plays_every_game_but_autoencode(self):
+    self.assertLen(popgym_arcade_peer.PLAYABLE, 27)
+    self.assertIn('CartPoleHard', popgym_arcade_peer.PLAYABLE)
+    self.assertFalse(any(i.startswith('AutoEncode')
+                         for i in popgym_arcade_peer.PLAYABLE))
+
 
 if __name__ == '__main__':
   absltest.main()
