@@ -37,6 +37,7 @@ from environments import continuous_actions
 from environments import name_hints
 from environments import named_entries
 from environments import specs
+from networks import image_defaults
 from networks import registry as network_registry
 
 
@@ -64,7 +65,7 @@ class AgentEntry:
       discrete, categorical policy; continuous, Gaussian). The default is
       the registered network it uses there unless `--network` names
       another of that kind (on image observations the conv network of the
-      kind instead: `networks.registry.default_network`).
+      kind instead: `networks.image_defaults.default_network`).
     title: the agent's name for people (figure legends, reports); None:
       `name`.
     trainable_on_device: its exported policy has a policy gradient, so an
@@ -187,11 +188,10 @@ class AgentEntry:
                    ) -> network_registry.NetworkEntry:
     """The network it uses: `network`, else its default for the action
     space and observations of `environment_spec`
-    (`networks.registry.default_network`: on images the conv twin of its
-    default, else the conv network of its kind; at Atari's scale the
-    Atari network's). A network of the wrong
-    kind, or one that cannot take those observations, is refused, listing
-    the ones that fit. Without a spec, a `network` of any kind the agent
+    (`networks.image_defaults.default_network`: on images the conv twin
+    of its default, else the conv network of its kind; at Atari's scale
+    the Atari network's). A network of the wrong kind, or one that cannot
+    take those observations, is refused, listing the ones that fit. Without a spec, a `network` of any kind the agent
     uses is accepted, and the default is that of its `action_space`."""
     observations = (None if environment_spec is None else
                     environment_spec.observations)
@@ -208,7 +208,7 @@ class AgentEntry:
       else:
         kind, default = self.network_kind, self.default_network
       chosen = network_registry.get(
-          network or network_registry.default_network(
+          network or image_defaults.default_network(
               kind, observations, default), kind)
       if observations is not None:
         chosen.check_observations(observations)

@@ -24,9 +24,9 @@ HIDDEN_SIZES = (512,)
 # The smallest side the three convolutions fit: 36 -> 8 -> 3 -> 1.
 SMALLEST_SIDE = 36
 # The smallest side that gets these networks by default
-# (`registry.default_network`): 44 -> 10 -> 4 -> 2 leaves the third
-# convolution more than one position, as `registry.is_image` asks of
-# MinAtar's (a 1x1 output's patch product does not convert to TFLite).
+# (`image_defaults.default_network`): 44 -> 10 -> 4 -> 2 leaves the third
+# convolution more than one position, as `image_defaults.is_image` asks of
+# MinAtar's.
 DEFAULT_SIDE = 44
 
 

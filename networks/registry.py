@@ -16,8 +16,9 @@ that kind, e.g. one a user registers from their own module (see
 
 Image observations (one observation of rank 3, `[H, W, C]`) get the conv
 network of the agent's kind unless `--network` names another
-(`default_network`, the one place that rule lives); a network that needs
-images (`NetworkEntry.observation_rank`) refuses any other observation.
+(`networks.image_defaults`, the one place that rule lives); a network that
+needs images (`NetworkEntry.observation_rank`) refuses any other
+observation.
 """
 
 import dataclasses
@@ -327,16 +328,6 @@ _BUILT_IN = (
                 default_hidden_sizes=CONV_RECURRENT_SIZES, recurrent=True),
 )
 
-# The network of each kind that image observations get by default.
-IMAGE_DEFAULTS = {POLICY: 'conv_policy', ACTOR_CRITIC: 'conv_actor_critic',
-                  Q_VALUES: 'conv_q_values',
-                  Q_DISTRIBUTION: 'conv_q_distribution',
-                  LEARNED_MODEL: 'conv_learned_model'}
-# Of the kinds that have one, the network images of Atari's scale
-# (`nature_conv.suits`) get by default.
-LARGE_IMAGE_DEFAULTS = {ACTOR_CRITIC: 'nature_conv_actor_critic',
-                        Q_VALUES: 'nature_conv_q_values'}
-
 # Built-in entries, then whatever users `register` (never replaced).
 _ENTRIES = named_entries.NamedEntries('Network', _BUILT_IN)
 
@@ -364,37 +355,3 @@ def get(name: str, kind: Optional[str] = None) -> NetworkEntry:
                      f'{kind!r} is needed here. Valid names: '
                      f'{", ".join(names(kind))}.')
   return entry
-
-
-def is_image(observation_spec: Any) -> bool:
-  """One observation is an `[H, W, C]` image (rank 3) that the default
-  convolution leaves more than one position of: a board no wider than its
-  kernel (tic-tac-toe's 3x3) is read better by an MLP, whose TFLite model
-  converts (the patch product of a 1x1 output does not)."""
-  shape = tuple(observation_spec.shape)
-  return (len(shape) == conv.IMAGE_RANK and
-          min(shape[:2]) > max(conv.DEFAULT_KERNEL_SIZES))
-
-
-def default_network(kind: str, observation_spec: Optional[Any],
-                    fallback: str) -> str:
-  """The network an agent of `kind` gets when none is named. On images of
-  Atari's scale (`nature_conv.suits`): the Atari-network twin of
-  `fallback` (the agent's own default, `mlp_<x>` -> `nature_conv_<x>`,
-  e.g. PQN's LayerNorm one) where one of `kind` is registered, else the
-  Atari network of its kind where there is one. On other images (and
-  other kinds): the conv twin (`conv_<x>`), else the conv network of its
-  kind. On other observations `fallback`; `observation_spec` None (not
-  known yet): `fallback`."""
-  if observation_spec is None or not is_image(observation_spec):
-    return fallback
-  choices = ((('nature_conv_', LARGE_IMAGE_DEFAULTS),)
-             if nature_conv.suits(observation_spec.shape) else ())
-  for prefix, defaults in choices + (('conv_', IMAGE_DEFAULTS),):
-    if fallback.startswith('mlp_'):
-      twin = prefix + fallback[len('mlp_'):]
-      if twin in _ENTRIES.names() and _ENTRIES.get(twin).kind == kind:
-        return twin
-    if kind in defaults:
-      return defaults[kind]
-  return fallback

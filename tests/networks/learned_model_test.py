@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from environments import specs
+from networks import image_defaults
 from networks import learned_model
 from networks import registry
 
@@ -58,7 +59,7 @@ class LearnedModelTest(absltest.TestCase):
       np.testing.assert_array_equal(out, 0.0)
 
   def test_images_default_to_the_conv_model(self):
-    self.assertEqual(registry.default_network(
+    self.assertEqual(image_defaults.default_network(
         registry.LEARNED_MODEL, _spec((10, 10, 4)).observations,
         'mlp_learned_model'), 'conv_learned_model')
 

@@ -107,67 +107,6 @@ class NetworkRegistryTest(absltest.TestCase):
       else:
         self.assertEqual(out.shape, (3, 3), name)
 
-  def test_images_default_to_the_conv_network_of_each_kind(self):
-    image = _image_spec().observations
-    for kind, conv_name in ((registry.POLICY, 'conv_policy'),
-                            (registry.ACTOR_CRITIC, 'conv_actor_critic'),
-                            (registry.Q_VALUES, 'conv_q_values'),
-                            (registry.Q_DISTRIBUTION, 'conv_q_distribution')):
-      self.assertEqual(registry.default_network(kind, image, 'fallback'),
-                       conv_name)
-      self.assertEqual(registry.get(conv_name).kind, kind)
-
-  def test_images_take_the_conv_twin_of_the_agents_default(self):
-    image = _image_spec().observations
-    # PQN's LayerNorm MLP has a LayerNorm conv twin; the dueling MLP's
-    # twin exists too; a default without a twin of its kind falls back.
-    for fallback, chosen in (
-        ('mlp_layer_norm_q_values', 'conv_layer_norm_q_values'),
-        ('mlp_dueling_q_values', 'conv_dueling_q_values'),
-        ('mlp_q_values', 'conv_q_values')):
-      self.assertEqual(
-          registry.default_network(registry.Q_VALUES, image, fallback),
-          chosen)
-    self.assertEqual(registry.default_network(
-        registry.ACTOR_CRITIC, image, 'mlp_separate_actor_critic'),
-                     'conv_actor_critic')
-    self.assertEqual(registry.default_network(
-        registry.ACTOR_CRITIC, image, 'mlp_q_values'), 'conv_actor_critic')
-
-  def test_images_of_atari_scale_take_the_atari_network(self):
-    # Both sides >= 44: the Atari network's twin or the kind's Atari
-    # network; kinds without one keep the conv network.
-    for shape, q_values, actor_critic, policy_network in (
-        ((84, 84, 4), 'nature_conv_layer_norm_q_values',
-         'nature_conv_actor_critic', 'conv_policy'),
-        ((128, 128, 3), 'nature_conv_layer_norm_q_values',
-         'nature_conv_actor_critic', 'conv_policy'),
-        ((43, 84, 4), 'conv_layer_norm_q_values', 'conv_actor_critic',
-         'conv_policy')):
-      image = _image_spec(shape).observations
-      self.assertEqual(registry.default_network(
-          registry.Q_VALUES, image, 'mlp_layer_norm_q_values'), q_values)
-      self.assertEqual(registry.default_network(
-          registry.ACTOR_CRITIC, image, 'mlp_separate_actor_critic'),
-                       actor_critic)
-      self.assertEqual(registry.default_network(
-          registry.POLICY, image, 'mlp_policy'), policy_network)
-    self.assertEqual(registry.default_network(
-        registry.Q_VALUES, _image_spec((84, 84, 4)).observations,
-        'mlp_q_values'), 'nature_conv_q_values')
-
-  def test_other_observations_keep_the_fallback(self):
-    # A board no wider than the convolution's kernel (tic-tac-toe's) too.
-    self.assertTrue(registry.is_image(dm_specs.Array((4, 4, 31),
-                                                     np.float32)))
-    for shape in ((5,), (8, 8), (2, 3, 4, 5), (3, 3, 2)):
-      observations = dm_specs.Array(shape, np.float32)
-      self.assertFalse(registry.is_image(observations))
-      self.assertEqual(registry.default_network(registry.POLICY, observations,
-                                                'mlp_policy'), 'mlp_policy')
-    self.assertEqual(registry.default_network(registry.POLICY, None,
-                                              'mlp_policy'), 'mlp_policy')
-
   def test_conv_network_refuses_non_images(self):
     vector = _spec()  # Catch: [10, 5] boards, rank 2.
     for name, valid in (('conv_policy',
