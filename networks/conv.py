@@ -83,7 +83,12 @@ class PatchConv2D(hk.Module):
                          init=self._b_init or jnp.zeros)
     patches = image_patches(images, self._kernel, self._stride,
                             self._padding)
-    return patches @ w.reshape(fan_in, self._channels) + b
+    kernel = w.reshape(fan_in, self._channels)
+    if patches.shape[1:3] == (1, 1):
+      # One position (POPGym Arcade's last layer): a dense layer, which
+      # TFLite converts; it refuses a rank-4 batch_matmul.
+      return (patches[:, 0, 0] @ kernel + b)[:, None, None]
+    return patches @ kernel + b
 
 
 class ConvTorso(hk.Module):
