@@ -17,9 +17,9 @@ first; images its layers do not fit are refused. Parameters are drawn
 as equinox draws them (weights and biases uniform in ±1/sqrt(fan-in);
 LayerNorm's scale 1, offset 0), each tower from its own keys: at 128x128
 the package draws its critic's tower from its actor's keys, so that the
-two start equal, a quirk not copied. Images come in [0, 1] (`environments.popgym_arcade_
-adapter` scales them; the package's network divides its [0, 255] by
-255). `--hidden_sizes` sets the trunks' widths.
+two start equal, a quirk not copied. Images come in [0, 1]
+(`environments.popgym_arcade_adapter` scales them; the package's network
+divides its [0, 255] by 255). `--hidden_sizes` sets the trunks' widths.
 """
 
 from typing import NamedTuple, Optional, Sequence, Tuple
@@ -73,20 +73,21 @@ SMALLEST_SIDE = next(s for s in range(1, LARGE_SIDE)
                      if output_side(s, SMALL_TOWER) >= 1)
 
 
-def check_fits(shape: Sequence[int]) -> None:
+def check_fits(shape: Sequence[int], name: str = NAME) -> None:
   """Raises ValueError, suggesting `nature_conv_actor_critic`, unless
-  `[H, W, C]` images of `shape` fit the tower their size picks."""
+  `[H, W, C]` images of `shape` fit the tower their size picks (`name`:
+  the network asking)."""
   side = min(shape[0], shape[1])
   if output_side(side, tower(side)) < 1:
     raise ValueError(
-        f'{NAME} needs images of at least {SMALLEST_SIDE}x{SMALLEST_SIDE} '
+        f'{name} needs images of at least {SMALLEST_SIDE}x{SMALLEST_SIDE} '
         f'(POPGym '
         f"Arcade's 128x128 or 256x256); these are {shape[0]}x{shape[1]}. "
         'For smaller images use nature_conv_actor_critic or a conv_ '
         'network.')
 
 
-def _uniform(fan_in: int) -> hk.initializers.Initializer:
+def uniform(fan_in: int) -> hk.initializers.Initializer:
   """Equinox's default: uniform in ±1/sqrt(fan-in)."""
   limit = 1.0 / np.sqrt(fan_in)
   return hk.initializers.RandomUniform(-limit, limit)
@@ -103,7 +104,7 @@ class ConvTower(hk.Module):
   def __call__(self, images: jax.Array) -> jax.Array:
     x = images
     for i, layer in enumerate(self._layers):
-      init = _uniform(layer.kernel * layer.kernel * x.shape[-1])
+      init = uniform(layer.kernel * layer.kernel * x.shape[-1])
       x = conv.PatchConv2D(layer.channels, layer.kernel, layer.stride,
                            'VALID', w_init=init, b_init=init,
                            name=f'conv_{i}')(x)
@@ -134,7 +135,7 @@ class Trunk(hk.Module):
 
 def _linear(x: jax.Array, size: int, name: str) -> jax.Array:
   """A dense layer started as equinox's."""
-  init = _uniform(x.shape[-1])
+  init = uniform(x.shape[-1])
   return hk.Linear(size, w_init=init, b_init=init, name=name)(x)
 
 

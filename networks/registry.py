@@ -40,6 +40,7 @@ from networks import mlp
 from networks import nature_conv
 from networks import policy
 from networks import popgym_arcade_conv
+from networks import popgym_arcade_recurrent
 from networks import q_network
 from networks import recurrent
 from networks import xminigrid_recurrent
@@ -321,6 +322,15 @@ _BUILT_IN = (
                 spec.num_actions, sizes or NATURE_CONV_RECURRENT_SIZES,
                 recurrent.LSTM, jax.nn.relu, recurrent.NATURE_CONV_TORSO)),
         default_hidden_sizes=NATURE_CONV_RECURRENT_SIZES, recurrent=True),
+    # POPGym Arcade's memory baselines': towers, LRU memories, trunks.
+    _conv_entry(popgym_arcade_recurrent.NAME, ACTOR_CRITIC,
+                lambda spec, sizes: (
+                    popgym_arcade_recurrent
+                    .make_popgym_arcade_lru_actor_critic_network(
+                        spec.num_actions, spec.observations.shape, sizes)),
+                default_hidden_sizes=(
+                    popgym_arcade_recurrent.DEFAULT_HIDDEN_SIZES),
+                recurrent=True),
     _conv_entry('conv_lstm_policy', POLICY, lambda spec, sizes: (
         recurrent.make_recurrent_policy_network(
             spec.num_actions, sizes or CONV_RECURRENT_SIZES, recurrent.LSTM,

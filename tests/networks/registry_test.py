@@ -40,6 +40,7 @@ class NetworkRegistryTest(absltest.TestCase):
                       'nature_conv_actor_critic',
                       'nature_conv_lstm_actor_critic',
                       'popgym_arcade_actor_critic',
+                      'popgym_arcade_lru_actor_critic',
                       'xminigrid_gru_actor_critic'))
     self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
                      ['conv_lstm_actor_critic', 'conv_lstm_policy',
@@ -47,6 +48,7 @@ class NetworkRegistryTest(absltest.TestCase):
                       'gru_layer_norm_q_values', 'gru_policy',
                       'lstm_actor_critic', 'lstm_policy',
                       'nature_conv_lstm_actor_critic',
+                      'popgym_arcade_lru_actor_critic',
                       'xminigrid_gru_actor_critic'])
     self.assertEqual(registry.names(registry.Q_VALUES),
                      ('conv_dueling_q_values', 'conv_layer_norm_q_values',
