@@ -4,22 +4,15 @@ from absl.testing import absltest
 from dm_env import specs as dm_specs
 import numpy as np
 
-from environments import specs
 from networks import image_defaults
 from networks import registry
-
-
-def _image_spec(shape=(10, 10, 4)):
-  """A MinAtar-like spec: float32 [H, W, C] images, 3 actions."""
-  return specs.make_spec(
-      dm_specs.Array(shape, np.float32),
-      dm_specs.DiscreteArray(3))
+from tests.networks import network_checks
 
 
 class ImageDefaultsTest(absltest.TestCase):
 
   def test_images_default_to_the_conv_network_of_each_kind(self):
-    image = _image_spec().observations
+    image = network_checks.image_spec().observations
     for kind, conv_name in ((registry.POLICY, 'conv_policy'),
                             (registry.ACTOR_CRITIC, 'conv_actor_critic'),
                             (registry.Q_VALUES, 'conv_q_values'),
@@ -29,7 +22,7 @@ class ImageDefaultsTest(absltest.TestCase):
       self.assertEqual(registry.get(conv_name).kind, kind)
 
   def test_images_take_the_conv_twin_of_the_agents_default(self):
-    image = _image_spec().observations
+    image = network_checks.image_spec().observations
     # PQN's LayerNorm MLP has a LayerNorm conv twin; the dueling MLP's
     # twin exists too; a default without a twin of its kind falls back.
     for fallback, chosen in (
@@ -55,7 +48,7 @@ class ImageDefaultsTest(absltest.TestCase):
          'nature_conv_actor_critic', 'conv_policy'),
         ((43, 84, 4), 'conv_layer_norm_q_values', 'conv_actor_critic',
          'conv_policy')):
-      image = _image_spec(shape).observations
+      image = network_checks.image_spec(shape).observations
       self.assertEqual(image_defaults.default_network(
           registry.Q_VALUES, image, 'mlp_layer_norm_q_values'), q_values)
       self.assertEqual(image_defaults.default_network(
@@ -64,7 +57,7 @@ class ImageDefaultsTest(absltest.TestCase):
       self.assertEqual(image_defaults.default_network(
           registry.POLICY, image, 'mlp_policy'), policy_network)
     self.assertEqual(image_defaults.default_network(
-        registry.Q_VALUES, _image_spec((84, 84, 4)).observations,
+        registry.Q_VALUES, network_checks.image_spec((84, 84, 4)).observations,
         'mlp_q_values'), 'nature_conv_q_values')
 
   def test_other_observations_keep_the_fallback(self):

@@ -1,8 +1,19 @@
-"""What the network tests share: the layers' shapes, and which modules a
-gradient reaches."""
+"""What the network tests share: an image spec, the layers' shapes, and
+which modules a gradient reaches."""
 
+from dm_env import specs as dm_specs
 import jax
 import jax.numpy as jnp
+import numpy as np
+
+from environments import specs
+
+
+def image_spec(shape=(10, 10, 4)):
+  """A MinAtar-like spec: float32 [H, W, C] images, 3 actions."""
+  return specs.make_spec(
+      dm_specs.Array(shape, np.float32),
+      dm_specs.DiscreteArray(3))
 
 
 def weight_shapes(network, observation_shape):

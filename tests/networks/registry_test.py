@@ -3,26 +3,18 @@
 from unittest import mock
 
 from absl.testing import absltest
-from dm_env import specs as dm_specs
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from environments import catch
 from environments import specs
 from networks import policy
 from networks import registry
+from tests.networks import network_checks
 
 
 def _spec():
   return specs.make_environment_spec(catch.make_environment())
-
-
-def _image_spec(shape=(10, 10, 4)):
-  """A MinAtar-like spec: float32 [H, W, C] images, 3 actions."""
-  return specs.make_spec(
-      dm_specs.Array(shape, np.float32),
-      dm_specs.DiscreteArray(3))
 
 
 class NetworkRegistryTest(absltest.TestCase):
@@ -70,7 +62,7 @@ class NetworkRegistryTest(absltest.TestCase):
       params = network.init(jax.random.PRNGKey(0), observations)
       self.assertEqual(network.apply(params, observations).shape, (2, 3, 5),
                        name)
-    images = _image_spec()
+    images = network_checks.image_spec()
     network = registry.get('conv_dueling_q_distribution').make(
         images, None, num_atoms=4)
     frames = jnp.zeros((2,) + images.observations.shape)
@@ -96,7 +88,7 @@ class NetworkRegistryTest(absltest.TestCase):
       self.assertTrue(check(network.apply(params, observations)), name)
 
   def test_conv_networks_output_their_kind_on_images(self):
-    spec = _image_spec()
+    spec = network_checks.image_spec()
     images = jnp.zeros((3,) + spec.observations.shape)
     for name in ('conv_policy', 'conv_actor_critic', 'conv_q_values'):
       network = registry.get(name).make(spec, None)
@@ -128,9 +120,9 @@ class NetworkRegistryTest(absltest.TestCase):
       with self.assertRaisesRegex(ValueError, pattern):
         registry.get(name).make(vector, None)
     registry.get('conv_policy').check_observations(
-        _image_spec().observations)  # Images pass.
+        network_checks.image_spec().observations)  # Images pass.
     registry.get('mlp_policy').check_observations(
-        _image_spec().observations)  # The MLPs flatten anything.
+        network_checks.image_spec().observations)  # The MLPs flatten anything.
 
   def test_unknown_name_lists_the_valid_ones(self):
     with self.assertRaisesRegex(ValueError,
