@@ -126,14 +126,15 @@ def make_recurrent_q_network(
 
 
 def make_recurrent_actor_critic_relu_heads_network(
-    num_actions: int, hidden_sizes: Optional[Sequence[int]] = None
-) -> RecurrentNetwork:
+    num_actions: int, hidden_sizes: Optional[Sequence[int]] = None,
+    head_layers: int = 1) -> RecurrentNetwork:
   """PureJaxRL `ppo_rnn.py`'s network: a ReLU embedding, a GRU, and an
-  actor and a critic of one ReLU layer each as wide as the GRU; default
-  (128, 128): a 128 embedding and a 128 GRU."""
+  actor and a critic of `head_layers` ReLU layers each as wide as the GRU
+  (Craftax_Baselines' `ppo_rnn.py`: two); default (128, 128): a 128
+  embedding and a 128 GRU."""
   sizes = tuple(hidden_sizes or (128, 128))
   return _make(num_actions, sizes, core=GRU, activation=jax.nn.relu,
-               with_value=True, head_sizes=sizes[-1:])
+               with_value=True, head_sizes=sizes[-1:] * head_layers)
 
 
 def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]],

@@ -131,6 +131,9 @@ CONV_RECURRENT_SIZES = conv.DEFAULT_HIDDEN_SIZES + (128,)
 # The Atari network's with memory: its 512 dense layer, then a 128 LSTM
 # (CleanRL's ppo_atari_lstm.py).
 NATURE_CONV_RECURRENT_SIZES = nature_conv.HIDDEN_SIZES + (128,)
+# Craftax_Baselines' ppo_rnn.py: a 512 embedding, then a 512 GRU (its
+# --layer_size, which its heads' layers share).
+CRAFTAX_RECURRENT_SIZES = (512, 512)
 
 
 def _needs_images(name: str, make: NetworkFactory) -> NetworkFactory:
@@ -298,6 +301,14 @@ _BUILT_IN = (
                      recurrent.make_recurrent_actor_critic_relu_heads_network(
                          spec.num_actions, sizes)),
                  default_hidden_sizes=(128, 128), recurrent=True),
+    # Craftax_Baselines' ppo_rnn.py: PureJaxRL's, with two-layer heads.
+    NetworkEntry('craftax_gru_actor_critic', ACTOR_CRITIC,
+                 lambda spec, sizes: (
+                     recurrent.make_recurrent_actor_critic_relu_heads_network(
+                         spec.num_actions, sizes or CRAFTAX_RECURRENT_SIZES,
+                         head_layers=2)),
+                 default_hidden_sizes=CRAFTAX_RECURRENT_SIZES,
+                 recurrent=True),
     # purejaxql's recurrent PQN: LayerNorm ReLU layers, a GRU, Q-values.
     NetworkEntry('gru_layer_norm_q_values', Q_VALUES, lambda spec, sizes: (
         recurrent.make_recurrent_q_network(spec.num_actions, sizes)),

@@ -3,10 +3,14 @@
 from absl.testing import absltest
 from absl.testing import parameterized
 import chex
+from dm_env import specs as dm_specs
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from environments import specs
 from networks import recurrent
+from networks import registry
 
 
 def _network(core):
@@ -76,6 +80,25 @@ class RecurrentActorCriticTest(parameterized.TestCase):
     self.assertEqual(network.initial_state(3).shape, (3, 8))
     with self.assertRaisesRegex(ValueError, 'lstm'):
       recurrent.make_recurrent_actor_critic_network(2, None, 'rnn')
+
+  def test_craftax_network_has_two_relu_layers_per_head(self):
+    # Craftax_Baselines' ppo_rnn.py ActorCriticRNN: Dense(L) ReLU, a GRU
+    # of L, then Dense(L) ReLU twice and the output, for each head.
+    network = registry.get('craftax_gru_actor_critic').make(
+        specs.make_spec(dm_specs.Array((7,), np.float32),
+                        dm_specs.DiscreteArray(3)), (16, 16))
+    params = network.init(jax.random.PRNGKey(0), jnp.zeros((1, 7)))
+    shapes = sorted(p['w'].shape for m, p in params.items() if 'w' in p)
+    self.assertEqual(shapes, [(7, 16)] + [(16, 1), (16, 3)] +
+                     [(16, 16)] * 4)
+    self.assertEqual(params['gru']['w_i'].shape, (16, 48))
+    (logits, values), _ = network.step(
+        params, jnp.zeros((2, 7)), jnp.ones(2, bool),
+        network.initial_state(2))
+    self.assertEqual((logits.shape, values.shape), ((2, 3), (2,)))
+    self.assertEqual(
+        registry.get('craftax_gru_actor_critic').default_hidden_sizes,
+        (512, 512))
 
 
 if __name__ == '__main__':

@@ -25,6 +25,7 @@ class NetworkRegistryTest(absltest.TestCase):
                       'lstm_policy', 'mlp_policy'))
     self.assertEqual(registry.names(registry.ACTOR_CRITIC),
                      ('conv_actor_critic', 'conv_lstm_actor_critic',
+                      'craftax_gru_actor_critic',
                       'gru_actor_critic', 'gru_actor_critic_relu_heads',
                       'jumanji_maze_actor_critic', 'lstm_actor_critic',
                       'mlp_actor_critic', 'mlp_separate_actor_critic',
@@ -36,6 +37,7 @@ class NetworkRegistryTest(absltest.TestCase):
                       'xminigrid_gru_actor_critic'))
     self.assertEqual([n for n in registry.names() if registry.get(n).recurrent],
                      ['conv_lstm_actor_critic', 'conv_lstm_policy',
+                      'craftax_gru_actor_critic',
                       'gru_actor_critic', 'gru_actor_critic_relu_heads',
                       'gru_layer_norm_q_values', 'gru_policy',
                       'lstm_actor_critic', 'lstm_policy',
@@ -109,6 +111,7 @@ class NetworkRegistryTest(absltest.TestCase):
                          'mlp_dueling_q_values, mlp_layer_norm_q_values, '
                          'mlp_q_values'),
                         ('conv_actor_critic',
+                         'craftax_gru_actor_critic, '
                          'gru_actor_critic, gru_actor_critic_relu_heads, '
                          'lstm_actor_critic, '
                          'mlp_actor_critic, mlp_separate_actor_critic, '
