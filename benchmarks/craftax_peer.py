@@ -17,6 +17,11 @@ peers' own environment from a checkout, `--craftax_baselines_source`;
     policy after training on both sides (the same protocol). Its default
     width is 512; a narrower network is a variant of its setting (its
     `--layer_size` flag), shown as its own row.
+  peers_craftax_ppo_rnn: the same with Craftax_Baselines' recurrent PPO
+    (`ppo_rnn.py`, the same PPO settings; our `ppo_rnn_craftax` preset):
+    a ReLU embedding of the width, a GRU of the width and actor and
+    critic heads of two ReLU layers of the width, minibatches of whole
+    sequences.
 
 Craftax_Baselines resets 1 of every 16 environments' worth of fresh
 games per step and hands them to the environments that ended
@@ -31,8 +36,9 @@ from absl import flags
 from benchmarks import peer_runs
 from benchmarks import scaling
 
-SUITES = ('peers_craftax_ppo',)
+SUITES = ('peers_craftax_ppo', 'peers_craftax_ppo_rnn')
 PRESET = 'ppo_craftax'
+RECURRENT_PRESET = 'ppo_rnn_craftax'
 EVAL_EPISODES = 100
 EVAL_POLICY = 'sampled'
 # One update of the setting: 1,024 environments x 64 steps.
@@ -41,33 +47,44 @@ UPDATE_STEPS = 1024 * 64
 
 def craftax_ppo(root: str, repeats: int, run: scaling.Runner,
                 env_ids: Sequence[str], widths: Sequence[int],
-                budgets: Sequence[int]) -> Dict[str, Any]:
+                budgets: Sequence[int], recurrent: bool = False
+                ) -> Dict[str, Any]:
   """PPO on each of `env_ids` at each (width, budget): ours, with the
-  peer's arithmetic, and Craftax_Baselines'."""
+  peer's arithmetic, and Craftax_Baselines' (`recurrent`: its
+  `ppo_rnn.py` and our `ppo_rnn_craftax`, else its `ppo.py` and our
+  `ppo_craftax`)."""
+  network = ('a ReLU embedding, a GRU and actor and critic heads of two '
+             'ReLU layers, all of the width, minibatches of whole '
+             'sequences (Craftax_Baselines\' ppo_rnn.py defaults; our '
+             'ppo_rnn_craftax preset)' if recurrent else
+             'separate tanh actor and critic of three layers '
+             '(Craftax_Baselines\' ppo.py defaults; our ppo_craftax '
+             'preset)')
   report = {'setting': '1,024 envs x 64 steps, 4 epochs x 8 minibatches, '
                        'lr 2e-4 annealed, GAE lambda 0.8, gradients '
-                       'clipped to global norm 1.0, separate tanh actor '
-                       'and critic of three layers (Craftax_Baselines\' '
-                       'ppo.py defaults; our ppo_craftax preset), time '
+                       f'clipped to global norm 1.0, {network}, time '
                        'limits ending the returns on both sides; return '
                        f'of {EVAL_EPISODES} whole episodes of the '
                        f'{EVAL_POLICY} policy after training, both sides'}
   for env_id in env_ids:
     for width, steps in zip(widths, budgets):
-      ours = dict(program='ours', preset=PRESET, env=f'craftax:{env_id}',
-                  num_steps=steps, hidden_sizes=(width,) * 3,
+      ours = dict(program='ours',
+                  preset=RECURRENT_PRESET if recurrent else PRESET,
+                  env=f'craftax:{env_id}', num_steps=steps,
+                  hidden_sizes=(width,) * (2 if recurrent else 3),
                   agent_config=peer_runs.peer_arithmetic('craftax'),
                   **dict(peer_runs.TRAINING_ONLY,
                          eval_episodes=EVAL_EPISODES,
                          eval_policy=EVAL_POLICY))
+      theirs = {'env_name': env_id, 'layer_size': width,
+                'total_timesteps': steps, 'eval_episodes': EVAL_EPISODES,
+                'eval_policy': EVAL_POLICY}
+      if recurrent:
+        theirs['script'] = 'ppo_rnn'
       runs = scaling.measure(root, {
           'ours': scaling.Measurement(ours),
           'craftax_baselines': scaling.Measurement(dict(
-              program='craftax_baselines_ppo', config={
-                  'env_name': env_id, 'layer_size': width,
-                  'total_timesteps': steps,
-                  'eval_episodes': EVAL_EPISODES,
-                  'eval_policy': EVAL_POLICY})),
+              program='craftax_baselines_ppo', config=theirs)),
       }, repeats, run)
       peer_runs.ratios(runs, 'ours', 'steps_per_second',
                        ('craftax_baselines',), 'speed')
@@ -79,17 +96,17 @@ def craftax_ppo(root: str, repeats: int, run: scaling.Runner,
 def define_flags() -> None:
   """This suite's flags (`benchmarks.peers.define_flags` calls it)."""
   flags.DEFINE_list('craftax_ids', ['Craftax-Classic-Symbolic-v1'],
-                    'peers_craftax_ppo: the Craftax games (symbolic ids '
+                    'peers_craftax_ppo(_rnn): the Craftax games (symbolic ids '
                     'without "craftax:").')
   flags.DEFINE_list('craftax_widths', ['512', '64'],
-                    'peers_craftax_ppo: widths of the three hidden layers, '
+                    'peers_craftax_ppo(_rnn): widths of the layers, '
                     'one setting each (512: Craftax_Baselines\' own).')
   flags.DEFINE_list('craftax_steps', ['262144', '1048576'],
-                    'peers_craftax_ppo: training steps per run, one per '
+                    'peers_craftax_ppo(_rnn): training steps per run, one per '
                     f'width, each a multiple of {UPDATE_STEPS:,} (one '
                     'update).')
   flags.DEFINE_string('craftax_baselines_source', None,
-                      'peers_craftax_ppo: a checkout of '
+                      'peers_craftax_ppo(_rnn): a checkout of '
                       'github.com/MichaelTMatthews/Craftax_Baselines (the '
                       'folder holding ppo.py).')
   flags.register_multi_flags_validator(
@@ -105,7 +122,12 @@ def suites(root: str, flags_values: Any, run: scaling.Runner
           ) -> Dict[str, Callable[[], Any]]:
   """The suites of this module, by name, bound to their flag values."""
   f = flags_values
-  return {'peers_craftax_ppo': lambda: craftax_ppo(
-      root, f.seeds, run, f.craftax_ids,
-      [int(w) for w in f.craftax_widths],
-      [int(s) for s in f.craftax_steps])}
+
+  def suite(recurrent):
+    return lambda: craftax_ppo(
+        root, f.seeds, run, f.craftax_ids,
+        [int(w) for w in f.craftax_widths],
+        [int(s) for s in f.craftax_steps], recurrent)
+
+  return {'peers_craftax_ppo': suite(False),
+          'peers_craftax_ppo_rnn': suite(True)}

@@ -42,7 +42,8 @@ ours, through `benchmarks/peer_programs.py`; PureJaxRL is a checkout
   peers_navix_ppo: PPO on Navix's games beside Navix's own PPO
     (`benchmarks/navix_peer.py`).
   peers_craftax_ppo: PPO on Craftax beside Craftax_Baselines' PPO
-    (`benchmarks/craftax_peer.py`).
+    (`benchmarks/craftax_peer.py`); peers_craftax_ppo_rnn: the same with
+    its recurrent PPO.
   peers_jumanji_a2c: A2C on Jumanji's Maze beside Jumanji's own A2C
     (`benchmarks/jumanji_peer.py`).
   peers_xminigrid_ppo: recurrent PPO on XLand-MiniGrid beside its own

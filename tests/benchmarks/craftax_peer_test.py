@@ -44,6 +44,25 @@ class CraftaxPeerTest(absltest.TestCase):
         [r['speed_over_craftax_baselines'] for r in part['runs']['ours']],
         [3.0, 3.01])
 
+  def test_the_recurrent_suite_runs_both_recurrent_programs(self):
+    seen = []
+
+    def run(root, name, measurement, seed):
+      del root, name, seed
+      seen.append(dict(measurement.settings))
+      return {'steps_per_second': 100.0, 'sampled_return': 1.0,
+              'eval_return': 1.0, 'eval_policy': 'sampled'}
+
+    report = craftax_peer.craftax_ppo(
+        'root', 1, run, ['Craftax-Classic-Symbolic-v1'], [512], [65_536],
+        recurrent=True)
+    ours, theirs = seen
+    self.assertEqual((ours['preset'], ours['hidden_sizes']),
+                     ('ppo_rnn_craftax', (512, 512)))
+    self.assertEqual((theirs['program'], theirs['config']['script']),
+                     ('craftax_baselines_ppo', 'ppo_rnn'))
+    self.assertIn('ppo_rnn.py', report['setting'])
+
   def test_a_budget_must_be_whole_updates_one_per_width(self):
     update = craftax_peer.UPDATE_STEPS
     self.assertTrue(peer_runs.widths_and_budgets(
