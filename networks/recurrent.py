@@ -16,8 +16,8 @@ core reads it. The pure functions of one set of params:
 `outputs` are those of the feed-forward network of the same kind (an
 actor-critic's `(logits, values)`, a policy's logits), with leading `[N]`
 or `[T, N]`; `unroll` computes what `step` computes at each of T steps
-(`networks.recurrent_cores`: the cores of `hk.LSTM` and `hk.GRU`, which
-replay a sequence with its inputs projected once), so the learner replays
+(`networks.recurrent_cores`: the cores of `hk.LSTM` and `hk.GRU`, and
+flax's GRU, which replay a sequence with its inputs projected once), so the learner replays
 a sequence as the actor played it. `hidden_sizes` are the torso's
 widths and then the core's size: (64, 64) is one 64-unit dense layer and a
 64-unit core. The torso is an MLP over the flattened observation, or
@@ -39,7 +39,9 @@ from networks import recurrent_cores
 
 LSTM = 'lstm'
 GRU = 'gru'
-CORES = (LSTM, GRU)
+# flax's `GRUCell` (cuDNN's kind): `recurrent_cores.ResetAfterGRU`.
+RESET_AFTER_GRU = 'reset_after_gru'
+CORES = (LSTM, GRU, RESET_AFTER_GRU)
 
 RecurrentState = Any  # `hk.LSTMState` or a GRU's `[N, size]` array.
 
@@ -127,13 +129,14 @@ def make_recurrent_q_network(
 
 def make_recurrent_actor_critic_relu_heads_network(
     num_actions: int, hidden_sizes: Optional[Sequence[int]] = None,
-    head_layers: int = 1) -> RecurrentNetwork:
-  """PureJaxRL `ppo_rnn.py`'s network: a ReLU embedding, a GRU, and an
-  actor and a critic of `head_layers` ReLU layers each as wide as the GRU
-  (Craftax_Baselines' `ppo_rnn.py`: two); default (128, 128): a 128
-  embedding and a 128 GRU."""
+    head_layers: int = 1, core: str = GRU) -> RecurrentNetwork:
+  """PureJaxRL `ppo_rnn.py`'s network: a ReLU embedding, a `core`, and an
+  actor and a critic of `head_layers` ReLU layers each as wide as the
+  core (Craftax_Baselines' `ppo_rnn.py`: two, and flax's GRU,
+  `RESET_AFTER_GRU`); default (128, 128): a 128 embedding and a 128
+  core."""
   sizes = tuple(hidden_sizes or (128, 128))
-  return _make(num_actions, sizes, core=GRU, activation=jax.nn.relu,
+  return _make(num_actions, sizes, core=core, activation=jax.nn.relu,
                with_value=True, head_sizes=sizes[-1:] * head_layers)
 
 
@@ -170,8 +173,8 @@ def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]],
                       b_init=zero, name='torso')])
     else:
       features = hk.Flatten(preserve_dims=1)
-    cell = (recurrent_cores.LSTM(core_size) if core == LSTM else
-            recurrent_cores.GRU(core_size))
+    cell = {LSTM: recurrent_cores.LSTM, GRU: recurrent_cores.GRU,
+            RESET_AFTER_GRU: recurrent_cores.ResetAfterGRU}[core](core_size)
     def head(size, scale, name):
       layers = [hk.nets.MLP(head_sizes, activation=activation,
                             activate_final=True, w_init=orthogonal(2.0),

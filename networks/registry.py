@@ -301,12 +301,13 @@ _BUILT_IN = (
                      recurrent.make_recurrent_actor_critic_relu_heads_network(
                          spec.num_actions, sizes)),
                  default_hidden_sizes=(128, 128), recurrent=True),
-    # Craftax_Baselines' ppo_rnn.py: PureJaxRL's, with two-layer heads.
+    # Craftax_Baselines' ppo_rnn.py: PureJaxRL's, with two-layer heads
+    # and flax's GRU.
     NetworkEntry('craftax_gru_actor_critic', ACTOR_CRITIC,
                  lambda spec, sizes: (
                      recurrent.make_recurrent_actor_critic_relu_heads_network(
                          spec.num_actions, sizes or CRAFTAX_RECURRENT_SIZES,
-                         head_layers=2)),
+                         head_layers=2, core=recurrent.RESET_AFTER_GRU)),
                  default_hidden_sizes=CRAFTAX_RECURRENT_SIZES,
                  recurrent=True),
     # purejaxql's recurrent PQN: LayerNorm ReLU layers, a GRU, Q-values.

@@ -82,8 +82,8 @@ class RecurrentActorCriticTest(parameterized.TestCase):
       recurrent.make_recurrent_actor_critic_network(2, None, 'rnn')
 
   def test_craftax_network_has_two_relu_layers_per_head(self):
-    # Craftax_Baselines' ppo_rnn.py ActorCriticRNN: Dense(L) ReLU, a GRU
-    # of L, then Dense(L) ReLU twice and the output, for each head.
+    # Craftax_Baselines' ppo_rnn.py ActorCriticRNN: Dense(L) ReLU, flax's
+    # GRU of L, then Dense(L) ReLU twice and the output, for each head.
     network = registry.get('craftax_gru_actor_critic').make(
         specs.make_spec(dm_specs.Array((7,), np.float32),
                         dm_specs.DiscreteArray(3)), (16, 16))
@@ -91,7 +91,7 @@ class RecurrentActorCriticTest(parameterized.TestCase):
     shapes = sorted(p['w'].shape for m, p in params.items() if 'w' in p)
     self.assertEqual(shapes, [(7, 16)] + [(16, 1), (16, 3)] +
                      [(16, 16)] * 4)
-    self.assertEqual(params['gru']['w_i'].shape, (16, 48))
+    self.assertEqual(params['reset_after_gru']['b_hn'].shape, (16,))
     (logits, values), _ = network.step(
         params, jnp.zeros((2, 7)), jnp.ones(2, bool),
         network.initial_state(2))
