@@ -20,6 +20,7 @@ the code changes again). Each fingerprinted table ends with the commit it
 was measured at.
 """
 
+import functools
 import glob
 import json
 import os
@@ -73,6 +74,9 @@ TABLES: Dict[str, Table] = {
                         ('navix_ppo_peers_speed.json',)),
     'craftax_ppo_peers': (suite_peer_tables.craftax_ppo,
                           ('craftax_ppo_peers_speed.json',)),
+    'craftax_ppo_rnn_peers': (
+        functools.partial(suite_peer_tables.craftax_ppo, recurrent=True),
+        ('craftax_ppo_rnn_peers_speed.json',)),
     'xminigrid_ppo_peers': (suite_peer_tables.xminigrid_ppo,
                             ('xminigrid_ppo_peers_speed.json',)),
     'jumanji_a2c_peers': (suite_peer_tables.jumanji_a2c,

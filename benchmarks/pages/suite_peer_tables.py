@@ -74,13 +74,14 @@ def _sized_speed_cells(part: Dict[str, Any], game: str, size: str,
           f'{_one(med[peer]["compile_seconds"])}']
 
 
-def craftax_ppo() -> List[str]:
+def craftax_ppo(recurrent: bool = False) -> List[str]:
   """Each Craftax game and network width: ours (with Craftax_Baselines'
-  arithmetic) and its PPO, their speed and ours over its per round,
-  compile time, and the returns after training by the same protocol."""
+  arithmetic) and its PPO (`recurrent`: its recurrent PPO), their speed
+  and ours over its per round, compile time, and the returns after
+  training by the same protocol."""
   rows = []
-  for _, part in _measured('craftax_ppo_peers_speed.json',
-                           'peers_craftax_ppo'):
+  name = 'craftax_ppo_rnn' if recurrent else 'craftax_ppo'
+  for _, part in _measured(f'{name}_peers_speed.json', f'peers_{name}'):
     run = part['runs']
     policy = run['ours'][0]['eval_policy']
     theirs = f'{policy}_return'
@@ -92,7 +93,8 @@ def craftax_ppo() -> List[str]:
         f'ours {md.runs([r["eval_return"] for r in run["ours"]], _two)}; '
         f'theirs {md.runs([r[theirs] for r in run["craftax_baselines"]], _two)}'
         f' ({policy})'])
-  return md.table(['game', 'width (3 layers)', 'steps', 'ours: steps/s, '
+  layers = 'embedding, GRU, heads' if recurrent else '3 layers'
+  return md.table(['game', f'width ({layers})', 'steps', 'ours: steps/s, '
                    'median (rounds)', 'over Craftax_Baselines, median '
                    '(rounds)', 'Craftax_Baselines `make_train`: steps/s',
                    'compile s, ours / theirs', 'return of 100 episodes '
