@@ -6,6 +6,7 @@ from dm_env import specs as dm_specs
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from environments import specs
 from networks import popgym_arcade_recurrent
@@ -36,6 +37,7 @@ class PopgymArcadeRecurrentTest(absltest.TestCase):
       self.assertIn('actor_memory/lru_1', params)
       self.assertNotIn('critic_memory/lru_1', params)
 
+  @pytest.mark.slow  # Two 128x128 towers compiled: ~7 s cold.
   def test_steps_replay_the_unroll_and_first_resets_the_memory(self):
     network = _network(hidden_sizes=(16, 8))
     t, n = 3, 2
