@@ -17,8 +17,8 @@ core reads it. The pure functions of one set of params:
 actor-critic's `(logits, values)`, a policy's logits), with leading `[N]`
 or `[T, N]`; `unroll` computes what `step` computes at each of T steps
 (`networks.recurrent_cores`: the cores of `hk.LSTM` and `hk.GRU`, and
-flax's GRU, which replay a sequence with its inputs projected once), so the learner replays
-a sequence as the actor played it. `hidden_sizes` are the torso's
+flax's GRU, which replay a sequence with its inputs projected once), so
+the learner replays a sequence as the actor played it. `hidden_sizes` are the torso's
 widths and then the core's size: (64, 64) is one 64-unit dense layer and a
 64-unit core. The torso is an MLP over the flattened observation, or
 `conv.ConvTorso` (or `nature_conv.NatureConvTorso`, the Atari network's)
@@ -39,7 +39,8 @@ from networks import recurrent_cores
 
 LSTM = 'lstm'
 GRU = 'gru'
-# flax's `GRUCell` (cuDNN's kind): `recurrent_cores.ResetAfterGRU`.
+# flax's `GRUCell` (cuDNN's kind, drawn as flax draws it):
+# `recurrent_cores.ResetAfterGRU(flax_init=True)`.
 RESET_AFTER_GRU = 'reset_after_gru'
 CORES = (LSTM, GRU, RESET_AFTER_GRU)
 
@@ -173,8 +174,10 @@ def _make(num_actions: int, hidden_sizes: Optional[Sequence[int]],
                       b_init=zero, name='torso')])
     else:
       features = hk.Flatten(preserve_dims=1)
-    cell = {LSTM: recurrent_cores.LSTM, GRU: recurrent_cores.GRU,
-            RESET_AFTER_GRU: recurrent_cores.ResetAfterGRU}[core](core_size)
+    cell = (recurrent_cores.ResetAfterGRU(core_size, flax_init=True)
+            if core == RESET_AFTER_GRU else
+            {LSTM: recurrent_cores.LSTM, GRU: recurrent_cores.GRU}[core](
+                core_size))
     def head(size, scale, name):
       layers = [hk.nets.MLP(head_sizes, activation=activation,
                             activate_final=True, w_init=orthogonal(2.0),

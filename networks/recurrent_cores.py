@@ -101,6 +101,15 @@ class GRU(_ProjectedCore):
     return jnp.zeros((batch_size, self.hidden_size), jnp.float32)
 
 
+def _gatewise_orthogonal(shape, dtype) -> jax.Array:
+  """`[H, k H]`: k orthogonal `[H, H]` matrices side by side, one per
+  gate (flax's recurrent kernels)."""
+  size, width = shape
+  init = hk.initializers.Orthogonal()
+  return jnp.concatenate([init((size, size), dtype)
+                          for _ in range(width // size)], axis=-1)
+
+
 class ResetAfterGRU(_ProjectedCore):
   """The GRU of cuDNN and PyTorch (and of XLand-MiniGrid's baselines): the
   reset gate scales the candidate's recurrent product after it is taken,
@@ -111,20 +120,27 @@ class ResetAfterGRU(_ProjectedCore):
   so each step makes one recurrent product, `h @ w_h` `[H, 3H]`, where
   `GRU` makes two in a row. Params: `w_i` `[in, 3H]` (Glorot normal),
   `w_h` `[H, 3H]` (orthogonal), `b` `[3H]` and `b_hn` `[H]` (zeros), the
-  gates in the order r, z, n."""
+  gates in the order r, z, n. `flax_init`: drawn as flax's `GRUCell`
+  (the GRU of PureJaxRL-style programs, which computes the same) draws
+  them: each gate's input weights LeCun normal, its recurrent weights an
+  orthogonal `[H, H]` of its own."""
 
-  def __init__(self, hidden_size: int, name: str = 'reset_after_gru'):
+  def __init__(self, hidden_size: int, name: str = 'reset_after_gru',
+               flax_init: bool = False):
     super().__init__(hidden_size, name=name)
+    self._flax_init = flax_init
 
   @hk.experimental.name_like('__call__')
   def _params(self, input_size: int):
     size = self.hidden_size
     w_i = hk.get_parameter(
         'w_i', [input_size, 3 * size], jnp.float32,
-        init=hk.initializers.VarianceScaling(1.0, 'fan_avg',
-                                             'truncated_normal'))
+        init=hk.initializers.VarianceScaling(
+            1.0, 'fan_in' if self._flax_init else 'fan_avg',
+            'truncated_normal'))
     w_h = hk.get_parameter('w_h', [size, 3 * size], jnp.float32,
-                           init=hk.initializers.Orthogonal())
+                           init=(_gatewise_orthogonal if self._flax_init
+                                 else hk.initializers.Orthogonal()))
     b = hk.get_parameter('b', [3 * size], jnp.float32, init=jnp.zeros)
     self._b_hn = hk.get_parameter('b_hn', [size], jnp.float32,
                                   init=jnp.zeros)

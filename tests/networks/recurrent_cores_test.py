@@ -116,6 +116,24 @@ class ResetAfterGRUTest(absltest.TestCase):
         step.apply(params, inputs[0], first[0], state),
         (outputs[0], outputs[0]), atol=1e-6)
 
+  def test_flax_init_draws_each_gate_as_flaxs_gru_cell(self):
+    """flax's GRUCell: each gate's input kernel LeCun normal (std
+    1/sqrt(inputs)), each gate's recurrent kernel orthogonal on its own."""
+    size, inputs = 64, 256
+    init = hk.transform(lambda x, first, state: recurrent_cores.ResetAfterGRU(
+        size, flax_init=True)(x, first, state)).init
+    params = init(jax.random.PRNGKey(0), jnp.zeros((1, inputs)),
+                  jnp.ones(1, bool), jnp.zeros((1, size)))['reset_after_gru']
+    w_h = np.asarray(params['w_h'])
+    for gate in range(3):
+      block = w_h[:, gate * size:(gate + 1) * size]
+      np.testing.assert_allclose(block.T @ block, np.eye(size), atol=1e-4)
+    # Not one orthogonal [H, 3H] (the default), whose blocks are not.
+    self.assertAlmostEqual(float(np.std(w_h)), 1 / np.sqrt(size), delta=0.01)
+    # Truncated at 2 sigma and rescaled: std 1/sqrt(inputs) within 5%.
+    self.assertAlmostEqual(float(np.std(params['w_i'])) * np.sqrt(inputs),
+                           1.0, delta=0.05)
+
 
 if __name__ == '__main__':
   absltest.main()
