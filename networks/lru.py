@@ -96,13 +96,18 @@ class LRU(hk.Module):
     """lambda's parts, then B (scaled by gamma), C and D."""
     size, r_min, r_max = self.state_size, self._r_min, self._r_max
 
+    def log(x):
+      # Never of 0, which would start a parameter at infinity (and its
+      # gradient at NaN) for a uniform draw of exactly 0; memax's else.
+      return jnp.log(jnp.maximum(x, jnp.finfo(x.dtype).tiny))
+
     def nu_init(shape, dtype):
       u = jax.random.uniform(hk.next_rng_key(), shape, dtype)
-      return jnp.log(-0.5 * jnp.log(u * (r_max**2 - r_min**2) + r_min**2))
+      return log(-0.5 * log(u * (r_max**2 - r_min**2) + r_min**2))
 
     def theta_init(shape, dtype):
       u = jax.random.uniform(hk.next_rng_key(), shape, dtype)
-      return jnp.log(self._max_phase * u)
+      return log(self._max_phase * u)
 
     def normal(scale):
       return hk.initializers.RandomNormal(1.0 / np.sqrt(scale))

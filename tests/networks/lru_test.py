@@ -1,5 +1,7 @@
 """Tests for networks/lru.py."""
 
+from unittest import mock
+
 from absl.testing import absltest
 import haiku as hk
 import jax
@@ -90,6 +92,17 @@ class LRUTest(absltest.TestCase):
                                np.sqrt(1 - magnitude**2), rtol=1e-5)
     self.assertEqual(params['b_real'].shape, (STATE, INPUTS))
     self.assertEqual(params['c_imaginary'].shape, (INPUTS, STATE))
+
+  def test_a_draw_of_zero_starts_finite(self):
+    # jax.random.uniform can return exactly 0, whose logarithm would be
+    # an infinite parameter with a NaN gradient.
+    inputs, first = _sequence()
+    zeros = lambda key, shape, dtype=jnp.float32, **_: jnp.zeros(shape, dtype)
+    with mock.patch.object(jax.random, 'uniform', zeros):
+      params = _core().init(jax.random.PRNGKey(0), inputs, first,
+                            lru.initial_state(N, STATE))
+    for name in ('nu_log', 'theta_log', 'gamma_log'):
+      self.assertTrue(np.all(np.isfinite(params['lru'][name])), name)
 
   def test_eigenvalues_outside_the_circle_refused(self):
     with self.assertRaisesRegex(ValueError, 'r_max=1.5'):
