@@ -87,7 +87,7 @@ def check_fits(shape: Sequence[int], name: str = NAME) -> None:
         'network.')
 
 
-def uniform(fan_in: int) -> hk.initializers.Initializer:
+def _uniform(fan_in: int) -> hk.initializers.Initializer:
   """Equinox's default: uniform in ±1/sqrt(fan-in)."""
   limit = 1.0 / np.sqrt(fan_in)
   return hk.initializers.RandomUniform(-limit, limit)
@@ -104,7 +104,7 @@ class ConvTower(hk.Module):
   def __call__(self, images: jax.Array) -> jax.Array:
     x = images
     for i, layer in enumerate(self._layers):
-      init = uniform(layer.kernel * layer.kernel * x.shape[-1])
+      init = _uniform(layer.kernel * layer.kernel * x.shape[-1])
       x = conv.PatchConv2D(layer.channels, layer.kernel, layer.stride,
                            'VALID', w_init=init, b_init=init,
                            name=f'conv_{i}')(x)
@@ -128,14 +128,14 @@ class Trunk(hk.Module):
 
   def __call__(self, x: jax.Array) -> jax.Array:
     for i, size in enumerate(self._hidden_sizes):
-      x = _linear(x, size, f'linear_{i}')
+      x = linear(x, size, f'linear_{i}')
       x = jax.nn.leaky_relu(mlp.LayerNorm(name=f'layer_norm_{i}')(x))
-    return _linear(x, self._output_size, 'output')
+    return linear(x, self._output_size, 'output')
 
 
-def _linear(x: jax.Array, size: int, name: str) -> jax.Array:
-  """A dense layer started as equinox's."""
-  init = uniform(x.shape[-1])
+def linear(x: jax.Array, size: int, name: str) -> jax.Array:
+  """A dense layer started as equinox's, over the last axis."""
+  init = _uniform(x.shape[-1])
   return hk.Linear(size, w_init=init, b_init=init, name=name)(x)
 
 

@@ -44,12 +44,6 @@ def _normalise(x: jax.Array, eps: float = 1e-5) -> jax.Array:
   return (x - mean) * jax.lax.rsqrt(variance + eps)
 
 
-def _dense(x: jax.Array, size: int, name: str) -> jax.Array:
-  """A dense layer started as equinox's, over the last axis."""
-  init = popgym_arcade_conv.uniform(x.shape[-1])
-  return hk.Linear(size, w_init=init, b_init=init, name=name)(x)
-
-
 class ResidualMemory(hk.Module):
   """memorax's `ResidualModel` of `num_layers` LRUs (module docstring):
   `[T, N, in]` features -> `[T, N, output_size]`, with its state."""
@@ -61,15 +55,16 @@ class ResidualMemory(hk.Module):
     self._num_layers = num_layers
 
   def __call__(self, features: jax.Array, first: jax.Array, state):
-    x = _dense(features, self._memory_size, 'map_in')
+    linear = popgym_arcade_conv.linear
+    x = linear(features, self._memory_size, 'map_in')
     states = []
     for i, layer_state in enumerate(state[:self._num_layers]):
       x, layer_state = lru.LRU(self._memory_size, name=f'lru_{i}').unroll(
           x, first, layer_state)
       states.append(layer_state)
       x = jax.nn.leaky_relu(_normalise(
-          _dense(x, self._memory_size, f'feed_forward_{i}')))
-    return _dense(x, self._output_size, 'map_out'), tuple(states)
+          linear(x, self._memory_size, f'feed_forward_{i}')))
+    return linear(x, self._output_size, 'map_out'), tuple(states)
 
 
 def make_popgym_arcade_lru_actor_critic_network(
@@ -88,9 +83,9 @@ def make_popgym_arcade_lru_actor_critic_network(
   sizes = (DEFAULT_HIDDEN_SIZES if hidden_sizes is None
            else tuple(hidden_sizes))
   if len(sizes) != 2:
-    raise ValueError(f'hidden_sizes of {NAME} are the memory\'s size and '
-                     f'the trunk\'s width (two numbers, e.g. 512,256); got '
-                     f'{sizes}.')
+    raise ValueError(f'--hidden_sizes of {NAME} are the memory\'s size '
+                     f'and the trunk\'s width, two numbers (its default '
+                     f'--hidden_sizes=512,256); got {sizes}.')
   memory_size, trunk_size = sizes
 
   def modules():

@@ -95,7 +95,9 @@ class PatchConv2DTest(parameterized.TestCase):
       ('VALID', 1, 3, 10), ('SAME', 1, 3, 10), ('VALID', 2, 3, 7),
       # SAME with an odd total padding (the extra row after), and strides
       # that do not divide the image.
-      ('SAME', 2, 2, 7), ('SAME', 3, 3, 10), ('VALID', 3, 1, 10))
+      ('SAME', 2, 2, 7), ('SAME', 3, 3, 10), ('VALID', 3, 1, 10),
+      # One position left (the product TFLite converts as a dense layer).
+      ('VALID', 2, 3, 3))
   def test_same_params_and_outputs_as_haikus_conv(self, padding, stride,
                                                   kernel, size):
     images = jax.random.normal(jax.random.PRNGKey(0), (2, size, size + 1, 3))
