@@ -108,7 +108,7 @@ def define_flags() -> None:
   flags.DEFINE_string('craftax_baselines_source', None,
                       'peers_craftax_ppo(_rnn): a checkout of '
                       'github.com/MichaelTMatthews/Craftax_Baselines (the '
-                      'folder holding ppo.py).')
+                      'folder holding ppo.py and ppo_rnn.py).')
   flags.register_multi_flags_validator(
       ['craftax_widths', 'craftax_steps'],
       lambda values: peer_runs.widths_and_budgets(

@@ -122,12 +122,14 @@ def check_setup(peer_python: str, purejaxrl_source: Optional[str],
     raise PeerSetupError(
         f'--pgx_source: {pgx_source!r} is no checkout of sotetsuk/pgx (no '
         f'examples/alphazero/train.py); clone it and pass its path.')
-  if set(craftax_peer.SUITES) & set(suites) and not os.path.isfile(
-      os.path.join(craftax_baselines_source or '', 'ppo.py')):
-    raise PeerSetupError(
-        f'--craftax_baselines_source: {craftax_baselines_source!r} is no '
-        f'checkout of MichaelTMatthews/Craftax_Baselines (no ppo.py); clone '
-        f'it and pass its path.')
+  for script in (('ppo.py', 'ppo_rnn.py')
+                 if 'peers_craftax_ppo_rnn' in suites else ('ppo.py',)):
+    if set(craftax_peer.SUITES) & set(suites) and not os.path.isfile(
+        os.path.join(craftax_baselines_source or '', script)):
+      raise PeerSetupError(
+          f'--craftax_baselines_source: {craftax_baselines_source!r} is no '
+          f'checkout of MichaelTMatthews/Craftax_Baselines (no {script}); '
+          'clone it and pass its path.')
   if set(xminigrid_peer.SUITES) & set(suites) and not os.path.isfile(
       os.path.join(xminigrid_source or '', 'training',
                    'train_single_task.py')):
