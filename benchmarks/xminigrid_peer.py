@@ -20,7 +20,7 @@ checkout, `--xminigrid_source`; `benchmarks.peer_runs`):
 
 An XLand grid (`XLand-MiniGrid-R1-9x9`, ...) plays one ruleset of one of
 xminigrid's benchmarks on both sides: `--xminigrid_benchmark` (e.g.
-`trivial-1m`, which xminigrid downloads on first use) and
+`trivial-21k`, which xminigrid downloads on first use) and
 `--xminigrid_ruleset` (its index), refused before any run when an XLand id
 is named without a benchmark.
 
@@ -119,7 +119,7 @@ def define_flags() -> None:
                     'update; the script\'s 1M default trains 7).')
   flags.DEFINE_string('xminigrid_benchmark', None,
                       'peers_xminigrid_ppo: the benchmark whose ruleset '
-                      'the XLand ids play on both sides (e.g. trivial-1m; '
+                      'the XLand ids play on both sides (e.g. trivial-21k; '
                       'xminigrid downloads it on first use).')
   flags.DEFINE_integer('xminigrid_ruleset', 0,
                        'peers_xminigrid_ppo: the index of that ruleset.',
@@ -130,7 +130,7 @@ def define_flags() -> None:
                                   values['xminigrid_benchmark']),
       message='--xminigrid_ids names an XLand grid, which plays a '
               "benchmark's ruleset: set --xminigrid_benchmark (e.g. "
-              'trivial-1m) and --xminigrid_ruleset.')
+              'trivial-21k) and --xminigrid_ruleset.')
   flags.DEFINE_string('xminigrid_source', None,
                       'peers_xminigrid_ppo: a checkout of '
                       'github.com/dunnolab/xland-minigrid (the folder '

@@ -23,7 +23,7 @@ meta-learning tasks in JAX, so each game becomes a
     observation one vector, the view flattened first (the network
     `xminigrid_gru_actor_critic` reads it back).
   * An XLand grid plays one ruleset (goal, rules and objects) of one of
-    xminigrid's benchmarks: `benchmark` names it ('trivial-1m',
+    xminigrid's benchmarks: `benchmark` names it ('trivial-21k',
     'small-1m', …; xminigrid downloads it on first use, to
     $XLAND_MINIGRID_DATA or ~/.xland_minigrid) and `ruleset` its index.
     Without one an XLand grid has no goal, so it is refused.
@@ -35,6 +35,7 @@ xminigrid is imported on first use: without it every xminigrid id raises,
 saying how to install it.
 """
 
+import os
 from typing import Any, Optional, Tuple
 
 import dm_env
@@ -104,8 +105,15 @@ def _ruleset(env_id: str, benchmark: Optional[str], ruleset: int) -> Any:
   try:
     loaded = benchmarks.load_benchmark(benchmark)
   except Exception as e:  # pylint: disable=broad-except
-    raise ValueError(f'xminigrid could not load benchmark {benchmark!r} '
-                     f'(downloaded on first use): {e}') from e
+    path = os.path.join(benchmarks.DATA_PATH,
+                        benchmarks.NAME2HFFILENAME[benchmark])
+    raise ValueError(
+        f'xminigrid could not load benchmark {benchmark!r} from {path} '
+        f'(downloaded on first use): {e}. Offline, put the file there (or '
+        f'set XLAND_MINIGRID_DATA to its folder); xland-minigrid\'s '
+        f'scripts/ruleset_generator.py, with the arguments its '
+        f'scripts/generate_benchmarks.sh gives {benchmark!r}, makes it.'
+    ) from e
   count = int(loaded.num_rulesets())
   if isinstance(ruleset, bool) or not isinstance(
       ruleset, (int, np.integer)) or not 0 <= ruleset < count:

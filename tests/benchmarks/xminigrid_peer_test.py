@@ -54,26 +54,26 @@ class XMiniGridPeerTest(absltest.TestCase):
 
     report = xminigrid_peer.xminigrid_ppo(
         'root', 1, run, ['XLand-MiniGrid-R1-9x9', 'MiniGrid-Empty-6x6'],
-        [128], [131_072], benchmark='trivial-1m', ruleset=7)
+        [128], [131_072], benchmark='trivial-21k', ruleset=7)
     ours, theirs, ours_minigrid, theirs_minigrid = seen
     self.assertEqual(ours['env_kwargs'], {
         'direction': True, 'previous_action_reward': True,
-        'benchmark': 'trivial-1m', 'ruleset': 7})
+        'benchmark': 'trivial-21k', 'ruleset': 7})
     self.assertEqual((theirs['config']['benchmark_id'],
-                      theirs['config']['ruleset_id']), ('trivial-1m', 7))
+                      theirs['config']['ruleset_id']), ('trivial-21k', 7))
     # A MiniGrid game plays no ruleset.
     self.assertNotIn('benchmark', ours_minigrid['env_kwargs'])
     self.assertNotIn('benchmark_id', theirs_minigrid['config'])
     part = report['XLand-MiniGrid-R1-9x9, GRU 128, 131072 steps']
     self.assertEqual((part['benchmark_id'], part['ruleset_id']),
-                     ('trivial-1m', 7))
+                     ('trivial-21k', 7))
 
   def test_an_xland_grid_needs_a_benchmark(self):
     # The flags' validator: refused before any run.
     self.assertFalse(xminigrid_peer.has_rulesets(
         ['MiniGrid-Empty-6x6', 'XLand-MiniGrid-R1-9x9'], None))
     self.assertTrue(xminigrid_peer.has_rulesets(
-        ['XLand-MiniGrid-R1-9x9'], 'trivial-1m'))
+        ['XLand-MiniGrid-R1-9x9'], 'trivial-21k'))
     self.assertTrue(xminigrid_peer.has_rulesets(['MiniGrid-Empty-6x6'], None))
 
   def test_a_missing_checkout_is_refused_naming_it(self):

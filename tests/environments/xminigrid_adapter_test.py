@@ -112,6 +112,15 @@ class BadInputTest(absltest.TestCase):
     with self.assertRaisesRegex(ValueError, 'settings of XLand grids'):
       xminigrid_adapter.make_core(_EMPTY, ruleset=1)
 
+  def test_a_benchmark_it_cannot_fetch_says_where_the_file_goes(self):
+    with mock.patch('xminigrid.benchmarks.load_benchmark',
+                    side_effect=OSError('no network')):
+      with self.assertRaisesRegex(
+          ValueError, r"could not load benchmark 'small-1m' from "
+          r'\S+small_1m_v3 \(downloaded on first use\): no network\. '
+          r'Offline, put the file there .*ruleset_generator\.py'):
+        xminigrid_adapter.make_core(_XLAND, benchmark='small-1m')
+
   def test_the_switches_take_booleans(self):
     with self.assertRaisesRegex(ValueError, "direction must be true or "
                                 "false; got 'yes'"):
