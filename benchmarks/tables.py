@@ -79,6 +79,10 @@ TABLES: Dict[str, Table] = {
         ('craftax_ppo_rnn_peers_speed.json',)),
     'xminigrid_ppo_peers': (suite_peer_tables.xminigrid_ppo,
                             ('xminigrid_ppo_peers_speed.json',)),
+    'xminigrid_xland_ppo_peers': (
+        functools.partial(suite_peer_tables.xminigrid_ppo,
+                          'xminigrid_xland_ppo_peers_speed.json'),
+        ('xminigrid_xland_ppo_peers_speed.json',)),
     'jumanji_a2c_peers': (suite_peer_tables.jumanji_a2c,
                           ('jumanji_a2c_peers_speed.json',)),
     'popgym_arcade_ppo_peers': (suite_peer_tables.popgym_arcade_ppo,

@@ -121,13 +121,14 @@ def jumanji_a2c() -> List[str]:
                   rows)
 
 
-def xminigrid_ppo() -> List[str]:
-  """Each XLand-MiniGrid game and GRU size: ours (with the script's
-  arithmetic) and its recurrent PPO, their speed and ours over its per
-  round, compile time, and the returns after training by its protocol."""
+def xminigrid_ppo(json_name: str = 'xminigrid_ppo_peers_speed.json'
+                  ) -> List[str]:
+  """Each XLand-MiniGrid game and GRU size in `json_name`: ours (with the
+  script's arithmetic) and its recurrent PPO, their speed and ours over its
+  per round, compile time, and the returns after training by its
+  protocol."""
   rows = []
-  for _, part in _measured('xminigrid_ppo_peers_speed.json',
-                           'peers_xminigrid_ppo'):
+  for _, part in _measured(json_name, 'peers_xminigrid_ppo'):
     size = ('1,024 (its own)' if part['width'] == 1024
             else f'{part["width"]} (its `rnn_hidden_dim`)')
     game = f'`xminigrid:{part["env_id"]}`'
