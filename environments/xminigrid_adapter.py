@@ -110,9 +110,10 @@ def _ruleset(env_id: str, benchmark: Optional[str], ruleset: int) -> Any:
     raise ValueError(
         f'xminigrid could not load benchmark {benchmark!r} from {path} '
         f'(downloaded on first use): {e}. Offline, put the file there (or '
-        f'set XLAND_MINIGRID_DATA to its folder); xland-minigrid\'s '
-        f'scripts/ruleset_generator.py, with the arguments its '
-        f'scripts/generate_benchmarks.sh gives {benchmark!r}, makes it.'
+        f'set XLAND_MINIGRID_DATA to its folder): this project\'s '
+        f'scripts/xminigrid_ruleset_generator.py makes it with '
+        f'xland-minigrid\'s own generator, given the arguments its '
+        f'scripts/generate_benchmarks.sh gives {benchmark!r}.'
     ) from e
   count = int(loaded.num_rulesets())
   if isinstance(ruleset, bool) or not isinstance(

@@ -44,9 +44,12 @@ def main(argv: Sequence[str]) -> None:
   if not os.path.isfile(script):
     raise SystemExit(f'{argv[1]} is not a checkout of xland-minigrid: it '
                      'has no scripts/ruleset_generator.py.')
-  jnp.vstack = stack_in_numpy
-  sys.argv = [script, *argv[2:]]
-  runpy.run_path(script, run_name='__main__')
+  vstack, sys_argv = jnp.vstack, sys.argv
+  jnp.vstack, sys.argv = stack_in_numpy, [script, *argv[2:]]
+  try:
+    runpy.run_path(script, run_name='__main__')
+  finally:
+    jnp.vstack, sys.argv = vstack, sys_argv
 
 
 if __name__ == '__main__':

@@ -118,7 +118,8 @@ class BadInputTest(absltest.TestCase):
       with self.assertRaisesRegex(
           ValueError, r"could not load benchmark 'small-1m' from "
           r'\S+small_1m_v3 \(downloaded on first use\): no network\. '
-          r'Offline, put the file there .*ruleset_generator\.py'):
+          r'Offline, put the file there .*scripts/xminigrid_ruleset_'
+          r'generator\.py'):
         xminigrid_adapter.make_core(_XLAND, benchmark='small-1m')
 
   def test_the_switches_take_booleans(self):

@@ -4,6 +4,7 @@ checkout."""
 
 import importlib.util
 import os
+import sys
 import textwrap
 
 from absl.testing import absltest
@@ -25,8 +26,6 @@ class RulesetGeneratorTest(absltest.TestCase):
 
   def setUp(self):
     super().setUp()
-    vstack = jnp.vstack
-    self.addCleanup(setattr, jnp, 'vstack', vstack)
     self.generator = _load()
 
   def test_it_stacks_as_jnp_vstack_does(self):
@@ -49,9 +48,13 @@ class RulesetGeneratorTest(absltest.TestCase):
         assert sys.argv[1:] == ['--total_rulesets=2'], sys.argv
         assert jnp.vstack.__name__ == 'stack_in_numpy'
         '''))
+    argv, vstack = sys.argv, jnp.vstack
     self.generator.main(['generator', checkout.full_path,
                          '--total_rulesets=2'])
     np.testing.assert_array_equal(np.load(out), [[1, 1], [0, 0]])
+    # Put back for whatever runs next in this process.
+    self.assertIs(sys.argv, argv)
+    self.assertIs(jnp.vstack, vstack)
 
   def test_a_folder_without_the_generator_is_refused(self):
     folder = self.create_tempdir().full_path
