@@ -41,6 +41,7 @@ def test_every_page_table_matches_its_json():
                      ', '.join(stale))
 
 
+@pytest.mark.slow  # Rebuilds every measured run's config: 6-7 s cold.
 def test_no_measured_result_is_stale():
   """The JSON that record what they measured measured today's code and
   settings (else re-measure, or --acknowledge with a note)."""

@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from dm_env import specs as dm_specs
+import pytest
 
 from environments import specs
 from networks import popgym_arcade_conv
@@ -55,6 +56,7 @@ class PopgymArcadeConvTest(absltest.TestCase):
       self.assertEqual(popgym_arcade_conv.output_side(
           side, popgym_arcade_conv.tower(side)), 1, side)
 
+  @pytest.mark.slow  # Initialises two 128x128 towers: 5-6 s cold.
   def test_parameters_start_as_equinox_s(self):
     network = popgym_arcade_conv.make_popgym_arcade_actor_critic_network(
         5, (128, 128, 3), hidden_sizes=(32,))
